@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * tqsubmit.h - the user-space ABI of /dev/tqsubmit (tqsubmit.ko).
+ *
+ * Processes (clients) submit GPU tasks through /dev/tqsubmit to one
+ * scheduling daemon, which decides the order in which they run. Every open()
+ * of the device is a file of one of two kinds, fixed by its first ioctl:
+ *
+ * Context (any process): TQ_IOC_SETUP sizes a submission ring (SQ) of
+ *	struct tq_desc, a completion ring (CQ) of struct tq_cqe and a
+ *	shmem-backed data arena, and optionally attaches an eventfd. The client
+ *	mmap()s the three regions at the offsets TQ_IOC_SETUP reports, writes
+ *	descriptors, publishes the SQ producer index and calls TQ_IOC_ENTER (the
+ *	doorbell) only while the SQ's TQ_RING_NEED_WAKEUP flag is set.
+ *
+ * Scheduler (CAP_SYS_ADMIN, at most one): TQ_IOC_ATTACH. read() returns
+ *	whole struct tq_event records: a context opened, a task (a descriptor
+ *	the kernel copied out of a client's SQ, validated and stamped), a
+ *	context closed. write() takes whole struct tq_completion records; the
+ *	kernel puts each in its client's CQ and signals the client. The
+ *	scheduler maps a context's arena by mmap() of its own fd at the offset
+ *	given in the context's TQ_EV_OPEN event.
+ *
+ * Every ioctl argument begins with __u32 size (sizeof the caller's struct)
+ * and __u32 flags. The kernel accepts a shorter (older) struct, zero-filling
+ * what the caller lacks, and accepts a longer one only if the bytes it does
+ * not know are zero; otherwise E2BIG. It writes back at most size bytes.
+ * Commands are matched on type and number; the size bits of the command are
+ * ignored since the size field is authoritative.
+ *
+ * Documentation/userspace-api/tqsubmit.rst describes the lifetimes, the
+ * barrier pairings of the rings and the errno contract.
+ */
+#ifndef _UAPI_LINUX_TQSUBMIT_H
+#define _UAPI_LINUX_TQSUBMIT_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define TQ_DEVICE_NAME		"tqsubmit"
+#define TQ_ABI_VERSION		1
+
+/* Bits of the features word (struct tq_query, tq_setup, tq_attach). */
+#define TQ_FEAT_NEED_WAKEUP	(1ULL << 0)	/* SQ flag TQ_RING_NEED_WAKEUP */
+#define TQ_FEAT_PROGRAMS	(1ULL << 1)	/* TQ_OP_PROGRAM, TQ_OP_KERNEL */
+#define TQ_FEAT_REQUEUE		(1ULL << 2)	/* tasks survive a scheduler's exit */
+#define TQ_FEAT_POLL		(1ULL << 3)	/* context fd polls EPOLLIN on CQ entries */
+
+/* Fixed limits of this ABI version. */
+#define TQ_MAX_BUFS		8
+#define TQ_MAX_SCALARS		4
+#define TQ_MAX_DIMS		3
+
+/* Descriptor opcodes; 0 is invalid so that a zeroed slot is never a task. */
+enum tq_op {
+	TQ_OP_NOP	= 1,	/* no work; the scheduler completes it at once */
+	TQ_OP_TASK	= 2,	/* HtD copies, one kernel, DtH copies */
+	TQ_OP_PROGRAM	= 3,	/* register a program; cqe.result = program id */
+	TQ_OP_KERNEL	= 4,	/* look up a kernel of a program; cqe.result = kernel id */
+};
+
+/* tq_desc.flags */
+#define TQ_DESC_F_LOCAL		(1U << 0)	/* TASK: local[] is given */
+#define TQ_DESC_F_BUILTIN	(1U << 1)	/* PROGRAM: bufs[0] names a built-in */
+
+/* tq_buf.dir: which copies the scheduler makes around the kernel. */
+enum tq_dir {
+	TQ_DIR_IN	= 1,	/* host to device before the kernel */
+	TQ_DIR_OUT	= 2,	/* device to host after the kernel */
+	TQ_DIR_INOUT	= 3,	/* both */
+	TQ_DIR_SCRATCH	= 4,	/* device memory only; offset must be 0 */
+};
+
+/**
+ * struct tq_buf - one buffer argument of a task
+ * @offset: byte offset of the buffer in the context's arena
+ * @len: length in bytes, at least 1; offset + len must lie in the arena
+ *	(for TQ_DIR_SCRATCH only len is used: device bytes to allocate)
+ * @dir: an enum tq_dir
+ * @arg: index of the kernel argument this buffer is bound to
+ * @resv: must be zero
+ */
+struct tq_buf {
+	__u64	offset;
+	__u32	len;
+	__u8	dir;
+	__u8	arg;
+	__u16	resv;
+};
+
+/**
+ * struct tq_scalar - one by-value argument of a task
+ * @arg: index of the kernel argument
+ * @size: argument size in bytes: 1, 2, 4 or 8
+ * @resv: must be zero
+ * @value: the argument's bytes are the first @size bytes of @value in memory
+ *	order (memcpy the variable in); the bytes after them must be zero
+ */
+struct tq_scalar {
+	__u8	arg;
+	__u8	size;
+	__u8	resv[6];
+	__u64	value;
+};
+
+/**
+ * struct tq_desc - a submission ring entry (256 bytes)
+ * @opcode: an enum tq_op
+ * @work_dim: TASK: 1 to TQ_MAX_DIMS; others: 0
+ * @nr_bufs: number of used entries of @bufs
+ * @nr_scalars: number of used entries of @scalars
+ * @flags: TQ_DESC_F_*
+ * @user_data: returned unchanged in the completion
+ * @program: TASK, KERNEL: a program id from a TQ_OP_PROGRAM completion
+ * @kernel: TASK: a kernel id from a TQ_OP_KERNEL completion
+ * @global: TASK: global work size per dimension (>= 1 below @work_dim, else 0)
+ * @local: TASK with TQ_DESC_F_LOCAL: work-group size per dimension
+ *	(>= 1 below @work_dim, else 0); all zero without the flag
+ * @resv: must be zero
+ * @bufs: buffer arguments; entries from @nr_bufs on must be zero
+ * @scalars: scalar arguments; entries from @nr_scalars on must be zero
+ *
+ * TASK: the @arg indices of the used @bufs and @scalars together must be
+ * exactly 0 .. nr_bufs + nr_scalars - 1. PROGRAM: @bufs[0] (TQ_DIR_IN) holds
+ * OpenCL C source, or with TQ_DESC_F_BUILTIN the name of a built-in kernel of
+ * kernels/; an optional @bufs[1] (TQ_DIR_IN) holds build options; text need
+ * not be NUL-terminated. KERNEL: @program and @bufs[0] (TQ_DIR_IN) holding a
+ * kernel name. NOP: only @opcode and @user_data. Ids are the scheduler's and
+ * are valid only in the context that registered them. Tasks of one context
+ * may run in any order; a client that needs order waits for completions.
+ */
+struct tq_desc {
+	__u8	opcode;
+	__u8	work_dim;
+	__u8	nr_bufs;
+	__u8	nr_scalars;
+	__u32	flags;
+	__u64	user_data;
+	__u32	program;
+	__u32	kernel;
+	__u64	global[TQ_MAX_DIMS];
+	__u32	local[TQ_MAX_DIMS];
+	__u32	resv;
+	struct tq_buf bufs[TQ_MAX_BUFS];
+	struct tq_scalar scalars[TQ_MAX_SCALARS];
+};
+
+/* tq_cqe.flags */
+#define TQ_CQE_F_REQUEUED	(1U << 0)	/* delivered to more than one scheduler */
+
+/**
+ * struct tq_cqe - a completion ring entry (64 bytes)
+ * @user_data: the descriptor's user_data
+ * @status: 0, or a negative errno: from the kernel for a descriptor it
+ *	rejected (see the errno contract), or from the scheduler
+ * @flags: TQ_CQE_F_*
+ * @result: PROGRAM: program id; KERNEL: kernel id; otherwise 0
+ * @queued_ns: CLOCK_MONOTONIC time the kernel took the descriptor from the SQ
+ * @start_ns: CLOCK_MONOTONIC time the task started (0 if it did not run)
+ * @end_ns: CLOCK_MONOTONIC time the task ended (0 if it did not run)
+ * @resv: zero
+ */
+struct tq_cqe {
+	__u64	user_data;
+	__s32	status;
+	__u32	flags;
+	__u64	result;
+	__u64	queued_ns;
+	__u64	start_ns;
+	__u64	end_ns;
+	__u64	resv[2];
+};
+
+/* Ring flags word, written by the kernel only. */
+#define TQ_RING_NEED_WAKEUP	(1U << 0)	/* SQ: call TQ_IOC_ENTER after publishing */
+#define TQ_RING_BROKEN		(1U << 1)	/* SQ and CQ: an index was corrupted; */
+						/* the context takes no more work */
+
+/**
+ * struct tq_ring_offsets - where a ring lies in the client's address space
+ * @mmap_offset: the offset argument to pass to mmap()
+ * @mmap_size: the length to pass to mmap()
+ * @producer: byte offset in the mapping of the __u32 producer index
+ * @consumer: byte offset of the __u32 consumer index
+ * @flags: byte offset of the __u32 TQ_RING_* flags word
+ * @entries: byte offset of the entry array
+ *
+ * Indices run freely and wrap at 2^32; an entry lives at index & (entries - 1).
+ * SQ: the client writes the producer, the kernel the consumer. CQ: the
+ * kernel writes the producer, the client the consumer.
+ */
+struct tq_ring_offsets {
+	__u64	mmap_offset;
+	__u64	mmap_size;
+	__u32	producer;
+	__u32	consumer;
+	__u32	flags;
+	__u32	entries;
+};
+
+/**
+ * struct tq_query - TQ_IOC_QUERY: what this module supports (any fd)
+ * @size: sizeof(struct tq_query)
+ * @flags: must be zero
+ * @features: out: TQ_FEAT_*
+ * @abi_version: out: TQ_ABI_VERSION
+ * @desc_size: out: sizeof(struct tq_desc)
+ * @cqe_size: out: sizeof(struct tq_cqe)
+ * @event_size: out: sizeof(struct tq_event)
+ * @completion_size: out: sizeof(struct tq_completion)
+ * @max_ring_entries: out: module parameter ring_entries_max
+ * @max_arena_bytes: out: module parameter arena_bytes_max
+ * @max_inflight: out: module parameter inflight_max
+ * @max_contexts: out: module parameter contexts_per_user
+ */
+struct tq_query {
+	__u32	size;
+	__u32	flags;
+	__u64	features;
+	__u32	abi_version;
+	__u32	desc_size;
+	__u32	cqe_size;
+	__u32	event_size;
+	__u32	completion_size;
+	__u32	max_ring_entries;
+	__u64	max_arena_bytes;
+	__u32	max_inflight;
+	__u32	max_contexts;
+};
+
+/**
+ * struct tq_setup - TQ_IOC_SETUP: make this fd a context (once)
+ * @size: sizeof(struct tq_setup)
+ * @flags: must be zero
+ * @sq_entries: in: SQ entries wanted (1 .. max_ring_entries);
+ *	out: rounded up to a power of two
+ * @cq_entries: in: CQ entries wanted, 0 for twice @sq_entries; out: rounded
+ *	up to a power of two, at least the SQ's
+ * @arena_bytes: in: arena size (1 .. max_arena_bytes); out: rounded up to
+ *	whole pages. Charged to the user's RLIMIT_MEMLOCK (unless CAP_IPC_LOCK)
+ * @eventfd: in: an eventfd signalled when completions arrive, or -1
+ * @ctx_id: out: the context's id, as the scheduler sees it
+ * @max_inflight: out: tasks the context may have taken and not completed;
+ *	min(inflight_max, cq entries). Beyond it descriptors wait in the SQ.
+ * @resv: must be zero
+ * @features: out: TQ_FEAT_*
+ * @sq_off: out: the SQ's mapping
+ * @cq_off: out: the CQ's mapping
+ * @arena_offset: out: mmap() offset of the arena; map @arena_bytes bytes
+ */
+struct tq_setup {
+	__u32	size;
+	__u32	flags;
+	__u32	sq_entries;
+	__u32	cq_entries;
+	__u64	arena_bytes;
+	__s32	eventfd;
+	__u32	ctx_id;
+	__u32	max_inflight;
+	__u32	resv;
+	__u64	features;
+	struct tq_ring_offsets sq_off;
+	struct tq_ring_offsets cq_off;
+	__u64	arena_offset;
+};
+
+/**
+ * struct tq_enter - TQ_IOC_ENTER: the doorbell (context fd)
+ * @size: sizeof(struct tq_enter)
+ * @flags: must be zero
+ *
+ * Wakes the scheduler. Needed only when the SQ flags word has
+ * TQ_RING_NEED_WAKEUP after the client published its SQ producer or its CQ
+ * consumer (the latter matters when the SQ still holds descriptors: the
+ * kernel stops taking them while the CQ has no room for their completions).
+ * Without a scheduler it does nothing: descriptors wait in the SQ.
+ */
+struct tq_enter {
+	__u32	size;
+	__u32	flags;
+};
+
+/**
+ * struct tq_attach - TQ_IOC_ATTACH: make this fd the scheduler (once)
+ * @size: sizeof(struct tq_attach)
+ * @flags: must be zero
+ * @features: out: TQ_FEAT_*
+ *
+ * Needs CAP_SYS_ADMIN (EPERM); EBUSY while another scheduler is attached.
+ * The new scheduler first reads a TQ_EV_OPEN for every live context, then
+ * their tasks, including those a previous scheduler took and did not
+ * complete (marked TQ_EV_F_REQUEUED).
+ */
+struct tq_attach {
+	__u32	size;
+	__u32	flags;
+	__u64	features;
+};
+
+#define TQ_IOC_MAGIC	0xE7
+#define TQ_IOC_QUERY	_IOWR(TQ_IOC_MAGIC, 0x00, struct tq_query)
+#define TQ_IOC_SETUP	_IOWR(TQ_IOC_MAGIC, 0x01, struct tq_setup)
+#define TQ_IOC_ENTER	_IOWR(TQ_IOC_MAGIC, 0x02, struct tq_enter)
+#define TQ_IOC_ATTACH	_IOWR(TQ_IOC_MAGIC, 0x03, struct tq_attach)
+
+/* Scheduler events, read() from the scheduler fd. */
+enum tq_event_type {
+	TQ_EV_OPEN	= 1,	/* a context was set up; see @open */
+	TQ_EV_TASK	= 2,	/* a validated descriptor; see @task and @tag */
+	TQ_EV_CLOSE	= 3,	/* a context was closed; release it when done */
+};
+
+/* tq_event.flags */
+#define TQ_EV_F_REQUEUED	(1U << 0)	/* a previous scheduler took this task */
+
+/**
+ * struct tq_ev_open - the context part of a TQ_EV_OPEN event
+ * @arena_bytes: size of the context's arena
+ * @arena_offset: mmap() offset on the scheduler fd that maps the arena
+ *	(MAP_SHARED, @arena_bytes bytes); the mapping is the arena's shmem
+ *	pages and stays valid after the context is closed
+ * @sq_entries: the context's SQ entries
+ * @cq_entries: the context's CQ entries
+ * @max_inflight: the most tasks of this context the scheduler holds at once
+ * @resv: zero
+ */
+struct tq_ev_open {
+	__u64	arena_bytes;
+	__u64	arena_offset;
+	__u32	sq_entries;
+	__u32	cq_entries;
+	__u32	max_inflight;
+	__u32	resv;
+};
+
+/**
+ * struct tq_event - one record read() from the scheduler fd (320 bytes)
+ * @type: an enum tq_event_type
+ * @flags: TQ_EV_F_*
+ * @ctx_id: the context
+ * @pid: the context's process (thread-group id, in the reader's pid namespace)
+ * @uid: the context owner's uid (in the reader's user namespace)
+ * @tag: TASK: the kernel's name for this delivery, echoed in the completion
+ * @submit_ns: TASK: CLOCK_MONOTONIC time the kernel took it from the SQ
+ * @resv: zero
+ * @task: TASK: the validated descriptor
+ * @open: OPEN: the context's sizes and arena
+ *
+ * read() needs room for at least one record (else EINVAL) and returns whole
+ * records; it blocks while there is nothing to return unless the fd is
+ * O_NONBLOCK (or the read is RWF_NOWAIT / io_uring's first attempt): EAGAIN.
+ * The fd polls EPOLLIN when a read would return records.
+ */
+struct tq_event {
+	__u16	type;
+	__u16	flags;
+	__u32	ctx_id;
+	__u32	pid;
+	__u32	uid;
+	__u64	tag;
+	__u64	submit_ns;
+	__u64	resv[4];
+	union {
+		struct tq_desc task;
+		struct tq_ev_open open;
+	};
+};
+
+/* tq_completion.flags */
+#define TQ_COMPL_F_RELEASE	(1U << 0)	/* let go of a closed context */
+
+/**
+ * struct tq_completion - one record write() to the scheduler fd (48 bytes)
+ * @ctx_id: the context
+ * @flags: TQ_COMPL_F_*
+ * @tag: the tag of the TQ_EV_TASK being completed
+ * @status: 0 or a negative errno (-4095 .. -1)
+ * @resv: must be zero
+ * @result: PROGRAM: program id; KERNEL: kernel id; otherwise 0
+ * @start_ns: CLOCK_MONOTONIC time the task started
+ * @end_ns: CLOCK_MONOTONIC time the task ended
+ *
+ * A task completes once: a tag not outstanding is refused. With
+ * TQ_COMPL_F_RELEASE (only after the context's TQ_EV_CLOSE; every other field
+ * zero) the scheduler declares it no longer uses the context's arena and the
+ * kernel frees the context. write() takes whole records (else EINVAL); it
+ * stops at the first bad record and returns the bytes consumed before it,
+ * or EINVAL (ENOENT for an unknown context or tag) if that is the first.
+ */
+struct tq_completion {
+	__u32	ctx_id;
+	__u32	flags;
+	__u64	tag;
+	__s32	status;
+	__u32	resv;
+	__u64	result;
+	__u64	start_ns;
+	__u64	end_ns;
+};
+
+#endif /* _UAPI_LINUX_TQSUBMIT_H */
