@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cli.h - pieces of the tqsim tool shared by its commands (not part of
+ * libtqsim).
+ */
+#ifndef TQSIM_CLI_H
+#define TQSIM_CLI_H
+
+#include <stdio.h>
+
+#include "../tqsim.h"
+
+#define NS_PER_MS	1e6
+
+/* A task file: the TG and each task's name. */
+struct taskset {
+	struct tq_tg tg;
+	char name[TQ_MAX_TASKS][TQ_NAME_MAX];
+};
+
+/*
+ * Read a task file (CSV "name,htd_ms,k_ms,dth_ms"). On bad input prints
+ * "FILE:LINE: reason" on stderr and returns -1.
+ */
+int taskfile_load(const char *path, struct taskset *ts);
+
+/* Read a whole file into a malloc'd NUL-terminated buffer; NULL on error. */
+char *file_read(const char *path, size_t *len);
+
+/* The Gantt chart of one simulated order, as Chrome trace JSON and as SVG. */
+int draw_trace(const char *path, const struct taskset *ts, const struct tq_dev *dev,
+	       const uint8_t *order, unsigned int n);
+int draw_svg(const char *path, const struct taskset *ts, const struct tq_dev *dev,
+	     const uint8_t *order, unsigned int n);
+
+/* SVG helpers shared with the evaluation's plot. */
+void svg_begin(FILE *f, int width, int height);
+void svg_end(FILE *f);
+
+int cmd_eval(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+/* Exit statuses: 2 for bad usage or input, as the task file contract says. */
+enum { EXIT_BAD_INPUT = 2 };
+
+#endif /* TQSIM_CLI_H */

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * draw.c - a simulated timeline as Chrome trace-event JSON (Perfetto and
+ * chrome://tracing open it) and as an SVG Gantt chart, one track per queue,
+ * coloured as in the paper's figures: HtD blue, K green, DtH orange.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+static const char *const stage_name[TQ_STAGES] = { "HtD", "K", "DtH" };
+static const char *const stage_color[TQ_STAGES] = { "#3b75c4", "#4caf50", "#f39c12" };
+
+/* The track (queue) a stage's commands run on. */
+static int track_of(const struct tq_dev *dev, int s)
+{
+	if (dev->dma == 1)
+		return s == TQ_K ? 1 : 0;
+	return s;
+}
+
+static const char *track_name(const struct tq_dev *dev, int track)
+{
+	if (dev->dma == 1)
+		return track ? "K" : "copy (HtD, DtH)";
+	return stage_name[track];
+}
+
+static int ntracks(const struct tq_dev *dev)
+{
+	return dev->dma == 1 ? 2 : 3;
+}
+
+/* Visit every simulated command. */
+#define for_each_cmd(ts, order, n, i, s, c, idx)					\
+	for (unsigned int i = 0; i < (n); i++)					\
+		for (int s = 0; s < TQ_STAGES; s++)				\
+			for (unsigned int c = 0, idx = (ts)->tg.task[(order)[i]].first[s]; \
+			     c < (ts)->tg.task[(order)[i]].n[s]; c++, idx++)
+
+static int finish(FILE *f, const char *path)
+{
+	if (ferror(f) | fclose(f)) {
+		fprintf(stderr, "tqsim: cannot write %s\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+int draw_trace(const char *path, const struct taskset *ts, const struct tq_dev *dev,
+	       const uint8_t *order, unsigned int n)
+{
+	static struct tq_sim_result res;
+	FILE *f = fopen(path, "w");
+	const char *sep = "";
+
+	if (!f) {
+		fprintf(stderr, "tqsim: cannot create %s\n", path);
+		return -1;
+	}
+	tq_simulate(&ts->tg, dev, order, n, &res);
+	fprintf(f, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
+	for (int t = 0; t < ntracks(dev); t++) {
+		fprintf(f, "%s{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, "
+			"\"args\": {\"name\": \"%s\"}}", sep, t, track_name(dev, t));
+		sep = ",\n";
+	}
+	for_each_cmd(ts, order, n, i, s, c, idx) {
+		unsigned int t = order[i];
+
+		/* trace-event times are microseconds */
+		fprintf(f, ",\n{\"name\": \"%s %s%s\", \"cat\": \"%s\", \"ph\": \"X\", "
+			"\"pid\": 1, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, "
+			"\"args\": {\"task\": %u, \"cmd\": %u}}",
+			ts->name[t], stage_name[s], c ? "+" : "", stage_name[s],
+			track_of(dev, s), res.start[idx] / 1e3,
+			(res.end[idx] - res.start[idx]) / 1e3, t, c);
+	}
+	fprintf(f, "\n]}\n");
+	return finish(f, path);
+}
+
+void svg_begin(FILE *f, int width, int height)
+{
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+		width, height, width, height);
+}
+
+void svg_end(FILE *f)
+{
+	fprintf(f, "</svg>\n");
+}
+
+/* A tick step of 1, 2 or 5 times a power of ten giving about 10 ticks. */
+static double tick_step(double span)
+{
+	double step = pow(10, floor(log10(span / 10)));
+
+	if (span / step > 50)
+		return step * 5;
+	if (span / step > 20)
+		return step * 2;
+	return step;
+}
+
+int draw_svg(const char *path, const struct taskset *ts, const struct tq_dev *dev,
+	     const uint8_t *order, unsigned int n)
+{
+	enum { LEFT = 110, TOP = 30, ROW = 40, PLOT_W = 900 };
+	static struct tq_sim_result res;
+	FILE *f = fopen(path, "w");
+	double span, scale, step;
+	int rows = ntracks(dev), height = TOP + rows * ROW + 40;
+
+	if (!f) {
+		fprintf(stderr, "tqsim: cannot create %s\n", path);
+		return -1;
+	}
+	tq_simulate(&ts->tg, dev, order, n, &res);
+	span = res.makespan > 0 ? res.makespan / NS_PER_MS : 1;
+	scale = PLOT_W / span;
+	svg_begin(f, LEFT + PLOT_W + 20, height);
+	fprintf(f, "<text x=\"%d\" y=\"18\">makespan %.3f ms, dma %u</text>\n", LEFT,
+		res.makespan / NS_PER_MS, dev->dma);
+	for (int t = 0; t < rows; t++)
+		fprintf(f, "<text x=\"8\" y=\"%d\">%s</text>\n", TOP + t * ROW + ROW / 2 + 4,
+			track_name(dev, t));
+	step = tick_step(span);
+	for (double x = 0; x <= span + step / 2; x += step) {
+		int px = LEFT + (int)lround(x * scale);
+
+		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n"
+			"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%g</text>\n",
+			px, TOP, px, TOP + rows * ROW, px, TOP + rows * ROW + 16, x);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">ms</text>\n",
+		LEFT + PLOT_W / 2, TOP + rows * ROW + 34);
+	for_each_cmd(ts, order, n, i, s, c, idx) {
+		double x = LEFT + res.start[idx] / NS_PER_MS * scale;
+		double w = (res.end[idx] - res.start[idx]) / NS_PER_MS * scale;
+		int y = TOP + track_of(dev, s) * ROW + 5;
+
+		fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
+			"stroke=\"black\" stroke-width=\"0.5\"><title>%s %s %.3f-%.3f ms</title>"
+			"</rect>\n", x, y, w, ROW - 10, stage_color[s], ts->name[order[i]],
+			stage_name[s], res.start[idx] / NS_PER_MS, res.end[idx] / NS_PER_MS);
+		if (w > 24 && !c)
+			fprintf(f, "<text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\" fill=\"white\">"
+				"%s</text>\n", x + w / 2, y + ROW / 2, ts->name[order[i]]);
+	}
+	svg_end(f);
+	return finish(f, path);
+}

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tqsim - the temporal model and the ordering policies from the command line.
+ *
+ *   tqsim makespan [DEVICE] [--order 2,0,1] [--timeline] [DRAW] FILE
+ *   tqsim order --policy NAME [--budget-us N] [--seed N] [DEVICE] [DRAW] FILE
+ *   tqsim perms [DEVICE] FILE
+ *   tqsim eval [--data DIR] [--out FILE.md] [--svg FILE.svg] [--quick]
+ *   tqsim bench
+ *
+ * DEVICE: --dma 1|2, --slow F | --slow-htd F --slow-dth F, --busy H,K,D (ms
+ * each engine is busy at t = 0), --profile FILE (dma and slowdowns from a
+ * device profile; the other options override it).
+ * DRAW: --trace FILE.json (Chrome trace events), --svg FILE.svg.
+ * Results are JSON on stdout; bad input exits 2 with FILE:LINE: reason.
+ * Documentation/sim.md has the details.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char usage[] =
+	"usage: tqsim makespan [DEVICE] [--order I,J,...] [--timeline] [DRAW] FILE\n"
+	"       tqsim order --policy fifo|paper|neh|exact|auto [--budget-us N] [--seed N]\n"
+	"                   [DEVICE] [DRAW] FILE\n"
+	"       tqsim perms [DEVICE] FILE\n"
+	"       tqsim eval [--data DIR] [--out FILE.md] [--svg FILE.svg] [--quick]\n"
+	"       tqsim bench\n"
+	"DEVICE: --dma 1|2  --slow F | --slow-htd F --slow-dth F  --busy H,K,D (ms)\n"
+	"        --profile FILE\n"
+	"DRAW:   --trace FILE.json  --svg FILE.svg\n";
+
+struct opts {
+	struct tq_dev dev;
+	const char *profile;
+	int dma;			/* 0: not given */
+	double slow[TQ_STAGES];		/* 0: not given */
+	double busy_ms[TQ_STAGES];
+	bool busy_given;
+	const char *order;
+	const char *policy;
+	double budget_us;
+	uint64_t seed;
+	const char *trace;
+	const char *svg;
+	bool timeline;
+	const char *file;
+	struct taskset ts;
+};
+
+static int fail_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "tqsim: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n%s", usage);
+	return EXIT_BAD_INPUT;
+}
+
+static bool parse_double(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return end != s && !*end && !errno && isfinite(*v);
+}
+
+/* "a,b,c" of at most @max numbers; returns how many, or -1. */
+static int parse_list(const char *s, double *v, int max)
+{
+	char buf[512], *tok, *save;
+	int n = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (n == max || !parse_double(tok, &v[n++]))
+			return -1;
+	return n;
+}
+
+enum {
+	OPT_DMA = 256, OPT_SLOW, OPT_SLOW_HTD, OPT_SLOW_DTH, OPT_BUSY, OPT_PROFILE,
+	OPT_ORDER, OPT_POLICY, OPT_BUDGET, OPT_SEED, OPT_TRACE, OPT_SVG, OPT_TIMELINE,
+};
+
+static const struct option long_opts[] = {
+	{ "dma", required_argument, NULL, OPT_DMA },
+	{ "slow", required_argument, NULL, OPT_SLOW },
+	{ "slow-htd", required_argument, NULL, OPT_SLOW_HTD },
+	{ "slow-dth", required_argument, NULL, OPT_SLOW_DTH },
+	{ "busy", required_argument, NULL, OPT_BUSY },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "order", required_argument, NULL, OPT_ORDER },
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "budget-us", required_argument, NULL, OPT_BUDGET },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "timeline", no_argument, NULL, OPT_TIMELINE },
+	{ NULL, 0, NULL, 0 }
+};
+
+static int parse_slow(const char *arg, double *v)
+{
+	if (!parse_double(arg, v) || *v < 1)
+		return fail_usage("slowdown '%s' must be a number >= 1", arg);
+	return 0;
+}
+
+/* Device from the profile, then the explicit options on top. */
+static int make_device(struct opts *o)
+{
+	tq_dev_init(&o->dev);
+	if (o->profile) {
+		struct tq_profile prof;
+		struct tq_parse_err err;
+		size_t len;
+		char *text = file_read(o->profile, &len);
+
+		if (!text) {
+			fprintf(stderr, "%s:0: cannot read: %s\n", o->profile, strerror(errno));
+			return EXIT_BAD_INPUT;
+		}
+		if (tq_profile_parse(&prof, text, len, &err)) {
+			fprintf(stderr, "%s:%u: %s\n", o->profile, err.line, err.reason);
+			free(text);
+			return EXIT_BAD_INPUT;
+		}
+		free(text);
+		tq_profile_to_dev(&prof, &o->dev);
+	}
+	if (o->dma)
+		o->dev.dma = o->dma;
+	for (int s = 0; s < TQ_STAGES; s++) {
+		if (o->slow[s])
+			o->dev.slow[s] = o->slow[s];
+		o->dev.busy_until[s] = o->busy_ms[s] * NS_PER_MS;
+	}
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	bool slow_both = false, slow_one = false;
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DMA:
+			if (strcmp(optarg, "1") && strcmp(optarg, "2"))
+				return fail_usage("--dma must be 1 or 2, not '%s'", optarg);
+			o->dma = optarg[0] - '0';
+			break;
+		case OPT_SLOW:
+			slow_both = true;
+			if ((ret = parse_slow(optarg, &o->slow[TQ_HTD])))
+				return ret;
+			o->slow[TQ_DTH] = o->slow[TQ_HTD];
+			break;
+		case OPT_SLOW_HTD:
+		case OPT_SLOW_DTH:
+			slow_one = true;
+			if ((ret = parse_slow(optarg, &o->slow[c == OPT_SLOW_HTD ? TQ_HTD : TQ_DTH])))
+				return ret;
+			break;
+		case OPT_BUSY:
+			if (parse_list(optarg, o->busy_ms, TQ_STAGES) != TQ_STAGES ||
+			    o->busy_ms[0] < 0 || o->busy_ms[1] < 0 || o->busy_ms[2] < 0)
+				return fail_usage("--busy wants three times >= 0 in ms, not '%s'",
+						  optarg);
+			break;
+		case OPT_PROFILE:
+			o->profile = optarg;
+			break;
+		case OPT_ORDER:
+			o->order = optarg;
+			break;
+		case OPT_POLICY:
+			o->policy = optarg;
+			break;
+		case OPT_BUDGET:
+			if (!parse_double(optarg, &o->budget_us) || o->budget_us <= 0)
+				return fail_usage("--budget-us must be a number > 0, not '%s'", optarg);
+			break;
+		case OPT_SEED:
+			o->seed = strtoull(optarg, NULL, 0);
+			break;
+		case OPT_TRACE:
+			o->trace = optarg;
+			break;
+		case OPT_SVG:
+			o->svg = optarg;
+			break;
+		case OPT_TIMELINE:
+			o->timeline = true;
+			break;
+		default:
+			return fail_usage("%s", "bad option");
+		}
+	}
+	if (slow_both && slow_one)
+		return fail_usage("%s", "give --slow or --slow-htd/--slow-dth, not both");
+	if (optind != argc - 1)
+		return fail_usage("%s", "expected one task file");
+	o->file = argv[optind];
+	if ((ret = make_device(o)))
+		return ret;
+	if (taskfile_load(o->file, &o->ts))
+		return EXIT_BAD_INPUT;
+	return 0;
+}
+
+static void print_order(const uint8_t *order, unsigned int n)
+{
+	printf("[");
+	for (unsigned int i = 0; i < n; i++)
+		printf("%s%u", i ? ", " : "", order[i]);
+	printf("]");
+}
+
+static void print_device(const struct tq_dev *dev)
+{
+	printf("  \"dma\": %u,\n  \"slow_htd\": %g,\n  \"slow_dth\": %g,\n", dev->dma,
+	       dev->slow[TQ_HTD], dev->slow[TQ_DTH]);
+}
+
+static int draw(const struct opts *o, const uint8_t *order)
+{
+	unsigned int n = o->ts.tg.ntasks;
+
+	if (o->trace && draw_trace(o->trace, &o->ts, &o->dev, order, n))
+		return 1;
+	if (o->svg && draw_svg(o->svg, &o->ts, &o->dev, order, n))
+		return 1;
+	return 0;
+}
+
+/* --order: a permutation of 0..n-1. */
+static int parse_order(const struct opts *o, uint8_t *order)
+{
+	unsigned int n = o->ts.tg.ntasks;
+	double v[TQ_MAX_TASKS + 1];
+	bool seen[TQ_MAX_TASKS] = { false };
+
+	if (!o->order) {
+		for (unsigned int i = 0; i < n; i++)
+			order[i] = i;
+		return 0;
+	}
+	if (parse_list(o->order, v, TQ_MAX_TASKS + 1) != (int)n)
+		return fail_usage("--order '%s' must list every task index once", o->order);
+	for (unsigned int i = 0; i < n; i++) {
+		if (v[i] < 0 || v[i] >= n || v[i] != floor(v[i]) || seen[(int)v[i]])
+			return fail_usage("--order '%s' must list every task index once", o->order);
+		seen[(int)v[i]] = true;
+		order[i] = v[i];
+	}
+	return 0;
+}
+
+static int cmd_makespan(int argc, char **argv)
+{
+	static const char *const stage[TQ_STAGES] = { "htd", "k", "dth" };
+	static struct opts o;
+	static struct tq_sim_result res;
+	uint8_t order[TQ_MAX_TASKS];
+	const char *sep = "";
+	int ret = parse_opts(argc, argv, &o);
+
+	if (ret || (ret = parse_order(&o, order)))
+		return ret;
+	tq_simulate(&o.ts.tg, &o.dev, order, o.ts.tg.ntasks, &res);
+	printf("{\n  \"makespan_ms\": %.6f,\n  \"order\": ", res.makespan / NS_PER_MS);
+	print_order(order, o.ts.tg.ntasks);
+	printf(",\n");
+	print_device(&o.dev);
+	printf("  \"busy_ms\": {\"htd\": %.6f, \"k\": %.6f, \"dth\": %.6f}",
+	       res.busy[TQ_HTD] / NS_PER_MS, res.busy[TQ_K] / NS_PER_MS,
+	       res.busy[TQ_DTH] / NS_PER_MS);
+	if (o.timeline) {
+		printf(",\n  \"commands\": [");
+		for (unsigned int t = 0; t < o.ts.tg.ntasks; t++) {
+			const struct tq_task *task = &o.ts.tg.task[t];
+
+			for (int s = 0; s < TQ_STAGES; s++) {
+				for (unsigned int c = 0; c < task->n[s]; c++) {
+					unsigned int i = task->first[s] + c;
+
+					printf("%s\n    {\"task\": %u, \"name\": \"%s\", \"stage\": \"%s\", "
+					       "\"cmd\": %u, \"start_ms\": %.6f, \"end_ms\": %.6f}",
+					       sep, t, o.ts.name[t], stage[s], c,
+					       res.start[i] / NS_PER_MS, res.end[i] / NS_PER_MS);
+					sep = ",";
+				}
+			}
+		}
+		printf("\n  ]");
+	}
+	printf("\n}\n");
+	return draw(&o, order);
+}
+
+static int cmd_order(int argc, char **argv)
+{
+	static struct opts o;
+	static struct tq_ws ws;
+	const struct tq_policy_ops *pol;
+	struct tq_decision d;
+	struct tq_problem pb;
+	uint64_t t0, t1;
+	int ret = parse_opts(argc, argv, &o);
+
+	if (ret)
+		return ret;
+	if (!o.policy)
+		return fail_usage("%s", "order needs --policy");
+	pol = tq_policy_find(o.policy);
+	if (!pol)
+		return fail_usage("unknown policy '%s'", o.policy);
+	pb = (struct tq_problem){ .tg = &o.ts.tg, .dev = &o.dev, .budget_ns = o.budget_us * 1e3,
+				  .seed = o.seed };
+	t0 = tq_clock_ns();
+	ret = pol->order(&pb, &ws, &d);
+	t1 = tq_clock_ns();
+	if (ret) {
+		fprintf(stderr, "tqsim: policy %s failed: %s\n", pol->name, strerror(-ret));
+		return 1;
+	}
+	printf("{\n  \"policy\": \"%s\",\n  \"order\": ", pol->name);
+	print_order(d.order, o.ts.tg.ntasks);
+	printf(",\n  \"makespan_ms\": %.6f,\n  \"lower_bound_ms\": %.6f,\n"
+	       "  \"gap_pct\": %.3f,\n  \"optimal\": %s,\n",
+	       d.makespan / NS_PER_MS, d.lower_bound / NS_PER_MS,
+	       d.lower_bound > 0 ? 100 * (d.makespan / d.lower_bound - 1) : 0,
+	       d.optimal ? "true" : "false");
+	print_device(&o.dev);
+	printf("  \"evals\": %llu,\n  \"policy_us\": %.3f\n}\n",
+	       (unsigned long long)d.evals, (t1 - t0) / 1e3);
+	return draw(&o, d.order);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Next permutation in lexicographic order; false after the last. */
+static bool next_perm(uint8_t *p, unsigned int n)
+{
+	int i = (int)n - 2, j = (int)n - 1;
+
+	while (i >= 0 && p[i] >= p[i + 1])
+		i--;
+	if (i < 0)
+		return false;
+	while (p[j] <= p[i])
+		j--;
+	uint8_t t = p[i];
+
+	p[i] = p[j];
+	p[j] = t;
+	for (unsigned int a = i + 1, b = n - 1; a < b; a++, b--) {
+		t = p[a];
+		p[a] = p[b];
+		p[b] = t;
+	}
+	return true;
+}
+
+static int cmd_perms(int argc, char **argv)
+{
+	enum { MAX_PERM_TASKS = 10 };
+	static struct opts o;
+	uint8_t p[TQ_MAX_TASKS], best[TQ_MAX_TASKS], worst[TQ_MAX_TASKS];
+	size_t count = 1, k = 0;
+	double *ms, sum = 0, lo = 0, hi = 0, median;
+	unsigned int n;
+	int ret = parse_opts(argc, argv, &o);
+
+	if (ret)
+		return ret;
+	n = o.ts.tg.ntasks;
+	if (n > MAX_PERM_TASKS) {
+		fprintf(stderr, "tqsim: perms: %u tasks have %u! orders; at most %d tasks, "
+			"use 'tqsim order --policy exact' instead\n", n, n, MAX_PERM_TASKS);
+		return EXIT_BAD_INPUT;
+	}
+	for (unsigned int i = 2; i <= n; i++)
+		count *= i;
+	ms = malloc(count * sizeof(*ms));
+	if (!ms) {
+		fprintf(stderr, "tqsim: out of memory\n");
+		return 1;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		p[i] = i;
+	do {
+		ms[k] = tq_makespan(&o.ts.tg, &o.dev, p, n);
+		sum += ms[k];
+		if (!k || ms[k] < lo) {
+			lo = ms[k];
+			memcpy(best, p, n);
+		}
+		if (!k || ms[k] > hi) {
+			hi = ms[k];
+			memcpy(worst, p, n);
+		}
+		k++;
+	} while (next_perm(p, n));
+	qsort(ms, count, sizeof(*ms), cmp_double);
+	median = count % 2 ? ms[count / 2] : (ms[count / 2 - 1] + ms[count / 2]) / 2;
+	printf("{\n  \"tasks\": %u,\n  \"permutations\": %zu,\n", n, count);
+	print_device(&o.dev);
+	printf("  \"best_ms\": %.6f,\n  \"worst_ms\": %.6f,\n  \"median_ms\": %.6f,\n"
+	       "  \"mean_ms\": %.6f,\n  \"best_order\": ", ms[0] / NS_PER_MS,
+	       ms[count - 1] / NS_PER_MS, median / NS_PER_MS, sum / count / NS_PER_MS);
+	print_order(best, n);
+	printf(",\n  \"worst_order\": ");
+	print_order(worst, n);
+	printf("\n}\n");
+	free(ms);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*run)(int argc, char **argv);
+	} cmds[] = {
+		{ "makespan", cmd_makespan },
+		{ "order", cmd_order },
+		{ "perms", cmd_perms },
+		{ "eval", cmd_eval },
+		{ "bench", cmd_bench },
+	};
+
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return EXIT_BAD_INPUT;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].run(argc - 1, argv + 1);
+	return fail_usage("unknown command '%s'", argv[1]);
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * tqsim.h - the temporal model of a task group (TG) on a device with copy
+ * engines, and the policies that choose the TG's launch order.
+ *
+ * The model is the event-driven simulator of Lazaro-Munoz et al. (see
+ * Documentation/sim.md): a task is HtD -> K -> DtH, each stage a list of
+ * commands; commands enter FIFO queues in TG order; HtD and DtH slow each
+ * other down while both run on a device with two copy engines.
+ *
+ * Times are nanoseconds held in doubles. Nanoseconds because the daemon's
+ * clock is CLOCK_MONOTONIC ns, so no scale conversion on its hot path;
+ * doubles because the overlap slowdown makes every end time fractional, and
+ * a double holds whole nanoseconds exactly up to 104 days.
+ *
+ * Nothing here allocates, does I/O or reads a clock, except the policy time
+ * budget, which reads one clock in one function (tq_clock_ns()). Every
+ * object is a fixed-size struct the caller owns, so a daemon can keep them
+ * in static storage and call in from its decision loop.
+ */
+#ifndef TQSIM_H
+#define TQSIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TQ_MAX_TASKS	64	/* tasks in one TG */
+#define TQ_MAX_CMDS	256	/* commands in one TG, all stages */
+
+enum tq_stage {
+	TQ_HTD,			/* host-to-device copies */
+	TQ_K,			/* kernels */
+	TQ_DTH,			/* device-to-host copies */
+	TQ_STAGES
+};
+
+/* One task: its commands are tg->cmd_ns[first[s]] .. [first[s] + n[s] - 1]. */
+struct tq_task {
+	uint16_t first[TQ_STAGES];
+	uint8_t n[TQ_STAGES];	/* 0: the stage is absent */
+};
+
+/* A task group. Build it with tq_tg_init() and tq_tg_add*(). */
+struct tq_tg {
+	unsigned int ntasks;
+	unsigned int ncmds;
+	struct tq_task task[TQ_MAX_TASKS];
+	double cmd_ns[TQ_MAX_CMDS];	/* standalone duration of each command */
+};
+
+void tq_tg_init(struct tq_tg *tg);
+/* Start a new task; returns its index or -ENOSPC. */
+int tq_tg_add_task(struct tq_tg *tg);
+/*
+ * Append a command to stage @s of the newest task. A task's commands are
+ * added stage by stage (all HtD, then K, then DtH): -EINVAL otherwise, or
+ * for a negative or non-finite duration; -ENOSPC when the TG is full.
+ */
+int tq_tg_add_cmd(struct tq_tg *tg, enum tq_stage s, double ns);
+/* A task with at most one command per stage; 0 ns means the stage is absent. */
+int tq_tg_add(struct tq_tg *tg, double htd_ns, double k_ns, double dth_ns);
+/* Total standalone work of stage @s of task @t. */
+double tq_task_work(const struct tq_tg *tg, unsigned int t, enum tq_stage s);
+
+/*
+ * The device. With dma == 2, while an HtD and a DtH command run at once each
+ * progresses at 1/slow[TQ_HTD] (resp. 1/slow[TQ_DTH]) of its standalone
+ * rate. With dma == 1 there is one copy engine, busy until the later of
+ * busy_until[TQ_HTD] and busy_until[TQ_DTH]; slow[] is unused.
+ */
+struct tq_dev {
+	unsigned int dma;		/* copy engines: 1 or 2 */
+	double slow[TQ_STAGES];		/* [TQ_HTD], [TQ_DTH] >= 1; [TQ_K] unused */
+	double busy_until[TQ_STAGES];	/* ns from t = 0 each engine is still busy */
+};
+
+/* dma 2, no slowdown, all engines idle. */
+void tq_dev_init(struct tq_dev *dev);
+/* 0, or -EINVAL when dma, slow[] or busy_until[] is out of range. */
+int tq_dev_check(const struct tq_dev *dev);
+
+/*
+ * What a simulation gives. Engines are named by the stage they run; with
+ * dma == 1 the copy engine's busy time is busy[TQ_HTD] + busy[TQ_DTH] and
+ * engine_end[TQ_HTD] == engine_end[TQ_DTH].
+ */
+struct tq_sim_result {
+	double makespan;		/* t = 0 to the end of the last command */
+	double busy[TQ_STAGES];		/* time the engine ran this TG's commands */
+	double engine_end[TQ_STAGES];	/* when the engine is free again */
+	double start[TQ_MAX_CMDS];	/* per command, indexed like tg->cmd_ns */
+	double end[TQ_MAX_CMDS];
+};
+
+/*
+ * Simulate the tasks order[0..n-1] (distinct task indices; a subset of the
+ * TG is fine, the others are left out). Only makes sense on a checked
+ * device. tq_makespan() is the fast path for policies: no per-command
+ * record.
+ */
+void tq_simulate(const struct tq_tg *tg, const struct tq_dev *dev,
+		 const uint8_t *order, unsigned int n, struct tq_sim_result *res);
+double tq_makespan(const struct tq_tg *tg, const struct tq_dev *dev,
+		   const uint8_t *order, unsigned int n);
+
+/*
+ * The device profile (text format "tq-profile 1", Documentation/sim.md):
+ * transfer time = latency + bytes / bandwidth per direction, alone and with
+ * the other direction running; kernel time = eta * m + gamma (the paper's
+ * equation 1).
+ */
+#define TQ_PROFILE_KERNELS	32
+#define TQ_NAME_MAX		32
+
+struct tq_xfer_model {
+	double lat_ns;			/* latency */
+	double bytes_per_ns;		/* bandwidth; 1 byte/ns == 1 GB/s */
+};
+
+struct tq_kernel_model {
+	char name[TQ_NAME_MAX];
+	double eta_ns;			/* per unit of the kernel's size m */
+	double gamma_ns;		/* launch latency */
+};
+
+struct tq_profile {
+	char device[64];
+	unsigned int dma;
+	/* [TQ_HTD] and [TQ_DTH]; alone, and overlapped by the other direction */
+	struct tq_xfer_model alone[TQ_STAGES];
+	struct tq_xfer_model overlapped[TQ_STAGES];
+	unsigned int nkernels;
+	struct tq_kernel_model kernel[TQ_PROFILE_KERNELS];
+};
+
+/* Where parsing stopped and why. */
+struct tq_parse_err {
+	unsigned int line;
+	char reason[96];
+};
+
+/* Parse @len bytes of profile text; 0, or -EINVAL with @err filled in. */
+int tq_profile_parse(struct tq_profile *p, const char *text, size_t len,
+		     struct tq_parse_err *err);
+/* Standalone time of one transfer of @bytes in direction @s. */
+double tq_profile_xfer_ns(const struct tq_profile *p, enum tq_stage s, double bytes);
+/* Time of kernel @name on size @m, or -1 when the profile lacks it. */
+double tq_profile_kernel_ns(const struct tq_profile *p, const char *name, double m);
+/* dma and the slowdowns (alone / overlapped bandwidth); busy_until = 0. */
+void tq_profile_to_dev(const struct tq_profile *p, struct tq_dev *dev);
+
+/*
+ * Ordering policies. A decision is an order of all tasks of the TG, its
+ * simulated makespan, and a lower bound on the best makespan of any order,
+ * so every decision can be reported as within X% of the bound.
+ */
+struct tq_decision {
+	uint8_t order[TQ_MAX_TASKS];
+	double makespan;
+	double lower_bound;
+	bool optimal;			/* proven: lower_bound == makespan */
+	uint64_t evals;			/* simulations and search nodes spent */
+};
+
+/* The problem handed to a policy. */
+struct tq_problem {
+	const struct tq_tg *tg;
+	const struct tq_dev *dev;
+	double budget_ns;	/* auto, exact: time allowed; 0: 1% of the fifo makespan */
+	uint64_t seed;		/* auto's iterated greedy */
+};
+
+/*
+ * Scratch memory for the policies: the TG collapsed to one command per
+ * stage (same makespan, fewer events), the search state and its stacks.
+ * Internal; the caller only provides one so that no decision allocates.
+ */
+struct tq_bb_child {
+	double lb;
+	uint8_t task;
+};
+
+struct tq_ws {
+	struct tq_tg tg;
+	double work[TQ_MAX_TASKS][TQ_STAGES];
+	struct tq_sim_result res;
+	struct tq_bb_child child[TQ_MAX_TASKS][TQ_MAX_TASKS];
+	uint8_t cur[TQ_MAX_TASKS];
+	uint8_t seq[TQ_MAX_TASKS];
+	uint8_t tmp[TQ_MAX_TASKS];
+	uint8_t removed[TQ_MAX_TASKS];
+	uint64_t deadline_ns;		/* 0: none */
+	uint64_t evals;
+	uint64_t rng;
+	bool timed_out;
+};
+
+struct tq_policy_ops {
+	const char *name;
+	/* 0, or -EINVAL for an empty TG or a bad device */
+	int (*order)(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d);
+};
+
+extern const struct tq_policy_ops tq_policy_fifo;
+extern const struct tq_policy_ops tq_policy_paper;
+extern const struct tq_policy_ops tq_policy_neh;
+extern const struct tq_policy_ops tq_policy_exact;
+extern const struct tq_policy_ops tq_policy_auto;
+
+/* NULL-terminated list of all policies, and lookup by name. */
+extern const struct tq_policy_ops *const tq_policies[];
+const struct tq_policy_ops *tq_policy_find(const char *name);
+
+/* The one clock the library reads: CLOCK_MONOTONIC in ns (policy budgets). */
+uint64_t tq_clock_ns(void);
+
+#endif /* TQSIM_H */
