@@ -1,14 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * model.c - the TG builder and the event-driven simulator.
- *
- * The simulator keeps one FIFO cursor per queue (HtD, K, DtH; with one copy
- * engine, a transfer queue holding every HtD then every DtH, and K). Each
- * step starts every head command whose engine is free and whose task has
- * finished its previous existing stage, re-estimates the end of the running
- * transfers (they slow each other while both run), and jumps to the earliest
- * end or engine release. At most three engines run, so a step is a few
- * dozen instructions and a TG of T tasks takes about 3T steps.
+ * model.c - the TG builder and the simulator.
  */
 #include <errno.h>
 #include <math.h>
@@ -107,61 +99,188 @@ int tq_dev_check(const struct tq_dev *dev)
 	return 0;
 }
 
-/*
- * A queue: its position in the TG order (pos), the stage it is walking and
- * the next command of that stage (c). The K queue walks stage TQ_K; with
- * dma == 2 the copy queues walk one stage each; with dma == 1 queue 0 walks
- * every HtD and then every DtH (last_stage says where it stops).
- */
-struct queue {
-	unsigned int pos;
-	unsigned int c;
-	int stage;
-	int last_stage;
-	bool running;
-	double free_at;		/* engine free from this time on */
-	double rem;		/* standalone ns left of the running transfer */
-	double end;		/* end of the running command, as last estimated */
-	double start;
-};
+/* fmin/fmax without their NaN rules: plain minsd/maxsd on the hot path */
+static inline double min_d(double a, double b)
+{
+	return a < b ? a : b;
+}
 
+static inline double max_d(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * The simulation. Kernels never change speed and never run alongside each
+ * other, so the K queue is a recurrence: a kernel starts when the previous
+ * one ends and its task's HtD stage is done (place_kernels()), computed as
+ * soon as that HtD end is known. HtD commands depend on nothing, so the HtD
+ * queue runs without a gap from its engine's release to its last command.
+ * With one copy engine every DtH waits for the last HtD, so the whole TG is
+ * a recurrence (copy_engine()). With two, the only coupling left is the
+ * overlap slowdown of HtD and DtH, and the event loop in copy_engines()
+ * steps from one HtD or DtH start or end to the next, re-estimating both
+ * ends at each step (the paper's Figure 5).
+ */
 struct sim {
 	const struct tq_tg *tg;
 	const uint8_t *order;
 	unsigned int n;
-	uint8_t next[TQ_MAX_TASKS];	/* stage the task may run next */
+	struct tq_sim_result *res;	/* NULL: makespan only */
+	double makespan;
+	double hend[TQ_MAX_TASKS];	/* end of the task's HtD stage, 0 if absent */
+	double dready[TQ_MAX_TASKS];	/* DtH may start: end of the K, else HtD, stage */
+	unsigned int kpos;		/* tasks whose kernels are placed */
+	double kfree;			/* the K engine is free from then on */
 };
 
-/* First existing stage of the task at or after @s (TQ_STAGES: none). */
-static inline int next_stage(const struct tq_task *t, int s)
+static inline const struct tq_task *task_at(const struct sim *sm, unsigned int pos)
 {
-	while (s < TQ_STAGES && !t->n[s])
-		s++;
-	return s;
+	return &sm->tg->task[sm->order[pos]];
 }
 
-/* Move @q to its next command, skipping tasks without one; false at the end. */
-static inline bool queue_seek(const struct sim *sm, struct queue *q)
+static inline void record(struct sim *sm, int s, unsigned int cmd, double start, double end)
 {
-	for (;;) {
-		while (q->pos < sm->n) {
-			const struct tq_task *t = &sm->tg->task[sm->order[q->pos]];
-
-			if (q->c < t->n[q->stage])
-				return true;
-			q->pos++;
-			q->c = 0;
-		}
-		if (q->stage == q->last_stage)
-			return false;
-		q->stage = q->last_stage;	/* dma 1: DtH after every HtD */
-		q->pos = 0;
+	sm->makespan = max_d(sm->makespan, end);
+	if (sm->res) {
+		sm->res->start[cmd] = start;
+		sm->res->end[cmd] = end;
+		sm->res->busy[s] += end - start;
 	}
 }
 
-static inline unsigned int head_cmd(const struct sim *sm, const struct queue *q)
+/* Place the kernels of the tasks before @upto, whose HtD ends are known. */
+static inline void place_kernels(struct sim *sm, unsigned int upto)
 {
-	return sm->tg->task[sm->order[q->pos]].first[q->stage] + q->c;
+	for (; sm->kpos < upto; sm->kpos++) {
+		const struct tq_task *t = task_at(sm, sm->kpos);
+		double ready = sm->hend[sm->kpos];
+
+		for (unsigned int c = 0; c < t->n[TQ_K]; c++) {
+			double start = max_d(sm->kfree, ready);
+
+			ready = sm->kfree = start + sm->tg->cmd_ns[t->first[TQ_K] + c];
+			record(sm, TQ_K, t->first[TQ_K] + c, start, ready);
+		}
+		sm->dready[sm->kpos] = ready;
+	}
+}
+
+/* Run the commands of stage @s back to back from @free; returns the engine's release. */
+static inline double run_stage(struct sim *sm, unsigned int pos, int s, double free)
+{
+	const struct tq_task *t = task_at(sm, pos);
+
+	for (unsigned int c = 0; c < t->n[s]; c++) {
+		double end = free + sm->tg->cmd_ns[t->first[s] + c];
+
+		record(sm, s, t->first[s] + c, free, end);
+		free = end;
+	}
+	return free;
+}
+
+/* One copy engine: every HtD in order, then every DtH in order. */
+static inline double copy_engine(struct sim *sm, double free)
+{
+	for (unsigned int pos = 0; pos < sm->n; pos++)
+		if (task_at(sm, pos)->n[TQ_HTD])
+			sm->hend[pos] = free = run_stage(sm, pos, TQ_HTD, free);
+	place_kernels(sm, sm->n);
+	for (unsigned int pos = 0; pos < sm->n; pos++)
+		if (task_at(sm, pos)->n[TQ_DTH])
+			free = run_stage(sm, pos, TQ_DTH, max_d(free, sm->dready[pos]));
+	return free;
+}
+
+/* A copy queue of the two-engine device. */
+struct copyq {
+	unsigned int pos, c;	/* head: command c of the stage of task pos */
+	bool any;		/* the queue has a head */
+	bool run;		/* the head is running */
+	double rem;		/* standalone ns left of the running command */
+	double start;
+	double free;		/* the engine is free from then on */
+};
+
+/* Move @q past tasks without a command in stage @s. */
+static inline void seek(const struct sim *sm, struct copyq *q, int s)
+{
+	while (q->pos < sm->n && q->c == task_at(sm, q->pos)->n[s]) {
+		q->pos++;
+		q->c = 0;
+	}
+	q->any = q->pos < sm->n;
+}
+
+static inline void start(const struct sim *sm, struct copyq *q, int s, double now)
+{
+	q->run = true;
+	q->start = now;
+	q->rem = sm->tg->cmd_ns[task_at(sm, q->pos)->first[s] + q->c];
+}
+
+/* Retire @q's running command at @now and move to the next. */
+static inline void retire(struct sim *sm, struct copyq *q, int s, double now)
+{
+	record(sm, s, task_at(sm, q->pos)->first[s] + q->c, q->start, now);
+	q->run = false;
+	q->free = now;
+	q->c++;
+}
+
+/* Two copy engines: HtD and DtH progress at 1/slow while both run. */
+static inline void copy_engines(struct sim *sm, const struct tq_dev *dev,
+				struct copyq *h, struct copyq *d)
+{
+	const double slow_h = dev->slow[TQ_HTD], slow_d = dev->slow[TQ_DTH];
+	double now = 0;
+
+	seek(sm, h, TQ_HTD);
+	seek(sm, d, TQ_DTH);
+	place_kernels(sm, h->pos);	/* leading tasks without HtD */
+	while (h->any || d->any) {
+		double fh = 1, fd = 1, h_end = INFINITY, d_end = INFINITY, next;
+		bool d_known = d->any && d->pos < sm->kpos;
+
+		/* an HtD waits only for its engine; a DtH also for its task's K */
+		if (h->any && !h->run && h->free <= now)
+			start(sm, h, TQ_HTD, now);
+		if (d_known && !d->run && max_d(d->free, sm->dready[d->pos]) <= now)
+			start(sm, d, TQ_DTH, now);
+		if (h->run && d->run) {
+			fh = slow_h;
+			fd = slow_d;
+		}
+		if (h->run)
+			h_end = now + h->rem * fh;
+		else if (h->any)
+			h_end = h->free;	/* the engine's release */
+		if (d->run)
+			d_end = now + d->rem * fd;
+		else if (d_known)
+			d_end = max_d(d->free, sm->dready[d->pos]);
+		next = min_d(h_end, d_end);
+
+		/* charge the progress up to @next, then retire what ends there */
+		if (h->run && h_end != next)
+			h->rem = max_d(0, h->rem - (next - now) / fh);
+		if (d->run && d_end != next)
+			d->rem = max_d(0, d->rem - (next - now) / fd);
+		now = next;
+		if (h->run && h_end == now) {
+			retire(sm, h, TQ_HTD, now);
+			if (h->c == task_at(sm, h->pos)->n[TQ_HTD])
+				sm->hend[h->pos] = now;
+			seek(sm, h, TQ_HTD);
+			place_kernels(sm, h->pos);
+		}
+		if (d->run && d_end == now) {
+			retire(sm, d, TQ_DTH, now);
+			seek(sm, d, TQ_DTH);
+		}
+	}
+	place_kernels(sm, sm->n);	/* tasks after the last HtD */
 }
 
 /*
@@ -172,119 +291,35 @@ static inline __attribute__((always_inline)) double
 simulate(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
 	 unsigned int n, struct tq_sim_result *res)
 {
-	struct sim sm = { .tg = tg, .order = order, .n = n };
-	struct queue qs[TQ_STAGES];
-	int nq = dev->dma == 2 ? 3 : 2;
-	/* queue index of each engine's copy role; dma 1 has no overlap */
-	struct queue *qh = &qs[0], *qd = dev->dma == 2 ? &qs[2] : NULL;
-	double slow_h = dev->slow[TQ_HTD], slow_d = dev->slow[TQ_DTH];
-	double now = 0, makespan = 0;
-	bool alive[TQ_STAGES];
+	const double *busy = dev->busy_until;
+	struct sim sm = { .tg = tg, .order = order, .n = n, .res = res, .kfree = busy[TQ_K] };
 
-	for (unsigned int i = 0; i < n; i++)
-		sm.next[i] = next_stage(&tg->task[order[i]], 0);
-	memset(qs, 0, sizeof(qs));
-	if (dev->dma == 2) {
-		for (int s = 0; s < TQ_STAGES; s++) {
-			qs[s].stage = qs[s].last_stage = s;
-			qs[s].free_at = dev->busy_until[s];
-		}
-	} else {
-		qs[0].stage = TQ_HTD;
-		qs[0].last_stage = TQ_DTH;
-		qs[0].free_at = fmax(dev->busy_until[TQ_HTD], dev->busy_until[TQ_DTH]);
-		qs[1].stage = qs[1].last_stage = TQ_K;
-		qs[1].free_at = dev->busy_until[TQ_K];
-	}
+	for (unsigned int pos = 0; pos < n; pos++)
+		sm.hend[pos] = 0;
 	if (res) {
 		memset(res->busy, 0, sizeof(res->busy));
 		for (unsigned int c = 0; c < tg->ncmds; c++)
 			res->start[c] = res->end[c] = NAN;	/* tasks left out */
 	}
-	for (int i = 0; i < nq; i++)
-		alive[i] = queue_seek(&sm, &qs[i]);
+	if (dev->dma == 2) {
+		struct copyq h = { .free = busy[TQ_HTD] }, d = { .free = busy[TQ_DTH] };
 
-	for (;;) {
-		double next = INFINITY;
-		bool overlap;
-
-		/* start every head that may start now */
-		for (int i = 0; i < nq; i++) {
-			struct queue *q = &qs[i];
-
-			if (!alive[i] || q->running || sm.next[q->pos] != q->stage)
-				continue;
-			if (q->free_at > now) {
-				next = fmin(next, q->free_at);
-				continue;
-			}
-			q->running = true;
-			q->start = now;
-			q->rem = tg->cmd_ns[head_cmd(&sm, q)];
-			q->end = now + q->rem;
+		copy_engines(&sm, dev, &h, &d);
+		if (res) {
+			res->engine_end[TQ_HTD] = h.free;
+			res->engine_end[TQ_DTH] = d.free;
 		}
-		/* re-estimate the transfers' ends: both directions at once are slower */
-		overlap = qd && qh->running && qd->running;
-		if (overlap) {
-			qh->end = now + qh->rem * slow_h;
-			qd->end = now + qd->rem * slow_d;
-		} else if (qd) {
-			if (qh->running)
-				qh->end = now + qh->rem;
-			if (qd->running)
-				qd->end = now + qd->rem;
-		}
-		for (int i = 0; i < nq; i++)
-			if (qs[i].running)
-				next = fmin(next, qs[i].end);
-		if (next == INFINITY)
-			break;
+	} else {
+		double free = copy_engine(&sm, max_d(busy[TQ_HTD], busy[TQ_DTH]));
 
-		/* advance to @next: charge the transfers' progress, retire what ended */
-		if (qd) {
-			double dt = next - now;
-
-			if (qh->running && qh->end != next)
-				qh->rem = fmax(0, qh->rem - (overlap ? dt / slow_h : dt));
-			if (qd->running && qd->end != next)
-				qd->rem = fmax(0, qd->rem - (overlap ? dt / slow_d : dt));
-		}
-		now = next;
-		for (int i = 0; i < nq; i++) {
-			struct queue *q = &qs[i];
-			unsigned int pos;
-			const struct tq_task *t;
-
-			if (!q->running || q->end != now)
-				continue;
-			pos = q->pos;
-			t = &tg->task[order[pos]];
-			q->running = false;
-			q->free_at = now;
-			if (res) {
-				unsigned int c = head_cmd(&sm, q);
-
-				res->start[c] = q->start;
-				res->end[c] = now;
-				res->busy[q->stage] += now - q->start;
-			}
-			if (++q->c == t->n[q->stage])
-				sm.next[pos] = next_stage(t, q->stage + 1);
-			alive[i] = queue_seek(&sm, q);
-		}
-		makespan = now;
+		if (res)
+			res->engine_end[TQ_HTD] = res->engine_end[TQ_DTH] = free;
 	}
 	if (res) {
-		res->makespan = makespan;
-		if (dev->dma == 2) {
-			for (int s = 0; s < TQ_STAGES; s++)
-				res->engine_end[s] = qs[s].free_at;
-		} else {
-			res->engine_end[TQ_HTD] = res->engine_end[TQ_DTH] = qs[0].free_at;
-			res->engine_end[TQ_K] = qs[1].free_at;
-		}
+		res->engine_end[TQ_K] = sm.kfree;
+		res->makespan = sm.makespan;
 	}
-	return makespan;
+	return sm.makespan;
 }
 
 void tq_simulate(const struct tq_tg *tg, const struct tq_dev *dev,
