@@ -26,6 +26,9 @@ $(BIN)/tqsim: $(SIM_CLI_OBJS) $(LIB)/libtqsim.a
 # The golden and CLI tests run the tool; tests run from the top directory.
 $(OBJ)/sim/tests/%.o: CPPFLAGS += -Itools -DTQSIM_BIN='"$(BIN)/tqsim"'
 
+# Keep the test objects (make would delete them as intermediates).
+.SECONDARY: $(patsubst $(TESTBIN)/sim-%,$(OBJ)/sim/tests/%.o,$(SIM_TESTS))
+
 $(TESTBIN)/sim-%: $(OBJ)/sim/tests/%.o $(LIB)/libtqsim.a | $(BIN)/tqsim
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -129,7 +129,7 @@ struct sim {
 	struct tq_sim_result *res;	/* NULL: makespan only */
 	double makespan;
 	double hend[TQ_MAX_TASKS];	/* end of the task's HtD stage, 0 if absent */
-	double dready[TQ_MAX_TASKS];	/* DtH may start: end of the K, else HtD, stage */
+	double kend[TQ_MAX_TASKS];	/* end of the K stage, once placed */
 	unsigned int kpos;		/* tasks whose kernels are placed */
 	double kfree;			/* the K engine is free from then on */
 };
@@ -149,21 +149,39 @@ static inline void record(struct sim *sm, int s, unsigned int cmd, double start,
 	}
 }
 
-/* Place the kernels of the tasks before @upto, whose HtD ends are known. */
-static inline void place_kernels(struct sim *sm, unsigned int upto)
+/*
+ * Place every kernel whose start is known: in FIFO order, as long as its
+ * task has no HtD or its HtD ended (the tasks before @hknown).
+ */
+static inline void place_kernels(struct sim *sm, unsigned int hknown)
 {
-	for (; sm->kpos < upto; sm->kpos++) {
+	for (; sm->kpos < sm->n; sm->kpos++) {
 		const struct tq_task *t = task_at(sm, sm->kpos);
 		double ready = sm->hend[sm->kpos];
 
+		if (t->n[TQ_HTD] && sm->kpos >= hknown && t->n[TQ_K])
+			break;
 		for (unsigned int c = 0; c < t->n[TQ_K]; c++) {
 			double start = max_d(sm->kfree, ready);
 
 			ready = sm->kfree = start + sm->tg->cmd_ns[t->first[TQ_K] + c];
 			record(sm, TQ_K, t->first[TQ_K] + c, start, ready);
 		}
-		sm->dready[sm->kpos] = ready;
+		sm->kend[sm->kpos] = ready;
 	}
+}
+
+/*
+ * When the DtH of the task at @pos may start, INFINITY while unknown: after
+ * its kernels, else after its HtD (known for the tasks before @hknown).
+ */
+static inline double dth_ready(const struct sim *sm, unsigned int hknown, unsigned int pos)
+{
+	const struct tq_task *t = task_at(sm, pos);
+
+	if (t->n[TQ_K])
+		return pos < sm->kpos ? sm->kend[pos] : INFINITY;
+	return pos < hknown || !t->n[TQ_HTD] ? sm->hend[pos] : INFINITY;
 }
 
 /* Run the commands of stage @s back to back from @free; returns the engine's release. */
@@ -189,7 +207,7 @@ static inline double copy_engine(struct sim *sm, double free)
 	place_kernels(sm, sm->n);
 	for (unsigned int pos = 0; pos < sm->n; pos++)
 		if (task_at(sm, pos)->n[TQ_DTH])
-			free = run_stage(sm, pos, TQ_DTH, max_d(free, sm->dready[pos]));
+			free = run_stage(sm, pos, TQ_DTH, max_d(free, dth_ready(sm, sm->n, pos)));
 	return free;
 }
 
@@ -241,12 +259,12 @@ static inline void copy_engines(struct sim *sm, const struct tq_dev *dev,
 	place_kernels(sm, h->pos);	/* leading tasks without HtD */
 	while (h->any || d->any) {
 		double fh = 1, fd = 1, h_end = INFINITY, d_end = INFINITY, next;
-		bool d_known = d->any && d->pos < sm->kpos;
+		double d_ready = d->any ? max_d(d->free, dth_ready(sm, h->pos, d->pos)) : INFINITY;
 
 		/* an HtD waits only for its engine; a DtH also for its task's K */
 		if (h->any && !h->run && h->free <= now)
 			start(sm, h, TQ_HTD, now);
-		if (d_known && !d->run && max_d(d->free, sm->dready[d->pos]) <= now)
+		if (!d->run && d_ready <= now)
 			start(sm, d, TQ_DTH, now);
 		if (h->run && d->run) {
 			fh = slow_h;
@@ -258,8 +276,8 @@ static inline void copy_engines(struct sim *sm, const struct tq_dev *dev,
 			h_end = h->free;	/* the engine's release */
 		if (d->run)
 			d_end = now + d->rem * fd;
-		else if (d_known)
-			d_end = max_d(d->free, sm->dready[d->pos]);
+		else
+			d_end = d_ready;
 		next = min_d(h_end, d_end);
 
 		/* charge the progress up to @next, then retire what ends there */

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sim-model: the TG builder, the device check, the profile parser, and the
+ * simulator against a second, deliberately naive implementation of the same
+ * rules (ref_simulate: one generic event loop over every queue) on seeded
+ * random TGs with several commands per stage, absent stages, busy engines
+ * and both copy-engine counts.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "../tqsim.h"
+
+static uint64_t rng = 42;
+
+static double uniform(double lo, double hi)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return lo + (hi - lo) * (double)(rng >> 11) * 0x1.0p-53;
+}
+
+/* ---- the reference: every queue in one loop, stage readiness by flags ---- */
+
+struct rq {
+	unsigned int pos, c;
+	int stage, last_stage;
+	bool alive, run;
+	double free, rem, end, start;
+};
+
+static bool rq_seek(const struct tq_tg *tg, const uint8_t *order, unsigned int n, struct rq *q)
+{
+	for (;;) {
+		for (; q->pos < n; q->pos++, q->c = 0)
+			if (q->c < tg->task[order[q->pos]].n[q->stage])
+				return true;
+		if (q->stage == q->last_stage)
+			return false;
+		q->stage = q->last_stage;	/* one copy engine: DtH after all HtD */
+		q->pos = 0;
+	}
+}
+
+static int first_stage_from(const struct tq_task *t, int s)
+{
+	while (s < TQ_STAGES && !t->n[s])
+		s++;
+	return s;
+}
+
+static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
+			   unsigned int n, double *start, double *end)
+{
+	struct rq q[3] = { { 0 } };
+	int nq = dev->dma == 2 ? 3 : 2, next_stage[TQ_MAX_TASKS];
+	struct rq *qh = &q[0], *qd = dev->dma == 2 ? &q[2] : NULL;
+	double now = 0, makespan = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		next_stage[i] = first_stage_from(&tg->task[order[i]], 0);
+	if (dev->dma == 2) {
+		for (int s = 0; s < 3; s++) {
+			q[s].stage = q[s].last_stage = s;
+			q[s].free = dev->busy_until[s];
+		}
+	} else {
+		q[0].stage = TQ_HTD;
+		q[0].last_stage = TQ_DTH;
+		q[0].free = fmax(dev->busy_until[TQ_HTD], dev->busy_until[TQ_DTH]);
+		q[1].stage = q[1].last_stage = TQ_K;
+		q[1].free = dev->busy_until[TQ_K];
+	}
+	for (int i = 0; i < nq; i++)
+		q[i].alive = rq_seek(tg, order, n, &q[i]);
+	for (;;) {
+		double next = INFINITY;
+		bool both;
+
+		for (int i = 0; i < nq; i++) {
+			if (!q[i].alive || q[i].run || next_stage[q[i].pos] != q[i].stage)
+				continue;
+			if (q[i].free > now) {
+				next = fmin(next, q[i].free);
+				continue;
+			}
+			q[i].run = true;
+			q[i].start = now;
+			q[i].rem = tg->cmd_ns[tg->task[order[q[i].pos]].first[q[i].stage] + q[i].c];
+			q[i].end = now + q[i].rem;
+		}
+		both = qd && qh->run && qd->run;
+		if (qd) {
+			if (qh->run)
+				qh->end = now + qh->rem * (both ? dev->slow[TQ_HTD] : 1);
+			if (qd->run)
+				qd->end = now + qd->rem * (both ? dev->slow[TQ_DTH] : 1);
+		}
+		for (int i = 0; i < nq; i++)
+			if (q[i].run)
+				next = fmin(next, q[i].end);
+		if (next == INFINITY)
+			break;
+		if (qd) {
+			if (qh->run && qh->end != next)
+				qh->rem -= (next - now) / (both ? dev->slow[TQ_HTD] : 1);
+			if (qd->run && qd->end != next)
+				qd->rem -= (next - now) / (both ? dev->slow[TQ_DTH] : 1);
+		}
+		now = next;
+		for (int i = 0; i < nq; i++) {
+			const struct tq_task *t;
+			unsigned int cmd;
+
+			if (!q[i].run || q[i].end != now)
+				continue;
+			t = &tg->task[order[q[i].pos]];
+			cmd = t->first[q[i].stage] + q[i].c;
+			start[cmd] = q[i].start;
+			end[cmd] = now;
+			makespan = fmax(makespan, now);
+			q[i].run = false;
+			q[i].free = now;
+			if (++q[i].c == t->n[q[i].stage])
+				next_stage[q[i].pos] = first_stage_from(t, q[i].stage + 1);
+			q[i].alive = rq_seek(tg, order, n, &q[i]);
+		}
+	}
+	return makespan;
+}
+
+/* ---- random TGs ---- */
+
+static void random_tg(struct tq_tg *tg, unsigned int n, bool multi)
+{
+	tq_tg_init(tg);
+	for (unsigned int t = 0; t < n; t++) {
+		tq_tg_add_task(tg);
+		for (int s = 0; s < TQ_STAGES; s++) {
+			/* a stage is absent one time in five */
+			unsigned int ncmd = uniform(0, 1) < 0.2 ? 0 : 1 + (multi ? uniform(0, 3) : 0);
+
+			for (unsigned int c = 0; c < ncmd; c++)
+				tq_tg_add_cmd(tg, s, uniform(0.01, 10) * 1e6);
+		}
+	}
+}
+
+static void random_dev(struct tq_dev *dev)
+{
+	tq_dev_init(dev);
+	dev->dma = uniform(0, 1) < 0.5 ? 1 : 2;
+	dev->slow[TQ_HTD] = uniform(0, 1) < 0.3 ? 1 : uniform(1, 2);
+	dev->slow[TQ_DTH] = uniform(0, 1) < 0.3 ? 1 : uniform(1, 2);
+	for (int s = 0; s < TQ_STAGES; s++)
+		dev->busy_until[s] = uniform(0, 1) < 0.5 ? 0 : uniform(0, 5e6);
+}
+
+static void shuffle(uint8_t *order, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		order[i] = i;
+	for (unsigned int i = n - 1; i > 0; i--) {
+		unsigned int j = uniform(0, i + 1);
+		uint8_t t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+}
+
+static bool close_to(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(1e6, fmax(fabs(a), fabs(b)));
+}
+
+static void test_against_reference(void)
+{
+	static struct tq_sim_result res;
+	static double start[TQ_MAX_CMDS], end[TQ_MAX_CMDS];
+	unsigned int bad_cmd = 0, bad_ms = 0, bad_fast = 0, bad_busy = 0, runs = 3000;
+	struct tq_tg tg;
+	struct tq_dev dev;
+	uint8_t order[TQ_MAX_TASKS];
+
+	for (unsigned int r = 0; r < runs; r++) {
+		unsigned int n = 1 + uniform(0, 12), keep;
+		double busy[TQ_STAGES] = { 0 };
+
+		random_tg(&tg, n, r % 2);
+		random_dev(&dev);
+		shuffle(order, n);
+		keep = r % 5 ? n : 1 + uniform(0, n);	/* sometimes a prefix only */
+		for (unsigned int c = 0; c < tg.ncmds; c++)
+			start[c] = end[c] = NAN;
+		double ref = ref_simulate(&tg, &dev, order, keep, start, end);
+
+		tq_simulate(&tg, &dev, order, keep, &res);
+		bad_ms += !close_to(ref, res.makespan);
+		bad_fast += tq_makespan(&tg, &dev, order, keep) != res.makespan;
+		for (unsigned int c = 0; c < tg.ncmds; c++) {
+			if (isnan(start[c]) != isnan(res.start[c]) ||
+			    (!isnan(start[c]) && (!close_to(start[c], res.start[c]) ||
+						  !close_to(end[c], res.end[c])))) {
+				if (!bad_cmd++)
+					tap_diag("run %u cmd %u: ref %.1f-%.1f, sim %.1f-%.1f", r, c,
+						 start[c], end[c], res.start[c], res.end[c]);
+					for (unsigned int k = 0; k < tg.ncmds; k++)
+						tap_diag("cmd %u dur %.1f ref %.1f-%.1f sim %.1f-%.1f", k, tg.cmd_ns[k], start[k], end[k], res.start[k], res.end[k]);
+				}
+			}
+		}
+		for (unsigned int i = 0; i < keep; i++) {
+			const struct tq_task *t = &tg.task[order[i]];
+
+			for (int s = 0; s < TQ_STAGES; s++)
+				for (unsigned int c = 0; c < t->n[s]; c++)
+					busy[s] += end[t->first[s] + c] - start[t->first[s] + c];
+		}
+		for (int s = 0; s < TQ_STAGES; s++)
+			bad_busy += !close_to(busy[s], res.busy[s]);
+	}
+	tap_ok(!bad_cmd, "every command's start and end match the reference (%u runs)", runs);
+	tap_ok(!bad_ms, "makespan matches the reference");
+	tap_ok(!bad_fast, "tq_makespan equals tq_simulate's makespan");
+	tap_ok(!bad_busy, "per-engine busy time is the sum of the command times");
+}
+
+/* A stage's commands back to back behave as one command of their total time. */
+static void test_collapse(void)
+{
+	unsigned int bad = 0;
+	struct tq_tg tg, one;
+	struct tq_dev dev;
+	uint8_t order[TQ_MAX_TASKS];
+
+	for (int r = 0; r < 1000; r++) {
+		unsigned int n = 1 + uniform(0, 10);
+
+		random_tg(&tg, n, true);
+		random_dev(&dev);
+		shuffle(order, n);
+		tq_tg_init(&one);
+		for (unsigned int t = 0; t < n; t++) {
+			tq_tg_add_task(&one);
+			for (int s = 0; s < TQ_STAGES; s++)
+				if (tg.task[t].n[s])
+					tq_tg_add_cmd(&one, s, tq_task_work(&tg, t, s));
+		}
+		bad += !close_to(tq_makespan(&tg, &dev, order, n), tq_makespan(&one, &dev, order, n));
+	}
+	tap_ok(!bad, "one command per stage gives the same makespan as the stage's commands");
+}
+
+static void test_builder(void)
+{
+	struct tq_tg tg;
+	struct tq_dev dev;
+	int ret = 0;
+
+	tq_tg_init(&tg);
+	tap_ok(tq_tg_add_cmd(&tg, TQ_HTD, 1) == -EINVAL, "a command needs a task");
+	tap_ok(tq_tg_add(&tg, 1, 0, 2) == 0 && tg.task[0].n[TQ_K] == 0 && tg.ncmds == 2,
+	       "tq_tg_add: 0 ns makes the stage absent");
+	tq_tg_add_task(&tg);
+	tq_tg_add_cmd(&tg, TQ_K, 5);
+	tap_ok(tq_tg_add_cmd(&tg, TQ_HTD, 1) == -EINVAL, "stages are added in order");
+	tap_ok(tq_tg_add_cmd(&tg, TQ_DTH, -1) == -EINVAL, "negative duration refused");
+	tap_ok(tq_tg_add_cmd(&tg, TQ_DTH, NAN) == -EINVAL, "NaN duration refused");
+	tap_ok(tq_tg_add(&tg, 1, -1, 1) == -EINVAL && tg.ntasks == 2 && tg.ncmds == 3,
+	       "a refused tq_tg_add leaves the TG as it was");
+	tq_tg_init(&tg);
+	for (int t = 0; t < TQ_MAX_TASKS && !ret; t++)
+		ret = tq_tg_add(&tg, 1, 1, 1) < 0;
+	tap_ok(!ret && tq_tg_add_task(&tg) == -ENOSPC, "TQ_MAX_TASKS tasks, then -ENOSPC");
+	tq_tg_init(&tg);
+	tq_tg_add_task(&tg);
+	for (int c = 0; c < TQ_MAX_CMDS && !ret; c++)
+		ret = tq_tg_add_cmd(&tg, TQ_HTD, 1);
+	tap_ok(ret == -ENOSPC && tg.task[0].n[TQ_HTD] == UINT8_MAX,
+	       "at most 255 commands per stage");
+
+	tq_dev_init(&dev);
+	tap_ok(!tq_dev_check(&dev), "default device is valid");
+	dev.dma = 3;
+	tap_ok(tq_dev_check(&dev) == -EINVAL, "dma 3 refused");
+	tq_dev_init(&dev);
+	dev.slow[TQ_DTH] = 0.5;
+	tap_ok(tq_dev_check(&dev) == -EINVAL, "slowdown < 1 refused");
+	tq_dev_init(&dev);
+	dev.busy_until[TQ_K] = -1;
+	tap_ok(tq_dev_check(&dev) == -EINVAL, "negative busy_until refused");
+}
+
+static void test_empty(void)
+{
+	static struct tq_sim_result res;
+	struct tq_tg tg;
+	struct tq_dev dev;
+	uint8_t order[1] = { 0 };
+
+	tq_dev_init(&dev);
+	dev.busy_until[TQ_K] = 7;
+	tq_tg_init(&tg);
+	tq_tg_add_task(&tg);
+	tq_simulate(&tg, &dev, order, 1, &res);
+	tap_ok(res.makespan == 0 && res.engine_end[TQ_K] == 7,
+	       "a task without commands: makespan 0, busy engines keep their release time");
+}
+
+static const char good_profile[] =
+	"# a test device\n"
+	"tq-profile 1\n"
+	"device Test GPU 9000   # comment\n"
+	"dma 2\n"
+	"htd alone 8000 50\n"
+	"htd overlapped 8000 40\n"
+	"dth alone 9000 50\n"
+	"dth overlapped 9000 25\n"
+	"kernel mm 2.5 4000\n"
+	"kernel va 0.5 1000\n";
+
+static void test_profile(void)
+{
+	static const struct {
+		const char *text;
+		unsigned int line;
+		const char *reason;
+	} bad[] = {
+		{ "dma 2\n", 1, "expected 'tq-profile 1' first" },
+		{ "tq-profile 2\n", 1, "unsupported profile version 2" },
+		{ "tq-profile 1\ndma 3\n", 2, "dma must be 1 or 2" },
+		{ "tq-profile 1\ndma 1\nhtd alone 1\n", 3, "expected: htd alone|overlapped" },
+		{ "tq-profile 1\ndma 1\nhtd sideways 1 2\n", 3, "'sideways' is not alone" },
+		{ "tq-profile 1\ndma 1\nhtd alone 1 0\n", 3, "bandwidth must be > 0" },
+		{ "tq-profile 1\ndma 1\nhtd alone -1 2\n", 3, "expected: htd alone" },
+		{ "tq-profile 1\nbogus 1\n", 2, "unknown key 'bogus'" },
+		{ "tq-profile 1\nkernel a 1 1\nkernel a 1 1\n", 3, "kernel a given twice" },
+		{ "tq-profile 1\ndma 1\n", 2, "missing htd alone or dth alone" },
+		{ "tq-profile 1\n", 1, "missing dma" },
+		{ "tq-profile 1\ndma 2\nhtd alone 1 1\ndth alone 1 1\n", 4, "dma 2 needs" },
+		{ "", 0, "empty profile" },
+	};
+	struct tq_profile p;
+	struct tq_parse_err err;
+	struct tq_dev dev;
+	int ret = tq_profile_parse(&p, good_profile, strlen(good_profile), &err);
+
+	tap_ok(!ret, "a good profile parses");
+	tap_ok(!strcmp(p.device, "Test GPU 9000") && p.dma == 2 && p.nkernels == 2,
+	       "device name, dma and kernels read");
+	tap_ok(tq_profile_xfer_ns(&p, TQ_HTD, 1e6) == 8000 + 1e6 / 50, "transfer = latency + bytes/bw");
+	tap_ok(tq_profile_kernel_ns(&p, "mm", 1000) == 2.5 * 1000 + 4000, "kernel = eta*m + gamma");
+	tap_ok(tq_profile_kernel_ns(&p, "nope", 1) < 0, "unknown kernel gives -1");
+	tq_profile_to_dev(&p, &dev);
+	tap_ok(dev.dma == 2 && dev.slow[TQ_HTD] == 1.25 && dev.slow[TQ_DTH] == 2 &&
+	       !tq_dev_check(&dev), "slowdowns are the alone/overlapped bandwidth ratios");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ret = tq_profile_parse(&p, bad[i].text, strlen(bad[i].text), &err);
+		tap_ok(ret == -EINVAL && err.line == bad[i].line &&
+		       !strncmp(err.reason, bad[i].reason, strlen(bad[i].reason)),
+		       "bad profile %zu: line %u '%s' (got %u '%s')", i, bad[i].line,
+		       bad[i].reason, err.line, ret ? err.reason : "accepted");
+	}
+}
+
+int main(void)
+{
+	test_builder();
+	test_empty();
+	test_profile();
+	test_against_reference();
+	test_collapse();
+	return tap_done();
+}
