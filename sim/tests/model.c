@@ -209,9 +209,6 @@ static void test_against_reference(void)
 				if (!bad_cmd++)
 					tap_diag("run %u cmd %u: ref %.1f-%.1f, sim %.1f-%.1f", r, c,
 						 start[c], end[c], res.start[c], res.end[c]);
-					for (unsigned int k = 0; k < tg.ncmds; k++)
-						tap_diag("cmd %u dur %.1f ref %.1f-%.1f sim %.1f-%.1f", k, tg.cmd_ns[k], start[k], end[k], res.start[k], res.end[k]);
-				}
 			}
 		}
 		for (unsigned int i = 0; i < keep; i++) {
