@@ -15,21 +15,16 @@
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void floyd_warshall(__global int *d, int n)
 {
-	int lid = get_local_id(0);
+	int nn = n * n;
 
 	for (int k = 0; k < n; k++) {
-		__global const int *dk = d + (size_t)k * n;
+		/* all n * n elements shared out, so small n still uses every item */
+		for (int e = get_local_id(0); e < nn; e += WG) {
+			int i = e / n, j = e - i * n;
+			int via = d[i * n + k] + d[k * n + j];
 
-		for (int i = 0; i < n; i++) {
-			__global int *di = d + (size_t)i * n;
-			int dik = di[k];
-
-			for (int j = lid; j < n; j += WG) {
-				int via = dik + dk[j];
-
-				if (via < di[j])
-					di[j] = via;
-			}
+			if (via < d[e])
+				d[e] = via;
 		}
 		barrier(CLK_GLOBAL_MEM_FENCE);
 	}
