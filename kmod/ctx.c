@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ctx.c - client contexts: setup, mappings, the doorbell, validation of
+ * descriptors, close and free.
+ *
+ * Lifetime of a context:
+ *  1. TQ_IOC_SETUP allocates its rings, task table and arena, charges them to
+ *     the owner's locked memory, gives it an id and puts it on tq.live, where
+ *     the scheduler finds it. The client's file holds the reference.
+ *  2. close() drops the tasks the scheduler has not seen. If the scheduler
+ *     knows the context, the reference passes to tq.closed until the
+ *     scheduler releases it (TQ_COMPL_F_RELEASE) or exits; else it is
+ *     dropped at once.
+ *  3. The last reference frees everything, after an RCU grace period for
+ *     the lock-free lookup of the scheduler's mmap(). Arena pages still
+ *     mapped by anyone live on with their mappings.
+ */
+#include <linux/cred.h>
+#include <linux/eventfd.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
+#include <linux/seq_file.h>
+#include <linux/shmem_fs.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "tq.h"
+
+/* Charge pages to the user's locked memory, as io_uring did before memcg. */
+static int tq_charge(struct user_struct *user, unsigned long pages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	bool unlimited = capable(CAP_IPC_LOCK);
+	unsigned long cur, new;
+
+	cur = atomic_long_read(&user->locked_vm);
+	do {
+		new = cur + pages;
+		if (!unlimited && new > limit)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, new));
+	return 0;
+}
+
+static int tq_ring_alloc(struct tq_ring *r, u32 nr, size_t entry_size)
+{
+	r->size = PAGE_ALIGN(TQ_RING_ENTRIES + (size_t)nr * entry_size);
+	r->base = vmalloc_user(r->size);
+	if (!r->base)
+		return -ENOMEM;
+	r->producer = r->base + TQ_RING_PRODUCER;
+	r->consumer = r->base + TQ_RING_CONSUMER;
+	r->flags = r->base + TQ_RING_FLAGS;
+	r->entries = r->base + TQ_RING_ENTRIES;
+	r->nr = nr;
+	return 0;
+}
+
+static void tq_ring_offsets(struct tq_ring_offsets *o, const struct tq_ring *r, u64 off)
+{
+	o->mmap_offset = off;
+	o->mmap_size = r->size;
+	o->producer = TQ_RING_PRODUCER;
+	o->consumer = TQ_RING_CONSUMER;
+	o->flags = TQ_RING_FLAGS;
+	o->entries = TQ_RING_ENTRIES;
+}
+
+static void tq_ctx_free(struct kref *ref)
+{
+	struct tq_ctx *ctx = container_of(ref, struct tq_ctx, ref);
+
+	if (ctx->locked_pages)
+		atomic_long_sub(ctx->locked_pages, &ctx->user->locked_vm);
+	if (ctx->arena)
+		fput(ctx->arena);
+	vfree(ctx->sq.base);
+	vfree(ctx->cq.base);
+	kvfree(ctx->slots);
+	if (ctx->efd)
+		eventfd_ctx_put(ctx->efd);
+	put_pid(ctx->pid);
+	if (ctx->user)
+		free_uid(ctx->user);
+	if (ctx->mm)
+		mmdrop(ctx->mm);
+	atomic64_dec(&tq.stats.contexts);
+	kfree_rcu(ctx, rcu);
+}
+
+void tq_ctx_put(struct tq_ctx *ctx)
+{
+	kref_put(&ctx->ref, tq_ctx_free);
+}
+
+/* Allocate everything a context needs; nothing is visible yet. */
+static struct tq_ctx *tq_ctx_alloc(u32 sq, u32 cq, u64 arena_bytes, int efd)
+{
+	struct tq_ctx *ctx;
+	unsigned long pages;
+	u32 i;
+	int ret;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
+	if (!ctx)
+		return ERR_PTR(-ENOMEM);
+	atomic64_inc(&tq.stats.contexts);
+	kref_init(&ctx->ref);
+	INIT_LIST_HEAD(&ctx->node);
+	INIT_LIST_HEAD(&ctx->dirty);
+	INIT_LIST_HEAD(&ctx->free);
+	INIT_LIST_HEAD(&ctx->pending);
+	INIT_LIST_HEAD(&ctx->delivered);
+	init_waitqueue_head(&ctx->wq);
+	ctx->pid = get_pid(task_tgid(current));
+	ctx->user = get_uid(current_user());
+	ctx->uid = current_uid();
+	ctx->mm = current->mm;
+	mmgrab(ctx->mm);
+
+	if (efd >= 0) {
+		ctx->efd = eventfd_ctx_fdget(efd);
+		if (IS_ERR(ctx->efd)) {
+			ret = PTR_ERR(ctx->efd);
+			ctx->efd = NULL;
+			goto out_put;
+		}
+	}
+
+	ret = tq_ring_alloc(&ctx->sq, sq, sizeof(struct tq_desc));
+	if (ret)
+		goto out_put;
+	ret = tq_ring_alloc(&ctx->cq, cq, sizeof(struct tq_cqe));
+	if (ret)
+		goto out_put;
+
+	/* Each task taken holds a CQ entry, so the CQ can never overflow. */
+	ctx->nr_slots = min(max(READ_ONCE(tq_inflight_max), 1U), cq);
+	ctx->slots = kvcalloc(ctx->nr_slots, sizeof(*ctx->slots), GFP_KERNEL_ACCOUNT);
+	if (!ctx->slots) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	for (i = 0; i < ctx->nr_slots; i++)
+		list_add_tail(&ctx->slots[i].node, &ctx->free);
+
+	ctx->arena_bytes = PAGE_ALIGN(arena_bytes);
+	ctx->arena = shmem_file_setup("tqsubmit-arena", ctx->arena_bytes, VM_NORESERVE);
+	if (IS_ERR(ctx->arena)) {
+		ret = PTR_ERR(ctx->arena);
+		ctx->arena = NULL;
+		goto out_put;
+	}
+
+	pages = (ctx->arena_bytes + ctx->sq.size + ctx->cq.size) >> PAGE_SHIFT;
+	ret = tq_charge(ctx->user, pages);
+	if (ret)
+		goto out_put;
+	ctx->locked_pages = pages;
+	return ctx;
+
+out_put:
+	tq_ctx_put(ctx);
+	return ERR_PTR(ret);
+}
+
+static unsigned int tq_user_contexts(struct user_struct *user)
+{
+	struct tq_ctx *ctx;
+	unsigned int n = 0;
+
+	list_for_each_entry(ctx, &tq.live, node)
+		n += ctx->user == user;
+	list_for_each_entry(ctx, &tq.closed, node)
+		n += ctx->user == user;
+	return n;
+}
+
+/* TQ_IOC_SETUP: make a fresh fd a context. */
+int tq_ctx_setup(struct file *file, void *arg)
+{
+	struct tq_setup *s = arg;
+	u32 ring_max = tq_param_ring_max();
+	struct tq_ctx *ctx;
+	u32 sq, cq;
+	int ret;
+
+	if (s->flags || s->resv)
+		return -EINVAL;
+	if (READ_ONCE(file->private_data))
+		return -EINVAL;
+	if (!s->sq_entries || s->sq_entries > ring_max || s->cq_entries > ring_max)
+		return -ERANGE;
+	if (!s->arena_bytes)
+		return -EINVAL;
+	if (s->arena_bytes > READ_ONCE(tq_arena_bytes_max))
+		return -EFBIG;
+	if (s->eventfd < -1)
+		return -EBADF;
+
+	sq = roundup_pow_of_two(s->sq_entries);
+	cq = s->cq_entries ? s->cq_entries : min(2 * sq, ring_max);
+	cq = roundup_pow_of_two(max(cq, sq));
+
+	ctx = tq_ctx_alloc(sq, cq, s->arena_bytes, s->eventfd);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+
+	mutex_lock(&tq.lock);
+	if (file->private_data) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	if (tq_user_contexts(ctx->user) >= READ_ONCE(tq_contexts_per_user)) {
+		ret = -EMFILE;
+		goto out_unlock;
+	}
+	ret = xa_alloc_cyclic(&tq.ctxs, &ctx->id, ctx, XA_LIMIT(1, TQ_CTX_ID_MAX),
+			      &tq.next_id, GFP_KERNEL);
+	if (ret < 0)
+		goto out_unlock;
+	tq_ctx_set_flags(ctx, tq.need_wakeup ? TQ_RING_NEED_WAKEUP : 0, 0);
+	list_add_tail(&ctx->node, &tq.live);
+	smp_store_release(&file->private_data, ctx);	/* see tq_file_ctx() */
+	mutex_unlock(&tq.lock);
+	tq_kick();
+
+	s->sq_entries = sq;
+	s->cq_entries = cq;
+	s->arena_bytes = ctx->arena_bytes;
+	s->ctx_id = ctx->id;
+	s->max_inflight = ctx->nr_slots;
+	s->features = TQ_FEATURES;
+	tq_ring_offsets(&s->sq_off, &ctx->sq, TQ_OFF_SQ);
+	tq_ring_offsets(&s->cq_off, &ctx->cq, TQ_OFF_CQ);
+	s->arena_offset = TQ_OFF_ARENA;
+	return 0;
+
+out_unlock:
+	mutex_unlock(&tq.lock);
+	tq_ctx_put(ctx);
+	return ret;
+}
+
+/* TQ_IOC_ENTER: the doorbell; the scheduler looks at every ring when woken. */
+int tq_ctx_enter(struct file *file, void *arg)
+{
+	struct tq_ctx *ctx = tq_file_ctx(file);
+	struct tq_enter *e = arg;
+
+	if (!ctx)
+		return -EINVAL;
+	if (e->flags)
+		return -EINVAL;
+	if (ctx->mm != current->mm)
+		return -EPERM;
+	if (READ_ONCE(ctx->broken))
+		return -EBADFD;
+	tq_kick();
+	return 0;
+}
+
+/* Ring and arena mappings: shared, never executable. */
+int tq_vma_check(struct vm_area_struct *vma)
+{
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	return 0;
+}
+
+/*
+ * Map the arena's shmem pages themselves: the vma becomes the shmem file's,
+ * so the OpenCL driver can pin it like any memfd mapping, and it outlives
+ * the context without our help. fork() does not copy it.
+ */
+int tq_arena_map(struct tq_ctx *ctx, struct vm_area_struct *vma)
+{
+	int ret;
+
+	if (vma->vm_end - vma->vm_start != ctx->arena_bytes)
+		return -EINVAL;
+	vma_set_file(vma, ctx->arena);
+	vma->vm_pgoff = 0;
+	ret = call_mmap(ctx->arena, vma);
+	if (ret)
+		return ret;
+	tq_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND, VM_MAYEXEC);
+	return 0;
+}
+
+/* The client maps its SQ, CQ and arena, each whole, at the reported offsets. */
+int tq_ctx_mmap(struct tq_ctx *ctx, struct vm_area_struct *vma)
+{
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	struct tq_ring *ring;
+
+	if (ctx->mm != current->mm)
+		return -EPERM;
+	if (off == TQ_OFF_ARENA)
+		return tq_arena_map(ctx, vma);
+	if (off == TQ_OFF_SQ)
+		ring = &ctx->sq;
+	else if (off == TQ_OFF_CQ)
+		ring = &ctx->cq;
+	else
+		return -EINVAL;
+	if (vma->vm_end - vma->vm_start != ring->size)
+		return -EINVAL;
+	tq_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP, VM_MAYEXEC);
+	return remap_vmalloc_range(vma, ring->base, 0);
+}
+
+/* Readable when the CQ holds completions; an error once the rings broke. */
+__poll_t tq_ctx_poll(struct tq_ctx *ctx, struct file *file, struct poll_table_struct *pt)
+{
+	__poll_t mask = 0;
+
+	poll_wait(file, &ctx->wq, pt);
+	if (READ_ONCE(*ctx->cq.producer) != READ_ONCE(*ctx->cq.consumer))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(ctx->broken))
+		mask |= EPOLLERR;
+	return mask;
+}
+
+/* The kernel keeps its own copy of the flags; the shared word is never read. */
+void tq_ctx_set_flags(struct tq_ctx *ctx, u32 set, u32 clear)
+{
+	ctx->sq_flags = (ctx->sq_flags | set) & ~clear;
+	WRITE_ONCE(*ctx->sq.flags, ctx->sq_flags);
+}
+
+/* A ring index went out of range: stop taking work, tell the client. */
+void tq_ctx_break(struct tq_ctx *ctx)
+{
+	WRITE_ONCE(ctx->broken, true);
+	tq_ctx_set_flags(ctx, TQ_RING_BROKEN, 0);
+	WRITE_ONCE(*ctx->cq.flags, TQ_RING_BROKEN);
+	wake_up_poll(&ctx->wq, EPOLLERR);
+}
+
+/* Free a slot; the caller accounts for why. */
+static void tq_slot_free(struct tq_ctx *ctx, struct tq_slot *slot)
+{
+	slot->state = TQ_SLOT_FREE;
+	list_move(&slot->node, &ctx->free);
+	ctx->in_use--;
+	atomic64_dec(&tq.stats.in_flight);
+}
+
+/* Forget a context (under tq.lock): tasks still held count as dropped. */
+void tq_ctx_unlink(struct tq_ctx *ctx)
+{
+	struct tq_slot *slot, *tmp;
+	unsigned int n = 0;
+
+	xa_erase(&tq.ctxs, ctx->id);
+	list_for_each_entry_safe(slot, tmp, &ctx->delivered, node) {
+		tq_slot_free(ctx, slot);
+		n++;
+	}
+	atomic64_add(n, &tq.stats.dropped);
+}
+
+/* The client closed its fd: no mapping of the rings is left. */
+void tq_ctx_close(struct tq_ctx *ctx)
+{
+	struct tq_slot *slot, *tmp;
+	unsigned int n = 0;
+	bool keep;
+
+	mutex_lock(&tq.lock);
+	list_del_init(&ctx->node);
+	ctx->closed = true;
+	list_for_each_entry_safe(slot, tmp, &ctx->pending, node) {
+		tq_slot_free(ctx, slot);
+		n++;
+	}
+	atomic64_add(n, &tq.stats.dropped);
+	keep = tq.sched && ctx->known;
+	if (keep)
+		list_add_tail(&ctx->node, &tq.closed);
+	else
+		tq_ctx_unlink(ctx);
+	mutex_unlock(&tq.lock);
+	if (keep)
+		tq_kick();
+	else
+		tq_ctx_put(ctx);
+}
+
+void tq_ctx_fdinfo(struct seq_file *m, struct tq_ctx *ctx)
+{
+	struct tq_slot *slot;
+	unsigned int delivered = 0;
+
+	mutex_lock(&tq.lock);
+	list_for_each_entry(slot, &ctx->delivered, node)
+		delivered++;
+	seq_printf(m, "tq-ctx:\t%u\n", ctx->id);
+	seq_printf(m, "pid:\t%d\n", pid_vnr(ctx->pid));
+	seq_printf(m, "sq-entries:\t%u\nsq-head:\t%u\nsq-tail:\t%u\n",
+		   ctx->sq.nr, ctx->sq.cached, READ_ONCE(*ctx->sq.producer));
+	seq_printf(m, "cq-entries:\t%u\ncq-head:\t%u\ncq-tail:\t%u\n",
+		   ctx->cq.nr, READ_ONCE(*ctx->cq.consumer), ctx->cq.cached);
+	seq_printf(m, "arena-bytes:\t%llu\n", ctx->arena_bytes);
+	seq_printf(m, "max-inflight:\t%u\n", ctx->nr_slots);
+	seq_printf(m, "pending:\t%u\ndelivered:\t%u\n", ctx->in_use - delivered, delivered);
+	seq_printf(m, "submitted:\t%llu\ncompleted:\t%llu\nrejected:\t%llu\nrequeued:\t%llu\n",
+		   ctx->submitted, ctx->completed, ctx->rejected, ctx->requeued);
+	seq_printf(m, "need-wakeup:\t%d\nbroken:\t%d\nscheduler-knows:\t%d\n",
+		   !!(ctx->sq_flags & TQ_RING_NEED_WAKEUP), ctx->broken, ctx->known);
+	mutex_unlock(&tq.lock);
+}
+
+static bool tq_zero(const void *p, size_t n)
+{
+	return !memchr_inv(p, 0, n);
+}
+
+/* A buffer in use: a known direction, non-empty, inside the arena. */
+static int tq_buf_check(const struct tq_buf *b, u64 arena_bytes)
+{
+	if (b->resv || !b->len)
+		return -EINVAL;
+	switch (b->dir) {
+	case TQ_DIR_SCRATCH:
+		return b->offset ? -EINVAL : 0;
+	case TQ_DIR_IN:
+	case TQ_DIR_OUT:
+	case TQ_DIR_INOUT:
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (b->offset > arena_bytes || b->len > arena_bytes - b->offset)
+		return -EFAULT;
+	return 0;
+}
+
+static int tq_task_check(const struct tq_desc *d, u64 arena_bytes)
+{
+	unsigned int nargs = d->nr_bufs + d->nr_scalars;
+	u32 seen = 0;
+	unsigned int i;
+	int ret;
+
+	if (d->flags & ~TQ_DESC_F_LOCAL)
+		return -EINVAL;
+	if (!d->work_dim || d->work_dim > TQ_MAX_DIMS)
+		return -EINVAL;
+	for (i = 0; i < TQ_MAX_DIMS; i++) {
+		bool used = i < d->work_dim;
+		bool local = used && (d->flags & TQ_DESC_F_LOCAL);
+
+		if (used != !!d->global[i] || local != !!d->local[i])
+			return -EINVAL;
+	}
+	for (i = 0; i < d->nr_bufs; i++) {
+		const struct tq_buf *b = &d->bufs[i];
+
+		ret = tq_buf_check(b, arena_bytes);
+		if (ret)
+			return ret;
+		if (b->arg >= nargs || (seen & BIT(b->arg)))
+			return -EINVAL;
+		seen |= BIT(b->arg);
+	}
+	for (i = 0; i < d->nr_scalars; i++) {
+		const struct tq_scalar *s = &d->scalars[i];
+
+		if (s->size != 1 && s->size != 2 && s->size != 4 && s->size != 8)
+			return -EINVAL;
+		if (!tq_zero(s->resv, sizeof(s->resv)) ||
+		    !tq_zero((const u8 *)&s->value + s->size, sizeof(s->value) - s->size))
+			return -EINVAL;
+		if (s->arg >= nargs || (seen & BIT(s->arg)))
+			return -EINVAL;
+		seen |= BIT(s->arg);
+	}
+	return 0;
+}
+
+/* PROGRAM: source (or a built-in's name) and options; KERNEL: a name. */
+static int tq_prog_check(const struct tq_desc *d, u64 arena_bytes)
+{
+	unsigned int max_bufs = d->opcode == TQ_OP_PROGRAM ? 2 : 1;
+	u32 flags = d->opcode == TQ_OP_PROGRAM ? TQ_DESC_F_BUILTIN : 0;
+	unsigned int i;
+	int ret;
+
+	if (d->flags & ~flags)
+		return -EINVAL;
+	if (d->work_dim || d->nr_scalars || d->kernel ||
+	    (d->opcode == TQ_OP_PROGRAM && d->program) ||
+	    !tq_zero(d->global, sizeof(d->global)) || !tq_zero(d->local, sizeof(d->local)))
+		return -EINVAL;
+	if (!d->nr_bufs)
+		return -EINVAL;
+	if (d->nr_bufs > max_bufs)
+		return -E2BIG;
+	for (i = 0; i < d->nr_bufs; i++) {
+		if (d->bufs[i].dir != TQ_DIR_IN || d->bufs[i].arg)
+			return -EINVAL;
+		ret = tq_buf_check(&d->bufs[i], arena_bytes);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * tq_desc_check() - validate a descriptor the kernel copied out of an SQ
+ * @d: the copy; the client may be rewriting the original
+ * @arena_bytes: the context's arena size
+ *
+ * Return: 0, or the status of the error completion the client gets:
+ * -EOPNOTSUPP unknown opcode, -E2BIG a count above its maximum, -EFAULT a
+ * buffer outside the arena, -EINVAL anything else.
+ */
+int tq_desc_check(const struct tq_desc *d, u64 arena_bytes)
+{
+	if (d->opcode < TQ_OP_NOP || d->opcode > TQ_OP_KERNEL)
+		return -EOPNOTSUPP;
+	if (d->nr_bufs > TQ_MAX_BUFS || d->nr_scalars > TQ_MAX_SCALARS)
+		return -E2BIG;
+	if (d->resv ||
+	    !tq_zero(&d->bufs[d->nr_bufs], (TQ_MAX_BUFS - d->nr_bufs) * sizeof(d->bufs[0])) ||
+	    !tq_zero(&d->scalars[d->nr_scalars],
+		     (TQ_MAX_SCALARS - d->nr_scalars) * sizeof(d->scalars[0])))
+		return -EINVAL;
+
+	switch (d->opcode) {
+	case TQ_OP_NOP:
+		if (d->work_dim || d->nr_bufs || d->nr_scalars || d->flags ||
+		    !tq_zero(&d->program, sizeof(*d) - offsetof(struct tq_desc, program)))
+			return -EINVAL;
+		return 0;
+	case TQ_OP_TASK:
+		return tq_task_check(d, arena_bytes);
+	default:
+		return tq_prog_check(d, arena_bytes);
+	}
+}

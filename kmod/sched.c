@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sched.c - the scheduler's side: attach and detach, read() of events,
+ * write() of completions, poll() and the mapping of arenas.
+ *
+ * Tasks flow: a client's SQ entry is copied into a free slot of its context
+ * (taken), validated, and copied to the scheduler in a TQ_EV_TASK event
+ * (delivered) whose tag names the slot and its generation. The scheduler's
+ * completion names the tag; the kernel writes the client's CQ entry and
+ * frees the slot. A slot is taken only while the CQ has an entry free for
+ * it, so completions always fit. When the scheduler exits, delivered slots
+ * become pending again and go to the next scheduler first.
+ */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/eventfd.h>
+#include <linux/nospec.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/timekeeping.h>
+
+#include "tq.h"
+
+/* Something may have given the scheduler work: wake its read() or poll(). */
+void tq_kick(void)
+{
+	atomic_inc(&tq.kick);
+	if (wq_has_sleeper(&tq.wq))
+		wake_up_interruptible_poll(&tq.wq, EPOLLIN | EPOLLRDNORM);
+}
+
+static void tq_eventfd_signal(struct eventfd_ctx *efd)
+{
+#ifdef TQ_EVENTFD_SIGNAL_1ARG	/* 6.8 dropped the count; see Kbuild */
+	eventfd_signal(efd);
+#else
+	eventfd_signal(efd, 1);
+#endif
+}
+
+/* TQ_IOC_ATTACH: make a fresh fd the one scheduler. */
+int tq_sched_attach(struct file *file, void *arg)
+{
+	struct tq_attach *a = arg;
+	int ret = 0;
+
+	if (a->flags)
+		return -EINVAL;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	mutex_lock(&tq.lock);
+	if (file->private_data) {
+		ret = -EINVAL;
+	} else if (tq.sched) {
+		ret = -EBUSY;
+	} else {
+		tq.sched = file;
+		tq.sched_pid = get_pid(task_tgid(current));
+		WRITE_ONCE(tq.sched_nr, pid_nr(tq.sched_pid));
+		/* Whatever waits is news to this scheduler. */
+		tq.idle_kick = atomic_read(&tq.kick) - 1;
+		smp_store_release(&file->private_data, &tq);	/* see tq_file_ctx() */
+	}
+	mutex_unlock(&tq.lock);
+	a->features = TQ_FEATURES;
+	return ret;
+}
+
+/* The (kernel's copy of the) need-wakeup flag of every live context. */
+static void tq_set_need_wakeup(bool on)
+{
+	struct tq_ctx *ctx;
+
+	if (tq.need_wakeup == on)
+		return;
+	tq.need_wakeup = on;
+	list_for_each_entry(ctx, &tq.live, node)
+		tq_ctx_set_flags(ctx, on ? TQ_RING_NEED_WAKEUP : 0, on ? 0 : TQ_RING_NEED_WAKEUP);
+}
+
+/*
+ * The scheduler's file is released: what it took and did not complete goes
+ * back to its contexts, in order, ahead of what they submit next; the closed
+ * contexts it held are let go.
+ */
+void tq_sched_detach(void)
+{
+	struct tq_ctx *ctx, *tmp;
+	struct tq_slot *slot;
+	u64 n = 0;
+
+	mutex_lock(&tq.lock);
+	list_for_each_entry(ctx, &tq.live, node) {
+		list_for_each_entry(slot, &ctx->delivered, node) {
+			slot->state = TQ_SLOT_PENDING;
+			slot->requeued = 1;
+			ctx->requeued++;
+			n++;
+		}
+		list_splice_init(&ctx->delivered, &ctx->pending);
+		ctx->known = false;
+	}
+	atomic64_add(n, &tq.stats.requeued);
+	list_for_each_entry_safe(ctx, tmp, &tq.closed, node) {
+		list_del_init(&ctx->node);
+		tq_ctx_unlink(ctx);
+		tq_ctx_put(ctx);
+	}
+	tq.sched = NULL;
+	put_pid(tq.sched_pid);
+	tq.sched_pid = NULL;
+	WRITE_ONCE(tq.sched_nr, 0);
+	tq_set_need_wakeup(true);
+	mutex_unlock(&tq.lock);
+}
+
+/* Publish the completions written to each dirty context's CQ, then signal. */
+static void tq_flush_dirty(void)
+{
+	struct tq_ctx *ctx, *tmp;
+	bool kick = false;
+
+	list_for_each_entry_safe(ctx, tmp, &tq.dirty, dirty) {
+		list_del_init(&ctx->dirty);
+		ctx->is_dirty = false;
+		tq_cq_submit(&ctx->cq);
+		if (ctx->efd)
+			tq_eventfd_signal(ctx->efd);
+		if (wq_has_sleeper(&ctx->wq))
+			wake_up_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
+		/* Freed slots may let descriptors waiting in the SQ through. */
+		if (READ_ONCE(*ctx->sq.producer) != ctx->sq.cached)
+			kick = true;
+	}
+	if (kick)
+		tq_kick();
+}
+
+/* Write one CQ entry; the CQ entry was reserved when the task was taken. */
+static void tq_post(struct tq_ctx *ctx, const struct tq_cqe *cqe)
+{
+	if (!ctx->cq.space) {
+		int space = tq_cq_reserve(&ctx->cq);
+
+		if (space <= 0) {
+			/* Only a consumer index moved backwards gets here. */
+			tq_ctx_break(ctx);
+			return;
+		}
+		ctx->cq.space = space;
+	}
+	*tq_cq_entry(&ctx->cq, ctx->cq.cached++) = *cqe;
+	ctx->cq.space--;
+	ctx->completed++;
+	if (!ctx->is_dirty) {
+		ctx->is_dirty = true;
+		list_add_tail(&ctx->dirty, &tq.dirty);
+	}
+}
+
+/* Stage one event for the reader, with what undoes it if the copy fails. */
+static struct tq_event *tq_stage(unsigned int *n, struct tq_ctx *ctx, struct tq_slot *slot,
+				 u16 type)
+{
+	struct tq_event *ev = &tq.ev_stage[*n];
+
+	memset(ev, 0, sizeof(*ev));
+	tq.ev_undo[*n].ctx = ctx;
+	tq.ev_undo[*n].slot = slot;
+	(*n)++;
+	ev->type = type;
+	ev->ctx_id = ctx->id;
+	ev->pid = pid_vnr(ctx->pid);
+	ev->uid = from_kuid_munged(current_user_ns(), ctx->uid);
+	return ev;
+}
+
+static void tq_deliver(struct tq_ctx *ctx, struct tq_slot *slot, unsigned int *n)
+{
+	struct tq_event *ev = tq_stage(n, ctx, slot, TQ_EV_TASK);
+
+	slot->gen++;
+	slot->state = TQ_SLOT_DELIVERED;
+	list_move_tail(&slot->node, &ctx->delivered);
+	ev->flags = slot->requeued ? TQ_EV_F_REQUEUED : 0;
+	ev->tag = (u64)slot->gen << 32 | (u32)(slot - ctx->slots);
+	ev->submit_ns = slot->submit_ns;
+	ev->task = slot->desc;
+}
+
+/*
+ * Stage up to @max - *n tasks of @ctx: requeued ones first, then new ones
+ * from its SQ while it has free slots and unreserved CQ entries. A bad
+ * descriptor gets its error completion here and uses no slot.
+ */
+static void tq_take(struct tq_ctx *ctx, unsigned int *n, unsigned int max)
+{
+	struct tq_slot *slot;
+	u32 taken = 0;
+	int avail, room;
+	u64 now;
+
+	while (*n < max && !list_empty(&ctx->pending)) {
+		slot = list_first_entry(&ctx->pending, struct tq_slot, node);
+		tq_deliver(ctx, slot, n);
+	}
+	if (*n == max)
+		return;
+	avail = tq_sq_peek(&ctx->sq);
+	room = avail > 0 ? tq_cq_reserve(&ctx->cq) : 0;
+	if (avail < 0 || room < 0) {
+		tq_ctx_break(ctx);
+		return;
+	}
+	room -= ctx->in_use;
+	if (avail <= 0 || room <= 0)
+		return;
+
+	now = ktime_get_ns();
+	while (taken < avail && room > 0 && *n < max && !list_empty(&ctx->free)) {
+		int err;
+
+		slot = list_first_entry(&ctx->free, struct tq_slot, node);
+		memcpy(&slot->desc, tq_sq_entry(&ctx->sq, ctx->sq.cached + taken),
+		       sizeof(slot->desc));
+		taken++;
+		room--;
+		err = tq_desc_check(&slot->desc, ctx->arena_bytes);
+		if (err) {
+			struct tq_cqe cqe = {
+				.user_data = slot->desc.user_data,
+				.status = err,
+				.queued_ns = now,
+			};
+
+			tq_post(ctx, &cqe);
+			ctx->rejected++;
+			atomic64_inc(&tq.stats.rejected);
+			continue;
+		}
+		slot->submit_ns = now;
+		slot->requeued = 0;
+		ctx->in_use++;
+		atomic64_inc(&tq.stats.in_flight);
+		tq_deliver(ctx, slot, n);
+	}
+	tq_sq_release(&ctx->sq, taken);
+	ctx->submitted += taken;
+	atomic64_add(taken, &tq.stats.submitted);
+}
+
+/* Stage up to @max events: closes first, then each live context in turn. */
+static unsigned int tq_fill(unsigned int max)
+{
+	struct tq_ctx *ctx, *last = NULL;
+	unsigned int n = 0;
+
+	list_for_each_entry(ctx, &tq.closed, node) {
+		if (n == max)
+			return n;
+		if (ctx->known && !ctx->close_sent) {
+			tq_stage(&n, ctx, NULL, TQ_EV_CLOSE);
+			ctx->close_sent = true;
+		}
+	}
+	list_for_each_entry(ctx, &tq.live, node) {
+		if (n == max)
+			break;
+		last = ctx;
+		if (ctx->broken)
+			continue;
+		if (!ctx->known) {
+			struct tq_event *ev = tq_stage(&n, ctx, NULL, TQ_EV_OPEN);
+
+			ev->open.arena_bytes = ctx->arena_bytes;
+			ev->open.arena_offset = (u64)ctx->id << TQ_SCHED_ARENA_SHIFT;
+			ev->open.sq_entries = ctx->sq.nr;
+			ev->open.cq_entries = ctx->cq.nr;
+			ev->open.max_inflight = ctx->nr_slots;
+			ctx->known = true;
+		}
+		tq_take(ctx, &n, max);
+	}
+	/* A full batch: start the next one after the last context served. */
+	if (n == max && last && !list_is_last(&last->node, &tq.live))
+		list_rotate_to_front(last->node.next, &tq.live);
+	return n;
+}
+
+/* Undo staged events [from, n) in reverse, as if never staged. */
+static void tq_unstage(unsigned int from, unsigned int n)
+{
+	while (n-- > from) {
+		struct tq_ctx *ctx = tq.ev_undo[n].ctx;
+		struct tq_slot *slot = tq.ev_undo[n].slot;
+
+		switch (tq.ev_stage[n].type) {
+		case TQ_EV_OPEN:
+			ctx->known = false;
+			break;
+		case TQ_EV_CLOSE:
+			ctx->close_sent = false;
+			break;
+		case TQ_EV_TASK:
+			slot->state = TQ_SLOT_PENDING;
+			list_move(&slot->node, &ctx->pending);
+			break;
+		}
+	}
+}
+
+/* Copy out as many whole events as fit; bytes copied, 0, or -EFAULT. */
+static ssize_t tq_read_some(struct iov_iter *to, size_t want)
+{
+	const size_t size = sizeof(struct tq_event);
+	ssize_t done = 0;
+
+	while (want) {
+		unsigned int n = tq_fill(min_t(size_t, want, TQ_STAGE));
+		unsigned int ok, i;
+
+		if (!n)
+			break;
+		ok = copy_to_iter(tq.ev_stage, n * size, to) / size;
+		tq_unstage(ok, n);
+		for (i = 0; i < ok; i++)
+			if (tq.ev_stage[i].type == TQ_EV_TASK)
+				atomic64_inc(&tq.stats.delivered);
+		done += ok * size;
+		if (ok < n)
+			return done ? done : -EFAULT;
+		want -= n;
+	}
+	return done;
+}
+
+/*
+ * read(): whole events. Before it sleeps (or says EAGAIN) it sets
+ * TQ_RING_NEED_WAKEUP everywhere and looks once more, so a client that
+ * published in between either is seen or sees the flag and rings.
+ */
+ssize_t tq_sched_read(struct kiocb *iocb, struct iov_iter *to)
+{
+	size_t want = iov_iter_count(to) / sizeof(struct tq_event);
+	bool nowait = (iocb->ki_flags & IOCB_NOWAIT) || (iocb->ki_filp->f_flags & O_NONBLOCK);
+	ssize_t ret;
+	int kick;
+
+	if (!want)
+		return -EINVAL;
+	for (;;) {
+		mutex_lock(&tq.lock);
+		kick = atomic_read(&tq.kick);
+		ret = tq_read_some(to, want);
+		if (!ret) {
+			tq_set_need_wakeup(true);
+			smp_mb();	/* I, matches J */
+			ret = tq_read_some(to, want);
+			if (!ret)
+				WRITE_ONCE(tq.idle_kick, kick);
+		}
+		if (ret > 0)
+			tq_set_need_wakeup(false);
+		tq_flush_dirty();
+		mutex_unlock(&tq.lock);
+		if (ret)
+			return ret;
+		if (nowait)
+			return -EAGAIN;
+		if (wait_event_interruptible(tq.wq, atomic_read(&tq.kick) != kick))
+			return -ERESTARTSYS;
+	}
+}
+
+/* One completion record; 0 or the errno that stops the write. */
+static int tq_complete(const struct tq_completion *c)
+{
+	struct tq_ctx *ctx;
+	struct tq_slot *slot;
+	struct tq_cqe cqe;
+	u32 idx;
+
+	if (c->resv || (c->flags & ~TQ_COMPL_F_RELEASE))
+		return -EINVAL;
+	ctx = xa_load(&tq.ctxs, c->ctx_id);
+	if (!ctx || !ctx->known)
+		return -ENOENT;
+
+	if (c->flags & TQ_COMPL_F_RELEASE) {
+		if (c->tag || c->status || c->result || c->start_ns || c->end_ns)
+			return -EINVAL;
+		if (!ctx->close_sent)
+			return -EINVAL;
+		list_del_init(&ctx->node);
+		tq_ctx_unlink(ctx);
+		tq_ctx_put(ctx);
+		return 0;
+	}
+
+	if (c->status > 0 || c->status < -MAX_ERRNO)
+		return -EINVAL;
+	idx = lower_32_bits(c->tag);
+	if (idx >= ctx->nr_slots)
+		return -ENOENT;
+	slot = &ctx->slots[array_index_nospec(idx, ctx->nr_slots)];
+	if (slot->state != TQ_SLOT_DELIVERED || slot->gen != upper_32_bits(c->tag))
+		return -ENOENT;
+
+	if (!ctx->closed && !ctx->broken) {
+		cqe = (struct tq_cqe) {
+			.user_data = slot->desc.user_data,
+			.status = c->status,
+			.flags = slot->requeued ? TQ_CQE_F_REQUEUED : 0,
+			.result = c->result,
+			.queued_ns = slot->submit_ns,
+			.start_ns = c->start_ns,
+			.end_ns = c->end_ns,
+		};
+		tq_post(ctx, &cqe);
+	}
+	slot->state = TQ_SLOT_FREE;
+	list_move(&slot->node, &ctx->free);
+	ctx->in_use--;
+	atomic64_dec(&tq.stats.in_flight);
+	atomic64_inc(c->status ? &tq.stats.failed : &tq.stats.completed);
+	return 0;
+}
+
+/*
+ * write(): whole completion records. It stops at the first bad one and
+ * returns the bytes before it, or that record's errno if it is the first.
+ */
+ssize_t tq_sched_write(struct kiocb *iocb, struct iov_iter *from)
+{
+	const size_t size = sizeof(struct tq_completion);
+	size_t len = iov_iter_count(from), done = 0;
+	int err = 0;
+
+	if (!len || len % size)
+		return -EINVAL;
+	mutex_lock(&tq.lock);
+	while (done < len && !err) {
+		size_t chunk = min(len - done, sizeof(tq.cmpl_stage));
+		size_t got = copy_from_iter(tq.cmpl_stage, chunk, from);
+		unsigned int i, n = got / size;
+
+		for (i = 0; i < n && !err; i++) {
+			err = tq_complete(&tq.cmpl_stage[i]);
+			if (!err)
+				done += size;
+		}
+		if (!err && got < chunk)
+			err = -EFAULT;
+	}
+	tq_flush_dirty();
+	mutex_unlock(&tq.lock);
+	return done ? done : err;
+}
+
+/* Readable unless the last read() found nothing and nothing kicked since. */
+__poll_t tq_sched_poll(struct file *file, struct poll_table_struct *pt)
+{
+	__poll_t mask = EPOLLOUT | EPOLLWRNORM;
+
+	poll_wait(file, &tq.wq, pt);
+	if (atomic_read(&tq.kick) != READ_ONCE(tq.idle_kick))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	return mask;
+}
+
+/* The scheduler maps context N's arena at offset N << TQ_SCHED_ARENA_SHIFT. */
+int tq_sched_mmap(struct vm_area_struct *vma)
+{
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 id = off >> TQ_SCHED_ARENA_SHIFT;
+	struct tq_ctx *ctx;
+	int ret;
+
+	if (off & ((1ULL << TQ_SCHED_ARENA_SHIFT) - 1) || !id || id > TQ_CTX_ID_MAX)
+		return -EINVAL;
+	/* No tq.lock here: read() holds it across faults, which take mmap_lock. */
+	rcu_read_lock();
+	ctx = xa_load(&tq.ctxs, id);
+	if (ctx && !kref_get_unless_zero(&ctx->ref))
+		ctx = NULL;
+	rcu_read_unlock();
+	if (!ctx)
+		return -ENOENT;
+	ret = tq_arena_map(ctx, vma);
+	tq_ctx_put(ctx);
+	return ret;
+}
+
+void tq_sched_fdinfo(struct seq_file *m)
+{
+	struct tq_ctx *ctx;
+	unsigned int live = 0, closed = 0;
+
+	mutex_lock(&tq.lock);
+	list_for_each_entry(ctx, &tq.live, node)
+		live++;
+	list_for_each_entry(ctx, &tq.closed, node)
+		closed++;
+	seq_puts(m, "tq-scheduler:\t1\n");
+	seq_printf(m, "live-contexts:\t%u\nclosed-contexts:\t%u\n", live, closed);
+	seq_printf(m, "need-wakeup:\t%d\n", tq.need_wakeup);
+	mutex_unlock(&tq.lock);
+}

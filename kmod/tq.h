@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tq.h - tqsubmit.ko's private types: the device, contexts, task slots and
+ * the ring helpers.
+ *
+ * Locking: one mutex, tq.lock, guards the context lists, the id table's
+ * writers, every task slot and the scheduler's state. The fast paths that
+ * run without it are the client's doorbell (an atomic and a wake-up), poll()
+ * and mmap(); mmap() must not take it, because read() and write() hold it
+ * while they copy to and from the scheduler's memory, which may fault and
+ * take mmap_lock. It finds a context through the id table under RCU and a
+ * reference instead.
+ */
+#ifndef _TQ_KMOD_H
+#define _TQ_KMOD_H
+
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+#include <linux/uio.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <linux/tqsubmit.h>
+
+/*
+ * Barriers of the rings. Each site names its letter and the one it pairs
+ * with. SQ: the client produces, the kernel consumes. CQ: the kernel
+ * produces, the client consumes.
+ *
+ * A: the client writes descriptors, then store-releases the SQ producer.
+ * B: the kernel load-acquires the SQ producer, then copies descriptors.
+ *    Pairs with A: the kernel never sees an index before its descriptor.
+ * C: the kernel copies descriptors out, then store-releases the SQ consumer.
+ * D: the client load-acquires the SQ consumer, then reuses those slots.
+ *    Pairs with C: the client never overwrites a slot still being copied.
+ * E: the kernel writes completions, then store-releases the CQ producer.
+ * F: the client load-acquires the CQ producer, then reads completions.
+ * G: the client reads completions, then store-releases the CQ consumer.
+ * H: the kernel load-acquires the CQ consumer, then overwrites those slots.
+ * I: the kernel sets TQ_RING_NEED_WAKEUP, smp_mb(), then reads the SQ
+ *    producers and CQ consumers once more before it sleeps.
+ * J: the client publishes its SQ producer or CQ consumer (A or G), smp_mb(),
+ *    then reads the flags word. Pairs with I: either the kernel sees the new
+ *    index or the client sees the flag and rings the doorbell.
+ */
+
+/* Where each part of a ring lies in its mapping. */
+#define TQ_RING_PRODUCER	0
+#define TQ_RING_CONSUMER	64
+#define TQ_RING_FLAGS		128
+#define TQ_RING_ENTRIES		256
+
+/* mmap() offsets of a context's regions (reported, not part of the ABI). */
+#define TQ_OFF_SQ		0x00000000ULL
+#define TQ_OFF_CQ		0x10000000ULL
+#define TQ_OFF_ARENA		0x20000000ULL
+/* On the scheduler fd, context N's arena is at N << TQ_SCHED_ARENA_SHIFT. */
+#define TQ_SCHED_ARENA_SHIFT	40
+#define TQ_CTX_ID_MAX		((1U << 22) - 1)
+
+#define TQ_RING_HARD_MAX	65536U	/* ceiling for the ring_entries_max parameter */
+#define TQ_STAGE		32	/* events or completions staged per copy */
+
+/**
+ * struct tq_ring - the kernel's view of one mapped ring
+ * @base: vmalloc_user() memory, mapped by the client
+ * @size: bytes of @base (whole pages)
+ * @producer: the shared producer index
+ * @consumer: the shared consumer index
+ * @flags: the shared flags word (kernel-written)
+ * @entries: the entry array
+ * @nr: number of entries, a power of two
+ * @cached: the kernel's own index: SQ consumer or CQ producer
+ * @space: CQ: entries known free at the last look at the consumer
+ */
+struct tq_ring {
+	void *base;
+	size_t size;
+	u32 *producer;
+	u32 *consumer;
+	u32 *flags;
+	void *entries;
+	u32 nr;
+	u32 cached;
+	u32 space;
+};
+
+enum tq_slot_state {
+	TQ_SLOT_FREE,
+	TQ_SLOT_PENDING,	/* taken from the SQ, waiting for a scheduler */
+	TQ_SLOT_DELIVERED,	/* read by the scheduler, not completed */
+};
+
+/**
+ * struct tq_slot - one task the kernel took from a context's SQ
+ * @node: on the context's free, pending or delivered list
+ * @submit_ns: when it was taken from the SQ
+ * @gen: bumped at each delivery; the high half of its tag
+ * @state: an enum tq_slot_state
+ * @requeued: a scheduler exited while holding it
+ * @desc: the validated copy; the SQ entry is reused once taken
+ */
+struct tq_slot {
+	struct list_head node;
+	u64 submit_ns;
+	u32 gen;
+	u8 state;
+	u8 requeued;
+	struct tq_desc desc;
+};
+
+/**
+ * struct tq_ctx - a client context: one open() of /dev/tqsubmit after SETUP
+ * @ref: held by the client's file, or by the closed list; mmap() of the
+ *	scheduler fd takes a temporary one
+ * @rcu: frees the context after lock-free id lookups are done with it
+ * @node: on tq.live, then on tq.closed until the scheduler lets go
+ * @dirty: on a read()/write() call's list of contexts to signal
+ * @id: the id the scheduler sees
+ * @pid: the process that set it up
+ * @user: the owner, charged for @locked_pages
+ * @uid: the owner's uid
+ * @mm: the address space allowed to map it and ring the doorbell
+ * @arena: the shmem file behind the arena
+ * @arena_bytes: arena size
+ * @locked_pages: pages charged to @user
+ * @efd: eventfd signalled on completions, or NULL
+ * @wq: poll() waiters on the context fd
+ * @sq: submission ring
+ * @cq: completion ring
+ * @slots: the task table, @nr_slots entries
+ * @nr_slots: tasks this context may have taken and not completed
+ * @free: free slots
+ * @pending: slots waiting for a scheduler, oldest first
+ * @delivered: slots the scheduler holds, in delivery order
+ * @in_use: slots pending or delivered; each has a CQ entry reserved
+ * @known: the scheduler has read this context's TQ_EV_OPEN
+ * @closed: the client has closed it
+ * @close_sent: the scheduler has read its TQ_EV_CLOSE
+ * @broken: the client corrupted a ring index
+ * @is_dirty: on a @dirty list
+ * @sq_flags: the kernel's copy of the SQ flags word
+ * @submitted: descriptors taken from the SQ
+ * @completed: completions posted
+ * @rejected: descriptors refused by validation
+ * @requeued: tasks given back by an exiting scheduler
+ */
+struct tq_ctx {
+	struct kref ref;
+	struct rcu_head rcu;
+	struct list_head node;
+	struct list_head dirty;
+	u32 id;
+	struct pid *pid;
+	struct user_struct *user;
+	kuid_t uid;
+	struct mm_struct *mm;
+	struct file *arena;
+	u64 arena_bytes;
+	unsigned long locked_pages;
+	struct eventfd_ctx *efd;
+	wait_queue_head_t wq;
+	struct tq_ring sq;
+	struct tq_ring cq;
+	struct tq_slot *slots;
+	u32 nr_slots;
+	struct list_head free;
+	struct list_head pending;
+	struct list_head delivered;
+	u32 in_use;
+	bool known;
+	bool closed;
+	bool close_sent;
+	bool broken;
+	bool is_dirty;
+	u32 sq_flags;
+	u64 submitted;
+	u64 completed;
+	u64 rejected;
+	u64 requeued;
+};
+
+/* Global counters, shown in sysfs. */
+struct tq_stats {
+	atomic64_t contexts;
+	atomic64_t submitted;
+	atomic64_t delivered;
+	atomic64_t completed;
+	atomic64_t failed;
+	atomic64_t rejected;
+	atomic64_t dropped;
+	atomic64_t in_flight;
+	atomic64_t requeued;
+};
+
+/**
+ * struct tq_dev - the device; there is one
+ * @lock: see the top of this file
+ * @live: contexts set up and not closed, in delivery round-robin order
+ * @closed: closed contexts the scheduler still holds
+ * @ctxs: id -> context, for write() and the scheduler's mmap()
+ * @next_id: cyclic id allocation
+ * @sched: the scheduler's file, or NULL
+ * @sched_pid: its process
+ * @sched_nr: its pid in the initial namespace, for sysfs
+ * @wq: the scheduler's read() and poll() waiters
+ * @kick: bumped by anything that may give the scheduler work
+ * @idle_kick: @kick's value when read() last found nothing
+ * @need_wakeup: TQ_RING_NEED_WAKEUP is set in the live contexts' SQs
+ * @dirty: contexts with completions to publish before tq.lock is dropped
+ * @ev_stage: events staged for one copy to the scheduler
+ * @ev_undo: for each staged event, its context and slot, to undo a failed copy
+ * @cmpl_stage: completions staged from one copy from the scheduler
+ * @stats: the sysfs counters
+ */
+struct tq_dev {
+	struct mutex lock;	/* see the top of this file */
+	struct list_head live;
+	struct list_head closed;
+	struct xarray ctxs;
+	u32 next_id;
+	struct file *sched;
+	struct pid *sched_pid;
+	pid_t sched_nr;
+	wait_queue_head_t wq;
+	atomic_t kick;
+	int idle_kick;
+	bool need_wakeup;
+	struct list_head dirty;
+	struct tq_event ev_stage[TQ_STAGE];
+	struct tq_undo {
+		struct tq_ctx *ctx;
+		struct tq_slot *slot;
+	} ev_undo[TQ_STAGE];
+	struct tq_completion cmpl_stage[TQ_STAGE];
+	struct tq_stats stats;
+};
+
+extern struct tq_dev tq;
+
+/* Module parameters, read once per use. */
+extern unsigned int tq_ring_entries_max;
+extern unsigned long tq_arena_bytes_max;
+extern unsigned int tq_contexts_per_user;
+extern unsigned int tq_inflight_max;
+
+#define TQ_FEATURES	(TQ_FEAT_NEED_WAKEUP | TQ_FEAT_PROGRAMS | TQ_FEAT_REQUEUE | \
+			 TQ_FEAT_POLL)
+
+static inline u32 tq_param_ring_max(void)
+{
+	u32 n = clamp(READ_ONCE(tq_ring_entries_max), 1U, TQ_RING_HARD_MAX);
+
+	return rounddown_pow_of_two(n);
+}
+
+/* The six ring verbs. The kernel consumes the SQ and produces the CQ. */
+
+/* Descriptors available in the SQ, or -EBADMSG if its producer is corrupt. */
+static inline int tq_sq_peek(struct tq_ring *sq)
+{
+	u32 avail = smp_load_acquire(sq->producer) - sq->cached;	/* B, matches A */
+
+	return avail > sq->nr ? -EBADMSG : avail;
+}
+
+static inline struct tq_desc *tq_sq_entry(struct tq_ring *sq, u32 i)
+{
+	return (struct tq_desc *)sq->entries + (i & (sq->nr - 1));
+}
+
+static inline void tq_sq_release(struct tq_ring *sq, u32 n)
+{
+	sq->cached += n;
+	smp_store_release(sq->consumer, sq->cached);	/* C, matches D */
+}
+
+/* Free CQ entries, or -EBADMSG if the client corrupted its consumer. */
+static inline int tq_cq_reserve(struct tq_ring *cq)
+{
+	u32 used = cq->cached - smp_load_acquire(cq->consumer);	/* H, matches G */
+
+	return used > cq->nr ? -EBADMSG : cq->nr - used;
+}
+
+static inline struct tq_cqe *tq_cq_entry(struct tq_ring *cq, u32 i)
+{
+	return (struct tq_cqe *)cq->entries + (i & (cq->nr - 1));
+}
+
+static inline void tq_cq_submit(struct tq_ring *cq)
+{
+	smp_store_release(cq->producer, cq->cached);	/* E, matches F */
+}
+
+/* ctx.c */
+int tq_ctx_setup(struct file *file, void *arg);
+int tq_ctx_enter(struct file *file, void *arg);
+int tq_ctx_mmap(struct tq_ctx *ctx, struct vm_area_struct *vma);
+int tq_arena_map(struct tq_ctx *ctx, struct vm_area_struct *vma);
+__poll_t tq_ctx_poll(struct tq_ctx *ctx, struct file *file, struct poll_table_struct *pt);
+void tq_ctx_close(struct tq_ctx *ctx);
+void tq_ctx_put(struct tq_ctx *ctx);
+void tq_ctx_unlink(struct tq_ctx *ctx);
+void tq_ctx_fdinfo(struct seq_file *m, struct tq_ctx *ctx);
+int tq_desc_check(const struct tq_desc *d, u64 arena_bytes);
+void tq_ctx_set_flags(struct tq_ctx *ctx, u32 set, u32 clear);
+void tq_ctx_break(struct tq_ctx *ctx);
+int tq_vma_check(struct vm_area_struct *vma);
+
+/* sched.c */
+int tq_sched_attach(struct file *file, void *arg);
+void tq_sched_detach(void);
+void tq_sched_fdinfo(struct seq_file *m);
+void tq_kick(void);
+ssize_t tq_sched_read(struct kiocb *iocb, struct iov_iter *to);
+ssize_t tq_sched_write(struct kiocb *iocb, struct iov_iter *from);
+__poll_t tq_sched_poll(struct file *file, struct poll_table_struct *pt);
+int tq_sched_mmap(struct vm_area_struct *vma);
+
+/* File kinds: private_data is NULL (fresh), &tq (the scheduler) or a context. */
+static inline struct tq_ctx *tq_file_ctx(struct file *file)
+{
+	/* Pairs with the release in SETUP or ATTACH: the object is complete. */
+	void *p = smp_load_acquire(&file->private_data);
+
+	return p == &tq ? NULL : p;
+}
+
+static inline bool tq_file_is_sched(struct file *file)
+{
+	return smp_load_acquire(&file->private_data) == &tq;	/* as above */
+}
+
+/* vm_flags became read-only in 6.3, with helpers to change them (Kbuild probes). */
+static inline void tq_vm_flags_mod(struct vm_area_struct *vma, vm_flags_t set, vm_flags_t clear)
+{
+#ifdef TQ_HAVE_VM_FLAGS_MOD
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
+
+#endif /* _TQ_KMOD_H */
