@@ -72,7 +72,7 @@ $(LINUX_SRC)/.stamp:
 
 checkpatch: $(LINUX_SRC)/.stamp
 	$(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --quiet -f \
-		$(wildcard kmod/*.c kmod/*.h) include/uapi/linux/tqsubmit.h
+		$(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) include/uapi/linux/tqsubmit.h
 
 check: deps
 	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
