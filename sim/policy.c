@@ -375,11 +375,9 @@ static unsigned int paper_first(const struct tq_ws *ws, uint64_t rest)
  * select_next_task: best fit of the new task's HtD into the K time still
  * ahead (tm[K] - tm[HTD]), and of its K into the DtH time still ahead. A task
  * whose HtD fits is preferred; among the same kind, the least misfit
- * |HtD slack| + |K vs DtH slack| wins. For the last two tasks (@last) the
- * DtH of the task left for last is added to the misfit, so that the TG does
- * not end on a long DtH with the kernel engine idle.
+ * |HtD slack| + |K vs DtH slack| wins.
  */
-static unsigned int paper_next(const struct tq_ws *ws, uint64_t rest, const double *tm, bool last)
+static unsigned int paper_next(const struct tq_ws *ws, uint64_t rest, const double *tm)
 {
 	double best_score = INFINITY;
 	bool best_fits = false;
@@ -394,8 +392,6 @@ static unsigned int paper_next(const struct tq_ws *ws, uint64_t rest, const doub
 		double score = fabs(fit_k) + fabs(fit_d);
 		bool fits = fit_k >= 0;
 
-		if (last)
-			score += ws->work[__builtin_ctzll(rest & ~(1ULL << t))][TQ_DTH];
 		if (best < 0 || (fits && !best_fits) ||
 		    (fits == best_fits && score < best_score)) {
 			best = t;
@@ -417,12 +413,23 @@ static void paper(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision
 	rest &= ~(1ULL << ot[len++]);
 	while (len + 2 < n) {
 		paper_update(ws, dev, ot, len, tm);
-		ot[len] = paper_next(ws, rest, tm, false);
+		ot[len] = paper_next(ws, rest, tm);
 		rest &= ~(1ULL << ot[len++]);
 	}
 	if (len + 2 == n) {
-		paper_update(ws, dev, ot, len, tm);
-		ot[len] = paper_next(ws, rest, tm, true);
+		unsigned int a = __builtin_ctzll(rest), b = 63 - __builtin_clzll(rest);
+		double da = ws->work[a][TQ_DTH], db = ws->work[b][TQ_DTH];
+
+		/*
+		 * select_last_tasks: select_next_task with the DtH criterion first,
+		 * the shorter DtH last so the TG does not end on a long transfer.
+		 */
+		if (da != db) {
+			ot[len] = da > db ? a : b;
+		} else {
+			paper_update(ws, dev, ot, len, tm);
+			ot[len] = paper_next(ws, rest, tm);
+		}
 		rest &= ~(1ULL << ot[len++]);
 	}
 	if (rest)

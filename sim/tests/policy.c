@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sim-policy: properties of the ordering policies over seeded random TGs,
+ * checked against every permutation: each policy returns a permutation and
+ * the makespan of that order; exact equals the best permutation; no lower
+ * bound exceeds the best makespan; neh is never worse than its start order.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "tap.h"
+#include "../tqsim.h"
+
+static uint64_t rng = 7;
+
+static double uniform(double lo, double hi)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return lo + (hi - lo) * (double)(rng >> 11) * 0x1.0p-53;
+}
+
+/* Mixed dominant-kernel and dominant-transfer tasks, sometimes a stage absent. */
+static void random_tg(struct tq_tg *tg, unsigned int n)
+{
+	tq_tg_init(tg);
+	for (unsigned int t = 0; t < n; t++) {
+		bool dk = uniform(0, 1) < 0.5;
+		double h = dk ? uniform(0.05, 2) : uniform(1, 6);
+		double k = dk ? uniform(2, 10) : uniform(0.1, 2);
+		double d = dk ? uniform(0.05, 2) : uniform(1, 6);
+
+		if (uniform(0, 1) < 0.1)
+			h = 0;
+		if (uniform(0, 1) < 0.1)
+			d = 0;
+		tq_tg_add(tg, h * 1e6, k * 1e6, d * 1e6);
+	}
+}
+
+static void random_dev(struct tq_dev *dev, unsigned int i)
+{
+	tq_dev_init(dev);
+	dev->dma = 1 + i % 2;
+	if (i % 3 == 1)
+		dev->slow[TQ_HTD] = dev->slow[TQ_DTH] = 1.08;
+	if (i % 3 == 2) {
+		dev->slow[TQ_HTD] = uniform(1, 1.5);
+		dev->slow[TQ_DTH] = uniform(1, 1.5);
+	}
+	if (i % 4 == 3)
+		for (int s = 0; s < TQ_STAGES; s++)
+			dev->busy_until[s] = uniform(0, 4e6);
+}
+
+static bool next_perm(uint8_t *p, unsigned int n)
+{
+	int i = (int)n - 2, j = (int)n - 1;
+	uint8_t t;
+
+	while (i >= 0 && p[i] >= p[i + 1])
+		i--;
+	if (i < 0)
+		return false;
+	while (p[j] <= p[i])
+		j--;
+	t = p[i];
+	p[i] = p[j];
+	p[j] = t;
+	for (unsigned int a = i + 1, b = n - 1; a < b; a++, b--) {
+		t = p[a];
+		p[a] = p[b];
+		p[b] = t;
+	}
+	return true;
+}
+
+static double best_of_all(const struct tq_tg *tg, const struct tq_dev *dev)
+{
+	uint8_t p[TQ_MAX_TASKS];
+	double best = INFINITY;
+
+	for (unsigned int i = 0; i < tg->ntasks; i++)
+		p[i] = i;
+	do
+		best = fmin(best, tq_makespan(tg, dev, p, tg->ntasks));
+	while (next_perm(p, tg->ntasks));
+	return best;
+}
+
+static bool is_perm(const uint8_t *order, unsigned int n)
+{
+	bool seen[TQ_MAX_TASKS] = { false };
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (order[i] >= n || seen[order[i]])
+			return false;
+		seen[order[i]] = true;
+	}
+	return true;
+}
+
+static bool close_to(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+/* neh's start order: descending total work, ties in TG order. */
+static double neh_start(const struct tq_tg *tg, const struct tq_dev *dev)
+{
+	uint8_t order[TQ_MAX_TASKS];
+	double total[TQ_MAX_TASKS];
+
+	for (unsigned int t = 0; t < tg->ntasks; t++) {
+		unsigned int i;
+
+		total[t] = 0;
+		for (int s = 0; s < TQ_STAGES; s++)
+			total[t] += tq_task_work(tg, t, s);
+		for (i = t; i > 0 && total[order[i - 1]] < total[t]; i--)
+			order[i] = order[i - 1];
+		order[i] = t;
+	}
+	return tq_makespan(tg, dev, order, tg->ntasks);
+}
+
+static void test_properties(void)
+{
+	enum { RUNS = 240 };
+	static struct tq_ws ws;
+	unsigned int not_perm = 0, wrong_ms = 0, lb_over = 0, exact_off = 0, neh_worse = 0;
+	unsigned int auto_off = 0, not_optimal = 0, runs = 0;
+	struct tq_tg tg;
+	struct tq_dev dev;
+
+	for (unsigned int r = 0; r < RUNS; r++) {
+		unsigned int n = 1 + r % 7;
+		double best;
+
+		random_tg(&tg, n);
+		random_dev(&dev, r);
+		best = best_of_all(&tg, &dev);
+		for (int p = 0; tq_policies[p]; p++) {
+			struct tq_problem pb = { .tg = &tg, .dev = &dev, .seed = r,
+						 .budget_ns = 50e6 };
+			struct tq_decision d;
+
+			if (tq_policies[p]->order(&pb, &ws, &d)) {
+				not_perm++;
+				continue;
+			}
+			runs++;
+			not_perm += !is_perm(d.order, n);
+			wrong_ms += !close_to(d.makespan, tq_makespan(&tg, &dev, d.order, n));
+			lb_over += d.lower_bound > best * (1 + 1e-12);
+			if (tq_policies[p] == &tq_policy_exact) {
+				exact_off += !close_to(d.makespan, best);
+				not_optimal += !d.optimal;
+			}
+			/* with a 50 ms budget, auto proves the optimum of these small TGs */
+			if (tq_policies[p] == &tq_policy_auto)
+				auto_off += !close_to(d.makespan, best) || !d.optimal;
+			if (tq_policies[p] == &tq_policy_neh)
+				neh_worse += d.makespan > neh_start(&tg, &dev);
+		}
+	}
+	tap_ok(!not_perm, "every policy returns a permutation (%u decisions)", runs);
+	tap_ok(!wrong_ms, "every policy reports the simulated makespan of its order");
+	tap_ok(!lb_over, "no lower bound exceeds the best makespan over all permutations");
+	tap_ok(!exact_off, "exact equals the best of all permutations (%d TGs, T = 1..7)", RUNS);
+	tap_ok(!not_optimal, "exact says it proved optimality");
+	tap_ok(!auto_off, "auto with a generous budget finds and proves the optimum");
+	tap_ok(!neh_worse, "neh is never worse than its start order");
+}
+
+/* The paper's synthetic benchmarks (Tables 2 and 3): paper beats the median order. */
+static void test_paper_synthetic(void)
+{
+	static const double task[8][3] = {
+		{ 0.1, 0.8, 0.1 }, { 0.2, 0.7, 0.1 }, { 0.3, 0.6, 0.1 }, { 0.1, 0.7, 0.2 },
+		{ 0.6, 0.2, 0.2 }, { 0.2, 0.2, 0.6 }, { 0.4, 0.2, 0.4 }, { 0.8, 0.1, 0.1 },
+	};
+	static const uint8_t bk[5][4] = {
+		{ 6, 7, 4, 5 }, { 0, 4, 6, 7 }, { 0, 1, 4, 5 }, { 0, 1, 2, 4 }, { 0, 1, 2, 3 },
+	};
+	static struct tq_ws ws;
+	unsigned int worse = 0;
+
+	for (int b = 0; b < 5; b++) {
+		for (int slow = 0; slow < 2; slow++) {
+			struct tq_problem pb;
+			struct tq_decision d;
+			struct tq_tg tg;
+			struct tq_dev dev;
+			uint8_t p[4] = { 0, 1, 2, 3 };
+			double ms[24];
+			int k = 0;
+
+			tq_tg_init(&tg);
+			for (int t = 0; t < 4; t++)
+				tq_tg_add(&tg, task[bk[b][t]][0] * 10e6, task[bk[b][t]][1] * 10e6,
+					  task[bk[b][t]][2] * 10e6);
+			tq_dev_init(&dev);
+			dev.slow[TQ_HTD] = dev.slow[TQ_DTH] = slow ? 1.08 : 1;
+			do
+				ms[k++] = tq_makespan(&tg, &dev, p, 4);
+			while (next_perm(p, 4));
+			/* insertion sort; the median of 24 is the mean of the middle two */
+			for (int i = 1; i < 24; i++)
+				for (int j = i; j > 0 && ms[j - 1] > ms[j]; j--) {
+					double t = ms[j];
+
+					ms[j] = ms[j - 1];
+					ms[j - 1] = t;
+				}
+			pb = (struct tq_problem){ .tg = &tg, .dev = &dev };
+			tq_policy_paper.order(&pb, &ws, &d);
+			if (d.makespan >= (ms[11] + ms[12]) / 2) {
+				worse++;
+				tap_diag("BK%d slow %d: paper %.3f ms, median %.3f ms", b * 25, slow,
+					 d.makespan / 1e6, (ms[11] + ms[12]) / 2e6);
+			}
+		}
+	}
+	tap_ok(!worse, "paper beats the median order on BK0..BK100 (slow 1 and 1.08)");
+}
+
+static void test_budget_and_errors(void)
+{
+	static struct tq_ws ws;
+	struct tq_tg tg;
+	struct tq_dev dev;
+	struct tq_decision d;
+	struct tq_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 1 };
+	unsigned int bad = 0;
+
+	tq_dev_init(&dev);
+	dev.slow[TQ_HTD] = dev.slow[TQ_DTH] = 1.08;
+	for (int r = 0; r < 5; r++) {
+		random_tg(&tg, 16);
+		for (const char *name = "exact"; name; name = strcmp(name, "exact") ? NULL : "auto") {
+			int ret = tq_policy_find(name)->order(&pb, &ws, &d);
+
+			bad += ret || !is_perm(d.order, 16) ||
+			       (!d.optimal && !(d.lower_bound < d.makespan)) ||
+			       (d.optimal && d.lower_bound != d.makespan);
+		}
+	}
+	tap_ok(!bad, "exact and auto with a 1 ns budget still return a permutation, "
+	       "optimal only when proven");
+	tq_tg_init(&tg);
+	tap_ok(tq_policy_neh.order(&pb, &ws, &d) == -EINVAL, "an empty TG is refused");
+	tq_tg_add(&tg, 1, 1, 1);
+	dev.dma = 0;
+	tap_ok(tq_policy_fifo.order(&pb, &ws, &d) == -EINVAL, "a bad device is refused");
+	tap_ok(tq_policy_find("paper") == &tq_policy_paper && !tq_policy_find("nope"),
+	       "policies are found by name");
+}
+
+int main(void)
+{
+	test_properties();
+	test_paper_synthetic();
+	test_budget_and_errors();
+	return tap_done();
+}
