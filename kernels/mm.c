@@ -65,7 +65,7 @@ static int mm_freivalds(const float *a, const float *b, const float *c, uint64_t
  * Inputs are >= 0, so c_ij itself is sum_k |a_ik b_kj| and n * FLT_EPSILON
  * times it bounds the float error of any summation order. Checked rows get
  * that test per element; larger matrices add Freivalds' test, which catches
- * a wrong element outside them once its error passes its row's bound.
+ * a wrong element outside them once its error passes twice its row's bound.
  */
 static int mm_check(struct tqk_size sz, uint64_t seed, void *const bufs[],
 		    struct tqk_mismatch *mm)
