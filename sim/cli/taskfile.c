@@ -112,7 +112,7 @@ static const char *add_cell(struct tq_tg *tg, enum tq_stage s, char *cell)
 
 static int parse(const char *path, char *text, struct taskset *ts)
 {
-	unsigned int line = 0;
+	unsigned int line = 0, header_line = 0;
 	bool header = false;
 	char *l;
 
@@ -135,6 +135,7 @@ static int parse(const char *path, char *text, struct taskset *ts)
 			    strcmp(trim(f[2]), "k_ms") || strcmp(trim(f[3]), "dth_ms"))
 				return bad(path, line, "expected header 'name,htd_ms,k_ms,dth_ms'");
 			header = true;
+			header_line = line;
 			continue;
 		}
 		if (nf != 4)
@@ -158,7 +159,7 @@ static int parse(const char *path, char *text, struct taskset *ts)
 	if (!header)
 		return bad(path, line ? line : 1, "no header line");
 	if (!ts->tg.ntasks)
-		return bad(path, line, "no tasks");
+		return bad(path, header_line, "no tasks");
 	return 0;
 }
 
