@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * core.c - the scheduling core: submission, TG formation, the loop.
+ *
+ * 1. Objects. A struct usched owns one OpenCL device, its context and
+ *    queues. Regions (registered host memory), programs and kernels are
+ *    named by ids (objects.c) and reference counted: a task holds its
+ *    regions and its kernel's program from submission to completion, so an
+ *    owner may drop them while its tasks still run. An owner (a client
+ *    context or thread) exists while it has tasks not completed. A task is
+ *    allocated by usched_submit(), waits on its owner's ready list (or
+ *    blocked list), is taken into a TG, launched, pushed on the done stack
+ *    by its last command's callback, completed and freed by the loop. A TG
+ *    lives from formation until its last task completes.
+ *
+ * 2. Threads and locks. Submitters call in from any thread; u->lock guards
+ *    what they share with the loop: owners and their lists, the id tables,
+ *    reference counts, the counters. The loop (usched_process(): the
+ *    in-process thread, or the daemon's event loop) alone touches the
+ *    executor: queues, TGs in flight, the buffer pool, the models, the
+ *    trace. OpenCL's callback threads touch only the done stack (lock-free)
+ *    and the eventfd. Program builds run on the registering thread under
+ *    u->build_lock, so a slow build never stalls the loop.
+ *
+ * 3. TG formation. A TG is up to max_tg ready tasks taken round-robin over
+ *    owners, each owner's in submission order; owners served move to the
+ *    back, so one owner's flood cannot starve the others. A task flagged
+ *    USCHED_TASK_ORDERED is not ready until its owner's previous task has
+ *    completed; other tasks of one owner are independent. TG size is also
+ *    capped by device memory (a quarter of it per TG).
+ *
+ * 4. The rolling horizon. TG_DEPTH (2) TGs are in flight: while one runs,
+ *    the next is already queued behind it, and the one after forms from
+ *    what arrives meanwhile; it is launched when the oldest completes, so
+ *    the device never waits on the host. The policy orders a TG starting
+ *    from each engine's predicted busy-until time (the previous TG's
+ *    simulated engine ends, corrected by how late or early the TG before
+ *    it really ended), so its first copies are placed to overlap the tail
+ *    of the work already queued.
+ *
+ * 5. Completion. clSetEventCallback() on a task's last command only pushes
+ *    the task on the done stack and writes the eventfd; no OpenCL call runs
+ *    in a callback and nothing waits with clFinish() or clWaitForEvents(),
+ *    which spin a core on NVIDIA. The loop reads the profiling timestamps,
+ *    releases events, recycles buffers, feeds the kernel model, completes
+ *    the task and launches the next TG. A counter of callbacks running lets
+ *    usched_destroy() free the core only once none can touch it.
+ *
+ * 6. Shutdown. usched_destroy() refuses new tasks, runs the loop until every
+ *    task submitted has completed (usched_cancel() first drops the waiting
+ *    ones), then frees everything.
+ */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+_Static_assert((int)USCHED_HTD == (int)TQ_HTD && (int)USCHED_K == (int)TQ_K &&
+	       (int)USCHED_DTH == (int)TQ_DTH, "usched and sim name stages alike");
+_Static_assert(USCHED_MAX_TG <= TQ_MAX_TASKS, "a TG fits the simulator");
+
+uint64_t now_ns(void)
+{
+	return tq_clock_ns();
+}
+
+void wake(struct usched *u)
+{
+	eventfd_write(u->efd, 1);
+}
+
+/* Submission */
+
+static struct owner *owner_get(struct usched *u, uint64_t id)
+{
+	struct list *p, *n;
+	struct owner *o;
+
+	list_for_each_safe(p, n, &u->owners) {
+		o = list_entry(p, struct owner, node);
+		if (o->id == id)
+			return o;
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->id = id;
+	list_init(&o->ready);
+	list_init(&o->blocked);
+	list_add_tail(&o->node, &u->owners);
+	return o;
+}
+
+/* The shape of a task, before anything is looked up. */
+static int task_check(const struct usched_task *d)
+{
+	if (d->dim < 1 || d->dim > 3 || d->nbufs > USCHED_MAX_BUFS || d->nargs > USCHED_MAX_ARGS ||
+	    d->flags & ~USCHED_TASK_ORDERED)
+		return -EINVAL;
+	for (unsigned int i = 0; i < d->dim; i++)
+		if (!d->global[i])
+			return -EINVAL;
+	for (unsigned int i = 0; i < d->nbufs; i++) {
+		const struct usched_buf *b = &d->buf[i];
+
+		if (!b->len || b->dir < USCHED_IN || b->dir > USCHED_SCRATCH ||
+		    (b->dir != USCHED_SCRATCH && !b->host))
+			return -EINVAL;
+	}
+	for (unsigned int i = 0; i < d->nargs; i++) {
+		const struct usched_arg *a = &d->arg[i];
+
+		if (a->kind == USCHED_ARG_BUF ? a->buf >= d->nbufs :
+		    a->kind != USCHED_ARG_SCALAR || !a->size || a->size > USCHED_MAX_SCALAR)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* Drop what a task holds; under u->lock. */
+static void task_unref(struct usched *u, struct task *t)
+{
+	for (unsigned int i = 0; i < t->t.nbufs; i++)
+		if (t->reg[i])
+			region_put(u, t->reg[i]);
+	if (t->kern)
+		prog_put(u, t->kern->prog);
+}
+
+/* Look up what the task names, taking references; under u->lock. */
+static int task_resolve(struct usched *u, struct task *t)
+{
+	const struct usched_task *d = &t->t;
+
+	t->kern = kern_get(u, d->kernel);
+	if (!t->kern)
+		return -ENOENT;
+	if (d->nargs != t->kern->nargs)
+		return -EINVAL;
+	for (unsigned int i = 0; i < d->nargs; i++)
+		if (t->kern->arg_kind[i] && t->kern->arg_kind[i] != d->arg[i].kind)
+			return -EINVAL;
+	for (unsigned int i = 0; i < d->nbufs; i++) {
+		if (d->buf[i].len > u->max_alloc)
+			return -EFBIG;
+		if (d->buf[i].dir == USCHED_SCRATCH)
+			continue;
+		t->reg[i] = region_find(u, d->buf[i].host, d->buf[i].len);
+		if (!t->reg[i])
+			return -EFAULT;
+	}
+	return 0;
+}
+
+int usched_submit(struct usched *u, const struct usched_task *d)
+{
+	struct owner *o;
+	struct task *t;
+	int ret;
+
+	ret = task_check(d);
+	if (ret)
+		return ret;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->u = u;
+	t->t = *d;
+	list_init(&t->node);
+	if (!t->t.queued_ns)
+		t->t.queued_ns = now_ns();
+	if (!t->t.m) {
+		t->t.m = 1;
+		for (unsigned int i = 0; i < d->dim; i++)
+			t->t.m *= d->global[i];
+	}
+	t->c.user_data = d->user_data;
+	t->c.owner = d->owner;
+	t->c.queued_ns = t->t.queued_ns;
+
+	pthread_mutex_lock(&u->lock);
+	ret = -ESHUTDOWN;
+	if (u->closing)
+		goto out_unref;
+	ret = task_resolve(u, t);
+	if (ret)
+		goto out_unref;
+	ret = -ENOMEM;
+	o = owner_get(u, d->owner);
+	if (!o)
+		goto out_unref;
+	t->owner = o;
+	if (d->flags & USCHED_TASK_ORDERED && o->last) {
+		t->after = o->last;
+		o->last->next_ordered = t;
+		list_add_tail(&t->node, &o->blocked);
+	} else {
+		list_add_tail(&t->node, &o->ready);
+	}
+	o->last = t;
+	o->ntasks++;
+	u->nwaiting++;
+	u->st.submitted++;
+	pthread_mutex_unlock(&u->lock);
+	wake(u);
+	return 0;
+
+out_unref:
+	task_unref(u, t);
+	pthread_mutex_unlock(&u->lock);
+	free(t);
+	return ret;
+}
+
+static void cancel_list(struct usched *u, struct list *l)
+{
+	struct list *p, *n;
+
+	list_for_each_safe(p, n, l) {
+		struct task *t = list_entry(p, struct task, node);
+
+		if (t->after)
+			t->after->next_ordered = NULL;
+		t->after = NULL;
+		t->c.status = -ECANCELED;
+		list_del(&t->node);
+		list_add_tail(&t->node, &u->cancelled);
+		u->nwaiting--;
+	}
+}
+
+int usched_cancel(struct usched *u, uint64_t owner)
+{
+	struct list *p, *n;
+
+	pthread_mutex_lock(&u->lock);
+	list_for_each_safe(p, n, &u->owners) {
+		struct owner *o = list_entry(p, struct owner, node);
+
+		if (owner != USCHED_OWNER_ALL && o->id != owner)
+			continue;
+		cancel_list(u, &o->ready);
+		cancel_list(u, &o->blocked);
+		if (o->last && o->last->c.status == -ECANCELED)
+			o->last = NULL;
+	}
+	pthread_mutex_unlock(&u->lock);
+	wake(u);
+	return 0;
+}
+
+void usched_stats(struct usched *u, struct usched_stats *s)
+{
+	pthread_mutex_lock(&u->lock);
+	*s = u->st;
+	s->waiting = u->nwaiting;
+	pthread_mutex_unlock(&u->lock);
+}
+
+/* TG formation and launch */
+
+static uint64_t task_bytes(const struct task *t)
+{
+	uint64_t bytes = 0;
+
+	for (unsigned int i = 0; i < t->t.nbufs; i++)
+		bytes += t->t.buf[i].len;
+	return bytes;
+}
+
+/* Take the next TG's tasks, round-robin over owners (1, 3); under u->lock. */
+static unsigned int tg_form(struct usched *u, struct task **tasks)
+{
+	struct list served = LIST_INIT(served);
+	unsigned int n = 0, max = u->st.max_tg;
+	uint64_t bytes = 0;
+	bool more = true;
+
+	while (more && n < max) {
+		struct list *p, *nx;
+
+		more = false;
+		list_for_each_safe(p, nx, &u->owners) {
+			struct owner *o = list_entry(p, struct owner, node);
+			struct task *t;
+
+			if (list_empty(&o->ready))
+				continue;
+			t = list_first(&o->ready, struct task, node);
+			if (n && bytes + task_bytes(t) > u->tg_bytes)
+				continue;
+			bytes += task_bytes(t);
+			list_del(&t->node);
+			tasks[n++] = t;
+			list_del(&o->node);
+			list_add_tail(&o->node, &served);
+			more = true;
+			if (n == max)
+				break;
+		}
+		list_splice_tail(&served, &u->owners);
+	}
+	u->nwaiting -= n;
+	u->st.running += n;
+	return n;
+}
+
+/*
+ * Order the TG with the policy, from the engines' predicted busy-until
+ * times (4), and remember what the model predicts for the order chosen.
+ */
+static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
+{
+	struct tq_problem pb = { .tg = &u->simtg, .dev = &u->dev, .seed = tg->seq };
+	struct tq_sim_result *res = u->res;
+	struct tq_decision d;
+	double first;
+	uint64_t t0;
+
+	tq_tg_init(&u->simtg);
+	for (unsigned int i = 0; i < tg->n; i++) {
+		model_predict(u, tasks[i]);
+		tq_tg_add(&u->simtg, tasks[i]->pred[USCHED_HTD], tasks[i]->pred[USCHED_K],
+			  tasks[i]->pred[USCHED_DTH]);
+	}
+	tg->launch_ns = now_ns();
+	for (int s = 0; s < USCHED_STAGES; s++)
+		u->dev.busy_until[s] = u->ninflight && u->busy_abs[s] > tg->launch_ns ?
+				       u->busy_abs[s] - tg->launch_ns : 0;
+	t0 = now_ns();
+	if (u->policy->order(&pb, u->ws, &d)) {
+		for (unsigned int i = 0; i < tg->n; i++)	/* cannot happen: keep fifo */
+			d.order[i] = i;
+	}
+	tg->policy_ns = now_ns() - t0;
+
+	tq_simulate(&u->simtg, &u->dev, d.order, tg->n, res);
+	first = res->makespan;
+	for (unsigned int c = 0; c < u->simtg.ncmds; c++)
+		if (res->start[c] < first)
+			first = res->start[c];
+	tg->pred_ns = res->makespan - first;
+	tg->pred_end = tg->launch_ns + (uint64_t)res->makespan;
+	for (int s = 0; s < USCHED_STAGES; s++)
+		u->busy_abs[s] = tg->launch_ns + (uint64_t)res->engine_end[s];
+	for (unsigned int i = 0; i < tg->n; i++)
+		tg->task[i] = tasks[d.order[i]];
+}
+
+static void tg_launch_next(struct usched *u)
+{
+	while (u->ninflight < TG_DEPTH) {
+		struct task *tasks[USCHED_MAX_TG];
+		struct tg *tg = calloc(1, sizeof(*tg));
+
+		if (!tg)
+			return;		/* the next completion tries again */
+		pthread_mutex_lock(&u->lock);
+		tg->n = tg_form(u, tasks);
+		pthread_mutex_unlock(&u->lock);
+		if (!tg->n) {
+			free(tg);
+			return;
+		}
+		tg->seq = ++u->tg_seq;
+		tg->left = tg->n;
+		tg_order(u, tg, tasks);
+		for (unsigned int i = 0; i < tg->n; i++) {
+			tg->task[i]->tg = tg;
+			tg->task[i]->c.tg = tg->seq;
+		}
+		u->inflight[u->ninflight++] = tg;
+		exec_launch(u, tg);
+	}
+}
+
+static void tg_finish(struct usched *u, struct tg *tg)
+{
+	struct usched_tg_stat *ts = &u->st.last;
+	double measured = 0;
+	unsigned int i;
+
+	for (i = 0; u->inflight[i] != tg; i++)
+		;
+	memmove(&u->inflight[i], &u->inflight[i + 1], (--u->ninflight - i) * sizeof(tg));
+	if (tg->last_end > tg->first_start && tg->first_start)
+		measured = tg->last_end - tg->first_start;
+	/* The TG behind this one was planned on this one's predicted end. */
+	if (u->ninflight && tg->last_end) {
+		int64_t late = (int64_t)(tg->last_end - tg->pred_end);
+
+		for (int s = 0; s < USCHED_STAGES; s++)
+			u->busy_abs[s] += late;
+	}
+
+	pthread_mutex_lock(&u->lock);
+	u->st.tgs++;
+	u->st.policy_ns += tg->policy_ns;
+	ts->seq = tg->seq;
+	ts->ntasks = tg->n;
+	ts->predicted_ns = tg->pred_ns;
+	ts->measured_ns = measured;
+	ts->policy_ns = tg->policy_ns;
+	if (measured) {
+		u->st.predicted_ns_sum += tg->pred_ns;
+		u->st.measured_ns_sum += measured;
+		u->st.abs_err_sum += fabs(tg->pred_ns / measured - 1);
+	}
+	pthread_mutex_unlock(&u->lock);
+	free(tg);
+}
+
+/* Completion */
+
+/* A launched task is back: timestamps, buffers, its TG's accounting. */
+static void task_collect(struct usched *u, struct task *t)
+{
+	struct tg *tg = t->tg;
+
+	exec_collect(u, t);
+	if (t->c.start_ns && (!tg->first_start || t->c.start_ns < tg->first_start))
+		tg->first_start = t->c.start_ns;
+	if (t->c.end_ns > tg->last_end)
+		tg->last_end = t->c.end_ns;
+	t->tg = NULL;
+	if (!--tg->left)
+		tg_finish(u, tg);
+}
+
+/* Owner bookkeeping and counters of a completed task; under u->lock. */
+static void task_release(struct usched *u, struct task *t)
+{
+	struct owner *o = t->owner;
+	struct task *next = t->next_ordered;
+	int status = t->c.status;
+
+	if (next) {
+		next->after = NULL;
+		list_del(&next->node);
+		list_add_tail(&next->node, &o->ready);
+	}
+	if (o->last == t)
+		o->last = NULL;
+	if (!--o->ntasks) {
+		list_del(&o->node);
+		free(o);
+	}
+	if (t->c.tg)
+		u->st.running--;
+	u->st.completed++;
+	if (status == -ECANCELED)
+		u->st.cancelled++;
+	else if (status)
+		u->st.failed++;
+	for (unsigned int i = 0; i < t->t.nbufs && !status; i++) {
+		if (t->t.buf[i].dir & USCHED_IN)
+			u->st.bytes_htd += t->t.buf[i].len;
+		if (t->t.buf[i].dir & USCHED_OUT)
+			u->st.bytes_dth += t->t.buf[i].len;
+	}
+	task_unref(u, t);
+}
+
+int usched_process(struct usched *u)
+{
+	struct task *done, *t, *next, *list = NULL;
+	struct list *p, *n;
+	eventfd_t v;
+
+	eventfd_read(u->efd, &v);	/* non-blocking: just clears it */
+	/* The done stack is newest first; reverse it into completion order. */
+	done = atomic_exchange_explicit(&u->done, NULL, memory_order_acquire);
+	for (t = done; t; t = next) {
+		next = t->done_next;
+		t->done_next = list;
+		list = t;
+	}
+	for (t = list; t; t = t->done_next)
+		task_collect(u, t);
+
+	pthread_mutex_lock(&u->lock);
+	list_for_each_safe(p, n, &u->cancelled) {
+		t = list_entry(p, struct task, node);
+		list_del(&t->node);
+		t->done_next = list;
+		list = t;
+	}
+	for (t = list; t; t = t->done_next)
+		task_release(u, t);
+	pthread_mutex_unlock(&u->lock);
+
+	/* The callback may submit: u->lock is not held. */
+	for (t = list; t; t = next) {
+		next = t->done_next;
+		if (u->o.complete)
+			u->o.complete(u->o.complete_arg, &t->c);
+		free(t);
+	}
+	tg_launch_next(u);
+	return 0;
+}
+
+/* The loop */
+
+int usched_fd(struct usched *u)
+{
+	return u->efd;
+}
+
+/* Closing and nothing left to run. */
+static bool drained(struct usched *u)
+{
+	bool ret;
+
+	pthread_mutex_lock(&u->lock);
+	ret = u->closing && !u->nwaiting && !u->st.running && list_empty(&u->cancelled);
+	pthread_mutex_unlock(&u->lock);
+	return ret;
+}
+
+static void *loop(void *arg)
+{
+	struct usched *u = arg;
+	struct pollfd pfd = { .fd = u->efd, .events = POLLIN };
+
+	for (;;) {
+		usched_process(u);
+		if (drained(u))
+			return NULL;
+		poll(&pfd, 1, -1);
+	}
+}
+
+int usched_start(struct usched *u)
+{
+	int ret;
+
+	if (u->threaded)
+		return -EBUSY;
+	ret = -pthread_create(&u->thread, NULL, loop, u);
+	if (!ret)
+		u->threaded = true;
+	return ret;
+}
+
+static void usched_free(struct usched *u)
+{
+	struct list *p, *n;
+
+	if (u->trace)
+		trace_close(u->trace);
+	objects_free(u);
+	exec_fini(u);
+	list_for_each_safe(p, n, &u->owners)
+		free(list_entry(p, struct owner, node));
+	free(u->ws);
+	free(u->res);
+	if (u->efd >= 0)
+		close(u->efd);
+	pthread_mutex_destroy(&u->build_lock);
+	pthread_mutex_destroy(&u->lock);
+	free(u);
+}
+
+void usched_destroy(struct usched *u)
+{
+	pthread_mutex_lock(&u->lock);
+	u->closing = true;
+	pthread_mutex_unlock(&u->lock);
+	wake(u);
+	if (u->threaded)
+		pthread_join(u->thread, NULL);
+	else
+		loop(u);
+	/* A callback may still be on its way out after pushing its task (5). */
+	while (atomic_load_explicit(&u->callbacks, memory_order_acquire))
+		sched_yield();
+	usched_free(u);
+}
+
+int usched_create(const struct usched_opts *o, struct usched **out)
+{
+	struct usched *u;
+	int ret;
+
+	if (o->max_tg > USCHED_MAX_TG || o->kqueues > MAX_KQUEUES || o->dma > 2)
+		return -EINVAL;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->o = *o;
+	u->o.kqueues = o->kqueues ? o->kqueues : 1;
+	u->st.kqueues = u->o.kqueues;
+	u->st.max_tg = o->max_tg ? o->max_tg : 8;
+	u->policy = tq_policy_find(o->policy ? o->policy : "auto");
+	pthread_mutex_init(&u->lock, NULL);
+	pthread_mutex_init(&u->build_lock, NULL);
+	list_init(&u->owners);
+	list_init(&u->cancelled);
+	u->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	u->ws = malloc(sizeof(*u->ws));
+	u->res = malloc(sizeof(*u->res));
+	ret = -EINVAL;
+	if (!u->policy)
+		goto out_free;
+	snprintf(u->st.policy, sizeof(u->st.policy), "%s", u->policy->name);
+	ret = -ENOMEM;
+	if (u->efd < 0 || !u->ws || !u->res)
+		goto out_free;
+	ret = exec_init(u);
+	if (!ret)
+		ret = model_init(u);
+	if (!ret && o->trace)
+		ret = exec_trace_open(u, o->trace);
+	if (ret)
+		goto out_free;
+	*out = u;
+	return 0;
+
+out_free:
+	usched_free(u);
+	return ret;
+}

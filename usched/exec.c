@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exec.c - the OpenCL executor: the device and its queues, the device
+ * buffer pool, launching a TG's commands in the paper's queue scheme
+ * (section 0.3), and collecting a finished task's profiling timestamps.
+ *
+ * With two copy engines a TG goes in task by task: each task's HtD copies on
+ * the HtD queue, its kernel on a kernel queue waiting for the last copy,
+ * its DtH copies on the DtH queue waiting for the kernel. With one, every
+ * copy shares one transfer queue, and all HtD copies of the TG go before
+ * its DtH copies (else a DtH waiting for its kernel would hold up the HtD
+ * copies behind it). Every queue is in order and profiled; a queue is
+ * flushed before another queue waits on its events.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "../kernels/tqk_cl.h"
+#include "internal.h"
+
+#define MAX_PLATFORMS	16
+#define MAX_DEVICES	64
+#define POOL_MIN	4096	/* smallest device buffer */
+
+int cl_errno(cl_int err, int fallback)
+{
+	switch (err) {
+	case CL_SUCCESS:
+		return 0;
+	case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+	case CL_OUT_OF_RESOURCES:
+	case CL_OUT_OF_HOST_MEMORY:
+		return -ENOMEM;
+	default:
+		return fallback;
+	}
+}
+
+/* Waiting for one event without clWaitForEvents(), which spins on NVIDIA. */
+struct waiter {
+	int fd;
+	cl_int status;
+};
+
+static void CL_CALLBACK waiter_done(cl_event ev, cl_int status, void *arg)
+{
+	struct waiter *w = arg;
+
+	(void)ev;
+	w->status = status;
+	eventfd_write(w->fd, 1);	/* the last touch of w: the waiter may return */
+}
+
+int exec_wait(struct usched *u, cl_event ev)
+{
+	struct waiter w = { .fd = eventfd(0, EFD_CLOEXEC) };
+	cl_command_queue q;
+	eventfd_t v;
+	int ret;
+
+	(void)u;
+	if (w.fd < 0)
+		return -errno;
+	ret = cl_errno(clSetEventCallback(ev, CL_COMPLETE, waiter_done, &w), -EIO);
+	if (!ret && !clGetEventInfo(ev, CL_EVENT_COMMAND_QUEUE, sizeof(q), &q, NULL))
+		clFlush(q);
+	if (!ret) {
+		while (eventfd_read(w.fd, &v) && errno == EINTR)
+			;
+		ret = w.status < 0 ? cl_errno(w.status, -EIO) : 0;
+	}
+	close(w.fd);
+	return ret;
+}
+
+/* Device choice */
+
+static bool is_index(const char *s)
+{
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+static bool matches(const char *want, unsigned int index, const char *name)
+{
+	if (!want)
+		return true;
+	if (is_index(want))
+		return strtoul(want, NULL, 10) == index;
+	return strcasestr(name, want);
+}
+
+/* The device the options name: platforms by index or name, then devices. */
+static int pick_device(struct usched *u)
+{
+	cl_platform_id plats[MAX_PLATFORMS];
+	unsigned int devno = 0;
+	cl_uint nplats;
+
+	if (clGetPlatformIDs(MAX_PLATFORMS, plats, &nplats) || !nplats)
+		return -ENODEV;
+	for (cl_uint p = 0; p < nplats && p < MAX_PLATFORMS; p++) {
+		cl_device_id devs[MAX_DEVICES];
+		char name[128] = "";
+		cl_uint ndevs;
+
+		clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof(name) - 1, name, NULL);
+		if (!matches(u->o.platform, p, name))
+			continue;
+		if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devs, &ndevs))
+			continue;
+		for (cl_uint d = 0; d < ndevs && d < MAX_DEVICES; d++, devno++) {
+			memset(name, 0, sizeof(name));
+			clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof(name) - 1, name, NULL);
+			if (!matches(u->o.device, devno, name))
+				continue;
+			u->platform = plats[p];
+			u->device = devs[d];
+			snprintf(u->st.device, sizeof(u->st.device), "%s", name);
+			return 0;
+		}
+	}
+	return -ENODEV;
+}
+
+/*
+ * Profiling timestamps are in the device's clock. The offset to
+ * CLOCK_MONOTONIC comes from one marker: the device stamps it queued while
+ * the host is inside clEnqueueMarkerWithWaitList(), to within that call's
+ * few microseconds.
+ */
+static int clock_sync(struct usched *u)
+{
+	cl_ulong queued;
+	uint64_t h0, h1;
+	cl_event ev;
+	int ret;
+
+	h0 = now_ns();
+	if (clEnqueueMarkerWithWaitList(u->q[USCHED_HTD], 0, NULL, &ev))
+		return -EIO;
+	h1 = now_ns();
+	ret = exec_wait(u, ev);
+	if (!ret && clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_QUEUED, sizeof(queued),
+					    &queued, NULL))
+		ret = -EIO;
+	clReleaseEvent(ev);
+	if (!ret)
+		u->clock_off = (int64_t)(h0 / 2 + h1 / 2) - (int64_t)queued;
+	return ret;
+}
+
+int exec_init(struct usched *u)
+{
+	cl_context_properties props[] = {
+		CL_CONTEXT_PLATFORM, 0, 0
+	};
+	cl_ulong global, max_alloc;
+	cl_int err;
+	int ret;
+
+	ret = pick_device(u);
+	if (ret)
+		return ret;
+	props[1] = (cl_context_properties)u->platform;
+	u->ctx = clCreateContext(props, 1, &u->device, NULL, NULL, &err);
+	if (err)
+		return cl_errno(err, -ENODEV);
+	/* Both copy queues exist either way: the probe needs two; dma 1 uses [HTD]. */
+	for (int s = USCHED_HTD; s < USCHED_STAGES; s += 2) {
+		u->q[s] = tqk_cl_queue(u->ctx, u->device, CL_QUEUE_PROFILING_ENABLE, &err);
+		if (err)
+			return cl_errno(err, -ENODEV);
+	}
+	for (unsigned int i = 0; i < u->o.kqueues; i++) {
+		u->kq[i] = tqk_cl_queue(u->ctx, u->device, CL_QUEUE_PROFILING_ENABLE, &err);
+		if (err)
+			return cl_errno(err, -ENODEV);
+	}
+	if (clGetDeviceInfo(u->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(global), &global, NULL) ||
+	    clGetDeviceInfo(u->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(max_alloc), &max_alloc,
+			    NULL))
+		return -ENODEV;
+	u->max_alloc = max_alloc;
+	/* Two TGs are launched at once and the pool keeps some: a quarter each. */
+	u->tg_bytes = global / 4;
+	u->pool.max_bytes = global / 4;
+	return clock_sync(u);
+}
+
+/* The device buffer pool */
+
+struct pool_buf {
+	struct pool_buf *next;
+	cl_mem mem;
+	uint64_t bytes;
+};
+
+/* Sizes round up to a quarter of a power of two: at most 25% unused. */
+static uint64_t pool_class(uint64_t len)
+{
+	uint64_t step;
+
+	if (len <= POOL_MIN)
+		return POOL_MIN;
+	step = (1ull << (63 - __builtin_clzll(len - 1))) / 4;
+	return (len + step - 1) & ~(step - 1);
+}
+
+static void pool_drain(struct pool *p)
+{
+	while (p->free) {
+		struct pool_buf *b = p->free;
+
+		p->free = b->next;
+		clReleaseMemObject(b->mem);
+		free(b);
+	}
+	p->free_bytes = 0;
+}
+
+static cl_mem pool_get(struct usched *u, uint64_t len, uint64_t *bytes)
+{
+	struct pool *p = &u->pool;
+	uint64_t want = pool_class(len);
+	struct pool_buf **pb;
+	cl_int err;
+	cl_mem mem;
+
+	for (pb = &p->free; *pb; pb = &(*pb)->next) {
+		struct pool_buf *b = *pb;
+
+		if (b->bytes == want) {
+			*pb = b->next;
+			p->free_bytes -= want;
+			mem = b->mem;
+			free(b);
+			*bytes = want;
+			return mem;
+		}
+	}
+	mem = clCreateBuffer(u->ctx, CL_MEM_READ_WRITE, want, NULL, &err);
+	if (cl_errno(err, 0) == -ENOMEM && p->free) {
+		pool_drain(p);	/* buffers of other sizes may be in the way */
+		mem = clCreateBuffer(u->ctx, CL_MEM_READ_WRITE, want, NULL, &err);
+	}
+	*bytes = want;
+	return err ? NULL : mem;
+}
+
+static void pool_put(struct usched *u, cl_mem mem, uint64_t bytes)
+{
+	struct pool *p = &u->pool;
+	struct pool_buf *b = NULL;
+
+	if (p->free_bytes + bytes <= p->max_bytes)
+		b = malloc(sizeof(*b));
+	if (!b) {
+		clReleaseMemObject(mem);
+		return;
+	}
+	b->mem = mem;
+	b->bytes = bytes;
+	b->next = p->free;
+	p->free = b;
+	p->free_bytes += bytes;
+}
+
+void exec_fini(struct usched *u)
+{
+	pool_drain(&u->pool);
+	for (unsigned int i = 0; i < MAX_KQUEUES; i++)
+		if (u->kq[i])
+			clReleaseCommandQueue(u->kq[i]);
+	for (int s = 0; s < USCHED_STAGES; s++)
+		if (u->q[s])
+			clReleaseCommandQueue(u->q[s]);
+	if (u->ctx)
+		clReleaseContext(u->ctx);
+}
+
+/* Launching */
+
+static void CL_CALLBACK task_done(cl_event ev, cl_int status, void *arg)
+{
+	struct task *t = arg;
+	struct usched *u = t->u;
+
+	/* Only record and signal: no OpenCL calls here (see core.c, 5). */
+	(void)ev;
+	atomic_fetch_add_explicit(&u->callbacks, 1, memory_order_relaxed);
+	t->cl_status = status;
+	t->done_next = atomic_load_explicit(&u->done, memory_order_relaxed);
+	while (!atomic_compare_exchange_weak_explicit(&u->done, &t->done_next, t,
+						      memory_order_release,
+						      memory_order_relaxed))
+		;
+	wake(u);
+	atomic_fetch_sub_explicit(&u->callbacks, 1, memory_order_release);
+}
+
+/* One copy of buffer i in stage s, after the wait events; recorded in t->ev. */
+static cl_int copy(struct task *t, cl_command_queue q, unsigned int i, enum usched_stage s,
+		   cl_uint nwait, const cl_event *wait)
+{
+	const struct usched_buf *b = &t->t.buf[i];
+	char *host = t->reg[i]->map + ((char *)b->host - t->reg[i]->base);
+	cl_event *ev = &t->ev[t->nev];
+	cl_int err;
+
+	if (s == USCHED_HTD)
+		err = clEnqueueWriteBuffer(q, t->dev[i], CL_FALSE, 0, b->len, host, nwait, wait,
+					   ev);
+	else
+		err = clEnqueueReadBuffer(q, t->dev[i], CL_FALSE, 0, b->len, host, nwait, wait,
+					  ev);
+	if (!err)
+		t->ev_stage[t->nev++] = s;
+	return err;
+}
+
+/* Device buffers, HtD copies and the kernel of t. */
+static int launch_in(struct usched *u, struct task *t)
+{
+	const struct usched_task *d = &t->t;
+	cl_kernel k = t->kern->k;
+	bool local = false;
+	cl_int err;
+
+	for (unsigned int i = 0; i < d->nbufs; i++) {
+		t->dev[i] = pool_get(u, d->buf[i].len, &t->dev_bytes[i]);
+		if (!t->dev[i])
+			return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < d->nbufs; i++) {
+		if (d->buf[i].dir & USCHED_IN) {
+			err = copy(t, u->q[USCHED_HTD], i, USCHED_HTD, 0, NULL);
+			if (err)
+				return cl_errno(err, -EINVAL);
+		}
+	}
+	if (t->nev)
+		clFlush(u->q[USCHED_HTD]);
+
+	for (unsigned int i = 0; i < d->nargs; i++) {
+		const struct usched_arg *a = &d->arg[i];
+
+		if (a->kind == USCHED_ARG_BUF)
+			err = clSetKernelArg(k, i, sizeof(cl_mem), &t->dev[a->buf]);
+		else
+			err = clSetKernelArg(k, i, a->size, a->val);
+		if (err)
+			return cl_errno(err, -EINVAL);
+	}
+	for (unsigned int i = 0; i < d->dim; i++)
+		local |= d->local[i] != 0;
+	t->kq = u->kq_next++ % u->o.kqueues;
+	/* An in-order queue: waiting for the last HtD copy waits for them all. */
+	err = clEnqueueNDRangeKernel(u->kq[t->kq], k, d->dim, NULL, d->global,
+				     local ? d->local : NULL, t->nev ? 1 : 0,
+				     t->nev ? &t->ev[t->nev - 1] : NULL, &t->ev[t->nev]);
+	if (err)
+		return cl_errno(err, -EINVAL);
+	t->ev_stage[t->nev++] = USCHED_K;
+	clFlush(u->kq[t->kq]);
+	return 0;
+}
+
+/* The DtH copies of t on queue q, after its kernel (its latest event). */
+static int launch_out(struct task *t, cl_command_queue q)
+{
+	cl_event kernel = t->ev[t->nev - 1];
+
+	for (unsigned int i = 0; i < t->t.nbufs; i++) {
+		if (t->t.buf[i].dir & USCHED_OUT) {
+			cl_int err = copy(t, q, i, USCHED_DTH, 1, &kernel);
+
+			if (err)
+				return cl_errno(err, -EINVAL);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Launch the TG's tasks in their order. A task the device refuses gets its
+ * error in t->err and completes when what it did launch has finished.
+ */
+int exec_launch(struct usched *u, struct tg *tg)
+{
+	cl_command_queue out = u->q[u->dev.dma == 2 ? USCHED_DTH : USCHED_HTD];
+
+	for (unsigned int i = 0; i < tg->n; i++) {
+		struct task *t = tg->task[i];
+
+		t->err = launch_in(u, t);
+		if (u->dev.dma == 2 && !t->err)
+			t->err = launch_out(t, out);
+	}
+	if (u->dev.dma == 1) {
+		for (unsigned int i = 0; i < tg->n; i++) {
+			struct task *t = tg->task[i];
+
+			if (!t->err)
+				t->err = launch_out(t, out);
+		}
+	}
+	clFlush(out);
+	for (unsigned int i = 0; i < tg->n; i++) {
+		struct task *t = tg->task[i];
+
+		if (t->nev && !clSetEventCallback(t->ev[t->nev - 1], CL_COMPLETE, task_done, t))
+			continue;
+		/*
+		 * Nothing to wait for, or no way to: complete it now. Its
+		 * buffers are then released, not pooled (see exec_collect()),
+		 * and OpenCL keeps them alive while commands still use them.
+		 */
+		if (!t->err)
+			t->err = -EIO;
+		task_done(NULL, CL_SUCCESS, t);
+	}
+	return 0;
+}
+
+/*
+ * Trace tracks as tqsim draws them: the copy queue(s) and the first kernel
+ * queue (HtD, K, DtH; or copy, K), then any other kernel queues.
+ */
+static unsigned int track_of(struct usched *u, struct task *t, unsigned int e)
+{
+	unsigned int copies = u->dev.dma;
+
+	switch (t->ev_stage[e]) {
+	case USCHED_HTD:
+		return 0;
+	case USCHED_DTH:
+		return copies - 1 ? 2 : 0;
+	default:
+		return t->kq ? copies + t->kq : 1;
+	}
+}
+
+int exec_trace_open(struct usched *u, const char *path)
+{
+	static const char *const names[] = { "HtD", "K", "DtH", "K1", "K2", "K3", "K4", "K5",
+					     "K6", "K7" };
+	static const char *const names1[] = { "copy (HtD, DtH)", "K", "K1", "K2", "K3", "K4",
+					      "K5", "K6", "K7" };
+
+	return trace_open(&u->trace, path, u->dev.dma == 2 ? names : names1,
+			  u->dev.dma + u->o.kqueues, now_ns());
+}
+
+/*
+ * A finished task: read its commands' timestamps into t->c, learn from its
+ * kernel's time, give its device buffers back. Runs on the loop thread.
+ */
+void exec_collect(struct usched *u, struct task *t)
+{
+	struct usched_completion *c = &t->c;
+	int status = t->err;
+
+	if (!status && t->cl_status < 0)
+		status = cl_errno(t->cl_status, -EIO);
+	unsigned int cmd[USCHED_STAGES] = { 0 };
+
+	for (unsigned int e = 0; e < t->nev; e++) {
+		unsigned int s = t->ev_stage[e];
+		cl_ulong start, end;
+
+		if (clGetEventProfilingInfo(t->ev[e], CL_PROFILING_COMMAND_START, sizeof(start),
+					    &start, NULL) ||
+		    clGetEventProfilingInfo(t->ev[e], CL_PROFILING_COMMAND_END, sizeof(end), &end,
+					    NULL))
+			start = end = 0;	/* it did not run */
+		clReleaseEvent(t->ev[e]);
+		if (!end)
+			continue;
+		start += u->clock_off;
+		end += u->clock_off;
+		if (!c->stage_start[s] || start < c->stage_start[s])
+			c->stage_start[s] = start;
+		if (end > c->stage_end[s])
+			c->stage_end[s] = end;
+		if (s == USCHED_K && !status)
+			kmodel_add(&t->kern->model, t->t.m, end - start);
+		if (u->trace)
+			trace_cmd(u->trace, track_of(u, t, e), t->kern->name, s, cmd[s]++, c->tg,
+				  t->t.user_data, start, end);
+	}
+	for (int s = 0; s < USCHED_STAGES; s++) {
+		if (c->stage_start[s] && (!c->start_ns || c->stage_start[s] < c->start_ns))
+			c->start_ns = c->stage_start[s];
+		if (c->stage_end[s] > c->end_ns)
+			c->end_ns = c->stage_end[s];
+	}
+	for (unsigned int i = 0; i < t->t.nbufs; i++) {
+		if (!t->dev[i])
+			continue;
+		if (status)
+			clReleaseMemObject(t->dev[i]);
+		else
+			pool_put(u, t->dev[i], t->dev_bytes[i]);
+	}
+	c->status = status;
+}

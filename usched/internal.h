@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * internal.h - the scheduling core's private objects, shared by its files:
+ * core.c (submission, TG formation, the loop), exec.c (OpenCL execution),
+ * objects.c (regions, programs, kernels), model.c (the models) and trace.c.
+ * Documentation/usched.md and the essay at the top of core.c explain them.
+ */
+#ifndef USCHED_INTERNAL_H
+#define USCHED_INTERNAL_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../sim/tqsim.h"
+#include "usched.h"
+
+#define TG_DEPTH	2	/* TGs launched at once: one running, the next queued behind it */
+#define MAX_KQUEUES	8
+#define MAX_CMDS	(2 * USCHED_MAX_BUFS + 1)
+
+/* A minimal circular doubly linked list, as the kernel's list_head. */
+struct list {
+	struct list *next, *prev;
+};
+
+#define LIST_INIT(name)	{ &(name), &(name) }
+#define list_entry(p, type, member) \
+	((type *)((char *)(p) - __builtin_offsetof(type, member)))
+#define list_first(l, type, member)	list_entry((l)->next, type, member)
+
+static inline void list_init(struct list *l)
+{
+	l->next = l->prev = l;
+}
+
+static inline bool list_empty(const struct list *l)
+{
+	return l->next == l;
+}
+
+static inline void list_add_tail(struct list *n, struct list *l)
+{
+	n->prev = l->prev;
+	n->next = l;
+	l->prev->next = n;
+	l->prev = n;
+}
+
+static inline void list_del(struct list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	list_init(n);
+}
+
+/* Move every entry of from to the tail of to. */
+static inline void list_splice_tail(struct list *from, struct list *to)
+{
+	if (list_empty(from))
+		return;
+	from->next->prev = to->prev;
+	to->prev->next = from->next;
+	from->prev->next = to;
+	to->prev = from->prev;
+	list_init(from);
+}
+
+#define list_for_each_safe(p, n, l) \
+	for (p = (l)->next, n = p->next; p != (l); p = n, n = p->next)
+
+/* Ids are slot + 1 in a growing table; a slot is never reused. */
+struct idtab {
+	void **slot;
+	uint32_t n, cap;
+};
+
+/* Host memory registered with the device (CL_MEM_USE_HOST_PTR). */
+struct region {
+	char *base;
+	size_t len;
+	uint32_t id;
+	unsigned int refs;	/* 1 while registered, + 1 per task that uses it */
+	cl_mem mem;
+	char *map;		/* base as the device mapped it: copies use this */
+};
+
+/*
+ * Kernel time T = eta * m + gamma, fitted by least squares over recent
+ * runs with exponential forgetting (means and co-moments, so no
+ * cancellation); before the sizes spread, a prior (model.c).
+ */
+struct kmodel {
+	double gamma0;		/* prior launch latency */
+	double eta0;		/* prior rate; < 0: none */
+	double n;		/* runs seen */
+	double mean_m, mean_t;
+	double c_mm, c_mt;	/* weighted co-moments */
+};
+
+struct prog;
+
+struct kern {
+	uint32_t id;
+	struct prog *prog;
+	cl_kernel k;
+	unsigned int nargs;
+	uint8_t arg_kind[USCHED_MAX_ARGS];	/* enum usched_arg_kind each argument needs */
+	struct kmodel model;	/* loop thread only */
+	char name[64];
+};
+
+struct prog {
+	uint32_t id;
+	uint64_t hash;
+	unsigned int refs;	/* registrations + tasks queued or running */
+	char *src;		/* source, NUL, options, NUL: the cache key */
+	size_t keylen;
+	cl_program prog;	/* NULL: the build failed */
+	char *log;		/* the failed build's log */
+	unsigned int nkerns;
+	struct kern **kerns;
+};
+
+struct owner {
+	struct list node;	/* in usched.owners, in round-robin order */
+	uint64_t id;
+	struct list ready;	/* tasks that may join a TG, in submission order */
+	struct list blocked;	/* ORDERED tasks waiting for their predecessor */
+	struct task *last;	/* latest task submitted, until it completes */
+	unsigned int ntasks;	/* submitted, not completed */
+};
+
+struct tg;
+
+struct task {
+	struct list node;	/* owner ready/blocked, u->cancelled, or none */
+	struct task *done_next;	/* the done stack */
+	struct usched *u;
+	struct usched_task t;
+	struct owner *owner;
+	struct kern *kern;
+	struct region *reg[USCHED_MAX_BUFS];
+	struct task *after;	/* ORDERED: the task this one waits for */
+	struct task *next_ordered;	/* the task waiting for this one */
+	struct tg *tg;
+	double pred[USCHED_STAGES];	/* predicted standalone ns per stage */
+	cl_mem dev[USCHED_MAX_BUFS];
+	uint64_t dev_bytes[USCHED_MAX_BUFS];
+	cl_event ev[MAX_CMDS];
+	uint8_t ev_stage[MAX_CMDS];
+	unsigned int nev;
+	unsigned int kq;	/* the kernel queue it ran on */
+	int err;		/* launch error (-errno), before any callback */
+	cl_int cl_status;	/* the last command's status, from the callback */
+	struct usched_completion c;
+};
+
+struct tg {
+	uint64_t seq;
+	unsigned int n, left;
+	struct task *task[USCHED_MAX_TG];	/* in launch order */
+	uint64_t launch_ns;
+	double pred_ns;		/* predicted first start to last end */
+	uint64_t pred_end;	/* predicted absolute end of the last command */
+	uint64_t policy_ns;
+	uint64_t first_start, last_end;		/* measured */
+};
+
+/* Free device buffers kept for reuse, by size class. */
+struct pool {
+	struct pool_buf *free;
+	uint64_t free_bytes, max_bytes;
+};
+
+struct trace;
+
+struct usched {
+	pthread_mutex_t lock;	/* everything up to "loop thread only" */
+	struct list owners;
+	struct list cancelled;	/* cancelled tasks the loop has yet to complete */
+	uint64_t nwaiting;	/* ready + blocked, all owners */
+	struct idtab regions, progs, kerns;
+	bool closing;
+	struct usched_stats st;
+	pthread_mutex_t build_lock;	/* one program build at a time */
+
+	/* set up by usched_create(), read-only afterwards */
+	struct usched_opts o;
+	char *policy_name;
+	const struct tq_policy_ops *policy;
+	cl_platform_id platform;
+	cl_device_id device;
+	cl_context ctx;
+	cl_command_queue q[USCHED_STAGES];	/* [HTD], [DTH]; [K] unused */
+	cl_command_queue kq[MAX_KQUEUES];
+	uint64_t max_alloc, tg_bytes;
+	struct tq_profile prof;
+	int64_t clock_off;	/* host CLOCK_MONOTONIC ns - device ns */
+	int efd;
+	pthread_t thread;
+	bool threaded;
+
+	/* written by OpenCL callbacks, drained by the loop */
+	_Atomic(struct task *) done;
+	atomic_uint callbacks;	/* task callbacks running now */
+
+	/* loop thread only */
+	struct tq_dev dev;
+	struct tg *inflight[TG_DEPTH];
+	unsigned int ninflight;
+	uint64_t tg_seq;
+	unsigned int kq_next;
+	uint64_t busy_abs[USCHED_STAGES];	/* predicted engine ends, host ns */
+	struct pool pool;
+	struct tq_tg simtg;
+	struct tq_ws *ws;
+	struct tq_sim_result *res;
+	struct trace *trace;
+};
+
+/* core.c */
+uint64_t now_ns(void);
+void wake(struct usched *u);
+
+/* objects.c: all under u->lock unless said otherwise */
+uint32_t idtab_add(struct idtab *t, void *p);
+void *idtab_get(const struct idtab *t, uint32_t id);
+void idtab_clear(struct idtab *t, uint32_t id);
+struct region *region_find(struct usched *u, const void *p, uint64_t len);
+void region_put(struct usched *u, struct region *r);
+struct kern *kern_get(struct usched *u, uint32_t id);	/* takes a program ref */
+void prog_put(struct usched *u, struct prog *p);
+void objects_free(struct usched *u);
+
+/* exec.c: the loop thread */
+int exec_init(struct usched *u);
+void exec_fini(struct usched *u);
+int exec_launch(struct usched *u, struct tg *tg);
+void exec_collect(struct usched *u, struct task *t);
+int exec_wait(struct usched *u, cl_event ev);
+int exec_trace_open(struct usched *u, const char *path);
+int cl_errno(cl_int err, int fallback);
+
+/* model.c */
+void kmodel_init(struct kmodel *km, const struct tq_profile *p, const char *name);
+void kmodel_add(struct kmodel *km, double m, double ns);
+void kmodel_params(const struct kmodel *km, double *eta, double *gamma);
+double kmodel_predict(const struct kmodel *km, double m);
+int model_init(struct usched *u);
+void model_predict(struct usched *u, struct task *t);
+
+/* trace.c */
+int trace_open(struct trace **tr, const char *path, const char *const *tracks,
+	       unsigned int ntracks, uint64_t t0);
+void trace_cmd(struct trace *tr, unsigned int track, const char *task, unsigned int stage,
+	       unsigned int cmd, uint64_t tg, uint64_t user_data, uint64_t start_ns,
+	       uint64_t end_ns);
+int trace_close(struct trace *tr);
+
+#endif /* USCHED_INTERNAL_H */

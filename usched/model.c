@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * model.c - what the policy's simulation is fed: transfer times per
+ * direction, alone and overlapped (from the device profile, or measured at
+ * startup), and kernel times T = eta * m + gamma learned online from each
+ * kernel's profiled runs.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+
+#define KM_WINDOW	64	/* runs that weigh in a kernel's fit */
+#define KM_GAMMA	10e3	/* prior launch latency, ns */
+#define KM_SPREAD	1e-4	/* sizes vary enough to fit two parameters: var(m) > this * mean(m)^2 */
+
+#define CAL_SMALL	(64 << 10)	/* calibration copy sizes, bytes */
+#define CAL_LARGE	(32 << 20)
+#define CAL_RUNS	3
+#define CAL_DMA2	0.75	/* both directions at once take < this * alone sum: two engines */
+
+/* Kernels */
+
+void kmodel_init(struct kmodel *km, const struct tq_profile *p, const char *name)
+{
+	memset(km, 0, sizeof(*km));
+	km->gamma0 = KM_GAMMA;
+	km->eta0 = -1;
+	for (unsigned int i = 0; i < p->nkernels; i++) {
+		if (!strcmp(p->kernel[i].name, name)) {
+			km->eta0 = p->kernel[i].eta_ns;
+			km->gamma0 = p->kernel[i].gamma_ns;
+		}
+	}
+}
+
+/* Exponentially weighted means and co-moments (West's update). */
+void kmodel_add(struct kmodel *km, double m, double ns)
+{
+	double w, dm, dt;
+
+	km->n++;
+	w = fmax(1 / km->n, 1.0 / KM_WINDOW);
+	dm = m - km->mean_m;
+	dt = ns - km->mean_t;
+	km->mean_m += w * dm;
+	km->mean_t += w * dt;
+	km->c_mm = (1 - w) * (km->c_mm + w * dm * dm);
+	km->c_mt = (1 - w) * (km->c_mt + w * dm * dt);
+}
+
+/*
+ * The fit: least squares once sizes vary, clamped so that neither
+ * parameter is negative. Before that, one point and the prior: the prior's
+ * gamma (at most half the time seen) and eta through the point. With no run
+ * yet, the profile's line, or else a kernel as short as a launch.
+ */
+void kmodel_params(const struct kmodel *km, double *eta, double *gamma)
+{
+	if (!km->n) {
+		*eta = fmax(km->eta0, 0);
+		*gamma = km->gamma0;
+		return;
+	}
+	if (km->c_mm > KM_SPREAD * km->mean_m * km->mean_m) {
+		*eta = km->c_mt / km->c_mm;
+		*gamma = km->mean_t - *eta * km->mean_m;
+		if (*eta < 0) {
+			*eta = 0;
+			*gamma = km->mean_t;
+		} else if (*gamma < 0) {
+			*gamma = 0;
+			*eta = km->mean_m > 0 ? km->mean_t / km->mean_m : 0;
+		}
+		return;
+	}
+	*gamma = fmin(km->gamma0, km->mean_t / 2);
+	*eta = km->mean_m > 0 ? (km->mean_t - *gamma) / km->mean_m : 0;
+}
+
+double kmodel_predict(const struct kmodel *km, double m)
+{
+	double eta, gamma;
+
+	kmodel_params(km, &eta, &gamma);
+	return fmax(eta * m + gamma, 1);	/* 0 would mean "no kernel" to the simulator */
+}
+
+/* Standalone times of t's stages, for the policy. */
+void model_predict(struct usched *u, struct task *t)
+{
+	memset(t->pred, 0, sizeof(t->pred));
+	for (unsigned int i = 0; i < t->t.nbufs; i++) {
+		const struct usched_buf *b = &t->t.buf[i];
+
+		if (b->dir & USCHED_IN)
+			t->pred[USCHED_HTD] += tq_profile_xfer_ns(&u->prof, TQ_HTD, b->len);
+		if (b->dir & USCHED_OUT)
+			t->pred[USCHED_DTH] += tq_profile_xfer_ns(&u->prof, TQ_DTH, b->len);
+	}
+	t->pred[USCHED_K] = kmodel_predict(&t->kern->model, t->t.m);
+}
+
+/* Transfers */
+
+static int load_profile(struct usched *u, const char *path)
+{
+	struct tq_parse_err perr;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	ret = getdelim(&text, &len, 0, f) < 0 ? -EIO : 0;
+	fclose(f);
+	if (!ret)
+		ret = tq_profile_parse(&u->prof, text, strlen(text), &perr);
+	if (ret)
+		fprintf(stderr, "usched: %s:%u: %s\n", path, perr.line, perr.reason);
+	free(text);
+	return ret;
+}
+
+/* Profiled duration of one copy, or of both at once; 0 on failure. */
+struct cal {
+	struct usched *u;
+	cl_mem dev[2];
+	char *host[2];
+};
+
+static double cal_run(struct cal *c, bool htd, bool dth, uint64_t bytes, double ns[2])
+{
+	struct usched *u = c->u;
+	cl_ulong t[2][2] = { { 0 } };
+	cl_event ev[2] = { NULL, NULL };
+	int ret = 0;
+
+	if (htd && clEnqueueWriteBuffer(u->q[USCHED_HTD], c->dev[0], CL_FALSE, 0, bytes,
+					c->host[0], 0, NULL, &ev[0]))
+		return 0;
+	if (dth && clEnqueueReadBuffer(u->q[USCHED_DTH], c->dev[1], CL_FALSE, 0, bytes,
+				       c->host[1], 0, NULL, &ev[1]))
+		ret = -EIO;
+	for (int i = 0; i < 2; i++) {
+		if (!ev[i])
+			continue;
+		clFlush(u->q[i ? USCHED_DTH : USCHED_HTD]);
+		if (!ret)
+			ret = exec_wait(u, ev[i]);
+		if (!ret)
+			ret = clGetEventProfilingInfo(ev[i], CL_PROFILING_COMMAND_START,
+						      sizeof(cl_ulong), &t[i][0], NULL) |
+			      clGetEventProfilingInfo(ev[i], CL_PROFILING_COMMAND_END,
+						      sizeof(cl_ulong), &t[i][1], NULL);
+		ns[i] = (double)(t[i][1] - t[i][0]);
+	}
+	for (int i = 0; i < 2; i++)
+		if (ev[i])
+			clReleaseEvent(ev[i]);
+	if (ret)
+		return 0;
+	if (htd && dth)
+		return fmax(t[0][1], t[1][1]) - fmin(t[0][0], t[1][0]);
+	return htd ? ns[0] : ns[1];
+}
+
+/* The fastest of a few runs: the others were disturbed. */
+static double cal_min(struct cal *c, bool htd, bool dth, uint64_t bytes, double ns[2])
+{
+	double best = 0, cur[2] = { 0, 0 };
+
+	for (int r = 0; r < CAL_RUNS; r++) {
+		double span = cal_run(c, htd, dth, bytes, cur);
+
+		if (!span)
+			return 0;
+		if (!best || span < best) {
+			best = span;
+			ns[0] = cur[0];
+			ns[1] = cur[1];
+		}
+	}
+	return best;
+}
+
+/* latency + bytes / bandwidth through two sizes' times. */
+static void fit_xfer(struct tq_xfer_model *x, double t_small, double t_large)
+{
+	double slope = fmax((t_large - t_small) / (CAL_LARGE - CAL_SMALL), 1e-6);
+
+	x->bytes_per_ns = 1 / slope;
+	x->lat_ns = fmax(t_small - CAL_SMALL * slope, 0);
+}
+
+/*
+ * Time each direction alone at two sizes, then both large copies at once:
+ * each direction's overlapped bandwidth, and whether the device has two
+ * copy engines (both at once clearly shorter than one after the other).
+ */
+static int calibrate(struct usched *u, unsigned int *dma)
+{
+	struct cal c = { .u = u };
+	double small[2], large[2], both[2], span = 0, dummy[2];
+	struct region *r;
+	uint32_t region;
+	char *mem;
+	int ret;
+
+	mem = mmap(NULL, 2 * (size_t)CAL_LARGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return -ENOMEM;
+	memset(mem, 1, 2 * (size_t)CAL_LARGE);
+	ret = usched_region_add(u, mem, 2 * (size_t)CAL_LARGE, &region);
+	if (ret)
+		goto out_unmap;
+	pthread_mutex_lock(&u->lock);
+	r = idtab_get(&u->regions, region);
+	pthread_mutex_unlock(&u->lock);
+	c.host[0] = r->map;
+	c.host[1] = r->map + CAL_LARGE;
+	ret = -ENOMEM;
+	for (int i = 0; i < 2; i++) {
+		c.dev[i] = clCreateBuffer(u->ctx, CL_MEM_READ_WRITE, CAL_LARGE, NULL, NULL);
+		if (!c.dev[i])
+			goto out_release;
+	}
+	ret = -EIO;
+	/* a first run of each pays for first touches */
+	if (!cal_run(&c, true, true, CAL_LARGE, dummy))
+		goto out_release;
+	for (int d = 0; d < 2; d++) {
+		small[d] = cal_min(&c, !d, d, CAL_SMALL, dummy);
+		large[d] = cal_min(&c, !d, d, CAL_LARGE, dummy);
+		if (!small[d] || !large[d])
+			goto out_release;
+	}
+	span = cal_min(&c, true, true, CAL_LARGE, both);
+	if (!span)
+		goto out_release;
+	ret = 0;
+
+	snprintf(u->prof.device, sizeof(u->prof.device), "%.63s", u->st.device);
+	for (int d = 0; d < 2; d++) {
+		enum tq_stage s = d ? TQ_DTH : TQ_HTD;
+		struct tq_xfer_model *x = &u->prof.alone[s];
+
+		fit_xfer(x, small[d], large[d]);
+		/* the latency stays; only the bandwidth suffers from the other direction */
+		u->prof.overlapped[s].lat_ns = x->lat_ns;
+		u->prof.overlapped[s].bytes_per_ns =
+			fmin(CAL_LARGE / fmax(both[d] - x->lat_ns, 1), x->bytes_per_ns);
+	}
+	*dma = span < CAL_DMA2 * (large[0] + large[1]) ? 2 : 1;
+	u->prof.dma = *dma;
+
+out_release:
+	for (int i = 0; i < 2; i++)
+		if (c.dev[i])
+			clReleaseMemObject(c.dev[i]);
+	usched_region_del(u, region);
+out_unmap:
+	munmap(mem, 2 * (size_t)CAL_LARGE);
+	return ret;
+}
+
+/* The transfer model and dma: from the profile, or measured; opts.dma wins. */
+int model_init(struct usched *u)
+{
+	unsigned int dma = 0;
+	int ret;
+
+	if (u->o.profile)
+		ret = load_profile(u, u->o.profile);
+	else
+		ret = calibrate(u, &dma);
+	if (ret)
+		return ret;
+	tq_profile_to_dev(&u->prof, &u->dev);
+	if (u->o.dma)
+		u->dev.dma = u->o.dma;
+	u->st.dma = u->dev.dma;
+	return tq_dev_check(&u->dev);
+}

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * objects.c - what tasks refer to: registered host memory (regions),
+ * programs (built once per source and options) and their kernels. Each is
+ * named by an id and reference counted under u->lock, so one can be dropped
+ * by its owner while tasks that use it are still queued or running.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/tqk_cl.h"
+#include "internal.h"
+
+#define OPTS_MAX	1024	/* bytes of build options */
+
+uint32_t idtab_add(struct idtab *t, void *p)
+{
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? 2 * t->cap : 16;
+		void **slot = realloc(t->slot, cap * sizeof(*slot));
+
+		if (!slot)
+			return 0;
+		t->slot = slot;
+		t->cap = cap;
+	}
+	t->slot[t->n++] = p;
+	return t->n;
+}
+
+void *idtab_get(const struct idtab *t, uint32_t id)
+{
+	return id && id <= t->n ? t->slot[id - 1] : NULL;
+}
+
+void idtab_clear(struct idtab *t, uint32_t id)
+{
+	t->slot[id - 1] = NULL;
+}
+
+/* Regions */
+
+int usched_region_add(struct usched *u, void *base, size_t len, uint32_t *id)
+{
+	struct region *r;
+	cl_event ev;
+	cl_int err;
+	int ret;
+
+	if (!base || !len)
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->base = base;
+	r->len = len;
+	r->refs = 1;
+	r->mem = clCreateBuffer(u->ctx, CL_MEM_USE_HOST_PTR | CL_MEM_READ_WRITE, len, base, &err);
+	if (err) {
+		ret = cl_errno(err, -EINVAL);
+		goto out_free;
+	}
+	/*
+	 * The host may touch USE_HOST_PTR memory only while it is mapped; map
+	 * it once for good. Waiting through exec_wait() does not spin a core.
+	 */
+	r->map = clEnqueueMapBuffer(u->q[USCHED_HTD], r->mem, CL_FALSE,
+				    CL_MAP_READ | CL_MAP_WRITE, 0, len, 0, NULL, &ev, &err);
+	if (err) {
+		ret = cl_errno(err, -EINVAL);
+		goto out_release;
+	}
+	ret = exec_wait(u, ev);
+	clReleaseEvent(ev);
+	if (ret)
+		goto out_release;
+
+	pthread_mutex_lock(&u->lock);
+	r->id = idtab_add(&u->regions, r);
+	pthread_mutex_unlock(&u->lock);
+	if (!r->id) {
+		ret = -ENOMEM;
+		goto out_release;
+	}
+	*id = r->id;
+	return 0;
+
+out_release:
+	if (r->map)
+		clEnqueueUnmapMemObject(u->q[USCHED_HTD], r->mem, r->map, 0, NULL, NULL);
+	clReleaseMemObject(r->mem);
+out_free:
+	free(r);
+	return ret;
+}
+
+void region_put(struct usched *u, struct region *r)
+{
+	if (--r->refs)
+		return;
+	/* The release waits for the unmap; nothing else uses the region now. */
+	clEnqueueUnmapMemObject(u->q[USCHED_HTD], r->mem, r->map, 0, NULL, NULL);
+	clFlush(u->q[USCHED_HTD]);
+	clReleaseMemObject(r->mem);
+	free(r);
+}
+
+int usched_region_del(struct usched *u, uint32_t id)
+{
+	struct region *r;
+
+	pthread_mutex_lock(&u->lock);
+	r = idtab_get(&u->regions, id);
+	if (r) {
+		idtab_clear(&u->regions, id);
+		region_put(u, r);
+	}
+	pthread_mutex_unlock(&u->lock);
+	return r ? 0 : -ENOENT;
+}
+
+/* The registered region holding [p, p + len), with a reference; or NULL. */
+struct region *region_find(struct usched *u, const void *p, uint64_t len)
+{
+	const char *c = p;
+
+	for (uint32_t i = 0; i < u->regions.n; i++) {
+		struct region *r = u->regions.slot[i];
+
+		if (r && c >= r->base && len <= r->len && c - r->base <= (ptrdiff_t)(r->len - len)) {
+			r->refs++;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+/* Programs and kernels */
+
+/* FNV-1a: the cache key's hash; equal hashes are confirmed by comparing keys. */
+static uint64_t hash(const char *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (len--)
+		h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
+	return h;
+}
+
+static struct prog *prog_lookup(struct usched *u, uint64_t h, const char *key, size_t keylen)
+{
+	for (uint32_t i = 0; i < u->progs.n; i++) {
+		struct prog *p = u->progs.slot[i];
+
+		if (p && p->hash == h && p->keylen == keylen && !memcmp(p->src, key, keylen))
+			return p;
+	}
+	return NULL;
+}
+
+static void prog_free(struct prog *p)
+{
+	for (unsigned int i = 0; i < p->nkerns; i++) {
+		clReleaseKernel(p->kerns[i]->k);
+		free(p->kerns[i]);
+	}
+	free(p->kerns);
+	if (p->prog)
+		clReleaseProgram(p->prog);
+	free(p->log);
+	free(p->src);
+	free(p);
+}
+
+void prog_put(struct usched *u, struct prog *p)
+{
+	if (--p->refs)
+		return;
+	idtab_clear(&u->progs, p->id);
+	for (unsigned int i = 0; i < p->nkerns; i++)
+		idtab_clear(&u->kerns, p->kerns[i]->id);
+	prog_free(p);
+}
+
+/* The registration's result: the id, or the failed build's log. */
+static int prog_result(struct prog *p, uint32_t *id, char **log)
+{
+	if (p->prog) {
+		*id = p->id;
+		return 0;
+	}
+	if (log)
+		*log = strdup(p->log ? p->log : "");
+	return -ENOEXEC;
+}
+
+int usched_prog_add(struct usched *u, const char *src, size_t len, const char *options,
+		    uint32_t *id, char **log)
+{
+	size_t optlen = options ? strlen(options) : 0;
+	char opts[OPTS_MAX + 32];
+	struct prog *p;
+	cl_int err;
+	uint64_t h;
+	char *key;
+	int ret;
+
+	if (log)
+		*log = NULL;
+	while (src && len && !src[len - 1])
+		len--;		/* a terminating NUL is welcome, not needed */
+	if (!src || !len || memchr(src, 0, len) || optlen > OPTS_MAX)
+		return -EINVAL;
+	/* The key is source NUL options NUL, so the source is a C string too. */
+	key = malloc(len + optlen + 2);
+	if (!key)
+		return -ENOMEM;
+	memcpy(key, src, len);
+	key[len] = 0;
+	memcpy(key + len + 1, options ? options : "", optlen + 1);
+	h = hash(key, len + optlen + 2);
+
+	/* Builds are serialized so that two registrations of one source build it once. */
+	pthread_mutex_lock(&u->build_lock);
+	pthread_mutex_lock(&u->lock);
+	p = prog_lookup(u, h, key, len + optlen + 2);
+	if (p) {
+		/* A failed build stays cached too, but takes no reference. */
+		p->refs += !!p->prog;
+		ret = prog_result(p, id, log);
+		pthread_mutex_unlock(&u->lock);
+		pthread_mutex_unlock(&u->build_lock);
+		free(key);
+		return ret;
+	}
+	pthread_mutex_unlock(&u->lock);
+
+	ret = -ENOMEM;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto out_unlock;
+	p->hash = h;
+	p->src = key;
+	p->keylen = len + optlen + 2;
+	key = NULL;
+	p->refs = 1;
+	/* Argument info lets usched_submit() check each argument's kind. */
+	snprintf(opts, sizeof(opts), "-cl-kernel-arg-info %s", p->src + len + 1);
+	err = tqk_cl_build(u->ctx, u->device, p->src, opts, &p->prog, &p->log);
+	if (err && err != CL_BUILD_PROGRAM_FAILURE) {
+		ret = cl_errno(err, -EINVAL);
+		goto out_unlock;
+	}
+
+	pthread_mutex_lock(&u->lock);
+	p->id = idtab_add(&u->progs, p);
+	if (p->id)
+		ret = prog_result(p, id, log);
+	pthread_mutex_unlock(&u->lock);
+	if (p->id) {
+		p->refs -= !p->prog;
+		p = NULL;
+	}
+out_unlock:
+	pthread_mutex_unlock(&u->build_lock);
+	if (p)
+		prog_free(p);
+	free(key);
+	return ret;
+}
+
+int usched_prog_builtin(struct usched *u, const char *name, uint32_t *id)
+{
+	const struct tqk_task *t = tqk_find(name);
+
+	if (!t)
+		return -ENOENT;
+	return usched_prog_add(u, t->source, strlen(t->source), NULL, id, NULL);
+}
+
+int usched_prog_put(struct usched *u, uint32_t id)
+{
+	struct prog *p;
+
+	pthread_mutex_lock(&u->lock);
+	p = idtab_get(&u->progs, id);
+	if (p && p->prog)
+		prog_put(u, p);
+	pthread_mutex_unlock(&u->lock);
+	return p && p->prog ? 0 : -ENOENT;
+}
+
+/*
+ * What each argument takes. A task must set every argument: a kernel object
+ * is shared by all tasks, and an argument left unset would keep the value a
+ * previous task (another owner's buffer, even) gave it.
+ */
+static int kern_args(struct kern *k)
+{
+	cl_uint nargs;
+
+	if (clGetKernelInfo(k->k, CL_KERNEL_NUM_ARGS, sizeof(nargs), &nargs, NULL))
+		return -EINVAL;
+	if (nargs > USCHED_MAX_ARGS)
+		return -EOPNOTSUPP;
+	k->nargs = nargs;
+	for (cl_uint i = 0; i < nargs; i++) {
+		cl_kernel_arg_address_qualifier q;
+
+		/* Without argument info (an old driver) the kind goes unchecked. */
+		if (clGetKernelArgInfo(k->k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(q), &q,
+				       NULL))
+			continue;
+		if (q == CL_KERNEL_ARG_ADDRESS_LOCAL)
+			return -EOPNOTSUPP;
+		k->arg_kind[i] = q == CL_KERNEL_ARG_ADDRESS_PRIVATE ? USCHED_ARG_SCALAR :
+								      USCHED_ARG_BUF;
+	}
+	return 0;
+}
+
+int usched_kernel_get(struct usched *u, uint32_t prog, const char *name, uint32_t *id)
+{
+	struct kern *k = NULL, **kerns;
+	struct prog *p;
+	cl_int err;
+	int ret;
+
+	if (!name || strlen(name) >= sizeof(k->name))
+		return -EINVAL;
+	pthread_mutex_lock(&u->lock);
+	p = idtab_get(&u->progs, prog);
+	ret = -ENOENT;
+	if (!p || !p->prog)
+		goto out;
+	for (unsigned int i = 0; i < p->nkerns; i++) {
+		if (!strcmp(p->kerns[i]->name, name)) {
+			*id = p->kerns[i]->id;
+			ret = 0;
+			goto out;
+		}
+	}
+	ret = -ENOMEM;
+	kerns = realloc(p->kerns, (p->nkerns + 1) * sizeof(*kerns));
+	if (!kerns)
+		goto out;
+	p->kerns = kerns;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		goto out;
+	k->k = clCreateKernel(p->prog, name, &err);
+	if (err) {
+		ret = err == CL_INVALID_KERNEL_NAME ? -ENOENT : cl_errno(err, -EINVAL);
+		goto out;
+	}
+	ret = kern_args(k);
+	if (ret) {
+		clReleaseKernel(k->k);
+		goto out;
+	}
+	strcpy(k->name, name);
+	k->prog = p;
+	kmodel_init(&k->model, &u->prof, name);
+	k->id = idtab_add(&u->kerns, k);
+	if (!k->id) {
+		clReleaseKernel(k->k);
+		goto out;
+	}
+	p->kerns[p->nkerns++] = k;
+	*id = k->id;
+	k = NULL;
+	ret = 0;
+out:
+	pthread_mutex_unlock(&u->lock);
+	free(k);
+	return ret;
+}
+
+struct kern *kern_get(struct usched *u, uint32_t id)
+{
+	struct kern *k = idtab_get(&u->kerns, id);
+
+	if (k)
+		k->prog->refs++;
+	return k;
+}
+
+/* At usched_destroy(), when no task is left: whatever the users did not drop. */
+void objects_free(struct usched *u)
+{
+	for (uint32_t i = 0; i < u->regions.n; i++)
+		if (u->regions.slot[i])
+			region_put(u, u->regions.slot[i]);
+	for (uint32_t i = 0; i < u->progs.n; i++)
+		if (u->progs.slot[i])
+			prog_free(u->progs.slot[i]);
+	free(u->regions.slot);
+	free(u->progs.slot);
+	free(u->kerns.slot);
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_model.c - the kernel model T = eta * m + gamma: its prior, one size,
+ * an exact and a noisy line, clamping, and forgetting an old line. No
+ * device needed.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "tap.h"
+#include "internal.h"
+
+static int near(double got, double want, double rel)
+{
+	return fabs(got - want) <= rel * fabs(want);
+}
+
+/* Deterministic noise in [-1, 1]. */
+static double noise(unsigned int *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return ((*s >> 8) & 0xffff) / 32767.5 - 1;
+}
+
+int main(void)
+{
+	struct tq_profile prof;
+	struct kmodel km;
+	double eta, gamma;
+	unsigned int seed = 1;
+
+	memset(&prof, 0, sizeof(prof));
+	kmodel_init(&km, &prof, "k");
+	tap_ok(near(kmodel_predict(&km, 1e6), 10e3, 1e-9),
+	       "no run, no profile: a kernel as short as a launch");
+
+	prof.nkernels = 1;
+	strcpy(prof.kernel[0].name, "k");
+	prof.kernel[0].eta_ns = 2;
+	prof.kernel[0].gamma_ns = 500;
+	kmodel_init(&km, &prof, "k");
+	tap_ok(near(kmodel_predict(&km, 1000), 2500, 1e-9), "no run: the profile's line");
+
+	kmodel_add(&km, 1000, 5000);
+	kmodel_params(&km, &eta, &gamma);
+	tap_ok(near(gamma, 500, 1e-9) && near(eta, 4.5, 1e-9),
+	       "one size: the prior's gamma, eta through the point (eta %g gamma %g)", eta, gamma);
+	kmodel_init(&km, &prof, "other");
+	kmodel_add(&km, 1000, 5000);
+	kmodel_add(&km, 1000, 5000);
+	kmodel_params(&km, &eta, &gamma);
+	tap_ok(near(gamma, 2500, 1e-9) && near(eta, 2.5, 1e-9),
+	       "one size, no prior: gamma at most half the time (eta %g gamma %g)", eta, gamma);
+
+	kmodel_init(&km, &prof, "other");
+	for (int i = 0; i < 40; i++) {
+		double m = 1000 << (i % 5);
+
+		kmodel_add(&km, m, 3 * m + 1000);
+	}
+	kmodel_params(&km, &eta, &gamma);
+	tap_ok(near(eta, 3, 1e-9) && near(gamma, 1000, 1e-6),
+	       "an exact line is found (eta %g gamma %g)", eta, gamma);
+
+	kmodel_init(&km, &prof, "other");
+	for (int i = 0; i < 500; i++) {
+		double m = 1e4 * (1 + i % 7);
+
+		kmodel_add(&km, m, (3 * m + 20000) * (1 + 0.02 * noise(&seed)));
+	}
+	kmodel_params(&km, &eta, &gamma);
+	tap_ok(near(eta, 3, 0.03) && near(gamma, 20000, 0.3),
+	       "a line with 2%% noise: within 3%% (eta %g gamma %g)", eta, gamma);
+	tap_ok(near(kmodel_predict(&km, 5e4), 170000, 0.02), "and predicts within 2%%");
+
+	kmodel_init(&km, &prof, "other");
+	for (int i = 0; i < 20; i++) {
+		double m = 1000 * (1 + i % 4);
+
+		kmodel_add(&km, m, 3 * m - 2000);
+	}
+	kmodel_params(&km, &eta, &gamma);
+	tap_ok(gamma == 0 && eta > 0, "a negative intercept is clamped to 0 (eta %g)", eta);
+
+	kmodel_init(&km, &prof, "other");
+	for (int i = 0; i < 20; i++)
+		kmodel_add(&km, 1000 * (1 + i % 4), 5000);
+	kmodel_params(&km, &eta, &gamma);
+	tap_ok(eta == 0 && near(gamma, 5000, 1e-9), "a negative slope is clamped to 0");
+
+	kmodel_init(&km, &prof, "other");
+	for (int i = 0; i < 550; i++) {
+		double m = 1000 * (1 + i % 4);
+
+		kmodel_add(&km, m, (i < 150 ? 10 : 2) * m + 100);
+	}
+	kmodel_params(&km, &eta, &gamma);
+	tap_ok(near(eta, 2, 0.02), "recent runs outweigh old ones (eta %g, now 2, was 10)", eta);
+	return tap_done();
+}

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * usched.h - tq's scheduling core: tasks from many owners (processes or
+ * threads) grouped into task groups (TGs), each TG ordered by a sim/ policy
+ * and run on one OpenCL device with copies overlapped with kernels.
+ *
+ * The daemon (usched/usched.c) feeds it from /dev/tqsubmit; a process can
+ * also use it directly (the in-process path) with usched_start()'s thread:
+ *
+ *	struct usched_opts o = { .complete = done, .complete_arg = me };
+ *	struct usched *u;
+ *
+ *	usched_create(&o, &u);
+ *	usched_start(u);
+ *	usched_region_add(u, arena, arena_bytes, &region);
+ *	usched_prog_builtin(u, "VA", &prog);
+ *	usched_kernel_get(u, prog, "vec_add", &kernel);
+ *	... fill a struct usched_task whose buffers lie in the arena ...
+ *	usched_submit(u, &task);	from any thread
+ *	... done(me, &completion) runs once per task, on the core's thread ...
+ *	usched_destroy(u);		runs what was submitted, then frees all
+ *
+ * A daemon instead polls usched_fd() and calls usched_process() when it is
+ * readable. Documentation/usched.md describes the design.
+ *
+ * Functions return 0 or a negative errno. Every function but
+ * usched_process() may be called from any thread.
+ */
+#ifndef USCHED_H
+#define USCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define USCHED_MAX_BUFS		8
+#define USCHED_MAX_ARGS		16
+#define USCHED_MAX_SCALAR	8	/* bytes of one by-value argument */
+#define USCHED_MAX_TG		64	/* the largest max_tg */
+#define USCHED_OWNER_ALL	UINT64_MAX	/* usched_cancel(): every owner */
+
+struct usched;
+
+/* The three stages of a task, and the engines that run them. */
+enum usched_stage {
+	USCHED_HTD,
+	USCHED_K,
+	USCHED_DTH,
+	USCHED_STAGES
+};
+
+/**
+ * struct usched_completion - what usched_opts.complete gets, once per task
+ * @user_data: the task's user_data
+ * @owner: the task's owner
+ * @status: 0; -ECANCELED (usched_cancel()); -ENOMEM (device memory);
+ *	-EINVAL (the device refused the launch: argument types, work sizes);
+ *	-EIO (a command failed on the device)
+ * @tg: sequence number (from 1) of the TG the task ran in; 0 if it did not
+ * @queued_ns: when the task was submitted (CLOCK_MONOTONIC ns)
+ * @start_ns: when its first command started (CLOCK_MONOTONIC ns; 0 if none)
+ * @end_ns: when its last command ended
+ * @stage_start: per stage, the first command's start (0 for an absent stage)
+ * @stage_end: per stage, the last command's end
+ */
+struct usched_completion {
+	uint64_t user_data;
+	uint64_t owner;
+	int status;
+	uint64_t tg;
+	uint64_t queued_ns;
+	uint64_t start_ns;
+	uint64_t end_ns;
+	uint64_t stage_start[USCHED_STAGES];
+	uint64_t stage_end[USCHED_STAGES];
+};
+
+/* Called on the core's thread (usched_process()'s caller); may submit. */
+typedef void (*usched_complete_fn)(void *arg, const struct usched_completion *c);
+
+/**
+ * struct usched_opts - usched_create()'s options; zero means the default
+ * @platform: platform by index ("1") or name substring (case-insensitive);
+ *	NULL: every platform
+ * @device: device by index within the platforms chosen, or name substring;
+ *	NULL: the first
+ * @policy: a sim/ ordering policy (fifo, paper, neh, exact, auto); NULL: auto
+ * @max_tg: most tasks in one TG, 1..USCHED_MAX_TG; 0: 8
+ * @kqueues: kernel queues, 1..8; 0: 1
+ * @dma: copy engines: 1 or 2; 0: the profile's, else a startup probe
+ * @profile: device profile file (sim/'s "tq-profile 1" format) for the
+ *	transfer model and kernel priors; NULL: calibrate transfers at startup
+ * @trace: write the measured timeline there as Chrome trace JSON; NULL: none
+ * @complete: completion callback
+ * @complete_arg: its first argument
+ */
+struct usched_opts {
+	const char *platform;
+	const char *device;
+	const char *policy;
+	unsigned int max_tg;
+	unsigned int kqueues;
+	unsigned int dma;
+	const char *profile;
+	const char *trace;
+	usched_complete_fn complete;
+	void *complete_arg;
+};
+
+/* Which copies surround the kernel, as in the uapi's enum tq_dir. */
+enum usched_dir {
+	USCHED_IN = 1,		/* host to device before the kernel */
+	USCHED_OUT = 2,		/* device to host after it */
+	USCHED_INOUT = 3,	/* both */
+	USCHED_SCRATCH = 4,	/* device memory only */
+};
+
+/**
+ * struct usched_buf - one buffer of a task
+ * @host: inside a region registered with usched_region_add(); unused for
+ *	USCHED_SCRATCH. The host bytes must stay put until the task completes.
+ * @len: bytes, at least 1
+ * @dir: an enum usched_dir
+ */
+struct usched_buf {
+	void *host;
+	uint64_t len;
+	uint32_t dir;
+};
+
+enum usched_arg_kind {
+	USCHED_ARG_BUF = 1,	/* a __global buffer: buf indexes usched_task.buf[] */
+	USCHED_ARG_SCALAR = 2,	/* by value: the first size bytes of val */
+};
+
+struct usched_arg {
+	uint32_t kind;
+	uint32_t buf;
+	uint32_t size;
+	unsigned char val[USCHED_MAX_SCALAR];
+};
+
+/* usched_task.flags */
+#define USCHED_TASK_ORDERED	(1u << 0)	/* start after the owner's previous task ends */
+
+/**
+ * struct usched_task - one task: HtD copies, one kernel, DtH copies
+ * @owner: the submitter (a process's context id, a thread); TGs are filled
+ *	round-robin over owners
+ * @user_data: returned in the completion
+ * @queued_ns: CLOCK_MONOTONIC ns it was queued by its submitter; 0: now
+ * @m: the kernel model's size (T = eta * m + gamma); 0: product of global[]
+ * @kernel: from usched_kernel_get()
+ * @flags: USCHED_TASK_*
+ * @dim: work dimensions, 1..3
+ * @global: global work size per dimension
+ * @local: work-group size per dimension; all zero: the driver chooses
+ * @nbufs: used entries of @buf
+ * @nargs: used entries of @arg: kernel argument i is @arg[i]
+ */
+struct usched_task {
+	uint64_t owner;
+	uint64_t user_data;
+	uint64_t queued_ns;
+	uint64_t m;
+	uint32_t kernel;
+	uint32_t flags;
+	uint32_t dim;
+	uint32_t nbufs;
+	uint32_t nargs;
+	size_t global[3];
+	size_t local[3];
+	struct usched_buf buf[USCHED_MAX_BUFS];
+	struct usched_arg arg[USCHED_MAX_ARGS];
+};
+
+/* One finished TG; makespans run from its first command's start to its last's end. */
+struct usched_tg_stat {
+	uint64_t seq;
+	uint32_t ntasks;
+	double predicted_ns;	/* by the model, for the order the policy chose */
+	double measured_ns;	/* from the device's profiling timestamps */
+	uint64_t policy_ns;	/* time the policy took to choose the order */
+};
+
+/* Counters since usched_create(), for metrics. */
+struct usched_stats {
+	uint64_t submitted;
+	uint64_t completed;	/* with any status, cancelled included */
+	uint64_t failed;	/* status other than 0 and -ECANCELED */
+	uint64_t cancelled;
+	uint64_t tgs;		/* TGs finished */
+	uint64_t bytes_htd;
+	uint64_t bytes_dth;
+	uint64_t policy_ns;
+	uint64_t waiting;	/* queue depth: submitted, not yet in a TG */
+	uint64_t running;	/* in a TG, not yet complete */
+	double predicted_ns_sum;	/* over finished TGs */
+	double measured_ns_sum;
+	double abs_err_sum;	/* sum of |predicted / measured - 1| */
+	struct usched_tg_stat last;	/* the last TG finished */
+	unsigned int dma;
+	unsigned int kqueues;
+	unsigned int max_tg;
+	char policy[16];
+	char device[128];
+};
+
+int usched_create(const struct usched_opts *o, struct usched **out);
+/*
+ * Stop taking tasks, run every task submitted so far to completion (cancel
+ * first what should not run), then free everything. Not from the callback.
+ */
+void usched_destroy(struct usched *u);
+
+/* The in-process path: a thread that runs usched_process() when needed. */
+int usched_start(struct usched *u);
+
+/*
+ * The daemon's path: usched_fd() is an eventfd that becomes readable when
+ * there is work for usched_process() (a completion, a submission). One
+ * caller at a time; never together with usched_start().
+ */
+int usched_fd(struct usched *u);
+int usched_process(struct usched *u);
+
+/*
+ * Register host memory once so copies from it are asynchronous and run at
+ * full speed (CL_MEM_USE_HOST_PTR). Page-aligned memory is best. A region
+ * removed while tasks still use it goes away when the last one completes.
+ */
+int usched_region_add(struct usched *u, void *base, size_t len, uint32_t *id);
+int usched_region_del(struct usched *u, uint32_t id);
+
+/*
+ * Register an OpenCL C program. Each distinct (source, options) is built
+ * once; registering it again returns the same id and takes a reference.
+ * A build error returns -ENOEXEC and, when log is not NULL, the build log in
+ * *log (NUL-terminated, for the caller to free()). Builds run on the
+ * caller's thread.
+ */
+int usched_prog_add(struct usched *u, const char *src, size_t len, const char *options,
+		    uint32_t *id, char **log);
+/* A built-in task of kernels/ by name ("MM", "VA", ...); -ENOENT if none. */
+int usched_prog_builtin(struct usched *u, const char *name, uint32_t *id);
+/* Drop a reference; the program and its kernels go when tasks are done with them. */
+int usched_prog_put(struct usched *u, uint32_t id);
+/* A kernel of a program, by its __kernel function name; -ENOENT if none. */
+int usched_kernel_get(struct usched *u, uint32_t prog, const char *name, uint32_t *id);
+
+/*
+ * Queue a task (the struct is copied). -EINVAL for a malformed task,
+ * -ENOENT for an unknown kernel, -EFAULT for a buffer outside every region,
+ * -EFBIG for a buffer larger than the device allows, -ESHUTDOWN once
+ * usched_destroy() has begun.
+ */
+int usched_submit(struct usched *u, const struct usched_task *t);
+
+/*
+ * Complete every task of owner (USCHED_OWNER_ALL: of all owners) not yet in
+ * a TG with -ECANCELED. Tasks already launched run to completion.
+ */
+int usched_cancel(struct usched *u, uint64_t owner);
+
+void usched_stats(struct usched *u, struct usched_stats *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* USCHED_H */
