@@ -123,8 +123,11 @@ struct tq_scalar {
  * TASK: the @arg indices of the used @bufs and @scalars together must be
  * exactly 0 .. nr_bufs + nr_scalars - 1. PROGRAM: @bufs[0] (TQ_DIR_IN) holds
  * OpenCL C source, or with TQ_DESC_F_BUILTIN the name of a built-in kernel of
- * kernels/; an optional @bufs[1] (TQ_DIR_IN) holds build options; text need
- * not be NUL-terminated. KERNEL: @program and @bufs[0] (TQ_DIR_IN) holding a
+ * kernels/; an optional @bufs[1] (TQ_DIR_IN) holds build options; text ends
+ * at its first NUL or after len bytes. A PROGRAM whose build fails completes
+ * with -ENOEXEC and the build log written over @bufs[0] (NUL-terminated,
+ * truncated to fit; pad the source with NULs to make room), and cqe.result
+ * is the log's length. KERNEL: @program and @bufs[0] (TQ_DIR_IN) holding a
  * kernel name. NOP: only @opcode and @user_data. Ids are the scheduler's and
  * are valid only in the context that registered them. Tasks of one context
  * may run in any order; a client that needs order waits for completions.
@@ -154,7 +157,8 @@ struct tq_desc {
  * @status: 0, or a negative errno: from the kernel for a descriptor it
  *	rejected (see the errno contract), or from the scheduler
  * @flags: TQ_CQE_F_*
- * @result: PROGRAM: program id; KERNEL: kernel id; otherwise 0
+ * @result: PROGRAM: program id (-ENOEXEC: build log length); KERNEL: kernel
+ *	id; otherwise 0
  * @queued_ns: CLOCK_MONOTONIC time the kernel took the descriptor from the SQ
  * @start_ns: CLOCK_MONOTONIC time the task started (0 if it did not run)
  * @end_ns: CLOCK_MONOTONIC time the task ended (0 if it did not run)
@@ -376,7 +380,8 @@ struct tq_event {
  * @tag: the tag of the TQ_EV_TASK being completed
  * @status: 0 or a negative errno (-4095 .. -1)
  * @resv: must be zero
- * @result: PROGRAM: program id; KERNEL: kernel id; otherwise 0
+ * @result: PROGRAM: program id (-ENOEXEC: build log length); KERNEL: kernel
+ *	id; otherwise 0
  * @start_ns: CLOCK_MONOTONIC time the task started
  * @end_ns: CLOCK_MONOTONIC time the task ended
  *
