@@ -98,6 +98,7 @@ struct region {
 struct kmodel {
 	double gamma0;		/* prior launch latency */
 	double eta0;		/* prior rate; < 0: none */
+	bool warm;		/* the first run was seen (and dropped) */
 	double n;		/* runs seen */
 	double mean_m, mean_t;
 	double c_mm, c_mt;	/* weighted co-moments */

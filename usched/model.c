@@ -38,11 +38,18 @@ void kmodel_init(struct kmodel *km, const struct tq_profile *p, const char *name
 	}
 }
 
-/* Exponentially weighted means and co-moments (West's update). */
+/*
+ * Exponentially weighted means and co-moments (West's update). A kernel's
+ * first run is dropped: drivers compile or load its code on first launch.
+ */
 void kmodel_add(struct kmodel *km, double m, double ns)
 {
 	double w, dm, dt;
 
+	if (!km->warm) {
+		km->warm = true;
+		return;
+	}
 	km->n++;
 	w = fmax(1 / km->n, 1.0 / KM_WINDOW);
 	dm = m - km->mean_m;

@@ -41,11 +41,14 @@ int main(void)
 	kmodel_init(&km, &prof, "k");
 	tap_ok(near(kmodel_predict(&km, 1000), 2500, 1e-9), "no run: the profile's line");
 
+	kmodel_add(&km, 1000, 1e9);
+	tap_ok(near(kmodel_predict(&km, 1000), 2500, 1e-9), "the first run is dropped");
 	kmodel_add(&km, 1000, 5000);
 	kmodel_params(&km, &eta, &gamma);
 	tap_ok(near(gamma, 500, 1e-9) && near(eta, 4.5, 1e-9),
 	       "one size: the prior's gamma, eta through the point (eta %g gamma %g)", eta, gamma);
 	kmodel_init(&km, &prof, "other");
+	kmodel_add(&km, 1000, 5000);
 	kmodel_add(&km, 1000, 5000);
 	kmodel_add(&km, 1000, 5000);
 	kmodel_params(&km, &eta, &gamma);

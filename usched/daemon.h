@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * daemon.h - usched, the system-wide service: what its files share.
+ *
+ * usched.c	main: options, start-up, shutdown
+ * daemon_conf.c	the configuration file and the flags that override it
+ * daemon_loop.c	the io_uring event loop: events in, completions out
+ * daemon_ctx.c	client contexts: arenas, id tables, descriptors -> core tasks
+ * daemon_build.c	the program-build thread
+ * daemon_state.c	the id tables kept in a file so that a restart keeps them
+ * daemon_metrics.c	metrics in Prometheus text format
+ */
+#ifndef USCHED_DAEMON_H
+#define USCHED_DAEMON_H
+
+#include <liburing.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/tqsubmit.h>
+
+#include "usched.h"
+
+#define USCHED_CONFIG		"/etc/tq/usched.conf"
+#define USCHED_DEVNODE		"/dev/" TQ_DEVICE_NAME
+
+/* Configuration: the file's keys are the long options' names. */
+struct dconf {
+	char *config;		/* the file read, or NULL */
+	char *platform;		/* NULL: any */
+	char *device;		/* NULL: the first */
+	char *policy;		/* NULL: the core's default */
+	unsigned int max_tg;	/* 0: the core's default */
+	unsigned int kernel_queues;
+	unsigned int copy_engines;	/* 0: profile or probe */
+	char *profile;
+	char *metrics;		/* .prom file, or NULL */
+	unsigned int metrics_interval;	/* seconds; 0: only at exit and on SIGHUP */
+	char *trace;
+	char *state;		/* id tables, or NULL: a restart forgets them */
+	char *devnode;
+	bool foreground;
+	bool verbose;
+};
+
+void dconf_init(struct dconf *c);
+void dconf_free(struct dconf *c);
+/* One setting, from the file or a flag; 0 or -EINVAL with *why set. */
+int dconf_set(struct dconf *c, const char *key, const char *val, const char **why);
+/* Read a file of "key = value" lines; -ENOENT if it is missing. */
+int dconf_load(struct dconf *c, const char *path, char *err, size_t errlen);
+/*
+ * The command line: --config first (default USCHED_CONFIG, optional then),
+ * then every other flag over it. 0, 1 (--help shown), or -EINVAL.
+ */
+int dconf_args(struct dconf *c, int argc, char **argv);
+
+/* A program or kernel a context registered; its client id is index + 1. */
+struct dprog {
+	uint32_t core;		/* the core's id; 0 while a (re)build is pending */
+	bool builtin;
+	char *text;		/* source or built-in name, NUL-terminated */
+	char *opts;		/* build options or NULL */
+};
+
+struct dkern {
+	uint32_t core;
+	uint32_t prog;		/* the client's program id */
+	char *name;
+};
+
+struct dctx {
+	struct dctx *next;	/* hash chain */
+	uint32_t id;
+	uint32_t pid;
+	uint32_t uid;
+	void *arena;
+	uint64_t arena_bytes;
+	uint32_t region;
+	unsigned int inflight;	/* tasks and builds taken and not completed */
+	bool closing;		/* TQ_EV_CLOSE seen: release when inflight is 0 */
+	struct dprog *progs;
+	uint32_t nprogs;
+	struct dkern *kerns;
+	uint32_t nkerns;
+};
+
+/* A program build handed to the build thread, and its result. */
+struct dbuild {
+	struct dbuild *next;
+	uint32_t ctx;
+	uint64_t tag;		/* 0: a restart's rebuild of prog */
+	uint32_t prog;		/* the client's id it will get */
+	bool builtin;
+	char *text;
+	char *opts;
+	int status;
+	uint32_t core;
+	char *log;
+	uint64_t start_ns, end_ns;
+};
+
+/* The daemon's own counters, next to the core's struct usched_stats. */
+struct dstats {
+	uint64_t events[4];	/* by enum tq_event_type */
+	uint64_t requeued;	/* TQ_EV_F_REQUEUED tasks */
+	uint64_t rejected;	/* descriptors the daemon completed with an error */
+	uint64_t builds;
+	uint64_t build_errors;
+	uint64_t completions;	/* records the module took */
+	uint64_t write_errors;	/* records it refused */
+	uint64_t contexts;	/* open now */
+	uint64_t tgs_seen;	/* for the per-TG error summary */
+	double tg_err_max;	/* largest |predicted / measured - 1| of a TG seen */
+};
+
+#define DCTX_HASH	256
+
+struct daemon {
+	struct dconf conf;
+	struct usched *u;
+	int fd;			/* the scheduler's fd of /dev/tqsubmit */
+	int sigfd;
+	struct io_uring ring;
+	uint64_t started_ns;
+
+	struct dctx *ctx[DCTX_HASH];
+
+	/* Completions: queued here, moved to wbuf while a write is in flight. */
+	struct tq_completion *out, *wbuf;
+	size_t nout, nw, woff, cap;
+	bool writing;
+
+	struct tq_event *ev;	/* the read buffer */
+	bool reading;
+	bool core_armed;
+	bool timer_armed;
+	bool build_armed;
+
+	/* The build thread's queue and results; efd wakes the loop. */
+	pthread_t builder;
+	pthread_mutex_t blk;
+	pthread_cond_t bcond;
+	struct dbuild *bq, *bdone;
+	bool bstop;
+	int build_efd;
+	bool builder_started;
+
+	int state_fd;
+	bool stopping;		/* SIGINT/SIGTERM: finish what was taken, then exit */
+	bool quit;		/* a second signal: exit now */
+	bool reload;		/* SIGHUP */
+	struct dstats st;
+};
+
+/* Logging: stderr in the foreground, syslog otherwise. */
+void dlog_init(bool foreground, bool verbose);
+void dlog(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define dbg(...)	dlog(7, __VA_ARGS__)
+#define info(...)	dlog(6, __VA_ARGS__)
+#define warn(...)	dlog(4, __VA_ARGS__)
+#define err(...)	dlog(3, __VA_ARGS__)
+
+/* daemon_loop.c */
+int loop_init(struct daemon *d);
+int loop_run(struct daemon *d);
+void loop_fini(struct daemon *d);
+void complete_task(struct daemon *d, uint32_t ctx, uint64_t tag, int status, uint64_t result,
+		   uint64_t start_ns, uint64_t end_ns);
+void release_ctx(struct daemon *d, uint32_t ctx);
+
+/* daemon_ctx.c */
+struct dctx *ctx_find(struct daemon *d, uint32_t id);
+void ctx_open(struct daemon *d, const struct tq_event *ev);
+void ctx_close(struct daemon *d, const struct tq_event *ev);
+void ctx_task(struct daemon *d, const struct tq_event *ev);
+void ctx_build_done(struct daemon *d, struct dbuild *b);
+void ctx_complete(void *arg, const struct usched_completion *c);
+/* Drop every context without releasing it (the module does at our exit). */
+void ctx_free_all(struct daemon *d);
+uint32_t ctx_prog_add(struct dctx *c, bool builtin, const char *text, const char *opts);
+uint32_t ctx_kern_add(struct dctx *c, uint32_t prog, const char *name);
+
+/* daemon_build.c */
+int build_start(struct daemon *d);
+void build_stop(struct daemon *d);
+void build_queue(struct daemon *d, struct dbuild *b);
+struct dbuild *build_take_done(struct daemon *d);
+void build_free(struct dbuild *b);
+
+/* daemon_state.c */
+int state_open(struct daemon *d);
+void state_close(struct daemon *d);
+/* Fill a just-opened context's tables from the file; 1 if there were any. */
+int state_restore(struct daemon *d, struct dctx *c);
+void state_add_prog(struct daemon *d, struct dctx *c, uint32_t id);
+void state_add_kern(struct daemon *d, struct dctx *c, uint32_t id);
+/* Rewrite the file without the contexts that are gone. */
+void state_compact(struct daemon *d);
+
+/* daemon_metrics.c */
+int metrics_write(const char *path, const struct usched_stats *s, const struct dstats *ds,
+		  double uptime_s);
+void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *ds,
+		    double uptime_s);
+
+uint64_t mono_ns(void);
+
+#endif /* USCHED_DAEMON_H */
