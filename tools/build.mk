@@ -7,3 +7,4 @@ $(TESTBIN)/tqsubmit_smoke: selftests/tqsubmit_smoke.c $(LINUX_SRC)/.stamp
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(KSFT_CFLAGS) -o $@ $< $(LDFLAGS)
 
 VM_TESTS += $(TESTBIN)/tqsubmit_smoke
+include tools/bench.mk

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/* counters.c - read the module's sysfs counters and usched's metrics file. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "counters.h"
+
+/* Module attributes that are levels, not running totals (the rest are totals). */
+static const char *const sysfs_gauges[] = { "contexts", "in_flight", "scheduler_pid" };
+
+static struct counter *ctr_add(struct ctr_set *set, const char *name, double v, bool gauge)
+{
+	struct counter *c;
+
+	if (set->n == CTR_MAX)
+		return NULL;
+	c = &set->c[set->n++];
+	snprintf(c->name, sizeof(c->name), "%.*s", CTR_NAME - 1, name);
+	c->value = v;
+	c->gauge = gauge;
+	return c;
+}
+
+const struct counter *ctr_find(const struct ctr_set *set, const char *name)
+{
+	for (unsigned int i = 0; i < set->n; i++)
+		if (!strcmp(set->c[i].name, name))
+			return &set->c[i];
+	return NULL;
+}
+
+/* The file's whole content as one integer (a trailing newline allowed). */
+static bool read_int(int dirfd, const char *name, double *v)
+{
+	char buf[32], *end;
+	ssize_t len;
+	int fd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	buf[len] = 0;
+	*v = (double)strtoll(buf, &end, 10);
+	return end != buf && (!*end || !strcmp(end, "\n"));
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct counter *)a)->name, ((const struct counter *)b)->name);
+}
+
+int ctr_read_sysfs(const char *path, struct ctr_set *set)
+{
+	struct dirent *de;
+	DIR *dir;
+
+	set->n = 0;
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		bool gauge = false;
+		struct stat st;
+		double v;
+
+		/* dev ("10:123") and uevent are not integers; subdirectories are skipped */
+		if (fstatat(dirfd(dir), de->d_name, &st, 0) || !S_ISREG(st.st_mode) ||
+		    !read_int(dirfd(dir), de->d_name, &v))
+			continue;
+		for (size_t i = 0; i < sizeof(sysfs_gauges) / sizeof(sysfs_gauges[0]); i++)
+			gauge |= !strcmp(de->d_name, sysfs_gauges[i]);
+		if (!ctr_add(set, de->d_name, v, gauge))
+			break;
+	}
+	closedir(dir);
+	/* readdir order is arbitrary: sort so columns stay put between runs */
+	qsort(set->c, set->n, sizeof(set->c[0]), by_name);
+	return 0;
+}
+
+/* Gauges named by "# TYPE" lines seen so far. */
+struct types {
+	unsigned int n;
+	char name[CTR_MAX][CTR_NAME];
+};
+
+static bool is_gauge(const struct types *ty, const char *metric)
+{
+	size_t len = strcspn(metric, "{");
+
+	for (unsigned int i = 0; i < ty->n; i++)
+		if (strlen(ty->name[i]) == len && !strncmp(ty->name[i], metric, len))
+			return true;
+	return false;
+}
+
+/* "# TYPE name gauge": remember name. */
+static void parse_type(struct types *ty, const char *line)
+{
+	char name[CTR_NAME], type[16];
+
+	if (sscanf(line, "# TYPE %95s %15s", name, type) == 2 && !strcmp(type, "gauge") &&
+	    ty->n < CTR_MAX)
+		snprintf(ty->name[ty->n++], CTR_NAME, "%s", name);
+}
+
+/* One sample line into name (quotes dropped) and value; false if it is not one. */
+static bool parse_sample(const char *line, char *name, double *v)
+{
+	size_t i = 0, o = 0;
+	char *end;
+
+	/* metric name, then an optional {label="value",...} block */
+	while (line[i] && line[i] != ' ' && line[i] != '\t' && line[i] != '{') {
+		if (o < CTR_NAME - 1)
+			name[o++] = line[i];
+		i++;
+	}
+	if (!o)
+		return false;
+	if (line[i] == '{') {
+		while (line[i] && line[i] != '}') {
+			if (line[i] != '"' && o < CTR_NAME - 1)
+				name[o++] = line[i];
+			i++;
+		}
+		if (line[i] != '}')
+			return false;
+		if (o < CTR_NAME - 1)
+			name[o++] = '}';
+		i++;
+	}
+	name[o] = 0;
+	*v = strtod(line + i, &end);
+	if (end == line + i)
+		return false;
+	/* an optional timestamp, then nothing */
+	strtoll(end, &end, 10);
+	while (*end == ' ' || *end == '\t' || *end == '\r')
+		end++;
+	return !*end && !isnan(*v);
+}
+
+int ctr_parse_prom(const char *text, size_t len, struct ctr_set *set)
+{
+	struct types *ty = calloc(1, sizeof(*ty));
+	const char *end = text + len;
+	char line[512], name[CTR_NAME];
+	int kept = 0;
+
+	set->n = 0;
+	if (!ty)
+		return 0;
+	while (text < end) {
+		const char *nl = memchr(text, '\n', end - text);
+		size_t n = nl ? (size_t)(nl - text) : (size_t)(end - text);
+		double v;
+
+		if (n < sizeof(line)) {
+			memcpy(line, text, n);
+			line[n] = 0;
+			if (line[0] == '#')
+				parse_type(ty, line);
+			else if (parse_sample(line, name, &v) &&
+				 ctr_add(set, name, v, is_gauge(ty, name)))
+				kept++;
+		}
+		text += n + (nl != NULL);
+	}
+	free(ty);
+	return kept;
+}
+
+int ctr_read_prom(const char *path, struct ctr_set *set)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret = 0;
+
+	set->n = 0;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	/* the writer replaces the file by rename, so one read sees one version */
+	buf = malloc(1 << 20);
+	if (!buf) {
+		ret = -ENOMEM;
+	} else {
+		len = fread(buf, 1, (1 << 20) - 1, f);
+		if (ferror(f))
+			ret = -EIO;
+		else
+			ctr_parse_prom(buf, len, set);
+	}
+	free(buf);
+	fclose(f);
+	return ret;
+}

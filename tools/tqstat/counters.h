@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * counters.h - tqstat's two sources of numbers: the module's sysfs
+ * attributes (one integer per file) and usched's metrics file (Prometheus
+ * text format), read into one flat list of named values.
+ */
+#ifndef TQSTAT_COUNTERS_H
+#define TQSTAT_COUNTERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CTR_MAX		64
+#define CTR_NAME	96
+
+struct counter {
+	char name[CTR_NAME];	/* sysfs file name, or metric{labels} without quotes */
+	double value;
+	bool gauge;		/* a level (shown as is), not a running total (shown as a rate) */
+};
+
+struct ctr_set {
+	unsigned int n;
+	struct counter c[CTR_MAX];
+};
+
+/*
+ * Every attribute of dir that holds one integer. 0, or -errno when the
+ * directory cannot be read (the module is not loaded).
+ */
+int ctr_read_sysfs(const char *dir, struct ctr_set *set);
+
+/*
+ * Samples of Prometheus text: "name{labels} value [timestamp]" lines, with
+ * "# TYPE name gauge" marking gauges. Lines that are not samples are skipped.
+ * Returns the number of samples kept.
+ */
+int ctr_parse_prom(const char *text, size_t len, struct ctr_set *set);
+/* The same from a file: 0, or -errno when it cannot be read. */
+int ctr_read_prom(const char *path, struct ctr_set *set);
+
+/* The counter called name, or NULL. */
+const struct counter *ctr_find(const struct ctr_set *set, const char *name);
+
+#endif /* TQSTAT_COUNTERS_H */

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test.c - tqstat's parsers on made-up input, then the tool itself on a
+ * fake sysfs directory and metrics file: one-shot, interval mode, and what
+ * it says when a source is missing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../tap.h"
+#include "counters.h"
+
+static const char prom[] =
+	"# HELP usched_tasks_submitted_total Tasks submitted.\n"
+	"# TYPE usched_tasks_submitted_total counter\n"
+	"usched_tasks_submitted_total 7\n"
+	"# TYPE usched_waiting gauge\n"
+	"usched_waiting 3\n"
+	"usched_engine_busy_ns_total{engine=\"htd\"} 1.5e6 1700000000000\n"
+	"not a sample line at all\n"
+	"usched_bad_value abc\n"
+	"\n";
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* Run tqstat with args; stdout into out, stderr into err; returns the exit status. */
+static int run(const char *args, char *out, size_t outsz, char *err, size_t errsz,
+	       const char *tmp)
+{
+	char cmd[1024], errpath[512];
+	size_t n;
+	FILE *p, *e;
+	int st;
+
+	snprintf(errpath, sizeof(errpath), "%s/stderr", tmp);
+	snprintf(cmd, sizeof(cmd), "%s %s 2>%s", TQSTAT_BIN, args, errpath);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	n = fread(out, 1, outsz - 1, p);
+	out[n] = 0;
+	st = pclose(p);
+	e = fopen(errpath, "r");
+	n = e ? fread(err, 1, errsz - 1, e) : 0;
+	err[n] = 0;
+	if (e)
+		fclose(e);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+int main(void)
+{
+	char tmp[] = "/tmp/tqstat-test.XXXXXX", sys[600], metrics[600], args[2048];
+	static char out[8192], err[4096];
+	const struct counter *c;
+	struct ctr_set set;
+
+	/* the Prometheus parser */
+	tap_ok(ctr_parse_prom(prom, strlen(prom), &set) == 3, "prom: three samples kept");
+	c = ctr_find(&set, "usched_tasks_submitted_total");
+	tap_ok(c && c->value == 7 && !c->gauge, "prom: a counter");
+	c = ctr_find(&set, "usched_waiting");
+	tap_ok(c && c->value == 3 && c->gauge, "prom: a gauge from # TYPE");
+	c = ctr_find(&set, "usched_engine_busy_ns_total{engine=htd}");
+	tap_ok(c && c->value == 1.5e6, "prom: labels kept without quotes, timestamp skipped");
+
+	if (!mkdtemp(tmp))
+		tap_skip_all("cannot make a temporary directory");
+	snprintf(sys, sizeof(sys), "%s/sys", tmp);
+	snprintf(metrics, sizeof(metrics), "%s/usched.prom", tmp);
+	mkdir(sys, 0755);
+	write_file(sys, "submitted", "5\n");
+	write_file(sys, "completed", "3\n");
+	write_file(sys, "in_flight", "2\n");
+	write_file(sys, "dev", "10:123\n");
+	write_file(sys, "uevent", "MAJOR=10\nMINOR=123\n");
+	write_file(tmp, "usched.prom", prom);
+
+	/* the sysfs reader */
+	tap_ok(ctr_read_sysfs(sys, &set) == 0 && set.n == 3, "sysfs: three integer attributes");
+	tap_ok(set.n == 3 && !strcmp(set.c[0].name, "completed") &&
+	       !strcmp(set.c[2].name, "submitted"), "sysfs: sorted by name");
+	c = ctr_find(&set, "in_flight");
+	tap_ok(c && c->gauge && c->value == 2, "sysfs: in_flight is a gauge");
+	tap_ok(ctr_read_sysfs("/nonexistent/tqsubmit", &set) < 0, "sysfs: missing directory");
+
+	/* the tool, one-shot, both sources */
+	snprintf(args, sizeof(args), "--sysfs %s --metrics %s --once", sys, metrics);
+	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
+	       strstr(out, "\nsubmitted 5\n") && strstr(out, "\nusched_waiting 3\n"),
+	       "--once prints both sources");
+
+	/* interval mode with the metrics file missing: says so, shows the module */
+	snprintf(args, sizeof(args), "--sysfs %s --metrics %s/none 0.05 3", sys, tmp);
+	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
+	       count_lines(out) == 5 && strstr(out, "submitted") && !strstr(out, "waiting"),
+	       "interval mode: header, names and three lines");
+	tap_ok(strstr(err, "no metrics counters") != NULL, "interval mode: names what is missing");
+	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n"))
+		tap_diag("%s", l);
+
+	/* only the metrics file */
+	snprintf(args, sizeof(args), "--sysfs %s/none --metrics %s 0.05 2", tmp, metrics);
+	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
+	       strstr(out, "tasks_submitted") && strstr(err, "no module counters"),
+	       "metrics alone: shown, module named as missing");
+
+	/* neither: an error */
+	snprintf(args, sizeof(args), "--sysfs %s/none --metrics %s/none 1 1", tmp, tmp);
+	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 1,
+	       "neither source: exit status 1");
+
+	snprintf(args, sizeof(args), "rm -rf %s", tmp);
+	if (system(args))
+		tap_diag("could not remove %s", tmp);
+	return tap_done();
+}
