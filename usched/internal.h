@@ -119,7 +119,8 @@ struct kern {
 struct prog {
 	uint32_t id;
 	uint64_t hash;
-	unsigned int refs;	/* registrations + tasks queued or running */
+	unsigned int regs;	/* registrations not yet dropped */
+	unsigned int refs;	/* regs + tasks queued or running */
 	char *src;		/* source, NUL, options, NUL: the cache key */
 	size_t keylen;
 	cl_program prog;	/* NULL: the build failed */

@@ -228,6 +228,7 @@ int usched_prog_add(struct usched *u, const char *src, size_t len, const char *o
 	p = prog_lookup(u, h, key, len + optlen + 2);
 	if (p) {
 		/* A failed build stays cached too, but takes no reference. */
+		p->regs += !!p->prog;
 		p->refs += !!p->prog;
 		ret = prog_result(p, id, log);
 		pthread_mutex_unlock(&u->lock);
@@ -245,7 +246,7 @@ int usched_prog_add(struct usched *u, const char *src, size_t len, const char *o
 	p->src = key;
 	p->keylen = len + optlen + 2;
 	key = NULL;
-	p->refs = 1;
+	p->regs = p->refs = 1;
 	/* Argument info lets usched_submit() check each argument's kind. */
 	snprintf(opts, sizeof(opts), "-cl-kernel-arg-info %s", p->src + len + 1);
 	err = tqk_cl_build(u->ctx, u->device, p->src, opts, &p->prog, &p->log);
@@ -260,6 +261,7 @@ int usched_prog_add(struct usched *u, const char *src, size_t len, const char *o
 		ret = prog_result(p, id, log);
 	pthread_mutex_unlock(&u->lock);
 	if (p->id) {
+		p->regs -= !p->prog;
 		p->refs -= !p->prog;
 		p = NULL;
 	}
@@ -283,13 +285,17 @@ int usched_prog_builtin(struct usched *u, const char *name, uint32_t *id)
 int usched_prog_put(struct usched *u, uint32_t id)
 {
 	struct prog *p;
+	int ret;
 
 	pthread_mutex_lock(&u->lock);
 	p = idtab_get(&u->progs, id);
-	if (p && p->prog)
+	ret = p && p->regs ? 0 : -ENOENT;
+	if (!ret) {
+		p->regs--;
 		prog_put(u, p);
+	}
 	pthread_mutex_unlock(&u->lock);
-	return p && p->prog ? 0 : -ENOENT;
+	return ret;
 }
 
 /*
@@ -333,7 +339,7 @@ int usched_kernel_get(struct usched *u, uint32_t prog, const char *name, uint32_
 	pthread_mutex_lock(&u->lock);
 	p = idtab_get(&u->progs, prog);
 	ret = -ENOENT;
-	if (!p || !p->prog)
+	if (!p || !p->regs)
 		goto out;
 	for (unsigned int i = 0; i < p->nkerns; i++) {
 		if (!strcmp(p->kerns[i]->name, name)) {
