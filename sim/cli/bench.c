@@ -46,7 +46,7 @@ static void stat_add(struct stat *st, double v)
 	st->n++;
 }
 
-static void bench_sim(const struct tq_dev *dev, const char *what)
+static void bench_sim(FILE *f, const struct tq_dev *dev, const char *what)
 {
 	enum { TGS = 64, REPS = 20000 };
 	static struct tq_tg tgs[TGS];
@@ -62,12 +62,12 @@ static void bench_sim(const struct tq_dev *dev, const char *what)
 		for (int i = 0; i < TGS; i++)
 			sink += tq_makespan(&tgs[i], dev, order, 8);
 	ns = (double)(tq_clock_ns() - t0) / (REPS * TGS);
-	printf("simulate   T=8 %-16s %8.3f us/sim   (target <= 0.3)\n", what, ns / 1e3);
+	fprintf(f, "simulate   T=8  %-16s %8.3f us/sim   (target <= 0.3)\n", what, ns / 1e3);
 	(void)sink;
 }
 
 /* Each instance's best of three runs (noise), then mean and max over instances. */
-static void bench_policy(const struct tq_policy_ops *pol, const struct tq_dev *dev,
+static void bench_policy(FILE *f, const struct tq_policy_ops *pol, const struct tq_dev *dev,
 			 unsigned int n, unsigned int instances, const char *what,
 			 const char *target)
 {
@@ -89,33 +89,38 @@ static void bench_policy(const struct tq_policy_ops *pol, const struct tq_dev *d
 		}
 		stat_add(&st, best);
 	}
-	printf("%-10s T=%-2u %-16s %8.3f us mean %9.3f us max  %s\n", pol->name, n, what,
+	fprintf(f, "%-10s T=%-2u %-16s %8.3f us mean %9.3f us max  %s\n", pol->name, n, what,
 	       st.sum / st.n / 1e3, st.max / 1e3, target);
 }
 
-int cmd_bench(int argc, char **argv)
+void bench_all(FILE *f)
 {
-	struct tq_dev dev[3];
 	const char *what[3] = { "dma2 slow1.00", "dma2 slow1.08", "dma1" };
+	struct tq_dev dev[3];
 
-	(void)argv;
-	if (argc != 1) {
-		fprintf(stderr, "usage: tqsim bench\n");
-		return EXIT_BAD_INPUT;
-	}
 	for (int i = 0; i < 3; i++)
 		tq_dev_init(&dev[i]);
 	dev[1].slow[TQ_HTD] = dev[1].slow[TQ_DTH] = 1.08;
 	dev[2].dma = 1;
 	for (int i = 0; i < 3; i++)
-		bench_sim(&dev[i], what[i]);
+		bench_sim(f, &dev[i], what[i]);
 	for (int i = 0; i < 3; i++)
-		bench_policy(&tq_policy_paper, &dev[i], 8, 200, what[i], "");
+		bench_policy(f, &tq_policy_paper, &dev[i], 8, 200, what[i], "");
 	for (int i = 0; i < 3; i++)
-		bench_policy(&tq_policy_neh, &dev[i], 8, 200, what[i], "(target mean <= 10)");
+		bench_policy(f, &tq_policy_neh, &dev[i], 8, 200, what[i], "(target mean <= 10)");
 	for (int i = 0; i < 3; i++)
-		bench_policy(&tq_policy_exact, &dev[i], 8, 200, what[i], "(target max <= 1000)");
+		bench_policy(f, &tq_policy_exact, &dev[i], 8, 200, what[i], "(target max <= 1000)");
 	for (int i = 0; i < 3; i++)
-		bench_policy(&tq_policy_exact, &dev[i], 10, 20, what[i], "");
+		bench_policy(f, &tq_policy_exact, &dev[i], 10, 20, what[i], "");
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1) {
+		fprintf(stderr, "usage: tqsim bench\n");
+		return EXIT_BAD_INPUT;
+	}
+	bench_all(stdout);
 	return 0;
 }

@@ -37,6 +37,9 @@ int draw_svg(const char *path, const struct taskset *ts, const struct tq_dev *de
 void svg_begin(FILE *f, int width, int height);
 void svg_end(FILE *f);
 
+/* The speed benchmarks, one line each. */
+void bench_all(FILE *f);
+
 int cmd_eval(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
