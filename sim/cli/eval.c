@@ -587,7 +587,9 @@ int cmd_eval(int argc, char **argv)
 	}
 	fprintf(f, "\n## Speed (`tqsim bench`, one core of this machine)\n\n```\n");
 	bench_all(f);
-	fprintf(f, "```\n\nThe evaluation took %.0f s.\n", (tq_clock_ns() - t0) / 1e9);
+	fprintf(f, "```\n\nThe evaluation took %.0f s. Timings are single runs on a 2-core machine "
+		"that other work shares; they vary by up to a third between runs.\n",
+		(tq_clock_ns() - t0) / 1e9);
 	free(ms_buf);
 	if (f != stdout && (ferror(f) | fclose(f))) {
 		fprintf(stderr, "tqsim eval: cannot write %s\n", out);
