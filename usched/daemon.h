@@ -91,9 +91,10 @@ struct dctx {
 struct dbuild {
 	struct dbuild *next;
 	uint32_t ctx;
-	uint64_t tag;		/* 0: a restart's rebuild of prog */
-	uint32_t prog;		/* the client's id it will get */
+	uint64_t tag;
 	bool builtin;
+	uint64_t log_off;	/* bufs[0], where a failed build's log goes */
+	uint32_t log_len;
 	char *text;
 	char *opts;
 	int status;
@@ -127,6 +128,7 @@ struct daemon {
 	uint64_t started_ns;
 
 	struct dctx *ctx[DCTX_HASH];
+	unsigned long held;	/* tasks and builds taken and not completed */
 
 	/* Completions: queued here, moved to wbuf while a write is in flight. */
 	struct tq_completion *out, *wbuf;
@@ -149,6 +151,8 @@ struct daemon {
 	bool builder_started;
 
 	int state_fd;
+	char *saved;		/* the state file as found at start-up */
+	size_t nsaved;
 	bool stopping;		/* SIGINT/SIGTERM: finish what was taken, then exit */
 	bool quit;		/* a second signal: exit now */
 	bool reload;		/* SIGHUP */
@@ -167,6 +171,8 @@ void dlog(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int loop_init(struct daemon *d);
 int loop_run(struct daemon *d);
 void loop_fini(struct daemon *d);
+/* Write the queued completion records with plain write()s: on the way out. */
+void loop_flush_sync(struct daemon *d);
 void complete_task(struct daemon *d, uint32_t ctx, uint64_t tag, int status, uint64_t result,
 		   uint64_t start_ns, uint64_t end_ns);
 void release_ctx(struct daemon *d, uint32_t ctx);

@@ -56,14 +56,13 @@ static void CL_CALLBACK waiter_done(cl_event ev, cl_int status, void *arg)
 	eventfd_write(w->fd, 1);	/* the last touch of w: the waiter may return */
 }
 
-int exec_wait(struct usched *u, cl_event ev)
+int exec_wait(cl_event ev)
 {
 	struct waiter w = { .fd = eventfd(0, EFD_CLOEXEC) };
 	cl_command_queue q;
 	eventfd_t v;
 	int ret;
 
-	(void)u;
 	if (w.fd < 0)
 		return -errno;
 	ret = cl_errno(clSetEventCallback(ev, CL_COMPLETE, waiter_done, &w), -EIO);
@@ -144,7 +143,7 @@ static int clock_sync(struct usched *u)
 	if (clEnqueueMarkerWithWaitList(u->q[USCHED_HTD], 0, NULL, &ev))
 		return -EIO;
 	h1 = now_ns();
-	ret = exec_wait(u, ev);
+	ret = exec_wait(ev);
 	if (!ret && clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_QUEUED, sizeof(queued),
 					    &queued, NULL))
 		ret = -EIO;
@@ -181,6 +180,9 @@ int exec_init(struct usched *u)
 		if (err)
 			return cl_errno(err, -ENODEV);
 	}
+	u->mq = tqk_cl_queue(u->ctx, u->device, 0, &err);
+	if (err)
+		return cl_errno(err, -ENODEV);
 	if (clGetDeviceInfo(u->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(global), &global, NULL) ||
 	    clGetDeviceInfo(u->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(max_alloc), &max_alloc,
 			    NULL))
@@ -279,6 +281,8 @@ void exec_fini(struct usched *u)
 	for (int s = 0; s < USCHED_STAGES; s++)
 		if (u->q[s])
 			clReleaseCommandQueue(u->q[s]);
+	if (u->mq)
+		clReleaseCommandQueue(u->mq);
 	if (u->ctx)
 		clReleaseContext(u->ctx);
 }
@@ -433,15 +437,13 @@ int exec_launch(struct usched *u, struct tg *tg)
  */
 static unsigned int track_of(struct usched *u, struct task *t, unsigned int e)
 {
-	unsigned int copies = u->dev.dma;
-
 	switch (t->ev_stage[e]) {
 	case USCHED_HTD:
 		return 0;
 	case USCHED_DTH:
-		return copies - 1 ? 2 : 0;
+		return u->dev.dma == 2 ? 2 : 0;
 	default:
-		return t->kq ? copies + t->kq : 1;
+		return t->kq ? u->dev.dma + t->kq : 1;
 	}
 }
 
@@ -462,12 +464,12 @@ int exec_trace_open(struct usched *u, const char *path)
  */
 void exec_collect(struct usched *u, struct task *t)
 {
+	unsigned int cmd[USCHED_STAGES] = { 0 };	/* commands seen per stage */
 	struct usched_completion *c = &t->c;
 	int status = t->err;
 
 	if (!status && t->cl_status < 0)
 		status = cl_errno(t->cl_status, -EIO);
-	unsigned int cmd[USCHED_STAGES] = { 0 };
 
 	for (unsigned int e = 0; e < t->nev; e++) {
 		unsigned int s = t->ev_stage[e];

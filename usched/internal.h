@@ -201,6 +201,7 @@ struct usched {
 	cl_context ctx;
 	cl_command_queue q[USCHED_STAGES];	/* [HTD], [DTH]; [K] unused */
 	cl_command_queue kq[MAX_KQUEUES];
+	cl_command_queue mq;	/* maps and unmaps, so they never wait behind copies */
 	uint64_t max_alloc, tg_bytes;
 	struct tq_profile prof;
 	int64_t clock_off;	/* host CLOCK_MONOTONIC ns - device ns */
@@ -245,7 +246,7 @@ int exec_init(struct usched *u);
 void exec_fini(struct usched *u);
 int exec_launch(struct usched *u, struct tg *tg);
 void exec_collect(struct usched *u, struct task *t);
-int exec_wait(struct usched *u, cl_event ev);
+int exec_wait(cl_event ev);
 int exec_trace_open(struct usched *u, const char *path);
 int cl_errno(cl_int err, int fallback);
 

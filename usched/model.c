@@ -160,7 +160,7 @@ static double cal_run(struct cal *c, bool htd, bool dth, uint64_t bytes, double 
 			continue;
 		clFlush(u->q[i ? USCHED_DTH : USCHED_HTD]);
 		if (!ret)
-			ret = exec_wait(u, ev[i]);
+			ret = exec_wait(ev[i]);
 		if (!ret)
 			ret = clGetEventProfilingInfo(ev[i], CL_PROFILING_COMMAND_START,
 						      sizeof(cl_ulong), &t[i][0], NULL) |

@@ -66,13 +66,13 @@ int usched_region_add(struct usched *u, void *base, size_t len, uint32_t *id)
 	 * The host may touch USE_HOST_PTR memory only while it is mapped; map
 	 * it once for good. Waiting through exec_wait() does not spin a core.
 	 */
-	r->map = clEnqueueMapBuffer(u->q[USCHED_HTD], r->mem, CL_FALSE,
+	r->map = clEnqueueMapBuffer(u->mq, r->mem, CL_FALSE,
 				    CL_MAP_READ | CL_MAP_WRITE, 0, len, 0, NULL, &ev, &err);
 	if (err) {
 		ret = cl_errno(err, -EINVAL);
 		goto out_release;
 	}
-	ret = exec_wait(u, ev);
+	ret = exec_wait(ev);
 	clReleaseEvent(ev);
 	if (ret)
 		goto out_release;
@@ -89,7 +89,7 @@ int usched_region_add(struct usched *u, void *base, size_t len, uint32_t *id)
 
 out_release:
 	if (r->map)
-		clEnqueueUnmapMemObject(u->q[USCHED_HTD], r->mem, r->map, 0, NULL, NULL);
+		clEnqueueUnmapMemObject(u->mq, r->mem, r->map, 0, NULL, NULL);
 	clReleaseMemObject(r->mem);
 out_free:
 	free(r);
@@ -101,8 +101,8 @@ void region_put(struct usched *u, struct region *r)
 	if (--r->refs)
 		return;
 	/* The release waits for the unmap; nothing else uses the region now. */
-	clEnqueueUnmapMemObject(u->q[USCHED_HTD], r->mem, r->map, 0, NULL, NULL);
-	clFlush(u->q[USCHED_HTD]);
+	clEnqueueUnmapMemObject(u->mq, r->mem, r->map, 0, NULL, NULL);
+	clFlush(u->mq);
 	clReleaseMemObject(r->mem);
 	free(r);
 }

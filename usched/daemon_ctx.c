@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * daemon_ctx.c - the client contexts usched serves, and the translation of
+ * their descriptors into the core's calls.
+ *
+ * A context lives from its TQ_EV_OPEN to the TQ_COMPL_F_RELEASE usched
+ * writes once the context is closed and nothing of it is in flight. Its
+ * arena is mapped from the scheduler fd and registered with the core once.
+ * Its program and kernel ids are its own: a client id is an index into the
+ * context's table plus one, which names the core's id, so one context cannot
+ * use another's programs by guessing numbers. A task's core owner is its
+ * context id and its user_data the module's tag, so a core completion maps
+ * straight back to a completion record.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "daemon.h"
+
+uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+struct dctx *ctx_find(struct daemon *d, uint32_t id)
+{
+	struct dctx *c;
+
+	for (c = d->ctx[id % DCTX_HASH]; c; c = c->next)
+		if (c->id == id)
+			return c;
+	return NULL;
+}
+
+uint32_t ctx_prog_add(struct dctx *c, bool builtin, const char *text, const char *opts)
+{
+	struct dprog *p = realloc(c->progs, (c->nprogs + 1) * sizeof(*p));
+
+	if (!p)
+		return 0;
+	c->progs = p;
+	p += c->nprogs;
+	*p = (struct dprog){ .builtin = builtin, .text = strdup(text),
+			     .opts = opts ? strdup(opts) : NULL };
+	if (!p->text || (opts && !p->opts)) {
+		free(p->text);
+		free(p->opts);
+		return 0;
+	}
+	return ++c->nprogs;
+}
+
+uint32_t ctx_kern_add(struct dctx *c, uint32_t prog, const char *name)
+{
+	struct dkern *k = realloc(c->kerns, (c->nkerns + 1) * sizeof(*k));
+
+	if (!k)
+		return 0;
+	c->kerns = k;
+	k += c->nkerns;
+	*k = (struct dkern){ .prog = prog, .name = strdup(name) };
+	if (!k->name)
+		return 0;
+	return ++c->nkerns;
+}
+
+/* Text from the arena, which the client may still be writing: copy it, end it. */
+static char *arena_text(struct dctx *c, const struct tq_buf *b)
+{
+	const char *p = (const char *)c->arena + b->offset;
+
+	return strndup(p, b->len);
+}
+
+/* After a restart: build what the context registered with our predecessor. */
+static void ctx_rebuild(struct daemon *d, struct dctx *c)
+{
+	char *log = NULL;
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < c->nprogs; i++) {
+		struct dprog *p = &c->progs[i];
+
+		if (!p->text)
+			continue;
+		if (p->builtin)
+			ret = usched_prog_builtin(d->u, p->text, &p->core);
+		else
+			ret = usched_prog_add(d->u, p->text, strlen(p->text), p->opts, &p->core,
+					      &log);
+		free(log);
+		log = NULL;
+		if (ret) {
+			warn("context %u: program %u no longer builds: %s", c->id, i + 1,
+			     strerror(-ret));
+			p->core = 0;
+		}
+	}
+	for (i = 0; i < c->nkerns; i++) {
+		struct dkern *k = &c->kerns[i];
+		struct dprog *p = k->prog && k->prog <= c->nprogs ? &c->progs[k->prog - 1] : NULL;
+
+		if (p && p->core && k->name && usched_kernel_get(d->u, p->core, k->name, &k->core))
+			k->core = 0;
+	}
+	info("context %u (pid %u): restored %u programs, %u kernels", c->id, c->pid, c->nprogs,
+	     c->nkerns);
+}
+
+void ctx_open(struct daemon *d, const struct tq_event *ev)
+{
+	const struct tq_ev_open *o = &ev->open;
+	struct dctx *c;
+	void *arena;
+	int ret;
+
+	if (ctx_find(d, ev->ctx_id)) {
+		warn("context %u opened twice; ignored", ev->ctx_id);
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		err("context %u: out of memory; its tasks will fail", ev->ctx_id);
+		return;
+	}
+	c->id = ev->ctx_id;
+	c->pid = ev->pid;
+	c->uid = ev->uid;
+	c->next = d->ctx[c->id % DCTX_HASH];
+	d->ctx[c->id % DCTX_HASH] = c;
+	d->st.contexts++;
+
+	arena = mmap(NULL, o->arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd,
+		     o->arena_offset);
+	if (arena == MAP_FAILED) {
+		err("context %u: cannot map its arena: %m", c->id);
+		return;
+	}
+	ret = usched_region_add(d->u, arena, o->arena_bytes, &c->region);
+	if (ret) {
+		err("context %u: cannot register its arena: %s", c->id, strerror(-ret));
+		munmap(arena, o->arena_bytes);
+		return;
+	}
+	c->arena = arena;
+	c->arena_bytes = o->arena_bytes;
+	dbg("context %u open: pid %u uid %u arena %llu bytes", c->id, c->pid, c->uid,
+	    (unsigned long long)c->arena_bytes);
+	if (state_restore(d, c) > 0)
+		ctx_rebuild(d, c);
+}
+
+/* Nothing of a closed context is left in flight: let it go. */
+static void ctx_release(struct daemon *d, struct dctx *c)
+{
+	struct dctx **pp;
+	uint32_t i;
+
+	for (pp = &d->ctx[c->id % DCTX_HASH]; *pp != c; pp = &(*pp)->next)
+		;
+	*pp = c->next;
+	for (i = 0; i < c->nprogs; i++) {
+		if (c->progs[i].core)
+			usched_prog_put(d->u, c->progs[i].core);
+		free(c->progs[i].text);
+		free(c->progs[i].opts);
+	}
+	for (i = 0; i < c->nkerns; i++)
+		free(c->kerns[i].name);
+	free(c->progs);
+	free(c->kerns);
+	if (c->arena) {
+		usched_region_del(d->u, c->region);
+		munmap(c->arena, c->arena_bytes);
+	}
+	release_ctx(d, c->id);
+	d->st.contexts--;
+	dbg("context %u released", c->id);
+	free(c);
+	state_compact(d);
+}
+
+void ctx_free_all(struct daemon *d)
+{
+	for (unsigned int h = 0; h < DCTX_HASH; h++) {
+		while (d->ctx[h]) {
+			struct dctx *c = d->ctx[h];
+
+			d->ctx[h] = c->next;
+			for (uint32_t i = 0; i < c->nprogs; i++) {
+				free(c->progs[i].text);
+				free(c->progs[i].opts);
+			}
+			for (uint32_t i = 0; i < c->nkerns; i++)
+				free(c->kerns[i].name);
+			free(c->progs);
+			free(c->kerns);
+			if (c->arena)
+				munmap(c->arena, c->arena_bytes);
+			free(c);
+		}
+	}
+}
+
+/* One of the context's tasks or builds is done. */
+static void ctx_put(struct daemon *d, struct dctx *c)
+{
+	c->inflight--;
+	d->held--;
+	if (c->closing && !c->inflight)
+		ctx_release(d, c);
+}
+
+void ctx_close(struct daemon *d, const struct tq_event *ev)
+{
+	struct dctx *c = ctx_find(d, ev->ctx_id);
+
+	if (!c) {
+		/* Never known (out of memory at open): release it all the same. */
+		release_ctx(d, ev->ctx_id);
+		return;
+	}
+	dbg("context %u closed with %u in flight", c->id, c->inflight);
+	c->closing = true;
+	/* Its waiting tasks come back from the core as cancelled. */
+	usched_cancel(d->u, c->id);
+	if (!c->inflight)
+		ctx_release(d, c);
+}
+
+static void reject(struct daemon *d, const struct tq_event *ev, int status)
+{
+	uint64_t now = mono_ns();
+
+	d->st.rejected++;
+	dbg("context %u: task %llx rejected: %s", ev->ctx_id, (unsigned long long)ev->tag,
+	    strerror(-status));
+	complete_task(d, ev->ctx_id, ev->tag, status, 0, now, now);
+}
+
+static void task_program(struct daemon *d, struct dctx *c, const struct tq_event *ev)
+{
+	const struct tq_desc *t = &ev->task;
+	struct dbuild *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return reject(d, ev, -ENOMEM);
+	b->ctx = c->id;
+	b->tag = ev->tag;
+	b->builtin = t->flags & TQ_DESC_F_BUILTIN;
+	b->log_off = t->bufs[0].offset;
+	b->log_len = t->bufs[0].len;
+	b->text = arena_text(c, &t->bufs[0]);
+	if (t->nr_bufs > 1)
+		b->opts = arena_text(c, &t->bufs[1]);
+	if (!b->text || (t->nr_bufs > 1 && !b->opts)) {
+		build_free(b);
+		return reject(d, ev, -ENOMEM);
+	}
+	if (b->opts && !*b->opts) {	/* all NULs: no options */
+		free(b->opts);
+		b->opts = NULL;
+	}
+	c->inflight++;
+	d->held++;
+	build_queue(d, b);
+}
+
+void ctx_build_done(struct daemon *d, struct dbuild *b)
+{
+	struct dctx *c = ctx_find(d, b->ctx);
+	uint64_t result = 0;
+	uint32_t id;
+
+	d->st.builds++;
+	if (!c) {	/* cannot happen: a context waits for its builds */
+		if (!b->status)
+			usched_prog_put(d->u, b->core);
+		return;
+	}
+	if (!b->status) {
+		id = ctx_prog_add(c, b->builtin, b->text, b->opts);
+		if (id) {
+			c->progs[id - 1].core = b->core;
+			state_add_prog(d, c, id);
+			result = id;
+		} else {
+			usched_prog_put(d->u, b->core);
+			b->status = -ENOMEM;
+		}
+	} else {
+		d->st.build_errors++;
+	}
+	if (b->status == -ENOEXEC && b->log && b->log_len) {
+		/* The log goes over the source, as the uapi header says. */
+		char *dst = (char *)c->arena + b->log_off;
+		size_t n = strnlen(b->log, b->log_len - 1);
+
+		memcpy(dst, b->log, n);
+		dst[n] = 0;
+		result = n;
+	}
+	if (b->status)
+		info("context %u: %s %.40s: %s", c->id, b->builtin ? "built-in" : "program",
+		     b->builtin ? b->text : "", strerror(-b->status));
+	complete_task(d, c->id, b->tag, b->status, result, b->start_ns, b->end_ns);
+	ctx_put(d, c);
+}
+
+static void task_kernel(struct daemon *d, struct dctx *c, const struct tq_event *ev)
+{
+	const struct tq_desc *t = &ev->task;
+	uint32_t prog = t->program, core, id;
+	uint64_t now = mono_ns();
+	char *name;
+	int ret;
+
+	if (!prog || prog > c->nprogs || !c->progs[prog - 1].core)
+		return reject(d, ev, -ENOENT);
+	name = arena_text(c, &t->bufs[0]);
+	if (!name)
+		return reject(d, ev, -ENOMEM);
+	ret = usched_kernel_get(d->u, c->progs[prog - 1].core, name, &core);
+	if (ret) {
+		free(name);
+		return reject(d, ev, ret);
+	}
+	id = ctx_kern_add(c, prog, name);
+	free(name);
+	if (!id)
+		return reject(d, ev, -ENOMEM);
+	c->kerns[id - 1].core = core;
+	state_add_kern(d, c, id);
+	complete_task(d, c->id, ev->tag, 0, id, now, mono_ns());
+}
+
+static void task_run(struct daemon *d, struct dctx *c, const struct tq_event *ev)
+{
+	const struct tq_desc *t = &ev->task;
+	struct usched_task ut = {
+		.owner = c->id,
+		.user_data = ev->tag,
+		.queued_ns = ev->submit_ns,
+		.dim = t->work_dim,
+		.nbufs = t->nr_bufs,
+		.nargs = t->nr_bufs + t->nr_scalars,
+	};
+	const struct dkern *k;
+	unsigned int i;
+	int ret;
+
+	if (!t->kernel || t->kernel > c->nkerns)
+		return reject(d, ev, -ENOENT);
+	k = &c->kerns[t->kernel - 1];
+	if (k->prog != t->program || !k->core)
+		return reject(d, ev, -ENOENT);
+	ut.kernel = k->core;
+	for (i = 0; i < t->work_dim; i++) {
+		ut.global[i] = t->global[i];
+		ut.local[i] = t->flags & TQ_DESC_F_LOCAL ? t->local[i] : 0;
+	}
+	/* The module checked offsets, lengths and that the args are 0..n-1. */
+	for (i = 0; i < t->nr_bufs; i++) {
+		const struct tq_buf *b = &t->bufs[i];
+
+		ut.buf[i] = (struct usched_buf){
+			.host = b->dir == TQ_DIR_SCRATCH ? NULL : (char *)c->arena + b->offset,
+			.len = b->len,
+			.dir = b->dir,
+		};
+		ut.arg[b->arg] = (struct usched_arg){ .kind = USCHED_ARG_BUF, .buf = i };
+	}
+	for (i = 0; i < t->nr_scalars; i++) {
+		const struct tq_scalar *s = &t->scalars[i];
+		struct usched_arg *a = &ut.arg[s->arg];
+
+		*a = (struct usched_arg){ .kind = USCHED_ARG_SCALAR, .size = s->size };
+		memcpy(a->val, &s->value, s->size);
+	}
+	ret = usched_submit(d->u, &ut);
+	if (ret)
+		return reject(d, ev, ret);
+	c->inflight++;
+	d->held++;
+}
+
+void ctx_task(struct daemon *d, const struct tq_event *ev)
+{
+	struct dctx *c = ctx_find(d, ev->ctx_id);
+	uint64_t now;
+
+	if (ev->flags & TQ_EV_F_REQUEUED)
+		d->st.requeued++;
+	if (!c || !c->arena)
+		return reject(d, ev, c ? -ENOMEM : -ENOENT);
+	if (c->closing)
+		return reject(d, ev, -ECANCELED);
+	switch (ev->task.opcode) {
+	case TQ_OP_NOP:
+		now = mono_ns();
+		complete_task(d, c->id, ev->tag, 0, 0, now, now);
+		return;
+	case TQ_OP_PROGRAM:
+		return task_program(d, c, ev);
+	case TQ_OP_KERNEL:
+		return task_kernel(d, c, ev);
+	case TQ_OP_TASK:
+		return task_run(d, c, ev);
+	}
+	reject(d, ev, -EOPNOTSUPP);
+}
+
+/* The core's completion callback, on the loop's thread (usched_process()). */
+void ctx_complete(void *arg, const struct usched_completion *uc)
+{
+	struct daemon *d = arg;
+	struct dctx *c = ctx_find(d, uc->owner);
+
+	if (d->quit && uc->status == -ECANCELED)
+		return;		/* exiting at once: the module gives it to our successor */
+	complete_task(d, uc->owner, uc->user_data, uc->status, 0, uc->start_ns, uc->end_ns);
+	if (c)
+		ctx_put(d, c);
+}

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * daemon_loop.c - usched's event loop, on one io_uring.
+ *
+ * Everything the daemon waits for is an io_uring request, at most one of
+ * each kind in flight, and the loop sleeps in io_uring_submit_and_wait()
+ * until one completes; nothing polls or spins:
+ *
+ *	READ	whole struct tq_event records from the scheduler fd; the
+ *		module's read is pollable, so io_uring parks it until events come
+ *	WRITE	the completion records queued since the last write, in one go
+ *	CORE	a poll of the core's eventfd: OpenCL callbacks signal it, and
+ *		usched_process() then completes tasks and launches the next TG
+ *	BUILD	a read of the build thread's eventfd: builds finished
+ *	SIGNAL	a read of the signalfd: SIGINT and SIGTERM stop taking work and
+ *		exit once what was taken is done (a second one exits at once;
+ *		the module re-delivers the rest), SIGHUP rereads the config's
+ *		safe settings and writes the metrics
+ *	TIMER	a timeout that writes the metrics every metrics-interval
+ *
+ * Completions queue in d->out while a write is in flight and go out in the
+ * next, so a burst of completions costs one syscall-free submission.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+enum op { OP_READ = 1, OP_WRITE, OP_CORE, OP_BUILD, OP_SIGNAL, OP_TIMER, OP_CANCEL };
+
+#define NEVENTS		64
+#define RING_ENTRIES	16
+
+static struct signalfd_siginfo sig_info;
+static uint64_t build_count;
+static struct __kernel_timespec metrics_ts;
+static bool sig_armed;
+static uint64_t last_tg;
+
+static struct io_uring_sqe *get_sqe(struct daemon *d, enum op op)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->ring);
+
+	if (!sqe) {	/* full: make room; never more than one per kind is in flight */
+		io_uring_submit(&d->ring);
+		sqe = io_uring_get_sqe(&d->ring);
+	}
+	io_uring_sqe_set_data64(sqe, op);
+	return sqe;
+}
+
+/* Queue a completion record; it goes out with the loop's next write. */
+static void queue_record(struct daemon *d, const struct tq_completion *c)
+{
+	if (d->nout == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 256;
+		struct tq_completion *o = realloc(d->out, cap * sizeof(*o));
+		struct tq_completion *w = realloc(d->wbuf, cap * sizeof(*w));
+
+		if (o)
+			d->out = o;
+		if (w)
+			d->wbuf = w;
+		if (!o || !w) {
+			/* Not taken: the module re-delivers it to our successor. */
+			err("out of memory for completions; ctx %u tag %llx dropped", c->ctx_id,
+			    (unsigned long long)c->tag);
+			return;
+		}
+		d->cap = cap;
+	}
+	d->out[d->nout++] = *c;
+}
+
+void complete_task(struct daemon *d, uint32_t ctx, uint64_t tag, int status, uint64_t result,
+		   uint64_t start_ns, uint64_t end_ns)
+{
+	struct tq_completion c = {
+		.ctx_id = ctx,
+		.tag = tag,
+		.status = status < -4095 ? -EIO : status,
+		.result = result,
+		.start_ns = start_ns,
+		.end_ns = end_ns,
+	};
+
+	queue_record(d, &c);
+}
+
+void release_ctx(struct daemon *d, uint32_t ctx)
+{
+	struct tq_completion c = { .ctx_id = ctx, .flags = TQ_COMPL_F_RELEASE };
+
+	queue_record(d, &c);
+}
+
+static void arm_write(struct daemon *d)
+{
+	struct io_uring_sqe *sqe = get_sqe(d, OP_WRITE);
+
+	io_uring_prep_write(sqe, d->fd, d->wbuf + d->woff,
+			    (d->nw - d->woff) * sizeof(struct tq_completion), -1);
+	d->writing = true;
+}
+
+/* Send what queued up, unless a write is still in flight. */
+static void flush_records(struct daemon *d)
+{
+	struct tq_completion *t;
+
+	if (d->writing || !d->nout)
+		return;
+	t = d->wbuf;
+	d->wbuf = d->out;
+	d->out = t;
+	d->nw = d->nout;
+	d->nout = 0;
+	d->woff = 0;
+	arm_write(d);
+}
+
+static void write_done(struct daemon *d, int res)
+{
+	d->writing = false;
+	if (res == -EINTR || res == -EAGAIN) {
+		arm_write(d);
+		return;
+	}
+	if (res >= 0) {
+		d->woff += res / sizeof(struct tq_completion);
+		d->st.completions += res / sizeof(struct tq_completion);
+	} else {
+		/* The module refused the first record; skip it, send the rest. */
+		const struct tq_completion *c = &d->wbuf[d->woff];
+
+		warn("completion ctx %u tag %llx%s refused: %s", c->ctx_id,
+		     (unsigned long long)c->tag, c->flags ? " (release)" : "", strerror(-res));
+		d->st.write_errors++;
+		d->woff++;
+	}
+	if (d->woff < d->nw)
+		arm_write(d);	/* a short write stopped at a bad record: its errno comes next */
+}
+
+/* Write whatever is queued, synchronously: for the way out. */
+void loop_flush_sync(struct daemon *d)
+{
+	size_t i = 0;
+	ssize_t n;
+
+	while (i < d->nout) {
+		n = write(d->fd, d->out + i, (d->nout - i) * sizeof(struct tq_completion));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			i++;
+			d->st.write_errors++;
+			continue;
+		}
+		i += n / sizeof(struct tq_completion);
+		d->st.completions += n / sizeof(struct tq_completion);
+	}
+	d->nout = 0;
+}
+
+static void arm_read(struct daemon *d)
+{
+	struct io_uring_sqe *sqe;
+
+	if (d->reading || d->stopping)
+		return;
+	sqe = get_sqe(d, OP_READ);
+	io_uring_prep_read(sqe, d->fd, d->ev, NEVENTS * sizeof(struct tq_event), -1);
+	d->reading = true;
+}
+
+static void read_done(struct daemon *d, int res)
+{
+	const struct tq_event *ev;
+
+	d->reading = false;
+	if (res == -EINTR || res == -EAGAIN || res == -ECANCELED)
+		return;		/* re-armed unless stopping */
+	if (res <= 0) {
+		err("reading %s: %s", d->conf.devnode, res ? strerror(-res) : "end of file");
+		d->stopping = d->quit = true;
+		return;
+	}
+	for (ev = d->ev; (char *)(ev + 1) <= (char *)d->ev + res; ev++) {
+		if (ev->type >= 1 && ev->type <= 3)
+			d->st.events[ev->type]++;
+		switch (ev->type) {
+		case TQ_EV_OPEN:
+			ctx_open(d, ev);
+			break;
+		case TQ_EV_TASK:
+			ctx_task(d, ev);
+			break;
+		case TQ_EV_CLOSE:
+			ctx_close(d, ev);
+			break;
+		default:
+			warn("unknown event type %u", ev->type);
+		}
+	}
+}
+
+static void arm_core(struct daemon *d)
+{
+	struct io_uring_sqe *sqe;
+
+	if (d->core_armed)
+		return;
+	sqe = get_sqe(d, OP_CORE);
+	io_uring_prep_poll_add(sqe, usched_fd(d->u), POLLIN);
+	d->core_armed = true;
+}
+
+static void core_done(struct daemon *d)
+{
+	struct usched_stats s;
+
+	d->core_armed = false;
+	usched_process(d->u);
+	usched_stats(d->u, &s);
+	if (s.last.seq != last_tg && s.last.measured_ns > 0) {
+		double e = s.last.predicted_ns / s.last.measured_ns - 1;
+
+		last_tg = s.last.seq;
+		d->st.tgs_seen++;
+		if (e < 0)
+			e = -e;
+		if (e > d->st.tg_err_max)
+			d->st.tg_err_max = e;
+	}
+}
+
+static void arm_build(struct daemon *d)
+{
+	struct io_uring_sqe *sqe;
+
+	if (d->build_armed)
+		return;
+	sqe = get_sqe(d, OP_BUILD);
+	io_uring_prep_read(sqe, d->build_efd, &build_count, sizeof(build_count), 0);
+	d->build_armed = true;
+}
+
+static void build_done(struct daemon *d)
+{
+	struct dbuild *b;
+
+	d->build_armed = false;
+	while ((b = build_take_done(d))) {
+		ctx_build_done(d, b);
+		build_free(b);
+	}
+}
+
+static void arm_signal(struct daemon *d)
+{
+	struct io_uring_sqe *sqe;
+
+	if (sig_armed)
+		return;
+	sqe = get_sqe(d, OP_SIGNAL);
+	io_uring_prep_read(sqe, d->sigfd, &sig_info, sizeof(sig_info), 0);
+	sig_armed = true;
+}
+
+static void write_metrics(struct daemon *d)
+{
+	struct usched_stats s;
+	int ret;
+
+	if (!d->conf.metrics)
+		return;
+	usched_stats(d->u, &s);
+	ret = metrics_write(d->conf.metrics, &s, &d->st, (mono_ns() - d->started_ns) * 1e-9);
+	if (ret)
+		warn("%s: %s", d->conf.metrics, strerror(-ret));
+}
+
+/* SIGHUP: take what can change without a restart from the config file. */
+static void reload(struct daemon *d)
+{
+	struct dconf n;
+	char msg[512];
+
+	if (!d->conf.config) {
+		write_metrics(d);
+		return;
+	}
+	dconf_init(&n);
+	if (dconf_load(&n, d->conf.config, msg, sizeof(msg))) {
+		warn("reload: %s; keeping the old settings", msg);
+	} else {
+		free(d->conf.metrics);
+		d->conf.metrics = n.metrics;
+		n.metrics = NULL;
+		d->conf.metrics_interval = n.metrics_interval;
+		d->conf.verbose = n.verbose;
+		dlog_init(d->conf.foreground, d->conf.verbose);
+		info("reloaded %s (metrics, metrics-interval, verbose; the rest needs a restart)",
+		     d->conf.config);
+	}
+	dconf_free(&n);
+	write_metrics(d);
+}
+
+static void signal_done(struct daemon *d, int res)
+{
+	sig_armed = false;
+	if (res != sizeof(sig_info))
+		return;
+	switch (sig_info.ssi_signo) {
+	case SIGHUP:
+		reload(d);
+		break;
+	case SIGINT:
+	case SIGTERM:
+		if (d->stopping) {
+			info("second signal: exiting now; the module re-delivers what is left");
+			d->quit = true;
+			break;
+		}
+		info("%s: finishing %lu task(s) in flight, then exiting",
+		     strsignal(sig_info.ssi_signo), d->held);
+		d->stopping = true;
+		if (d->reading)	/* events not read stay in the module for our successor */
+			io_uring_prep_cancel64(get_sqe(d, OP_CANCEL), OP_READ, 0);
+		break;
+	}
+}
+
+static void arm_timer(struct daemon *d)
+{
+	struct io_uring_sqe *sqe;
+
+	if (d->timer_armed || !d->conf.metrics || !d->conf.metrics_interval)
+		return;
+	metrics_ts.tv_sec = d->conf.metrics_interval;
+	metrics_ts.tv_nsec = 0;
+	sqe = get_sqe(d, OP_TIMER);
+	io_uring_prep_timeout(sqe, &metrics_ts, 0, 0);
+	d->timer_armed = true;
+}
+
+int loop_init(struct daemon *d)
+{
+	int ret;
+
+	d->ev = calloc(NEVENTS, sizeof(*d->ev));
+	if (!d->ev)
+		return -ENOMEM;
+	ret = io_uring_queue_init(RING_ENTRIES, &d->ring, 0);
+	if (ret)
+		free(d->ev);
+	return ret;
+}
+
+void loop_fini(struct daemon *d)
+{
+	io_uring_queue_exit(&d->ring);
+	free(d->ev);
+	free(d->out);
+	free(d->wbuf);
+	d->ev = NULL;
+	d->out = d->wbuf = NULL;
+}
+
+/* Run until a signal says stop and what was taken is done, or a second says quit. */
+int loop_run(struct daemon *d)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, n;
+	int ret;
+
+	write_metrics(d);
+	for (;;) {
+		arm_read(d);
+		arm_core(d);
+		arm_build(d);
+		arm_signal(d);
+		arm_timer(d);
+		flush_records(d);
+		if (d->quit || (d->stopping && !d->held && !d->reading && !d->writing &&
+				!d->nout))
+			break;
+
+		ret = io_uring_submit_and_wait(&d->ring, 1);
+		if (ret < 0 && ret != -EINTR) {
+			err("io_uring: %s", strerror(-ret));
+			return ret;
+		}
+		n = 0;
+		io_uring_for_each_cqe(&d->ring, head, cqe) {
+			n++;
+			switch (io_uring_cqe_get_data64(cqe)) {
+			case OP_READ:
+				read_done(d, cqe->res);
+				break;
+			case OP_WRITE:
+				write_done(d, cqe->res);
+				break;
+			case OP_CORE:
+				core_done(d);
+				break;
+			case OP_BUILD:
+				build_done(d);
+				break;
+			case OP_SIGNAL:
+				signal_done(d, cqe->res);
+				break;
+			case OP_TIMER:
+				d->timer_armed = false;
+				write_metrics(d);
+				break;
+			}
+		}
+		io_uring_cq_advance(&d->ring, n);
+	}
+	write_metrics(d);
+	return 0;
+}

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * daemon_state.c - the id tables, kept in a file so that a restarted usched
+ * honours the program and kernel ids its predecessor gave out.
+ *
+ * The module re-delivers every task a dead scheduler held, but those tasks
+ * name programs and kernels by ids only the dead scheduler knew. So each
+ * registration is appended to the state file (on a tmpfs: /run/tq) before
+ * its completion is written, as a header line and the raw text:
+ *
+ *	P <ctx> <pid> <id> <builtin> <textlen> <optslen>\n<text><opts>\n
+ *	K <ctx> <pid> <id> <prog> <namelen>\n<name>\n
+ *
+ * At start-up the file is read whole; a context the module announces again
+ * (same id and pid) gets its tables back and its programs rebuilt (the
+ * driver's cache makes that quick). The file is rewritten from the live
+ * contexts, through a temporary name, whenever one is released, which also
+ * drops what a crash left of contexts that are gone. A torn last record (a
+ * crash in mid-append) ends the reading.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+static int state_reopen(struct daemon *d)
+{
+	d->state_fd = open(d->conf.state, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	return d->state_fd < 0 ? -errno : 0;
+}
+
+/* mkdir -p the file's directory, as systemd's RuntimeDirectory would. */
+static void make_dirs(const char *path)
+{
+	char *p = strdup(path), *s;
+
+	if (!p)
+		return;
+	for (s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = 0;
+		mkdir(p, 0700);
+		*s = '/';
+	}
+	free(p);
+}
+
+int state_open(struct daemon *d)
+{
+	struct stat sb;
+	ssize_t n;
+	int fd;
+
+	d->state_fd = -1;
+	if (!d->conf.state)
+		return 0;
+	make_dirs(d->conf.state);
+	fd = open(d->conf.state, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !fstat(fd, &sb) && sb.st_size > 0) {
+		d->saved = malloc(sb.st_size);
+		if (d->saved) {
+			n = read(fd, d->saved, sb.st_size);
+			d->nsaved = n > 0 ? n : 0;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return state_reopen(d);
+}
+
+void state_close(struct daemon *d)
+{
+	if (d->state_fd >= 0)
+		close(d->state_fd);
+	d->state_fd = -1;
+	free(d->saved);
+	d->saved = NULL;
+	d->nsaved = 0;
+}
+
+static int rec_prog(FILE *f, const struct dctx *c, uint32_t id)
+{
+	const struct dprog *p = &c->progs[id - 1];
+	size_t olen = p->opts ? strlen(p->opts) : 0;
+
+	fprintf(f, "P %u %u %u %d %zu %zu\n", c->id, c->pid, id, p->builtin, strlen(p->text),
+		olen);
+	fputs(p->text, f);
+	if (olen)
+		fputs(p->opts, f);
+	return fputc('\n', f) == EOF ? -EIO : 0;
+}
+
+static int rec_kern(FILE *f, const struct dctx *c, uint32_t id)
+{
+	const struct dkern *k = &c->kerns[id - 1];
+
+	fprintf(f, "K %u %u %u %u %zu\n%s\n", c->id, c->pid, id, k->prog, strlen(k->name),
+		k->name);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* One record, with one write() so that a crash tears at most the last. */
+static void state_append(struct daemon *d, struct dctx *c, uint32_t id, bool prog)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (d->state_fd < 0)
+		return;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	if (prog)
+		rec_prog(f, c, id);
+	else
+		rec_kern(f, c, id);
+	fclose(f);
+	if (write(d->state_fd, buf, len) != (ssize_t)len)
+		warn("%s: cannot append: %m; a restart will forget ids", d->conf.state);
+	free(buf);
+}
+
+void state_add_prog(struct daemon *d, struct dctx *c, uint32_t id)
+{
+	state_append(d, c, id, true);
+}
+
+void state_add_kern(struct daemon *d, struct dctx *c, uint32_t id)
+{
+	state_append(d, c, id, false);
+}
+
+/* The text after a header: len bytes, then a newline. NULL if torn. */
+static const char *payload(const char **pos, const char *end, size_t len)
+{
+	const char *p = *pos;
+
+	if ((size_t)(end - p) < len + 1 || p[len] != '\n')
+		return NULL;
+	*pos = p + len + 1;
+	return p;
+}
+
+int state_restore(struct daemon *d, struct dctx *c)
+{
+	const char *pos = d->saved, *end = d->saved + d->nsaved;
+	unsigned int ctx, pid, id, a;
+	size_t l1, l2;
+	int found = 0, used;
+
+	while (pos && pos < end) {
+		const char *nl = memchr(pos, '\n', end - pos);
+		char hdr[128], *text, *opts = NULL;
+		const char *p;
+
+		if (!nl || nl - pos >= (long)sizeof(hdr))
+			break;
+		memcpy(hdr, pos, nl - pos);
+		hdr[nl - pos] = 0;
+		pos = nl + 1;
+		l2 = 0;
+		if (sscanf(hdr, "P %u %u %u %u %zu %zu%n", &ctx, &pid, &id, &a, &l1, &l2,
+			   &used) == 6 && !hdr[used]) {
+			p = payload(&pos, end, l1 + l2);
+			if (!p)
+				break;
+			if (ctx != c->id || pid != c->pid || id != c->nprogs + 1)
+				continue;
+			text = strndup(p, l1);
+			if (l2)
+				opts = strndup(p + l1, l2);
+			if (text && ctx_prog_add(c, a, text, opts))
+				found = 1;
+			free(text);
+			free(opts);
+		} else if (sscanf(hdr, "K %u %u %u %u %zu%n", &ctx, &pid, &id, &a, &l1,
+				  &used) == 5 && !hdr[used]) {
+			p = payload(&pos, end, l1);
+			if (!p)
+				break;
+			if (ctx != c->id || pid != c->pid || id != c->nkerns + 1)
+				continue;
+			text = strndup(p, l1);
+			if (text && ctx_kern_add(c, a, text))
+				found = 1;
+			free(text);
+		} else {
+			break;
+		}
+	}
+	return found;
+}
+
+void state_compact(struct daemon *d)
+{
+	size_t len = d->conf.state ? strlen(d->conf.state) + 8 : 0;
+	char *tmp;
+	FILE *f;
+
+	if (d->state_fd < 0)
+		return;
+	tmp = malloc(len);
+	if (!tmp)
+		return;
+	snprintf(tmp, len, "%s.tmp", d->conf.state);
+	f = fopen(tmp, "we");
+	if (!f)
+		goto out;
+	for (unsigned int h = 0; h < DCTX_HASH; h++) {
+		for (struct dctx *c = d->ctx[h]; c; c = c->next) {
+			for (uint32_t i = 1; i <= c->nprogs; i++)
+				rec_prog(f, c, i);
+			for (uint32_t i = 1; i <= c->nkerns; i++)
+				rec_kern(f, c, i);
+		}
+	}
+	if (fclose(f) || rename(tmp, d->conf.state)) {
+		unlink(tmp);
+		goto out;
+	}
+	close(d->state_fd);
+	free(d->saved);
+	d->saved = NULL;
+	d->nsaved = 0;
+	if (state_reopen(d))
+		warn("%s: cannot reopen: %m; a restart will forget ids", d->conf.state);
+out:
+	free(tmp);
+}
