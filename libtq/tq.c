@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * tq.c - libtq's slow paths: opening and closing a context, the doorbell,
+ * waiting for completions, program registration and error strings. The fast
+ * paths are inline in tq.h.
+ *
+ * Lifetimes:
+ *  1. tq_open() opens /dev/tqsubmit, makes the fd a context (TQ_IOC_SETUP)
+ *     with a fresh eventfd, maps the SQ, the CQ and the arena at the offsets
+ *     the kernel reports, and puts the context on the list of open contexts.
+ *  2. fork(): the kernel does not copy the mappings into the child. The
+ *     pthread_atfork() child handler marks every open context TQ_F_FORKED, so
+ *     that the child's calls fail with -EPERM instead of touching memory it
+ *     does not have.
+ *  3. tq_close() unmaps (unless forked) and closes the fds. The kernel drops
+ *     the tasks the scheduler has not seen; the arena lives on while the
+ *     scheduler still maps it.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+
+/* Open contexts, for the fork() handler. */
+static pthread_mutex_t tq_list_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t tq_atfork_once = PTHREAD_ONCE_INIT;
+static struct tq *tq_list;
+
+static void tq_atfork_prepare(void)
+{
+	pthread_mutex_lock(&tq_list_lock);
+}
+
+static void tq_atfork_parent(void)
+{
+	pthread_mutex_unlock(&tq_list_lock);
+}
+
+static void tq_atfork_child(void)
+{
+	struct tq *tq;
+
+	for (tq = tq_list; tq; tq = tq->next)
+		tq->flags |= TQ_F_FORKED;
+	pthread_mutex_unlock(&tq_list_lock);
+}
+
+static void tq_atfork_register(void)
+{
+	pthread_atfork(tq_atfork_prepare, tq_atfork_parent, tq_atfork_child);
+}
+
+static void tq_list_add(struct tq *tq)
+{
+	pthread_mutex_lock(&tq_list_lock);
+	tq->prev = NULL;
+	tq->next = tq_list;
+	if (tq_list)
+		tq_list->prev = tq;
+	tq_list = tq;
+	pthread_mutex_unlock(&tq_list_lock);
+}
+
+static void tq_list_del(struct tq *tq)
+{
+	pthread_mutex_lock(&tq_list_lock);
+	if (tq->prev)
+		tq->prev->next = tq->next;
+	else
+		tq_list = tq->next;
+	if (tq->next)
+		tq->next->prev = tq->prev;
+	pthread_mutex_unlock(&tq_list_lock);
+}
+
+/* Point the ring views at their mappings, as TQ_IOC_SETUP described them. */
+void tq_rings_init(struct tq *tq, const struct tq_setup *s, void *sq_map, void *cq_map)
+{
+	struct tq_sq *sq = &tq->sq;
+	struct tq_cq *cq = &tq->cq;
+
+	sq->map = sq_map;
+	sq->map_size = s->sq_off.mmap_size;
+	sq->kproducer = (unsigned int *)((char *)sq_map + s->sq_off.producer);
+	sq->kconsumer = (unsigned int *)((char *)sq_map + s->sq_off.consumer);
+	sq->kflags = (unsigned int *)((char *)sq_map + s->sq_off.flags);
+	sq->descs = (struct tq_desc *)((char *)sq_map + s->sq_off.entries);
+	sq->entries = s->sq_entries;
+	sq->mask = s->sq_entries - 1;
+	/* Our own index: we are the only writer. */
+	sq->tail = __atomic_load_n(sq->kproducer, __ATOMIC_RELAXED);
+	sq->head = __atomic_load_n(sq->kconsumer, __ATOMIC_ACQUIRE);
+
+	cq->map = cq_map;
+	cq->map_size = s->cq_off.mmap_size;
+	cq->kproducer = (unsigned int *)((char *)cq_map + s->cq_off.producer);
+	cq->kconsumer = (unsigned int *)((char *)cq_map + s->cq_off.consumer);
+	cq->kflags = (unsigned int *)((char *)cq_map + s->cq_off.flags);
+	cq->cqes = (struct tq_cqe *)((char *)cq_map + s->cq_off.entries);
+	cq->entries = s->cq_entries;
+	cq->mask = s->cq_entries - 1;
+	cq->head = __atomic_load_n(cq->kconsumer, __ATOMIC_RELAXED);
+}
+
+/* This libtq was built for the module's descriptor and completion layout. */
+static int tq_query_check(int fd)
+{
+	struct tq_query q = { .size = sizeof(q) };
+
+	if (ioctl(fd, TQ_IOC_QUERY, &q))
+		return -errno;
+	if (q.abi_version != TQ_ABI_VERSION || q.desc_size != sizeof(struct tq_desc) ||
+	    q.cqe_size != sizeof(struct tq_cqe))
+		return -EPROTO;
+	return 0;
+}
+
+static void *tq_map(int fd, size_t len, uint64_t offset)
+{
+	return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, offset);
+}
+
+int tq_open(struct tq *tq, unsigned int entries, size_t arena_bytes, unsigned int flags)
+{
+	struct tq_setup s = {
+		.size = sizeof(s),
+		.sq_entries = entries,
+		.arena_bytes = arena_bytes,
+	};
+	void *sq_map = MAP_FAILED, *cq_map = MAP_FAILED, *arena = MAP_FAILED;
+	int ret;
+
+	memset(tq, 0, sizeof(*tq));
+	tq->fd = tq->event_fd = -1;
+	if (flags)
+		return -EINVAL;
+	pthread_once(&tq_atfork_once, tq_atfork_register);
+
+	tq->fd = open(TQ_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (tq->fd < 0)
+		return -errno;
+	ret = tq_query_check(tq->fd);
+	if (ret)
+		goto out_close;
+	tq->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (tq->event_fd < 0) {
+		ret = -errno;
+		goto out_close;
+	}
+	s.eventfd = tq->event_fd;
+	if (ioctl(tq->fd, TQ_IOC_SETUP, &s)) {
+		ret = -errno;
+		goto out_close;
+	}
+
+	/* MAP_POPULATE: the rings are touched at once anyway. */
+	sq_map = tq_map(tq->fd, s.sq_off.mmap_size, s.sq_off.mmap_offset);
+	cq_map = tq_map(tq->fd, s.cq_off.mmap_size, s.cq_off.mmap_offset);
+	arena = mmap(NULL, s.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, tq->fd,
+		     s.arena_offset);
+	if (sq_map == MAP_FAILED || cq_map == MAP_FAILED || arena == MAP_FAILED) {
+		ret = -errno;
+		goto out_unmap;
+	}
+
+	tq->alloc = malloc(sizeof(*tq->alloc));
+	if (!tq->alloc) {
+		ret = -ENOMEM;
+		goto out_unmap;
+	}
+	ret = tq_arena_init(tq->alloc, s.arena_bytes);
+	if (ret)
+		goto out_free;
+
+	tq_rings_init(tq, &s, sq_map, cq_map);
+	tq->ctx_id = s.ctx_id;
+	tq->max_inflight = s.max_inflight;
+	tq->features = s.features;
+	tq->arena = arena;
+	tq->arena_bytes = s.arena_bytes;
+	tq_list_add(tq);
+	return 0;
+
+out_free:
+	free(tq->alloc);
+	tq->alloc = NULL;
+out_unmap:
+	if (arena != MAP_FAILED)
+		munmap(arena, s.arena_bytes);
+	if (cq_map != MAP_FAILED)
+		munmap(cq_map, s.cq_off.mmap_size);
+	if (sq_map != MAP_FAILED)
+		munmap(sq_map, s.sq_off.mmap_size);
+out_close:
+	if (tq->event_fd >= 0)
+		close(tq->event_fd);
+	close(tq->fd);
+	tq->fd = tq->event_fd = -1;
+	return ret;
+}
+
+void tq_close(struct tq *tq)
+{
+	if (tq->fd < 0)
+		return;
+	tq_list_del(tq);
+	/* A forked child has none of these mappings; their range may be reused. */
+	if (!(tq->flags & TQ_F_FORKED)) {
+		munmap(tq->arena, tq->arena_bytes);
+		munmap(tq->cq.map, tq->cq.map_size);
+		munmap(tq->sq.map, tq->sq.map_size);
+	}
+	tq_arena_fini(tq->alloc);
+	free(tq->alloc);
+	close(tq->event_fd);
+	close(tq->fd);
+	memset(tq, 0, sizeof(*tq));
+	tq->fd = tq->event_fd = -1;
+}
+
+int tq_buf_alloc(struct tq *tq, size_t len, void **ptr, uint64_t *offset)
+{
+	size_t off;
+	int ret;
+
+	if (tq->flags & TQ_F_FORKED)
+		return -EPERM;
+	ret = tq_arena_alloc(tq->alloc, len, &off);
+	if (ret)
+		return ret;
+	*ptr = (char *)tq->arena + off;
+	if (offset)
+		*offset = off;
+	return 0;
+}
+
+int tq_buf_free(struct tq *tq, void *ptr)
+{
+	uintptr_t p = (uintptr_t)ptr, base = (uintptr_t)tq->arena;
+
+	if (tq->flags & TQ_F_FORKED)
+		return -EPERM;
+	if (p < base || p - base >= tq->arena_bytes)
+		return -EINVAL;
+	return tq_arena_free(tq->alloc, p - base);
+}
+
+int tq_enter(struct tq *tq)
+{
+	struct tq_enter e = { .size = sizeof(e) };
+
+	if (tq->flags & TQ_F_FORKED)
+		return -EPERM;
+	return ioctl(tq->fd, TQ_IOC_ENTER, &e) ? -errno : 0;
+}
+
+/*
+ * Before sleeping: descriptors left in the SQ (the kernel takes them only
+ * while the CQ has room) need the doorbell if the scheduler sleeps, since
+ * only our CQ consumer moved.
+ */
+static int tq_kick_waiting(struct tq *tq)
+{
+	struct tq_sq *sq = &tq->sq;
+	unsigned int flags;
+
+	/* J, matches I: our CQ consumer (G) is visible before we read the flag. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	flags = __atomic_load_n(sq->kflags, __ATOMIC_RELAXED);
+	if (flags & TQ_RING_BROKEN)
+		return -EBADFD;
+	if ((flags & TQ_RING_NEED_WAKEUP) &&
+	    __atomic_load_n(sq->kconsumer, __ATOMIC_RELAXED) !=
+	    __atomic_load_n(sq->kproducer, __ATOMIC_RELAXED))
+		return tq_enter(tq);
+	return 0;
+}
+
+static int64_t tq_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int tq_wait(struct tq *tq, struct tq_cqe **cqe, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = tq->event_fd, .events = POLLIN };
+	int64_t deadline = timeout_ms > 0 ? tq_now_ms() + timeout_ms : 0;
+	uint64_t count;
+	int ret;
+
+	for (;;) {
+		ret = tq_peek(tq, cqe);
+		if (ret != -EAGAIN)
+			return ret;
+		ret = tq_kick_waiting(tq);
+		if (ret)
+			return ret;
+		if (timeout_ms > 0) {
+			int64_t left = deadline - tq_now_ms();
+
+			pfd.revents = 0;
+			ret = left > 0 ? poll(&pfd, 1, left) : 0;
+		} else {
+			ret = timeout_ms ? poll(&pfd, 1, -1) : 0;
+		}
+		if (ret < 0)
+			return -errno;
+		if (!ret)
+			return tq_peek(tq, cqe) ? -ETIME : 0;
+		/*
+		 * Clear the eventfd, then look again: the kernel publishes its
+		 * CQ producer before it signals, so nothing posted after this
+		 * read is missed: it signals again.
+		 */
+		if (read(tq->event_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+			return -errno;
+	}
+}
+
+/*
+ * Submit one registration descriptor naming @a (and @b) and wait for its
+ * answer. The context must be idle so that the answer is the next completion.
+ */
+static int tq_register(struct tq *tq, struct tq_desc *tmpl, const void *a, size_t a_len,
+		       const void *b, size_t b_len, uint32_t *id)
+{
+	void *a_buf = NULL, *b_buf = NULL;
+	uint64_t a_off, b_off = 0;
+	struct tq_desc *d;
+	struct tq_cqe *cqe;
+	int ret;
+
+	if (tq->flags & TQ_F_FORKED)
+		return -EPERM;
+	if (!a_len || a_len > UINT32_MAX || b_len > UINT32_MAX)
+		return -EINVAL;
+	if (tq_sq_ready(tq) || tq->sq.tail != tq->cq.head)
+		return -EBUSY;
+	ret = tq_buf_alloc(tq, a_len, &a_buf, &a_off);
+	if (ret)
+		return ret;
+	memcpy(a_buf, a, a_len);
+	if (b_len) {
+		ret = tq_buf_alloc(tq, b_len, &b_buf, &b_off);
+		if (ret)
+			goto out_free;
+		memcpy(b_buf, b, b_len);
+	}
+
+	d = tq_get_desc(tq);
+	*d = *tmpl;
+	tq_prep_buf(d, 0, a_off, a_len, TQ_DIR_IN);
+	if (b_len)
+		tq_prep_buf(d, 0, b_off, b_len, TQ_DIR_IN);
+	ret = tq_submit(tq);
+	if (ret < 0)
+		goto out_free;
+	ret = tq_wait(tq, &cqe, -1);
+	if (ret)
+		goto out_free;
+	ret = cqe->status;
+	if (!ret && cqe->result > UINT32_MAX)
+		ret = -EPROTO;
+	if (!ret)
+		*id = cqe->result;
+	tq_cqe_seen(tq, cqe);
+out_free:
+	/* The scheduler has answered: it is done reading the text. */
+	if (b_buf)
+		tq_buf_free(tq, b_buf);
+	tq_buf_free(tq, a_buf);
+	return ret;
+}
+
+int tq_register_program(struct tq *tq, const char *src, size_t len, const char *options,
+			uint32_t *program)
+{
+	struct tq_desc d = { .opcode = TQ_OP_PROGRAM };
+
+	return tq_register(tq, &d, src, len, options, options ? strlen(options) : 0, program);
+}
+
+int tq_register_builtin(struct tq *tq, const char *name, uint32_t *program)
+{
+	struct tq_desc d = { .opcode = TQ_OP_PROGRAM, .flags = TQ_DESC_F_BUILTIN };
+
+	return tq_register(tq, &d, name, strlen(name), NULL, 0, program);
+}
+
+int tq_lookup_kernel(struct tq *tq, uint32_t program, const char *name, uint32_t *kernel)
+{
+	struct tq_desc d = { .opcode = TQ_OP_KERNEL, .program = program };
+
+	return tq_register(tq, &d, name, strlen(name), NULL, 0, kernel);
+}
+
+/* What each errno means in tq's contract (tq_strerror(3) lists where). */
+static const char *const tq_errors[] = {
+	[ENOENT]	= "no " TQ_DEVICE_PATH " (is tqsubmit.ko loaded?)",
+	[EPERM]		= "the context belongs to another process (fork)",
+	[EPROTO]	= "libtq and tqsubmit.ko disagree on the ABI",
+	[ERANGE]	= "ring entries out of range (module parameter ring_entries_max)",
+	[EFBIG]		= "arena larger than the module parameter arena_bytes_max",
+	[EMFILE]	= "too many contexts for this user (module parameter contexts_per_user)",
+	[ENOMEM]	= "out of memory, arena space or locked memory (RLIMIT_MEMLOCK)",
+	[EBADFD]	= "the rings broke: a ring index was corrupted",
+	[EOPNOTSUPP]	= "descriptor rejected: unknown opcode",
+	[E2BIG]		= "descriptor rejected: too many buffers or scalars",
+	[EFAULT]	= "descriptor rejected: a buffer lies outside the arena",
+	[EINVAL]	= "invalid argument or descriptor",
+	[ETIME]		= "timed out waiting for a completion",
+	[EAGAIN]	= "no completion yet",
+	[EBUSY]		= "the context has tasks in flight",
+};
+
+const char *tq_strerror(int err)
+{
+	const char *s = NULL;
+
+	if (err < 0)
+		err = -err;
+	if (err < (int)(sizeof(tq_errors) / sizeof(tq_errors[0])))
+		s = tq_errors[err];
+	if (!s)
+		s = strerrordesc_np(err);
+	return s ? s : "unknown error";
+}
