@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: GPL-2.0
+# The module's kselftests, run in the test VM, and tq_echod, the test
+# scheduler they (and libtq's tests) drive. The selftests need the kselftest
+# harness extracted from linux-source (LINUX_SRC, see the top Makefile).
+TQ_KSFT_CFLAGS := -I$(LINUX_SRC)/tools/testing/selftests -Iselftests -Wno-unused-parameter \
+	-Wno-sign-compare \
+	-DTQ_ECHOD='"$(BIN)/tq_echod"'
+TQ_SELFTESTS := $(TESTBIN)/tqsubmit_abi $(TESTBIN)/tqsubmit_life
+
+$(TQ_SELFTESTS): $(TESTBIN)/%: selftests/%.c selftests/tq_util.h $(LINUX_SRC)/.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TQ_KSFT_CFLAGS) -o $@ $< $(LDFLAGS) $(LDLIBS)
+
+$(TESTBIN)/tqsubmit_life: | $(BIN)/tq_echod
+
+$(BIN)/tq_echod: $(OBJ)/selftests/tq_echod.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -luring $(LDLIBS)
+
+BINS += $(BIN)/tq_echod
+VM_TESTS += $(TQ_SELFTESTS)

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A client killed with SIGKILL while it has tasks in flight, 200 times,
+ * through libtq: with tq_echod attached (tasks taken, delivered, completed
+ * but not reaped), and with no scheduler at all (tasks waiting in the SQ).
+ * Nothing leaks: the contexts counter returns to 0 and, at the end, the
+ * module unloads. It is loaded again for the tests that follow.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "tap.h"
+#include "libtq_util.h"
+
+#define ROUNDS		200
+#define NO_DAEMON	50	/* the last rounds run without a scheduler */
+#define MODULE		"kmod/tqsubmit.ko"
+
+/* Submit forever and reap only now and then, so tasks stay in flight. */
+static void client(int ready)
+{
+	unsigned long long n = 0;
+	struct tq_cqe *cqes[64];
+	struct tq tq;
+	char c = 1;
+
+	if (tq_open(&tq, 64, 1 << 16, 0))
+		_exit(1);
+	for (;;) {
+		struct tq_desc *d;
+
+		while ((d = tq_get_desc(&tq))) {
+			tq_prep_nop(d);
+			tq_desc_set_data(d, n++);
+		}
+		tq_submit(&tq);
+		if (c && write(ready, &c, 1) == 1)
+			c = 0;
+		if (n % 3 == 0)
+			tq_cq_advance(&tq, tq_peek_batch(&tq, cqes, 64));
+		sched_yield();
+	}
+}
+
+static int round_one(unsigned int i)
+{
+	int p[2], status;
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return 0;
+	pid = fork();
+	if (!pid) {
+		close(p[0]);
+		client(p[1]);
+	}
+	close(p[1]);
+	/* Kill it once it has submitted, at a varying point after. */
+	if (read(p[0], &c, 1) != 1)
+		c = 0;
+	close(p[0]);
+	usleep((i * 7919) % 5000);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return c == 1 && WIFSIGNALED(status);
+}
+
+int main(void)
+{
+	unsigned int i, killed = 0;
+	long long contexts;
+	pid_t echod;
+
+	lt_require_vm();
+	if (!tap_ok(lt_stat("contexts") == 0, "no contexts to begin with"))
+		return tap_done();
+	echod = lt_echod_start("-b", "32");
+	if (!tap_ok(echod > 0, "tq_echod attached"))
+		return tap_done();
+	for (i = 0; i < ROUNDS; i++) {
+		if (i == ROUNDS - NO_DAEMON)
+			tap_ok(WIFEXITED(lt_echod_stop(echod)), "tq_echod stopped after %u rounds", i);
+		killed += round_one(i);
+	}
+	tap_ok(killed == ROUNDS, "%u clients killed with tasks submitted (%u)", ROUNDS, killed);
+	contexts = lt_stat_wait("contexts", 0, 10000);
+	tap_ok(contexts == 0, "contexts counter back to 0 (%lld)", contexts);
+	tap_ok(lt_stat("in_flight") == 0, "nothing in flight (%lld)", lt_stat("in_flight"));
+	tap_diag("dropped %lld, requeued %lld, completed %lld", lt_stat("dropped"),
+		 lt_stat("requeued"), lt_stat("completed"));
+	fflush(stdout);
+	tap_ok(system("rmmod tqsubmit") == 0, "rmmod tqsubmit");
+	tap_ok(system("insmod " MODULE) == 0 && lt_stat("contexts") == 0,
+	       "insmod again for the next tests");
+	return tap_done();
+}

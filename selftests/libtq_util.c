@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libtq_util.c - helpers of libtq's tests in the VM (libtq_util.h).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "tap.h"
+#include "libtq_util.h"
+
+#define TQ_SYSFS	"/sys/class/misc/" TQ_DEVICE_NAME "/"
+
+int64_t lt_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void lt_require_vm(void)
+{
+	if (access(TQ_DEVICE_PATH, R_OK | W_OK))
+		tap_skip_all("no " TQ_DEVICE_PATH " (these tests run in the test VM)");
+	if (geteuid())
+		tap_skip_all("needs root to run tq_echod");
+	if (access(TQ_ECHOD, X_OK))
+		tap_skip_all(TQ_ECHOD " is not built");
+}
+
+long long lt_stat(const char *name)
+{
+	char path[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), TQ_SYSFS "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+long long lt_stat_wait(const char *name, long long want, int timeout_ms)
+{
+	int64_t end = lt_now_ms() + timeout_ms;
+	long long v;
+
+	while ((v = lt_stat(name)) != want && lt_now_ms() < end)
+		usleep(5000);
+	return v;
+}
+
+long long lt_fdinfo(int fd, const char *key)
+{
+	char path[64], line[256];
+	size_t klen = strlen(key);
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			v = strtoll(line + klen + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+pid_t lt_echod_start(const char *arg1, const char *arg2)
+{
+	int64_t end;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execl(TQ_ECHOD, "tq_echod", "-q", arg1, arg2, (char *)NULL);
+		_exit(127);
+	}
+	/* Attached when the module names it; it may also die trying. */
+	end = lt_now_ms() + 10000;
+	while (lt_stat("scheduler_pid") != pid) {
+		if (waitpid(pid, NULL, WNOHANG) == pid || lt_now_ms() > end) {
+			tap_diag("tq_echod did not attach (scheduler_pid %lld)",
+				 lt_stat("scheduler_pid"));
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			return -1;
+		}
+		usleep(2000);
+	}
+	return pid;
+}
+
+int lt_echod_wait(pid_t pid, int timeout_ms)
+{
+	int64_t end = lt_now_ms() + timeout_ms;
+	int status;
+
+	while (waitpid(pid, &status, WNOHANG) != pid) {
+		if (lt_now_ms() > end)
+			return -1;
+		usleep(2000);
+	}
+	return status;
+}
+
+int lt_echod_stop(pid_t pid)
+{
+	int status = -1;
+
+	if (pid <= 0)
+		return -1;
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	return status;
+}

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tq_util.h - raw-syscall helpers for the tqsubmit selftests and tq_echod:
+ * a client context (setup, mappings, submit, reap) and a scheduler (attach,
+ * read events, write completions), on include/uapi/linux/tqsubmit.h alone.
+ * Functions return 0 (or a count) or -errno. Barrier letters are those of
+ * the comment block in kmod/tq.h.
+ */
+#ifndef TQ_SELFTEST_UTIL_H
+#define TQ_SELFTEST_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <linux/tqsubmit.h>
+
+#define TQ_DEV		"/dev/tqsubmit"
+#define TQ_SYSFS	"/sys/class/misc/tqsubmit/"
+
+struct tq_client {
+	int fd;
+	struct tq_setup s;
+	void *sq, *cq, *arena;
+	uint32_t *sq_prod, *sq_cons, *sq_flags;
+	uint32_t *cq_prod, *cq_cons, *cq_flags;
+	struct tq_desc *sqes;
+	struct tq_cqe *cqes;
+	uint32_t sq_tail;	/* our producer */
+	uint32_t cq_head;	/* our consumer */
+};
+
+static inline uint32_t tq_load_acquire(uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void tq_store_release(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+static inline uint64_t tq_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* A global counter from sysfs, or -1. */
+static inline long long tq_stat(const char *name)
+{
+	char path[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), TQ_SYSFS "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static inline void *tq_map(int fd, uint64_t off, uint64_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static inline void tq_client_close(struct tq_client *c)
+{
+	if (c->sq)
+		munmap(c->sq, c->s.sq_off.mmap_size);
+	if (c->cq)
+		munmap(c->cq, c->s.cq_off.mmap_size);
+	if (c->arena)
+		munmap(c->arena, c->s.arena_bytes);
+	if (c->fd >= 0)
+		close(c->fd);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+}
+
+/* Open a context and map its three regions. */
+static inline int tq_client_open(struct tq_client *c, uint32_t sq_entries, uint32_t cq_entries,
+				 uint64_t arena_bytes, int efd)
+{
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	c->fd = open(TQ_DEV, O_RDWR | O_CLOEXEC);
+	if (c->fd < 0)
+		return -errno;
+	c->s.size = sizeof(c->s);
+	c->s.sq_entries = sq_entries;
+	c->s.cq_entries = cq_entries;
+	c->s.arena_bytes = arena_bytes;
+	c->s.eventfd = efd;
+	if (ioctl(c->fd, TQ_IOC_SETUP, &c->s)) {
+		err = -errno;
+		goto out;
+	}
+	c->sq = tq_map(c->fd, c->s.sq_off.mmap_offset, c->s.sq_off.mmap_size);
+	c->cq = tq_map(c->fd, c->s.cq_off.mmap_offset, c->s.cq_off.mmap_size);
+	c->arena = tq_map(c->fd, c->s.arena_offset, c->s.arena_bytes);
+	if (!c->sq || !c->cq || !c->arena) {
+		err = -errno;
+		goto out;
+	}
+	c->sq_prod = (uint32_t *)((char *)c->sq + c->s.sq_off.producer);
+	c->sq_cons = (uint32_t *)((char *)c->sq + c->s.sq_off.consumer);
+	c->sq_flags = (uint32_t *)((char *)c->sq + c->s.sq_off.flags);
+	c->sqes = (struct tq_desc *)((char *)c->sq + c->s.sq_off.entries);
+	c->cq_prod = (uint32_t *)((char *)c->cq + c->s.cq_off.producer);
+	c->cq_cons = (uint32_t *)((char *)c->cq + c->s.cq_off.consumer);
+	c->cq_flags = (uint32_t *)((char *)c->cq + c->s.cq_off.flags);
+	c->cqes = (struct tq_cqe *)((char *)c->cq + c->s.cq_off.entries);
+	return 0;
+out:
+	tq_client_close(c);
+	return err;
+}
+
+static inline int tq_enter(int fd)
+{
+	struct tq_enter e = { .size = sizeof(e) };
+
+	return ioctl(fd, TQ_IOC_ENTER, &e) ? -errno : 0;
+}
+
+/* J: after publishing an index, ring if the scheduler sleeps. */
+static inline int tq_client_kick(struct tq_client *c)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* J, matches I */
+	if (__atomic_load_n(c->sq_flags, __ATOMIC_RELAXED) & TQ_RING_NEED_WAKEUP)
+		return tq_enter(c->fd);
+	return 0;
+}
+
+/* Queue up to n descriptors; returns how many fit. */
+static inline int tq_client_submit(struct tq_client *c, const struct tq_desc *d, unsigned int n)
+{
+	uint32_t free = c->s.sq_entries - (c->sq_tail - tq_load_acquire(c->sq_cons)); /* D */
+	unsigned int i;
+	int err;
+
+	if (n > free)
+		n = free;
+	for (i = 0; i < n; i++)
+		c->sqes[(c->sq_tail + i) & (c->s.sq_entries - 1)] = d[i];
+	c->sq_tail += n;
+	tq_store_release(c->sq_prod, c->sq_tail);	/* A, matches B */
+	err = tq_client_kick(c);
+	return err ? err : (int)n;
+}
+
+/* Take up to max completions without waiting. */
+static inline int tq_client_reap(struct tq_client *c, struct tq_cqe *out, unsigned int max)
+{
+	uint32_t avail = tq_load_acquire(c->cq_prod) - c->cq_head;	/* F, matches E */
+	unsigned int i;
+	int err;
+
+	if (avail > max)
+		avail = max;
+	for (i = 0; i < avail; i++)
+		out[i] = c->cqes[(c->cq_head + i) & (c->s.cq_entries - 1)];
+	if (!avail)
+		return 0;
+	c->cq_head += avail;
+	tq_store_release(c->cq_cons, c->cq_head);	/* G, matches H */
+	/* The kernel may have stopped taking for lack of CQ room. */
+	err = c->sq_tail != tq_load_acquire(c->sq_cons) ? tq_client_kick(c) : 0;
+	return err ? err : (int)avail;
+}
+
+/* Wait up to timeout_ms for at least one completion. */
+static inline int tq_client_wait(struct tq_client *c, struct tq_cqe *out, unsigned int max,
+				 int timeout_ms)
+{
+	uint64_t end = tq_now_ns() + timeout_ms * 1000000ull;
+	int n;
+
+	for (;;) {
+		struct pollfd p = { .fd = c->fd, .events = POLLIN };
+		int64_t left = (int64_t)(end - tq_now_ns()) / 1000000;
+
+		n = tq_client_reap(c, out, max);
+		if (n)
+			return n;
+		if (left <= 0)
+			return 0;
+		if (poll(&p, 1, left) < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static inline void tq_nop(struct tq_desc *d, uint64_t user_data)
+{
+	memset(d, 0, sizeof(*d));
+	d->opcode = TQ_OP_NOP;
+	d->user_data = user_data;
+}
+
+/* A valid 1-D task with one IN buffer at the start of the arena. */
+static inline void tq_task(struct tq_desc *d, uint64_t user_data)
+{
+	memset(d, 0, sizeof(*d));
+	d->opcode = TQ_OP_TASK;
+	d->user_data = user_data;
+	d->work_dim = 1;
+	d->global[0] = 64;
+	d->nr_bufs = 1;
+	d->bufs[0].offset = 0;
+	d->bufs[0].len = 256;
+	d->bufs[0].dir = TQ_DIR_IN;
+	d->bufs[0].arg = 0;
+}
+
+/* Attach as the scheduler: the fd, or -errno. */
+static inline int tq_sched_open(int flags)
+{
+	struct tq_attach a = { .size = sizeof(a) };
+	int fd = open(TQ_DEV, O_RDWR | O_CLOEXEC | flags);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, TQ_IOC_ATTACH, &a)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Read up to max events, waiting up to timeout_ms for the first. */
+static inline int tq_sched_read(int fd, struct tq_event *ev, unsigned int max, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, ev, max * sizeof(*ev));
+		if (n >= 0)
+			return n / sizeof(*ev);
+		if (errno != EAGAIN)
+			return -errno;
+		if (timeout_ms <= 0)
+			return 0;
+		n = poll(&p, 1, timeout_ms);
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+	}
+}
+
+/* Complete one task by its event, with a status. */
+static inline int tq_sched_complete(int fd, const struct tq_event *ev, int status, uint64_t result)
+{
+	struct tq_completion c = {
+		.ctx_id = ev->ctx_id,
+		.tag = ev->tag,
+		.status = status,
+		.result = result,
+		.start_ns = tq_now_ns(),
+	};
+
+	c.end_ns = c.start_ns;
+	return write(fd, &c, sizeof(c)) == sizeof(c) ? 0 : -errno;
+}
+
+static inline int tq_sched_release(int fd, uint32_t ctx_id)
+{
+	struct tq_completion c = { .ctx_id = ctx_id, .flags = TQ_COMPL_F_RELEASE };
+
+	return write(fd, &c, sizeof(c)) == sizeof(c) ? 0 : -errno;
+}
+
+#endif /* TQ_SELFTEST_UTIL_H */

@@ -1,0 +1,1238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tqsubmit_abi - the /dev/tqsubmit ABI under abuse, with raw syscalls: every
+ * ioctl with short, long, zero-tailed and non-zero-tailed structs, unknown
+ * commands, bad mappings, every descriptor field out of range, corrupted
+ * ring indices, bad completions, the limits, and the event and completion
+ * paths, with this process (root, in the test VM) as the scheduler.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "tq_util.h"
+
+/* The layout user space compiles against; kmod/main.c pins the same. */
+_Static_assert(sizeof(struct tq_desc) == 256, "tq_desc");
+_Static_assert(offsetof(struct tq_desc, bufs) == 64, "tq_desc.bufs");
+_Static_assert(offsetof(struct tq_desc, scalars) == 192, "tq_desc.scalars");
+_Static_assert(sizeof(struct tq_cqe) == 64, "tq_cqe");
+_Static_assert(sizeof(struct tq_event) == 320, "tq_event");
+_Static_assert(offsetof(struct tq_event, task) == 64, "tq_event.task");
+_Static_assert(sizeof(struct tq_completion) == 48, "tq_completion");
+_Static_assert(sizeof(struct tq_setup) == 120, "tq_setup");
+_Static_assert(sizeof(struct tq_query) == 56, "tq_query");
+
+static int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+static int dev_open(void)
+{
+	return open(TQ_DEV, O_RDWR | O_CLOEXEC);
+}
+
+static void fill_setup(struct tq_setup *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->size = sizeof(*s);
+	s->sq_entries = 8;
+	s->arena_bytes = 65536;
+	s->eventfd = -1;
+}
+
+/* Read events until @want tasks came or @ms passed; returns events read. */
+static int collect(int sfd, struct tq_event *ev, int max, int want, int ms)
+{
+	uint64_t end = tq_now_ns() + ms * 1000000ull;
+	int n = 0, tasks = 0, i, got;
+
+	while (tasks < want && n < max) {
+		int64_t left = (int64_t)(end - tq_now_ns()) / 1000000;
+
+		if (left <= 0)
+			break;
+		got = tq_sched_read(sfd, ev + n, max - n, left);
+		if (got <= 0)
+			break;
+		for (i = n; i < n + got; i++)
+			tasks += ev[i].type == TQ_EV_TASK;
+		n += got;
+	}
+	return n;
+}
+
+static int count_type(const struct tq_event *ev, int n, int type)
+{
+	int i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += ev[i].type == type;
+	return c;
+}
+
+static int set_param(const char *name, long v, long *old)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/tqsubmit/parameters/%s", name);
+	if (old) {
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%ld", old) != 1)
+			return -1;
+		fclose(f);
+	}
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%ld\n", v);
+	return fclose(f) ? -1 : 0;
+}
+
+TEST(query)
+{
+	struct {
+		struct tq_query q;
+		uint8_t tail[16];
+	} b;
+	int fd = dev_open();
+
+	ASSERT_LE(0, fd);
+	memset(&b, 0, sizeof(b));
+	b.q.size = sizeof(b.q);
+	ASSERT_EQ(0, xioctl(fd, TQ_IOC_QUERY, &b));
+	EXPECT_EQ(TQ_ABI_VERSION, b.q.abi_version);
+	EXPECT_EQ(sizeof(struct tq_desc), b.q.desc_size);
+	EXPECT_EQ(sizeof(struct tq_cqe), b.q.cqe_size);
+	EXPECT_EQ(sizeof(struct tq_event), b.q.event_size);
+	EXPECT_EQ(sizeof(struct tq_completion), b.q.completion_size);
+	EXPECT_NE(0, b.q.features & TQ_FEAT_NEED_WAKEUP);
+	EXPECT_LT(0, b.q.max_ring_entries);
+	EXPECT_LT(0, b.q.max_arena_bytes);
+
+	/* Short: below the first version's inputs. */
+	b.q.size = 4;
+	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_QUERY, &b));
+	/* Older and shorter: only what fits comes back. */
+	memset(&b, 0, sizeof(b));
+	b.q.size = 8;
+	EXPECT_EQ(0, xioctl(fd, TQ_IOC_QUERY, &b));
+	EXPECT_EQ(0, b.q.features);
+	/* Newer with a zero tail: fine; with anything in the tail: E2BIG. */
+	memset(&b, 0, sizeof(b));
+	b.q.size = sizeof(b);
+	EXPECT_EQ(0, xioctl(fd, TQ_IOC_QUERY, &b));
+	EXPECT_EQ(0, b.tail[0]);
+	b.tail[15] = 1;
+	EXPECT_EQ(-E2BIG, xioctl(fd, TQ_IOC_QUERY, &b));
+	b.tail[15] = 0;
+	b.q.size = 1 << 20;
+	EXPECT_EQ(-E2BIG, xioctl(fd, TQ_IOC_QUERY, &b));
+	b.q.size = sizeof(b.q);
+	b.q.flags = 1;
+	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_QUERY, &b));
+	EXPECT_EQ(-EFAULT, xioctl(fd, TQ_IOC_QUERY, (void *)16));
+	close(fd);
+}
+
+TEST(unknown_ioctl)
+{
+	struct tq_query q = { .size = sizeof(q) };
+	int fd = dev_open();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-ENOTTY, xioctl(fd, _IOWR(TQ_IOC_MAGIC, 0x20, struct tq_query), &q));
+	EXPECT_EQ(-ENOTTY, xioctl(fd, _IOWR(TQ_IOC_MAGIC + 1, 0x00, struct tq_query), &q));
+	EXPECT_EQ(-ENOTTY, xioctl(fd, _IOR(TQ_IOC_MAGIC, 0x00, struct tq_query), &q));
+	EXPECT_EQ(-ENOTTY, xioctl(fd, _IOW(TQ_IOC_MAGIC, 0x00, struct tq_query), &q));
+	EXPECT_EQ(-ENOTTY, xioctl(fd, _IO(TQ_IOC_MAGIC, 0x00), &q));
+	EXPECT_EQ(-ENOTTY, xioctl(fd, FIONREAD, &q));
+	/* The size bits are not what selects the command. */
+	EXPECT_EQ(0, xioctl(fd, _IOWR(TQ_IOC_MAGIC, 0x00, struct tq_enter), &q));
+	close(fd);
+}
+
+TEST(setup_sizes)
+{
+	struct {
+		struct tq_setup s;
+		uint8_t tail[8];
+	} b;
+	int fd;
+
+	/* Short. */
+	fd = dev_open();
+	ASSERT_LE(0, fd);
+	memset(&b, 0, sizeof(b));
+	fill_setup(&b.s);
+	b.s.size = offsetof(struct tq_setup, arena_offset);
+	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_SETUP, &b));
+	/* Non-zero tail, then zero tail. */
+	b.s.size = sizeof(b);
+	b.tail[3] = 0xff;
+	EXPECT_EQ(-E2BIG, xioctl(fd, TQ_IOC_SETUP, &b));
+	b.tail[3] = 0;
+	EXPECT_EQ(0, xioctl(fd, TQ_IOC_SETUP, &b));
+	EXPECT_NE(0, b.s.ctx_id);
+	EXPECT_EQ(0, b.tail[0]);
+	/* Once per fd. */
+	fill_setup(&b.s);
+	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_SETUP, &b));
+	close(fd);
+}
+
+TEST(setup_args)
+{
+	struct tq_query q = { .size = sizeof(q) };
+	struct tq_setup s;
+	int fd, efd;
+
+	fd = dev_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, xioctl(fd, TQ_IOC_QUERY, &q));
+	fill_setup(&s);
+	s.flags = 1;
+	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_SETUP, &s));
+	fill_setup(&s);
+	s.resv = 1;
+	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_SETUP, &s));
+	fill_setup(&s);
+	s.sq_entries = 0;
+	EXPECT_EQ(-ERANGE, xioctl(fd, TQ_IOC_SETUP, &s));
+	fill_setup(&s);
+	s.sq_entries = q.max_ring_entries + 1;
+	EXPECT_EQ(-ERANGE, xioctl(fd, TQ_IOC_SETUP, &s));
+	fill_setup(&s);
+	s.cq_entries = q.max_ring_entries * 2;
+	EXPECT_EQ(-ERANGE, xioctl(fd, TQ_IOC_SETUP, &s));
+	fill_setup(&s);
+	s.arena_bytes = 0;
+	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_SETUP, &s));
+	fill_setup(&s);
+	s.arena_bytes = q.max_arena_bytes + 1;
+	EXPECT_EQ(-EFBIG, xioctl(fd, TQ_IOC_SETUP, &s));
+	fill_setup(&s);
+	s.eventfd = -2;
+	EXPECT_EQ(-EBADF, xioctl(fd, TQ_IOC_SETUP, &s));
+	fill_setup(&s);
+	s.eventfd = 1000;
+	EXPECT_EQ(-EBADF, xioctl(fd, TQ_IOC_SETUP, &s));
+	fill_setup(&s);
+	s.eventfd = fd;		/* not an eventfd */
+	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_SETUP, &s));
+
+	/* Rounding: entries to powers of two, the CQ twice the SQ, whole pages. */
+	efd = eventfd(0, EFD_CLOEXEC);
+	ASSERT_LE(0, efd);
+	fill_setup(&s);
+	s.sq_entries = 5;
+	s.arena_bytes = 100;
+	s.eventfd = efd;
+	ASSERT_EQ(0, xioctl(fd, TQ_IOC_SETUP, &s));
+	EXPECT_EQ(8, s.sq_entries);
+	EXPECT_EQ(16, s.cq_entries);
+	EXPECT_EQ(getpagesize(), s.arena_bytes);
+	EXPECT_EQ(16, s.max_inflight);
+	EXPECT_NE(s.sq_off.mmap_offset, s.cq_off.mmap_offset);
+	EXPECT_NE(s.sq_off.mmap_offset, s.arena_offset);
+	EXPECT_EQ(0, s.sq_off.mmap_size % getpagesize());
+	close(fd);
+	close(efd);
+}
+
+TEST(enter_and_attach_sizes)
+{
+	struct {
+		struct tq_attach a;
+		uint8_t tail[8];
+	} b;
+	struct {
+		struct tq_enter e;
+		uint8_t tail[8];
+	} e = { .e.size = sizeof(e) };
+	struct tq_client c;
+	struct tq_setup s;
+	int fd, sfd;
+
+	ASSERT_EQ(0, tq_client_open(&c, 8, 0, 4096, -1));
+	EXPECT_EQ(0, xioctl(c.fd, TQ_IOC_ENTER, &e));
+	e.tail[7] = 1;
+	EXPECT_EQ(-E2BIG, xioctl(c.fd, TQ_IOC_ENTER, &e));
+	e.e.size = 4;
+	EXPECT_EQ(-EINVAL, xioctl(c.fd, TQ_IOC_ENTER, &e));
+	e.e.size = sizeof(e.e);
+	e.e.flags = 1;
+	EXPECT_EQ(-EINVAL, xioctl(c.fd, TQ_IOC_ENTER, &e));
+	/* A context cannot become the scheduler. */
+	memset(&b, 0, sizeof(b));
+	b.a.size = sizeof(b.a);
+	EXPECT_EQ(-EINVAL, xioctl(c.fd, TQ_IOC_ATTACH, &b));
+
+	fd = dev_open();
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EINVAL, tq_enter(fd));	/* not a context */
+	b.a.size = 4;
+	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_ATTACH, &b));
+	b.a.size = sizeof(b);
+	b.tail[0] = 1;
+	EXPECT_EQ(-E2BIG, xioctl(fd, TQ_IOC_ATTACH, &b));
+	b.tail[0] = 0;
+	b.a.flags = 2;
+	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_ATTACH, &b));
+	b.a.flags = 0;
+	ASSERT_EQ(0, xioctl(fd, TQ_IOC_ATTACH, &b));
+	EXPECT_NE(0, b.a.features & TQ_FEAT_REQUEUE);
+	EXPECT_EQ(getpid(), tq_stat("scheduler_pid"));
+	/* The scheduler cannot become a context, and there is only one. */
+	fill_setup(&s);
+	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_SETUP, &s));
+	sfd = tq_sched_open(0);
+	EXPECT_EQ(-EBUSY, sfd);
+	close(fd);
+	EXPECT_EQ(0, tq_stat("scheduler_pid"));
+	sfd = tq_sched_open(0);
+	EXPECT_LE(0, sfd);
+	close(sfd);
+	tq_client_close(&c);
+}
+
+TEST(attach_needs_cap_sys_admin)
+{
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* Leave root: no capabilities left. */
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(2);
+		_exit(tq_sched_open(0) == -EPERM ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+FIXTURE(ctx) {
+	struct tq_client c;
+	int sfd;
+};
+
+FIXTURE_SETUP(ctx)
+{
+	self->sfd = -1;
+	ASSERT_EQ(0, tq_client_open(&self->c, 64, 0, 1 << 20, -1));
+}
+
+FIXTURE_TEARDOWN(ctx)
+{
+	tq_client_close(&self->c);
+	if (self->sfd >= 0)
+		close(self->sfd);
+}
+
+TEST_F(ctx, mmap_checks)
+{
+	struct tq_setup *s = &self->c.s;
+	long pg = getpagesize();
+	void *p;
+	int fd, sfd;
+
+	/* Unknown offsets, wrong sizes. */
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, self->c.fd, 0x7000000);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, s->sq_off.mmap_size + pg, PROT_READ, MAP_SHARED, self->c.fd,
+		 s->sq_off.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, s->cq_off.mmap_size - pg, PROT_READ, MAP_SHARED, self->c.fd,
+		 s->cq_off.mmap_offset);
+	if (s->cq_off.mmap_size > (uint64_t)pg) {
+		EXPECT_EQ(MAP_FAILED, p);
+		EXPECT_EQ(EINVAL, errno);
+	}
+	p = mmap(NULL, s->arena_bytes * 2, PROT_READ, MAP_SHARED, self->c.fd, s->arena_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, self->c.fd, s->arena_offset + pg);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+
+	/* Protections: never executable, never private. */
+	p = mmap(NULL, s->sq_off.mmap_size, PROT_READ | PROT_EXEC, MAP_SHARED, self->c.fd,
+		 s->sq_off.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EPERM, errno);
+	p = mmap(NULL, s->arena_bytes, PROT_READ | PROT_EXEC, MAP_SHARED, self->c.fd,
+		 s->arena_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EPERM, errno);
+	p = mmap(NULL, s->sq_off.mmap_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, self->c.fd,
+		 s->sq_off.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_NE(0, mprotect(self->c.sq, s->sq_off.mmap_size, PROT_READ | PROT_EXEC));
+	EXPECT_NE(0, mprotect(self->c.arena, s->arena_bytes, PROT_READ | PROT_EXEC));
+	p = mremap(self->c.cq, s->cq_off.mmap_size, s->cq_off.mmap_size + pg, MREMAP_MAYMOVE);
+	EXPECT_EQ(MAP_FAILED, p);
+
+	/* A fresh fd has nothing to map. */
+	fd = dev_open();
+	ASSERT_LE(0, fd);
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(ENODEV, errno);
+	close(fd);
+
+	/* The scheduler maps arenas by context id only. */
+	sfd = tq_sched_open(0);
+	ASSERT_LE(0, sfd);
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, sfd, 123);
+	EXPECT_EQ(MAP_FAILED, p);
+	p = mmap(NULL, s->arena_bytes, PROT_READ, MAP_SHARED, sfd,
+		 ((uint64_t)s->ctx_id << 40) + pg);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, sfd, (uint64_t)0x3fffff << 40);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(ENOENT, errno);
+	close(sfd);
+}
+
+TEST_F(ctx, read_write_misuse)
+{
+	struct tq_event ev[2];
+	char buf[64];
+
+	EXPECT_EQ(-1, read(self->c.fd, ev, sizeof(ev)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, write(self->c.fd, buf, 48));
+	EXPECT_EQ(EINVAL, errno);
+	self->sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, self->sfd);
+	EXPECT_EQ(-1, read(self->sfd, ev, sizeof(ev[0]) - 1));
+	EXPECT_EQ(EINVAL, errno);
+	memset(buf, 0, sizeof(buf));
+	EXPECT_EQ(-1, write(self->sfd, buf, 47));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, write(self->sfd, buf, 0));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* Tasks wait without a scheduler; the next one gets them, stamped. */
+TEST_F(ctx, no_daemon_then_attach)
+{
+	struct tq_event ev[16];
+	struct tq_cqe cqe[8];
+	struct tq_desc d[4];
+	long long submitted = tq_stat("submitted");
+	uint64_t t0 = tq_now_ns();
+	int i, n, tasks = 0;
+
+	for (i = 0; i < 4; i++)
+		tq_task(&d[i], 100 + i);
+	ASSERT_EQ(4, tq_client_submit(&self->c, d, 4));
+	usleep(100000);
+	EXPECT_EQ(0, tq_load_acquire(self->c.sq_cons));
+	EXPECT_EQ(submitted, tq_stat("submitted"));
+	EXPECT_EQ(0, tq_client_reap(&self->c, cqe, 8));
+
+	self->sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, self->sfd);
+	n = collect(self->sfd, ev, 16, 4, 5000);
+	ASSERT_EQ(5, n);
+	EXPECT_EQ(TQ_EV_OPEN, ev[0].type);
+	EXPECT_EQ(self->c.s.ctx_id, ev[0].ctx_id);
+	EXPECT_EQ(getpid(), ev[0].pid);
+	EXPECT_EQ(getuid(), ev[0].uid);
+	EXPECT_EQ(self->c.s.arena_bytes, ev[0].open.arena_bytes);
+	EXPECT_EQ((uint64_t)self->c.s.ctx_id << 40, ev[0].open.arena_offset);
+	EXPECT_EQ(self->c.s.sq_entries, ev[0].open.sq_entries);
+	for (i = 1; i < n; i++) {
+		ASSERT_EQ(TQ_EV_TASK, ev[i].type);
+		EXPECT_EQ(self->c.s.ctx_id, ev[i].ctx_id);
+		EXPECT_EQ(getpid(), ev[i].pid);
+		EXPECT_EQ(0, ev[i].flags);
+		EXPECT_LE(t0, ev[i].submit_ns);
+		EXPECT_EQ(0, memcmp(&d[i - 1], &ev[i].task, sizeof(d[0])));
+		EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[i], 0, 0));
+		tasks++;
+	}
+	EXPECT_EQ(4, tq_load_acquire(self->c.sq_cons));
+	n = tq_client_wait(&self->c, cqe, 8, 5000);
+	ASSERT_EQ(4, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(100 + i, cqe[i].user_data);
+		EXPECT_EQ(0, cqe[i].status);
+		EXPECT_LE(cqe[i].queued_ns, cqe[i].start_ns);
+		EXPECT_LE(cqe[i].start_ns, cqe[i].end_ns);
+	}
+	EXPECT_EQ(4, tasks);
+}
+
+/* Each case breaks one field of a valid descriptor. */
+struct bad_case {
+	const char *what;
+	int status;
+	void (*edit)(struct tq_desc *d);
+};
+
+static void e_op0(struct tq_desc *d) { d->opcode = 0; }
+static void e_op99(struct tq_desc *d) { d->opcode = 99; }
+static void e_flags(struct tq_desc *d) { d->flags = 1 << 7; }
+static void e_dim0(struct tq_desc *d) { d->work_dim = 0; }
+static void e_dim4(struct tq_desc *d) { d->work_dim = 4; }
+static void e_global0(struct tq_desc *d) { d->global[0] = 0; }
+static void e_global_extra(struct tq_desc *d) { d->global[2] = 4; }
+static void e_local_noflag(struct tq_desc *d) { d->local[0] = 8; }
+static void e_local_zero(struct tq_desc *d) { d->flags = TQ_DESC_F_LOCAL; }
+static void e_nbufs(struct tq_desc *d) { d->nr_bufs = TQ_MAX_BUFS + 1; }
+static void e_nscalars(struct tq_desc *d) { d->nr_scalars = TQ_MAX_SCALARS + 1; }
+static void e_len0(struct tq_desc *d) { d->bufs[0].len = 0; }
+static void e_dir0(struct tq_desc *d) { d->bufs[0].dir = 0; }
+static void e_dir5(struct tq_desc *d) { d->bufs[0].dir = 5; }
+static void e_off_out(struct tq_desc *d) { d->bufs[0].offset = 2 << 20; }
+static void e_end_out(struct tq_desc *d) { d->bufs[0].offset = (1 << 20) - 100; }
+static void e_off_wrap(struct tq_desc *d) { d->bufs[0].offset = UINT64_MAX - 10; }
+static void e_buf_resv(struct tq_desc *d) { d->bufs[0].resv = 1; }
+static void e_scratch_off(struct tq_desc *d)
+{
+	d->bufs[0].dir = TQ_DIR_SCRATCH;
+	d->bufs[0].offset = 4096;
+}
+static void e_arg_range(struct tq_desc *d) { d->bufs[0].arg = 1; }
+static void e_arg_dup(struct tq_desc *d)
+{
+	d->nr_bufs = 2;
+	d->bufs[1] = d->bufs[0];
+}
+static void e_scalar_size(struct tq_desc *d)
+{
+	d->nr_scalars = 1;
+	d->scalars[0].arg = 1;
+	d->scalars[0].size = 3;
+}
+static void e_scalar_high(struct tq_desc *d)
+{
+	d->nr_scalars = 1;
+	d->scalars[0].arg = 1;
+	d->scalars[0].size = 2;
+	d->scalars[0].value = 0x10000;
+}
+static void e_scalar_resv(struct tq_desc *d)
+{
+	d->nr_scalars = 1;
+	d->scalars[0].arg = 1;
+	d->scalars[0].size = 4;
+	d->scalars[0].resv[5] = 1;
+}
+static void e_unused_buf(struct tq_desc *d) { d->bufs[5].len = 1; }
+static void e_unused_scalar(struct tq_desc *d) { d->scalars[3].value = 1; }
+static void e_resv(struct tq_desc *d) { d->resv = 1; }
+static void e_nop_prog(struct tq_desc *d)
+{
+	tq_nop(d, d->user_data);
+	d->program = 1;
+}
+static void e_prog_nobuf(struct tq_desc *d)
+{
+	e_nop_prog(d);
+	d->opcode = TQ_OP_PROGRAM;
+	d->program = 0;
+}
+static void e_prog_3bufs(struct tq_desc *d)
+{
+	uint64_t ud = d->user_data;
+
+	memset(d, 0, sizeof(*d));
+	d->user_data = ud;
+	d->opcode = TQ_OP_PROGRAM;
+	d->nr_bufs = 3;
+	for (int i = 0; i < 3; i++) {
+		d->bufs[i].len = 16;
+		d->bufs[i].dir = TQ_DIR_IN;
+	}
+}
+static void e_prog_out(struct tq_desc *d)
+{
+	e_prog_3bufs(d);
+	d->nr_bufs = 1;
+	memset(&d->bufs[1], 0, 2 * sizeof(d->bufs[0]));
+	d->bufs[0].dir = TQ_DIR_OUT;
+}
+static void e_prog_dim(struct tq_desc *d)
+{
+	e_prog_out(d);
+	d->bufs[0].dir = TQ_DIR_IN;
+	d->work_dim = 1;
+}
+static void e_kernel_builtin(struct tq_desc *d)
+{
+	e_prog_dim(d);
+	d->work_dim = 0;
+	d->opcode = TQ_OP_KERNEL;
+	d->flags = TQ_DESC_F_BUILTIN;
+}
+
+static const struct bad_case bad_cases[] = {
+	{ "opcode 0", -EOPNOTSUPP, e_op0 },
+	{ "opcode 99", -EOPNOTSUPP, e_op99 },
+	{ "unknown flag", -EINVAL, e_flags },
+	{ "work_dim 0", -EINVAL, e_dim0 },
+	{ "work_dim 4", -EINVAL, e_dim4 },
+	{ "global 0", -EINVAL, e_global0 },
+	{ "global beyond work_dim", -EINVAL, e_global_extra },
+	{ "local without flag", -EINVAL, e_local_noflag },
+	{ "flag without local", -EINVAL, e_local_zero },
+	{ "nr_bufs", -E2BIG, e_nbufs },
+	{ "nr_scalars", -E2BIG, e_nscalars },
+	{ "buffer len 0", -EINVAL, e_len0 },
+	{ "buffer dir 0", -EINVAL, e_dir0 },
+	{ "buffer dir 5", -EINVAL, e_dir5 },
+	{ "buffer offset outside", -EFAULT, e_off_out },
+	{ "buffer end outside", -EFAULT, e_end_out },
+	{ "buffer offset wraps", -EFAULT, e_off_wrap },
+	{ "buffer resv", -EINVAL, e_buf_resv },
+	{ "scratch with offset", -EINVAL, e_scratch_off },
+	{ "arg index out of range", -EINVAL, e_arg_range },
+	{ "arg index twice", -EINVAL, e_arg_dup },
+	{ "scalar size 3", -EINVAL, e_scalar_size },
+	{ "scalar bytes past size", -EINVAL, e_scalar_high },
+	{ "scalar resv", -EINVAL, e_scalar_resv },
+	{ "unused buffer not zero", -EINVAL, e_unused_buf },
+	{ "unused scalar not zero", -EINVAL, e_unused_scalar },
+	{ "descriptor resv", -EINVAL, e_resv },
+	{ "nop with a program", -EINVAL, e_nop_prog },
+	{ "program without source", -EINVAL, e_prog_nobuf },
+	{ "program with 3 buffers", -E2BIG, e_prog_3bufs },
+	{ "program source not IN", -EINVAL, e_prog_out },
+	{ "program with work_dim", -EINVAL, e_prog_dim },
+	{ "kernel with builtin flag", -EINVAL, e_kernel_builtin },
+};
+
+#define NBAD ((int)(sizeof(bad_cases) / sizeof(bad_cases[0])))
+#define NGOOD 6
+
+static void good_case(struct tq_desc *d, int i, uint64_t ud)
+{
+	tq_task(d, ud);
+	switch (i) {
+	case 0:
+		break;
+	case 1:		/* 3-D with work-group sizes */
+		d->work_dim = 3;
+		d->global[1] = d->global[2] = 4;
+		d->flags = TQ_DESC_F_LOCAL;
+		d->local[0] = 8;
+		d->local[1] = d->local[2] = 1;
+		break;
+	case 2:		/* buffers and scalars, arguments interleaved */
+		d->nr_bufs = 2;
+		d->bufs[0].arg = 2;
+		d->bufs[1] = (struct tq_buf){ .offset = (1 << 20) - 8, .len = 8,
+					      .dir = TQ_DIR_INOUT, .arg = 0 };
+		d->nr_scalars = 2;
+		d->scalars[0] = (struct tq_scalar){ .arg = 1, .size = 8, .value = ~0ull };
+		d->scalars[1] = (struct tq_scalar){ .arg = 3, .size = 1, .value = 0x7f };
+		break;
+	case 3:		/* device scratch memory */
+		d->bufs[0] = (struct tq_buf){ .len = 1 << 30, .dir = TQ_DIR_SCRATCH };
+		break;
+	case 4:
+		tq_nop(d, ud);
+		break;
+	case 5:
+		e_prog_dim(d);
+		d->work_dim = 0;
+		d->flags = TQ_DESC_F_BUILTIN;
+		break;
+	}
+}
+
+TEST_F(ctx, descriptor_fields)
+{
+	struct tq_desc d[NBAD + NGOOD];
+	struct tq_event ev[NBAD + NGOOD + 2];
+	struct tq_cqe cqe[NBAD + NGOOD];
+	long long rejected = tq_stat("rejected");
+	int i, n, got = 0, seen[NBAD + NGOOD] = { 0 };
+
+	ASSERT_LE(NBAD + NGOOD, (int)self->c.s.sq_entries);
+	for (i = 0; i < NBAD; i++) {
+		tq_task(&d[i], i);
+		bad_cases[i].edit(&d[i]);
+	}
+	for (i = 0; i < NGOOD; i++)
+		good_case(&d[NBAD + i], i, NBAD + i);
+	ASSERT_EQ(NBAD + NGOOD, tq_client_submit(&self->c, d, NBAD + NGOOD));
+
+	self->sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, self->sfd);
+	n = collect(self->sfd, ev, NBAD + NGOOD + 2, NGOOD, 5000);
+	ASSERT_EQ(NGOOD, count_type(ev, n, TQ_EV_TASK));
+	for (i = 0; i < n; i++) {
+		if (ev[i].type != TQ_EV_TASK)
+			continue;
+		EXPECT_LE(NBAD, (int)ev[i].task.user_data);
+		EXPECT_EQ(0, memcmp(&d[ev[i].task.user_data], &ev[i].task, sizeof(d[0])));
+		EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[i], 0, 0));
+	}
+	while (got < NBAD + NGOOD) {
+		n = tq_client_wait(&self->c, cqe, NBAD + NGOOD, 5000);
+		ASSERT_LT(0, n);
+		for (i = 0; i < n; i++) {
+			uint64_t k = cqe[i].user_data;
+
+			EXPECT_GT(NBAD + NGOOD, k);
+			if (k >= NBAD + NGOOD)
+				continue;
+			seen[k]++;
+			if (k < NBAD) {
+				EXPECT_EQ(bad_cases[k].status, cqe[i].status)
+					TH_LOG("%s: status %d", bad_cases[k].what, cqe[i].status);
+			} else {
+				EXPECT_EQ(0, cqe[i].status);
+			}
+		}
+		got += n;
+	}
+	for (i = 0; i < NBAD + NGOOD; i++)
+		EXPECT_EQ(1, seen[i]);
+	EXPECT_EQ(rejected + NBAD, tq_stat("rejected"));
+}
+
+/* A program registers through the rings; its id comes back in result. */
+TEST_F(ctx, program_registration)
+{
+	static const char src[] = "__kernel void k(__global int *a) { a[0] = 1; }";
+	static const char name[] = "k";
+	struct tq_event ev[4];
+	struct tq_cqe cqe[2];
+	struct tq_desc d;
+	int n, i;
+
+	memcpy(self->c.arena, src, sizeof(src));
+	memcpy((char *)self->c.arena + 4096, name, sizeof(name));
+	memset(&d, 0, sizeof(d));
+	d.opcode = TQ_OP_PROGRAM;
+	d.user_data = 1;
+	d.nr_bufs = 1;
+	d.bufs[0] = (struct tq_buf){ .offset = 0, .len = sizeof(src) - 1, .dir = TQ_DIR_IN };
+	ASSERT_EQ(1, tq_client_submit(&self->c, &d, 1));
+	d.opcode = TQ_OP_KERNEL;
+	d.user_data = 2;
+	d.program = 41;
+	d.bufs[0] = (struct tq_buf){ .offset = 4096, .len = 1, .dir = TQ_DIR_IN };
+	ASSERT_EQ(1, tq_client_submit(&self->c, &d, 1));
+
+	self->sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, self->sfd);
+	n = collect(self->sfd, ev, 4, 2, 5000);
+	ASSERT_EQ(2, count_type(ev, n, TQ_EV_TASK));
+	for (i = 0; i < n; i++) {
+		if (ev[i].type != TQ_EV_TASK)
+			continue;
+		uint64_t id = ev[i].task.opcode == TQ_OP_PROGRAM ? 41 : 7;
+
+		EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[i], 0, id));
+	}
+	n = tq_client_wait(&self->c, cqe, 2, 5000);
+	if (n == 1)
+		n += tq_client_wait(&self->c, cqe + 1, 1, 5000);
+	ASSERT_EQ(2, n);
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(cqe[i].user_data == 1 ? 41 : 7, cqe[i].result);
+}
+
+TEST_F(ctx, corrupt_sq_producer)
+{
+	struct tq_client other;
+	struct tq_event ev[8];
+	struct tq_cqe cqe[2];
+	struct tq_desc d;
+	struct pollfd p = { .fd = self->c.fd, .events = POLLIN };
+	int n;
+
+	ASSERT_EQ(0, tq_client_open(&other, 8, 0, 4096, -1));
+	tq_nop(&d, 9);
+	ASSERT_EQ(1, tq_client_submit(&other, &d, 1));
+	/* An index the kernel could not have produced. */
+	tq_store_release(self->c.sq_prod, self->c.s.sq_entries + 5);
+	self->sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, self->sfd);
+	n = collect(self->sfd, ev, 8, 1, 5000);
+	EXPECT_EQ(1, count_type(ev, n, TQ_EV_TASK));
+	EXPECT_NE(0, *self->c.sq_flags & TQ_RING_BROKEN);
+	EXPECT_NE(0, *self->c.cq_flags & TQ_RING_BROKEN);
+	EXPECT_EQ(-EBADFD, tq_enter(self->c.fd));
+	EXPECT_EQ(1, poll(&p, 1, 0));
+	EXPECT_NE(0, p.revents & POLLERR);
+	/* Only that context is affected. */
+	EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[n - 1], 0, 0));
+	EXPECT_EQ(1, tq_client_wait(&other, cqe, 2, 5000));
+	tq_client_close(&other);
+}
+
+TEST_F(ctx, corrupt_cq_consumer)
+{
+	struct tq_event ev[8];
+	struct tq_desc d[2];
+	int n, i;
+
+	tq_nop(&d[0], 1);
+	tq_nop(&d[1], 2);
+	ASSERT_EQ(2, tq_client_submit(&self->c, d, 2));
+	self->sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, self->sfd);
+	n = collect(self->sfd, ev, 8, 2, 5000);
+	ASSERT_EQ(2, count_type(ev, n, TQ_EV_TASK));
+	/* The consumer runs ahead of what was produced. */
+	tq_store_release(self->c.cq_cons, 1000);
+	for (i = 0; i < n; i++)
+		if (ev[i].type == TQ_EV_TASK)
+			EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[i], 0, 0));
+	EXPECT_NE(0, *self->c.sq_flags & TQ_RING_BROKEN);
+	EXPECT_EQ(-EBADFD, tq_enter(self->c.fd));
+	EXPECT_EQ(0, tq_stat("in_flight"));
+}
+
+TEST_F(ctx, need_wakeup)
+{
+	struct tq_event ev[4];
+	struct pollfd p;
+	struct tq_desc d;
+
+	self->sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, self->sfd);
+	/* The context's OPEN, then nothing: the scheduler would sleep. */
+	ASSERT_EQ(1, tq_sched_read(self->sfd, ev, 4, 1000));
+	EXPECT_EQ(TQ_EV_OPEN, ev[0].type);
+	EXPECT_EQ(-1, read(self->sfd, ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_NE(0, *self->c.sq_flags & TQ_RING_NEED_WAKEUP);
+	p = (struct pollfd){ .fd = self->sfd, .events = POLLIN };
+	EXPECT_EQ(0, poll(&p, 1, 0));
+
+	/* Publishing without the doorbell is not seen by poll ... */
+	tq_nop(&d, 5);
+	self->c.sqes[0] = d;
+	tq_store_release(self->c.sq_prod, ++self->c.sq_tail);
+	EXPECT_EQ(0, poll(&p, 1, 0));
+	/* ... the doorbell wakes the scheduler. */
+	EXPECT_EQ(0, tq_enter(self->c.fd));
+	EXPECT_EQ(1, poll(&p, 1, 1000));
+	ASSERT_EQ(1, tq_sched_read(self->sfd, ev, 4, 1000));
+	EXPECT_EQ(5, ev[0].task.user_data);
+	/* A busy scheduler: no doorbell needed. */
+	EXPECT_EQ(0, *self->c.sq_flags & TQ_RING_NEED_WAKEUP);
+	EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[0], 0, 0));
+}
+
+TEST_F(ctx, completion_errors)
+{
+	struct tq_completion c[2], good;
+	struct tq_event ev[4];
+	struct tq_cqe cqe;
+	struct tq_desc d;
+	int n;
+
+	tq_nop(&d, 77);
+	ASSERT_EQ(1, tq_client_submit(&self->c, &d, 1));
+	self->sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, self->sfd);
+	n = collect(self->sfd, ev, 4, 1, 5000);
+	ASSERT_EQ(2, n);
+	good = (struct tq_completion){ .ctx_id = ev[1].ctx_id, .tag = ev[1].tag };
+
+	c[0] = good;
+	c[0].ctx_id = 0;
+	EXPECT_EQ(-1, write(self->sfd, c, sizeof(c[0])));
+	EXPECT_EQ(ENOENT, errno);
+	c[0] = good;
+	c[0].tag ^= 1ull << 32;		/* another generation */
+	EXPECT_EQ(-1, write(self->sfd, c, sizeof(c[0])));
+	EXPECT_EQ(ENOENT, errno);
+	c[0] = good;
+	c[0].tag |= 0xffff;		/* no such slot */
+	EXPECT_EQ(-1, write(self->sfd, c, sizeof(c[0])));
+	EXPECT_EQ(ENOENT, errno);
+	c[0] = good;
+	c[0].status = 1;
+	EXPECT_EQ(-1, write(self->sfd, c, sizeof(c[0])));
+	EXPECT_EQ(EINVAL, errno);
+	c[0].status = -5000;
+	EXPECT_EQ(-1, write(self->sfd, c, sizeof(c[0])));
+	EXPECT_EQ(EINVAL, errno);
+	c[0] = good;
+	c[0].resv = 1;
+	EXPECT_EQ(-1, write(self->sfd, c, sizeof(c[0])));
+	EXPECT_EQ(EINVAL, errno);
+	c[0] = good;
+	c[0].flags = 2;
+	EXPECT_EQ(-1, write(self->sfd, c, sizeof(c[0])));
+	EXPECT_EQ(EINVAL, errno);
+	c[0] = (struct tq_completion){ .ctx_id = good.ctx_id, .flags = TQ_COMPL_F_RELEASE };
+	EXPECT_EQ(-1, write(self->sfd, c, sizeof(c[0])));
+	EXPECT_EQ(EINVAL, errno);	/* the context is not closed */
+	EXPECT_EQ(-1, write(self->sfd, c, 47));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* A good record then a bad one: the write stops between them. */
+	c[0] = good;
+	c[0].status = -EIO;
+	c[1] = good;
+	EXPECT_EQ(sizeof(c[0]), write(self->sfd, c, sizeof(c)));
+	/* A task completes once. */
+	EXPECT_EQ(-1, write(self->sfd, &good, sizeof(good)));
+	EXPECT_EQ(ENOENT, errno);
+	ASSERT_EQ(1, tq_client_wait(&self->c, &cqe, 1, 5000));
+	EXPECT_EQ(77, cqe.user_data);
+	EXPECT_EQ(-EIO, cqe.status);
+}
+
+TEST(eventfd_and_poll)
+{
+	struct tq_client c;
+	struct tq_event ev[4];
+	struct tq_desc d;
+	struct pollfd p;
+	uint64_t v = 0;
+	int efd, sfd, n;
+
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, tq_client_open(&c, 8, 0, 4096, efd));
+	p = (struct pollfd){ .fd = c.fd, .events = POLLIN };
+	EXPECT_EQ(0, poll(&p, 1, 0));
+	tq_nop(&d, 3);
+	ASSERT_EQ(1, tq_client_submit(&c, &d, 1));
+	sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, sfd);
+	n = collect(sfd, ev, 4, 1, 5000);
+	ASSERT_EQ(2, n);
+	EXPECT_EQ(-1, read(efd, &v, sizeof(v)));
+	EXPECT_EQ(0, tq_sched_complete(sfd, &ev[1], 0, 0));
+	EXPECT_EQ(sizeof(v), read(efd, &v, sizeof(v)));
+	EXPECT_EQ(1, v);
+	EXPECT_EQ(1, poll(&p, 1, 0));
+	close(sfd);
+	tq_client_close(&c);
+	close(efd);
+}
+
+/* The scheduler maps the client's arena: one set of pages, both ways. */
+TEST(arena_shared)
+{
+	struct tq_client c;
+	struct tq_event ev[4];
+	long long contexts = tq_stat("contexts");
+	uint32_t id;
+	char *a;
+	int sfd, n;
+
+	ASSERT_EQ(0, tq_client_open(&c, 8, 0, 3 * 4096, -1));
+	id = c.s.ctx_id;
+	strcpy((char *)c.arena + 4096, "from the client");
+	sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, sfd);
+	n = tq_sched_read(sfd, ev, 4, 5000);
+	ASSERT_EQ(1, n);
+	ASSERT_EQ(TQ_EV_OPEN, ev[0].type);
+	a = mmap(NULL, ev[0].open.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, sfd,
+		 ev[0].open.arena_offset);
+	ASSERT_NE(MAP_FAILED, a);
+	EXPECT_STREQ("from the client", a + 4096);
+	strcpy(a + 8192, "from the scheduler");
+	EXPECT_STREQ("from the scheduler", (char *)c.arena + 8192);
+
+	/* The arena outlives the client until the scheduler lets go. */
+	tq_client_close(&c);
+	EXPECT_STREQ("from the client", a + 4096);
+	EXPECT_EQ(contexts + 1, tq_stat("contexts"));
+	n = tq_sched_read(sfd, ev, 4, 5000);
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(TQ_EV_CLOSE, ev[0].type);
+	EXPECT_EQ(id, ev[0].ctx_id);
+	EXPECT_EQ(0, tq_sched_release(sfd, id));
+	EXPECT_EQ(contexts, tq_stat("contexts"));
+	EXPECT_EQ(-ENOENT, tq_sched_release(sfd, id));
+	EXPECT_STREQ("from the scheduler", a + 8192);
+	munmap(a, 3 * 4096);
+	close(sfd);
+}
+
+TEST_F(ctx, fdinfo)
+{
+	char path[64], buf[2048];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", self->c.fd);
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	buf[n] = 0;
+	EXPECT_NE(NULL, strstr(buf, "tq-ctx:"));
+	EXPECT_NE(NULL, strstr(buf, "sq-entries:\t64"));
+	EXPECT_NE(NULL, strstr(buf, "arena-bytes:\t1048576"));
+
+	self->sfd = tq_sched_open(0);
+	ASSERT_LE(0, self->sfd);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", self->sfd);
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	buf[n] = 0;
+	EXPECT_NE(NULL, strstr(buf, "tq-scheduler:"));
+}
+
+/* Arenas count against RLIMIT_MEMLOCK without CAP_IPC_LOCK. */
+TEST(memlock_limit)
+{
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct d[2];
+		struct rlimit rl = { 256 << 10, 256 << 10 };
+		struct tq_client c;
+
+		if (syscall(SYS_capget, &h, d))
+			_exit(2);
+		d[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+		if (syscall(SYS_capset, &h, d) || setrlimit(RLIMIT_MEMLOCK, &rl))
+			_exit(3);
+		if (tq_client_open(&c, 8, 0, 1 << 20, -1) != -ENOMEM)
+			_exit(4);
+		if (tq_client_open(&c, 8, 0, 64 << 10, -1))
+			_exit(5);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST(contexts_per_user)
+{
+	struct tq_client c[3];
+	long old;
+	int base = (int)tq_stat("contexts");
+
+	ASSERT_EQ(0, base) TH_LOG("contexts left over from earlier tests");
+	ASSERT_EQ(0, set_param("contexts_per_user", 2, &old));
+	EXPECT_EQ(0, tq_client_open(&c[0], 8, 0, 4096, -1));
+	EXPECT_EQ(0, tq_client_open(&c[1], 8, 0, 4096, -1));
+	EXPECT_EQ(-EMFILE, tq_client_open(&c[2], 8, 0, 4096, -1));
+	tq_client_close(&c[0]);
+	EXPECT_EQ(0, tq_client_open(&c[2], 8, 0, 4096, -1));
+	tq_client_close(&c[1]);
+	tq_client_close(&c[2]);
+	EXPECT_EQ(0, set_param("contexts_per_user", old, NULL));
+}
+
+/* Beyond inflight_max, descriptors wait in the SQ until tasks complete. */
+TEST(inflight_limit)
+{
+	struct tq_client c;
+	struct tq_event ev[16];
+	struct tq_desc d[10];
+	struct tq_cqe cqe[10];
+	int i, n, sfd, done = 0, delivered = 0;
+	long old;
+
+	ASSERT_EQ(0, set_param("inflight_max", 4, &old));
+	ASSERT_EQ(0, tq_client_open(&c, 16, 0, 4096, -1));
+	EXPECT_EQ(0, set_param("inflight_max", old, NULL));
+	EXPECT_EQ(4, c.s.max_inflight);
+	for (i = 0; i < 10; i++)
+		tq_nop(&d[i], i);
+	ASSERT_EQ(10, tq_client_submit(&c, d, 10));
+	sfd = tq_sched_open(O_NONBLOCK);
+
+	ASSERT_LE(0, sfd);
+	while (delivered < 10) {
+		n = collect(sfd, ev, 16, 1, 5000);
+		ASSERT_LT(0, n);
+		EXPECT_GE(4, count_type(ev, n, TQ_EV_TASK));
+		delivered += count_type(ev, n, TQ_EV_TASK);
+		for (i = 0; i < n; i++)
+			if (ev[i].type == TQ_EV_TASK)
+				ASSERT_EQ(0, tq_sched_complete(sfd, &ev[i], 0, 0));
+	}
+	while (done < 10) {
+		n = tq_client_wait(&c, cqe, 10, 5000);
+		ASSERT_LT(0, n);
+		done += n;
+	}
+	EXPECT_EQ(10, delivered);
+	close(sfd);
+	tq_client_close(&c);
+}
+
+/*
+ * A full CQ stops the kernel taking tasks; reaping makes room and, with the
+ * scheduler asleep, rings the doorbell so they flow again.
+ */
+TEST(cq_full_then_reap)
+{
+	struct tq_client c;
+	struct tq_event ev[20];
+	struct tq_desc d[8];
+	struct tq_cqe cqe[8];
+	int i, n, sfd;
+
+	ASSERT_EQ(0, tq_client_open(&c, 4, 4, 4096, -1));
+	sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, sfd);
+	for (i = 0; i < 8; i++)
+		tq_nop(&d[i], i);
+	ASSERT_EQ(4, tq_client_submit(&c, d, 4));
+	n = collect(sfd, ev, 20, 4, 5000);
+	ASSERT_EQ(4, count_type(ev, n, TQ_EV_TASK));
+	for (i = 0; i < n; i++)
+		if (ev[i].type == TQ_EV_TASK)
+			ASSERT_EQ(0, tq_sched_complete(sfd, &ev[i], 0, 0));
+
+	/* The CQ is full of unreaped completions: the next four wait. */
+	ASSERT_EQ(4, tq_client_submit(&c, d + 4, 4));
+	n = collect(sfd, ev, 20, 1, 300);
+	EXPECT_EQ(0, count_type(ev, n, TQ_EV_TASK));
+	EXPECT_EQ(4, tq_load_acquire(c.sq_cons));
+	EXPECT_NE(0, *c.sq_flags & TQ_RING_NEED_WAKEUP);
+
+	/* Reaping makes room and rings; they flow again. */
+	ASSERT_EQ(4, tq_client_reap(&c, cqe, 8));
+	n = collect(sfd, ev, 20, 4, 5000);
+	ASSERT_EQ(4, count_type(ev, n, TQ_EV_TASK));
+	for (i = 0; i < n; i++)
+		if (ev[i].type == TQ_EV_TASK)
+			ASSERT_EQ(0, tq_sched_complete(sfd, &ev[i], 0, 0));
+	ASSERT_EQ(4, tq_client_wait(&c, cqe, 8, 5000));
+	EXPECT_EQ(4, cqe[0].user_data);
+	EXPECT_EQ(7, cqe[3].user_data);
+	close(sfd);
+	tq_client_close(&c);
+}
+
+/* fork() shares no mapping; the child cannot drive its parent's context. */
+TEST_F(ctx, fork)
+{
+	struct tq_cqe cqe;
+	struct tq_desc d;
+	struct tq_event ev[8];
+	int status, n, i;
+	pid_t pid;
+
+	self->sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, self->sfd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct tq_client own;
+		char maps[8192] = "";
+		char name[64];
+		int fd = open("/proc/self/maps", O_RDONLY);
+
+		if (fd < 0 || read(fd, maps, sizeof(maps) - 1) < 0)
+			_exit(2);
+		snprintf(name, sizeof(name), "%lx-", (unsigned long)self->c.sq);
+		if (strstr(maps, name))
+			_exit(3);	/* the SQ was copied */
+		snprintf(name, sizeof(name), "%lx-", (unsigned long)self->c.arena);
+		if (strstr(maps, name))
+			_exit(4);	/* the arena was copied */
+		if (tq_enter(self->c.fd) != -EPERM)
+			_exit(5);
+		if (mmap(NULL, self->c.s.sq_off.mmap_size, PROT_READ, MAP_SHARED, self->c.fd,
+			 self->c.s.sq_off.mmap_offset) != MAP_FAILED || errno != EPERM)
+			_exit(6);
+		/* A context of its own works. */
+		if (tq_client_open(&own, 8, 0, 4096, -1))
+			_exit(7);
+		tq_nop(&d, 1000);
+		if (tq_client_submit(&own, &d, 1) != 1 || tq_client_wait(&own, &cqe, 1, 10000) != 1)
+			_exit(8);
+		_exit(cqe.user_data == 1000 ? 0 : 9);
+	}
+	/* Serve the child until it exits. */
+	for (i = 0; i < 200; i++) {
+		n = tq_sched_read(self->sfd, ev, 8, 100);
+		while (n-- > 0)
+			if (ev[n].type == TQ_EV_TASK)
+				tq_sched_complete(self->sfd, &ev[n], 0, 0);
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+	}
+	if (i == 200)
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* The parent's context still works after the child is gone. */
+	tq_nop(&d, 2000);
+	ASSERT_EQ(1, tq_client_submit(&self->c, &d, 1));
+	n = collect(self->sfd, ev, 8, 1, 5000);
+	for (i = 0; i < n; i++)
+		if (ev[i].type == TQ_EV_TASK)
+			EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[i], 0, 0));
+	ASSERT_EQ(1, tq_client_wait(&self->c, &cqe, 1, 5000));
+	EXPECT_EQ(2000, cqe.user_data);
+}
+
+/* A client closing with tasks the scheduler holds: the arena waits for it. */
+TEST(close_with_tasks_in_flight)
+{
+	struct tq_client c;
+	struct tq_event ev[8];
+	struct tq_desc d[3];
+	long long contexts = tq_stat("contexts"), dropped = tq_stat("dropped");
+	long long inflight = tq_stat("in_flight");
+	int sfd, n, i;
+	uint32_t id;
+
+	ASSERT_EQ(0, tq_client_open(&c, 8, 0, 4096, -1));
+	id = c.s.ctx_id;
+	for (i = 0; i < 3; i++)
+		tq_nop(&d[i], i);
+	ASSERT_EQ(3, tq_client_submit(&c, d, 3));
+	sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, sfd);
+	n = collect(sfd, ev, 8, 3, 5000);
+	ASSERT_EQ(3, count_type(ev, n, TQ_EV_TASK));
+	EXPECT_EQ(inflight + 3, tq_stat("in_flight"));
+	tq_client_close(&c);
+	/* Its completions are still taken (and dropped); then it is let go. */
+	EXPECT_EQ(0, tq_sched_complete(sfd, &ev[1], 0, 0));
+	n = tq_sched_read(sfd, ev + 4, 4, 5000);
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(TQ_EV_CLOSE, ev[4].type);
+	EXPECT_EQ(contexts + 1, tq_stat("contexts"));
+	EXPECT_EQ(0, tq_sched_complete(sfd, &ev[2], -ECANCELED, 0));
+	EXPECT_EQ(0, tq_sched_release(sfd, id));
+	EXPECT_EQ(contexts, tq_stat("contexts"));
+	EXPECT_EQ(inflight, tq_stat("in_flight"));
+	EXPECT_EQ(dropped + 1, tq_stat("dropped"));
+	EXPECT_EQ(-ENOENT, tq_sched_complete(sfd, &ev[3], 0, 0));
+	close(sfd);
+}
+
+TEST_HARNESS_MAIN
