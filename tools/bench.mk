@@ -15,3 +15,21 @@ $(BIN)/tqstat: $(OBJ)/tools/tqstat/tqstat.o $(OBJ)/tools/tqstat/counters.o
 $(TESTBIN)/tqstat: $(OBJ)/tools/tqstat/test.o $(OBJ)/tools/tqstat/counters.o | $(BIN)/tqstat
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# tqcalib's shared pieces (the OpenCL device, tasks, fits, the progress bar)
+# also build tqbench.
+CALIB_OBJS := $(addprefix $(OBJ)/tools/tqcalib/,clx.o fit.o progress.o)
+
+BINS += $(BIN)/tqcalib
+TESTS += $(TESTBIN)/tqcalib
+
+$(BIN)/tqcalib: $(OBJ)/tools/tqcalib/tqcalib.o $(CALIB_OBJS) $(LIB)/libtqkernels.a \
+		$(LIB)/libtqsim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)
+
+$(OBJ)/tools/tqcalib/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"'
+
+$(TESTBIN)/tqcalib: $(OBJ)/tools/tqcalib/test.o $(LIB)/libtqsim.a | $(BIN)/tqcalib
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

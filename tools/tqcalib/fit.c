@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fit.c - see fit.h. */
+#include <stdlib.h>
+
+#include "fit.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double median(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int fit_line(const double *x, const double *y, size_t n, double *a, double *b)
+{
+	double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, det;
+
+	for (size_t i = 0; i < n; i++) {
+		double w = y[i] > 0 ? 1 / (y[i] * y[i]) : 0;
+
+		sw += w;
+		sx += w * x[i];
+		sy += w * y[i];
+		sxx += w * x[i] * x[i];
+		sxy += w * x[i] * y[i];
+	}
+	det = sw * sxx - sx * sx;
+	if (n < 2 || !(det > 1e-12 * sw * sxx))
+		return -1;
+	*a = (sy * sxx - sx * sxy) / det;
+	*b = (sw * sxy - sx * sy) / det;
+	if (*a < 0) {
+		*a = 0;
+		*b = sxy / sxx;
+	}
+	return 0;
+}

@@ -1,0 +1,635 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tqcalib - measure an OpenCL device and write its profile ("tq-profile 1",
+ * Documentation/sim.md), the file usched and tqsim read.
+ *
+ *	tqcalib [-o FILE] [--csv FILE] [--device D] [--quick] [--max-size BYTES]
+ *
+ * Transfers: each size from 4 KiB up to 512 MiB (by 4x), HtD and DtH, alone
+ * and while the other direction runs throughout, from host memory
+ * registered with the device (CL_MEM_USE_HOST_PTR, mapped: what usched
+ * copies from). Time = latency + bytes / bandwidth is fitted per direction
+ * on the relative error, from 256 KiB up. Whether the directions overlap at all gives the
+ * number of copy engines. Kernels: every kernels/ task over growing sizes
+ * until it takes --kernel-ms, T = eta * m + gamma fitted over the sizes
+ * that take at least 1/64 of that. Every time comes from the commands'
+ * profiling stamps, median of --reps runs; waits sleep, they never spin.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../sim/tqsim.h"
+#include "clx.h"
+#include "fit.h"
+#include "progress.h"
+
+#define MAX_SIZES	16
+#define MAX_STEPS	48
+#define MAX_REPS	64
+#define OTHERS		4	/* copies the other way around each overlapped one */
+
+struct opts {
+	const char *out;
+	const char *csv;
+	const char *device;
+	const char *tasks;	/* comma-separated subset of kernels/, NULL: all */
+	bool quick;
+	uint64_t max_bytes;	/* largest transfer */
+	uint64_t task_bytes;	/* largest task (all its buffers) in the kernel sweep */
+	unsigned int reps;
+	double kernel_ms;	/* the sweep stops once a kernel takes this long */
+};
+
+enum { HTD_ALONE, DTH_ALONE, HTD_OV, DTH_OV, NXFER };
+
+static const char *const xfer_name[NXFER] = { "htd_alone", "dth_alone", "htd_overlapped",
+					      "dth_overlapped" };
+
+struct xfers {
+	unsigned int n;
+	double bytes[MAX_SIZES];
+	double t[NXFER][MAX_SIZES];	/* median ns; 0: no valid sample */
+	double cover[2][MAX_SIZES];	/* overlapped: share of it the other way covered */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tqcalib [options]\n"
+		"  -o, --out FILE      the profile (default: stdout)\n"
+		"  --csv FILE          every measurement, as CSV\n"
+		"  --device D          device index or name substring (default: first GPU)\n"
+		"  --quick             few sizes, few runs (tests)\n"
+		"  --max-size BYTES    largest transfer (default 512 MiB; quick 4 MiB)\n"
+		"  --task-size BYTES   largest task in the kernel sweep (default 1 GiB; quick 16 MiB)\n"
+		"  --reps N            runs per measurement, median taken (default 7; quick 3)\n"
+		"  --kernel-ms MS      grow each kernel until it takes this long (default 20;\n"
+		"                      quick 3)\n"
+		"  --tasks LIST        kernels to measure, comma-separated (default: all)\n");
+}
+
+static int enqueue_copy(struct clx *c, int stage, cl_command_queue q, cl_mem dev, char *host,
+			size_t bytes, cl_event *ev)
+{
+	cl_int err;
+
+	(void)c;
+	if (stage == CLX_HTD)
+		err = clEnqueueWriteBuffer(q, dev, CL_FALSE, 0, bytes, host, 0, NULL, ev);
+	else
+		err = clEnqueueReadBuffer(q, dev, CL_FALSE, 0, bytes, host, 0, NULL, ev);
+	return err ? -EIO : 0;
+}
+
+/* Transfer memory: one device buffer and one host area per direction. */
+struct xmem {
+	cl_mem dev[CLX_STAGES];
+	char *host[CLX_STAGES];		/* mapped pointers in r */
+	void *base;
+	size_t len;
+	struct clx_region r;
+};
+
+/* Median duration of one copy of bytes in direction s, alone. */
+static int time_alone(struct clx *c, struct xmem *m, int s, size_t bytes, unsigned int reps,
+		      double *ns)
+{
+	double v[MAX_REPS];
+
+	for (unsigned int i = 0; i < reps; i++) {
+		cl_event ev;
+
+		if (enqueue_copy(c, s, c->q[s], m->dev[s], m->host[s], bytes, &ev))
+			return -EIO;
+		if (clx_wait(ev)) {
+			clReleaseEvent(ev);
+			return -EIO;
+		}
+		v[i] = (double)(clx_end(ev) - clx_start(ev));
+		clReleaseEvent(ev);
+	}
+	*ns = median(v, reps);
+	return 0;
+}
+
+/*
+ * Median duration of one copy in direction s while OTHERS copies of the
+ * same size run the other way, queued first; *cover is the median share of
+ * it that they overlapped (1: fully; about 0 with one copy engine). Only
+ * fully covered runs count towards *ns (0 if none was).
+ */
+static int time_overlapped(struct clx *c, struct xmem *m, int s, size_t bytes,
+			   unsigned int reps, double *ns, double *cover)
+{
+	int o = s == CLX_HTD ? CLX_DTH : CLX_HTD;
+	double v[MAX_REPS], cv[MAX_REPS];
+	unsigned int nv = 0;
+
+	for (unsigned int i = 0; i < reps; i++) {
+		cl_event oev[OTHERS], ev;
+		double t0, t1, lo, hi;
+		int ret = 0;
+
+		for (int k = 0; k < OTHERS; k++)
+			if (enqueue_copy(c, o, c->q[o], m->dev[o], m->host[o], bytes, &oev[k]))
+				return -EIO;
+		clFlush(c->q[o]);
+		if (enqueue_copy(c, s, c->q[s], m->dev[s], m->host[s], bytes, &ev))
+			return -EIO;
+		ret |= clx_wait(ev);
+		ret |= clx_wait(oev[OTHERS - 1]);
+		t0 = clx_start(ev);
+		t1 = clx_end(ev);
+		lo = fmax(t0, clx_start(oev[0]));
+		hi = fmin(t1, clx_end(oev[OTHERS - 1]));
+		cv[i] = t1 > t0 ? fmax(0, hi - lo) / (t1 - t0) : 0;
+		if (cv[i] > 0.98)
+			v[nv++] = t1 - t0;
+		clReleaseEvent(ev);
+		for (int k = 0; k < OTHERS; k++)
+			clReleaseEvent(oev[k]);
+		if (ret)
+			return -EIO;
+	}
+	*ns = nv ? median(v, nv) : 0;
+	*cover = median(cv, reps);
+	return 0;
+}
+
+static void xmem_free(struct clx *c, struct xmem *m)
+{
+	clx_region_del(c, &m->r);
+	clx_unmap(m->base, m->len);
+	for (int s = 0; s < CLX_STAGES; s++)
+		if (m->dev[s])
+			clReleaseMemObject(m->dev[s]);
+}
+
+static int measure_xfers(struct clx *c, const struct opts *o, struct xfers *x, FILE *csv)
+{
+	struct xmem m = { 0 };
+	uint64_t max = o->max_bytes;
+	cl_int err;
+	int ret = -ENOMEM;
+
+	if (max > c->max_alloc)
+		max = c->max_alloc;
+	x->n = 0;
+	for (uint64_t b = 4096; b < max && x->n < MAX_SIZES - 1; b *= 4)
+		x->bytes[x->n++] = b;
+	x->bytes[x->n++] = max;
+
+	m.len = 2 * max;
+	m.base = clx_mmap(m.len);
+	if (!m.base || clx_region_add(c, m.base, m.len, &m.r))
+		goto out;
+	m.host[CLX_HTD] = clx_host(&m.r, m.base);
+	m.host[CLX_DTH] = m.host[CLX_HTD] + max;
+	memset(m.host[CLX_HTD], 0x5a, m.len);	/* touch every page before timing */
+	for (int s = CLX_HTD; s <= CLX_DTH; s += 2) {
+		m.dev[s] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, max, NULL, &err);
+		if (err)
+			goto out;
+	}
+
+	ret = 0;
+	for (unsigned int i = 0; i < x->n && !ret; i++) {
+		size_t bytes = x->bytes[i];
+		/* more runs where they are cheap and noisy */
+		unsigned int reps = bytes <= (1 << 20) && !o->quick ? 3 * o->reps : o->reps;
+		char note[32];
+		double warm;
+
+		snprintf(note, sizeof(note), "%zu KiB", bytes >> 10);
+		progress_step(0, note);
+		ret = time_alone(c, &m, CLX_HTD, bytes, 1, &warm);
+		ret = ret ?: time_alone(c, &m, CLX_DTH, bytes, 1, &warm);
+		ret = ret ?: time_alone(c, &m, CLX_HTD, bytes, reps, &x->t[HTD_ALONE][i]);
+		ret = ret ?: time_alone(c, &m, CLX_DTH, bytes, reps, &x->t[DTH_ALONE][i]);
+		ret = ret ?: time_overlapped(c, &m, CLX_HTD, bytes, reps, &x->t[HTD_OV][i],
+					     &x->cover[0][i]);
+		ret = ret ?: time_overlapped(c, &m, CLX_DTH, bytes, reps, &x->t[DTH_OV][i],
+					     &x->cover[1][i]);
+		for (int k = 0; csv && !ret && k < NXFER; k++)
+			fprintf(csv, "transfer,%s,%zu,,,%zu,%.0f,%.3f\n", xfer_name[k], bytes,
+				bytes, x->t[k][i], k >= HTD_OV ? x->cover[k - HTD_OV][i] : 1.0);
+		progress_step(1, note);
+	}
+	if (ret)
+		fprintf(stderr, "tqcalib: a transfer failed\n");
+out:
+	if (ret == -ENOMEM)
+		fprintf(stderr, "tqcalib: cannot set up %llu bytes of transfer memory\n",
+			(unsigned long long)max);
+	xmem_free(c, &m);
+	return ret;
+}
+
+/*
+ * Fit one transfer series. Tasks copy hundreds of KiB and more, and below
+ * that caches (PoCL) and fixed costs bend the line: fit from FIT_MIN up,
+ * unless that leaves fewer than three sizes.
+ */
+#define FIT_MIN	(256 << 10)
+
+static int fit_xfer(const struct xfers *x, int k, struct tq_xfer_model *xm)
+{
+	double bx[MAX_SIZES], ty[MAX_SIZES], lat, slope;
+	unsigned int first = 0;
+	size_t n = 0;
+
+	while (first + 3 < x->n && x->bytes[first] < FIT_MIN)
+		first++;
+	for (unsigned int i = first; i < x->n; i++) {
+		if (x->t[k][i] > 0) {
+			bx[n] = x->bytes[i];
+			ty[n++] = x->t[k][i];
+		}
+	}
+	if (fit_line(bx, ty, n, &lat, &slope) || !(slope > 0))
+		return -1;
+	xm->lat_ns = lat;
+	xm->bytes_per_ns = 1 / slope;
+	return 0;
+}
+
+/* One size of a kernel sweep: median kernel time in ns. */
+static int time_kernel(struct clx *c, const struct tqk_task *t, struct tqk_size sz,
+		       unsigned int reps, double *ns)
+{
+	void *bufs[TQK_MAX_BUFS];
+	double v[MAX_REPS];
+	struct clx_region r = { 0 };
+	struct binst in = { 0 };
+	struct btask b;
+	size_t len, off = 0;
+	void *base;
+	int ret;
+
+	if (t == tqk_find("SYN"))
+		ret = btask_syn(&b, "SYN", sz.n, sz.iters, 0, 0);
+	else
+		ret = btask_real(&b, t, sz);
+	if (ret)
+		return ret;
+	len = btask_host_bytes(&b) + 4096;
+	base = clx_mmap(len);
+	if (!base)
+		return -ENOMEM;
+	ret = clx_region_add(c, base, len, &r);
+	if (ret)
+		goto out_unmap;
+	for (uint32_t i = 0; i < b.l.nbufs; i++) {
+		if (b.dir[i] == BT_SCRATCH)
+			continue;
+		b.host[i] = (char *)base + off;
+		bufs[i] = clx_host(&r, b.host[i]);
+		off += (b.l.buf[i].bytes + 4095) & ~4095ull;
+	}
+	if (t != tqk_find("SYN"))
+		tqk_fill(t, sz, 1, bufs);
+	ret = binst_init(c, &b, &in);
+	if (ret)
+		goto out_region;
+	/* once with its copies (inputs in place, kernel warm), then the kernel alone */
+	ret = binst_enqueue_in(&in, &r, c->q[CLX_HTD], c->q[CLX_K], 0, NULL);
+	ret = ret ?: clx_wait(binst_last(&in));
+	for (unsigned int i = 0; i < reps && !ret; i++) {
+		cl_event ev;
+
+		if (tqk_cl_enqueue(c->q[CLX_K], in.k, &b.l, 0, NULL, &ev)) {
+			ret = -EIO;
+			break;
+		}
+		ret = clx_wait(ev);
+		v[i] = (double)(clx_end(ev) - clx_start(ev));
+		clReleaseEvent(ev);
+	}
+	if (!ret)
+		*ns = median(v, reps);
+	binst_fini(&in);
+out_region:
+	clx_region_del(c, &r);
+out_unmap:
+	clx_unmap(base, len);
+	return ret;
+}
+
+/* The next size: about twice the work, and strictly more. */
+static struct tqk_size next_size(const struct tqk_task *t, struct tqk_size sz)
+{
+	double m1, m2, deg;
+	uint64_t n;
+
+	if (t == tqk_find("SYN")) {
+		sz.iters *= 2;
+		return sz;
+	}
+	/* how fast m grows with n tells by how much to scale n */
+	m1 = tqk_m(t, sz);
+	m2 = tqk_m(t, (struct tqk_size){ tqk_round_n(t, 2 * sz.n), sz.iters });
+	deg = m2 > m1 && tqk_round_n(t, 2 * sz.n) > sz.n ?
+	      log(m2 / m1) / log((double)tqk_round_n(t, 2 * sz.n) / sz.n) : 1;
+	n = tqk_round_n(t, (uint64_t)(sz.n * pow(2, 1 / deg)));
+	if (n <= sz.n)
+		n = sz.n + t->n_align;
+	sz.n = n;
+	return sz;
+}
+
+static int sweep_kernel(struct clx *c, const struct tqk_task *t, const struct opts *o,
+			struct tq_kernel_model *km, FILE *csv)
+{
+	struct tqk_size sz = { t->n_min, 1 };
+	double m[MAX_STEPS], ns[MAX_STEPS], fm[MAX_STEPS], fns[MAX_STEPS];
+	double kmax = o->kernel_ms * 1e6, eta, gamma;
+	size_t n = 0, nf = 0;
+
+	if (t == tqk_find("SYN"))
+		sz.n = clx_syn_n(c);
+	while (n < MAX_STEPS && sz.n <= t->n_max && sz.iters <= t->iters_max) {
+		struct btask b;
+		uint64_t bytes = 0;
+		int ret;
+
+		if (t == tqk_find("SYN"))
+			btask_syn(&b, "SYN", sz.n, sz.iters, 0, 0);
+		else if (btask_real(&b, t, sz))
+			break;
+		for (uint32_t i = 0; i < b.l.nbufs; i++) {
+			bytes += b.l.buf[i].bytes;
+			if (b.l.buf[i].bytes > c->max_alloc)
+				bytes = UINT64_MAX;
+		}
+		if (bytes > o->task_bytes)
+			break;
+		ret = time_kernel(c, t, sz, o->reps, &ns[n]);
+		if (ret) {
+			fprintf(stderr, "tqcalib: %s n=%llu: failed (%s)\n", t->name,
+				(unsigned long long)sz.n, strerror(-ret));
+			break;
+		}
+		m[n] = tqk_m(t, sz);
+		if (csv)
+			fprintf(csv, "kernel,%s,%llu,%u,%.0f,%llu,%.0f,\n", t->name,
+				(unsigned long long)sz.n, sz.iters, m[n],
+				(unsigned long long)bytes, ns[n]);
+		if (ns[n++] > kmax)
+			break;
+		sz = next_size(t, sz);
+	}
+	/* fit where tasks will run: the sizes that take at least kmax / 64 */
+	for (size_t i = 0; i < n; i++) {
+		if (ns[i] >= kmax / 64) {
+			fm[nf] = m[i];
+			fns[nf++] = ns[i];
+		}
+	}
+	for (size_t i = n >= 3 ? n - 3 : 0; nf < 3 && i < n; i++) {
+		fm[nf] = m[i];
+		fns[nf++] = ns[i];
+	}
+	if (fit_line(fm, fns, nf, &gamma, &eta)) {
+		fprintf(stderr, "tqcalib: %s: too few sizes to fit\n", t->name);
+		return -1;
+	}
+	snprintf(km->name, sizeof(km->name), "%s", t->name);
+	km->eta_ns = eta;
+	km->gamma_ns = gamma;
+	return 0;
+}
+
+static bool wanted(const struct opts *o, const char *name)
+{
+	const char *p = o->tasks;
+	size_t len = strlen(name);
+
+	if (!p)
+		return true;
+	while (*p) {
+		if (!strncmp(p, name, len) && (p[len] == ',' || !p[len]))
+			return true;
+		p += strcspn(p, ",");
+		p += *p == ',';
+	}
+	return false;
+}
+
+static void print_profile(FILE *f, const struct clx *c, const struct tq_profile *p,
+			  const struct opts *o, const struct xfers *x)
+{
+	static const char *const dir[] = { [TQ_HTD] = "htd", [TQ_DTH] = "dth" };
+	char when[64];
+	time_t now = time(NULL);
+
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
+	fprintf(f, "tq-profile 1\n");
+	fprintf(f, "# tqcalib%s, %s; platform %s; transfers %.0f B .. %.0f B, median of %u\n",
+		o->quick ? " --quick" : "", when, c->platform, x->bytes[0], x->bytes[x->n - 1],
+		o->reps);
+	fprintf(f, "device %s\n", p->device);
+	fprintf(f, "dma %u\n", p->dma);
+	fprintf(f, "# direction alone|overlapped latency_ns GB/s\n");
+	for (int s = TQ_HTD; s <= TQ_DTH; s += 2) {
+		fprintf(f, "%s alone %.0f %.4f\n", dir[s], p->alone[s].lat_ns,
+			p->alone[s].bytes_per_ns);
+		if (p->dma == 2)
+			fprintf(f, "%s overlapped %.0f %.4f\n", dir[s], p->overlapped[s].lat_ns,
+				p->overlapped[s].bytes_per_ns);
+	}
+	fprintf(f, "# kernel name eta_ns gamma_ns (T = eta * m + gamma)\n");
+	for (unsigned int i = 0; i < p->nkernels; i++)
+		fprintf(f, "kernel %s %.6g %.0f\n", p->kernel[i].name, p->kernel[i].eta_ns,
+			p->kernel[i].gamma_ns);
+}
+
+/* How well the fitted transfer lines match the measurements, on stderr. */
+static void report_xfers(const struct xfers *x, const struct tq_profile *p)
+{
+	fprintf(stderr, "%10s %10s %10s %10s %10s %7s %7s\n", "bytes", "htd us", "dth us",
+		"htd+ us", "dth+ us", "cover", "fit err");
+	for (unsigned int i = 0; i < x->n; i++) {
+		double e = 0;
+
+		for (int s = TQ_HTD; s <= TQ_DTH; s += 2) {
+			double pred = tq_profile_xfer_ns(p, s, x->bytes[i]);
+			double got = x->t[s == TQ_HTD ? HTD_ALONE : DTH_ALONE][i];
+
+			e = fmax(e, fabs(pred - got) / got);
+		}
+		fprintf(stderr, "%10.0f %10.1f %10.1f %10.1f %10.1f %7.2f %6.1f%%\n", x->bytes[i],
+			x->t[HTD_ALONE][i] / 1e3, x->t[DTH_ALONE][i] / 1e3, x->t[HTD_OV][i] / 1e3,
+			x->t[DTH_OV][i] / 1e3, fmin(x->cover[0][i], x->cover[1][i]), 100 * e);
+	}
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "csv", required_argument, NULL, 'c' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "max-size", required_argument, NULL, 'm' },
+		{ "task-size", required_argument, NULL, 's' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "kernel-ms", required_argument, NULL, 'k' },
+		{ "tasks", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	uint64_t max = 0, task = 0;
+	double kms = 0;
+	int ch;
+
+	*o = (struct opts){ 0 };
+	while ((ch = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'c':
+			o->csv = optarg;
+			break;
+		case 'd':
+			o->device = optarg;
+			break;
+		case 'q':
+			o->quick = true;
+			break;
+		case 'm':
+			max = strtoull(optarg, NULL, 0);
+			break;
+		case 's':
+			task = strtoull(optarg, NULL, 0);
+			break;
+		case 'r':
+			o->reps = strtoul(optarg, NULL, 0);
+			break;
+		case 'k':
+			kms = strtod(optarg, NULL);
+			break;
+		case 't':
+			o->tasks = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return -1;
+	}
+	o->max_bytes = max ? max : o->quick ? 4 << 20 : 512 << 20;
+	o->task_bytes = task ? task : o->quick ? 16 << 20 : 1ull << 30;
+	o->reps = o->reps ? o->reps : o->quick ? 3 : 7;
+	o->kernel_ms = kms > 0 ? kms : o->quick ? 3 : 20;
+	if (o->max_bytes < 4096 || o->reps > MAX_REPS / 3) {
+		fprintf(stderr, "tqcalib: --max-size at least 4096, --reps at most %d\n",
+			MAX_REPS / 3);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct xfers x;
+	struct tq_profile p = { 0 }, back;
+	struct tq_parse_err perr;
+	struct opts o;
+	struct clx c;
+	char *text = NULL;
+	size_t len = 0, ntasks = 0;
+	FILE *csv = NULL, *mem, *out;
+	double big_cover;
+	int ret = 1;
+
+	if (parse_opts(argc, argv, &o))
+		return 2;
+	if (clx_open(&c, o.device))
+		return 77;	/* no device: as a test's skip */
+	fprintf(stderr, "tqcalib: %s (%s), %u compute units\n", c.name, c.platform, c.cus);
+	if (o.csv) {
+		csv = fopen(o.csv, "w");
+		if (!csv) {
+			perror(o.csv);
+			goto out;
+		}
+		fprintf(csv, "kind,name,n,iters,m,bytes,median_ns,cover\n");
+	}
+	for (unsigned int i = 0; i < tqk_ntasks; i++)
+		ntasks += wanted(&o, tqk_tasks[i]->name);
+
+	progress_begin("transfers", 10);
+	if (measure_xfers(&c, &o, &x, csv))
+		goto out;
+	progress_end();
+	snprintf(p.device, sizeof(p.device), "%.63s", c.name);
+	/* two copy engines when the largest copies overlap the other way */
+	big_cover = fmin(x.cover[0][x.n - 1], x.cover[1][x.n - 1]);
+	p.dma = big_cover > 0.5 ? 2 : 1;
+	if (fit_xfer(&x, HTD_ALONE, &p.alone[TQ_HTD]) || fit_xfer(&x, DTH_ALONE, &p.alone[TQ_DTH])) {
+		fprintf(stderr, "tqcalib: cannot fit the transfer times\n");
+		goto out;
+	}
+	if (p.dma == 2 && (fit_xfer(&x, HTD_OV, &p.overlapped[TQ_HTD]) ||
+			   fit_xfer(&x, DTH_OV, &p.overlapped[TQ_DTH]))) {
+		fprintf(stderr, "tqcalib: the overlapped copies are too irregular; dma 1\n");
+		p.dma = 1;
+	}
+	report_xfers(&x, &p);
+
+	progress_begin("kernels", ntasks);
+	for (unsigned int i = 0; i < tqk_ntasks; i++) {
+		const struct tqk_task *t = tqk_tasks[i];
+
+		if (!wanted(&o, t->name))
+			continue;
+		progress_step(0, t->name);
+		if (sweep_kernel(&c, t, &o, &p.kernel[p.nkernels], csv))
+			goto out;
+		fprintf(stderr, "%s%-5s eta %.4g ns/unit, gamma %.1f us\n",
+			isatty(STDERR_FILENO) ? "\r\033[K" : "", t->name, p.kernel[p.nkernels].eta_ns,
+			p.kernel[p.nkernels].gamma_ns / 1e3);
+		p.nkernels++;
+		progress_step(1, t->name);
+	}
+	progress_end();
+
+	/* write it, then read it back with sim's parser: the profile must load */
+	mem = open_memstream(&text, &len);
+	if (!mem)
+		goto out;
+	print_profile(mem, &c, &p, &o, &x);
+	fclose(mem);
+	if (tq_profile_parse(&back, text, len, &perr)) {
+		fprintf(stderr, "tqcalib: the profile does not parse: line %u: %s\n", perr.line,
+			perr.reason);
+		goto out;
+	}
+	out = o.out ? fopen(o.out, "w") : stdout;
+	if (!out || fwrite(text, 1, len, out) != len || (o.out && fclose(out))) {
+		perror(o.out ? o.out : "stdout");
+		goto out;
+	}
+	if (o.out)
+		fprintf(stderr, "tqcalib: wrote %s\n", o.out);
+	ret = 0;
+out:
+	free(text);
+	if (csv)
+		fclose(csv);
+	clx_close(&c);
+	return ret;
+}
