@@ -21,6 +21,7 @@ static const char prom[] =
 	"# TYPE usched_waiting gauge\n"
 	"usched_waiting 3\n"
 	"usched_engine_busy_ns_total{engine=\"htd\"} 1.5e6 1700000000000\n"
+	"tq_info{device=\"NVIDIA H200\",policy=\"auto\"} 1\n"
 	"not a sample line at all\n"
 	"usched_bad_value abc\n"
 	"\n";
@@ -80,13 +81,15 @@ int main(void)
 	struct ctr_set set;
 
 	/* the Prometheus parser */
-	tap_ok(ctr_parse_prom(prom, strlen(prom), &set) == 3, "prom: three samples kept");
+	tap_ok(ctr_parse_prom(prom, strlen(prom), &set) == 4, "prom: four samples kept");
 	c = ctr_find(&set, "usched_tasks_submitted_total");
 	tap_ok(c && c->value == 7 && !c->gauge, "prom: a counter");
 	c = ctr_find(&set, "usched_waiting");
 	tap_ok(c && c->value == 3 && c->gauge, "prom: a gauge from # TYPE");
 	c = ctr_find(&set, "usched_engine_busy_ns_total{engine=htd}");
 	tap_ok(c && c->value == 1.5e6, "prom: labels kept without quotes, timestamp skipped");
+	c = ctr_find(&set, "tq_info{device=NVIDIA H200,policy=auto}");
+	tap_ok(c && c->value == 1, "prom: label values with blanks");
 
 	if (!mkdtemp(tmp))
 		tap_skip_all("cannot make a temporary directory");
@@ -126,8 +129,9 @@ int main(void)
 	/* only the metrics file */
 	snprintf(args, sizeof(args), "--sysfs %s/none --metrics %s 0.05 2", tmp, metrics);
 	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
-	       strstr(out, "tasks_submitted") && strstr(err, "no module counters"),
-	       "metrics alone: shown, module named as missing");
+	       strstr(out, "tasks_submitted") && strstr(out, "engine_busy_ns:htd") &&
+	       !strstr(out, "info") && strstr(err, "no module counters"),
+	       "metrics alone: shown (short names, no *_info), module named as missing");
 
 	/* neither: an error */
 	snprintf(args, sizeof(args), "--sysfs %s/none --metrics %s/none 1 1", tmp, tmp);

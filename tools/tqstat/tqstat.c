@@ -11,7 +11,8 @@
  * missing; tqstat says which and shows the other. --once prints every
  * counter as "name value", one per line. Otherwise the first line holds
  * the values now and each later line, every INTERVAL seconds (default 1),
- * the rate per second of each running total and the level of each gauge.
+ * the rate per second of each running total and the level of each gauge
+ * (*_info metrics, which carry labels rather than numbers, only in --once).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -93,7 +94,8 @@ static void print_value(int width, double v)
 	printf(" %*.*f", width, prec, v);
 }
 
-static void print_header(struct source *src, unsigned int nsrc)
+static void print_header(const struct source *src, const struct ctr_set *cols,
+			 unsigned int nsrc)
 {
 	char sn[CTR_NAME], bar[1024];
 
@@ -101,10 +103,10 @@ static void print_header(struct source *src, unsigned int nsrc)
 	for (unsigned int s = 0; s < nsrc; s++) {
 		size_t w = 0, len = strlen(src[s].what);
 
-		if (src[s].err || !src[s].now.n)
+		if (!cols[s].n)
 			continue;
-		for (unsigned int i = 0; i < src[s].now.n; i++) {
-			short_name(src[s].now.c[i].name, sn, sizeof(sn));
+		for (unsigned int i = 0; i < cols[s].n; i++) {
+			short_name(cols[s].c[i].name, sn, sizeof(sn));
 			w += 1 + width_of(sn);
 		}
 		w = w - 1 < sizeof(bar) - 1 ? w - 1 : sizeof(bar) - 1;
@@ -116,8 +118,8 @@ static void print_header(struct source *src, unsigned int nsrc)
 	}
 	putchar('\n');
 	for (unsigned int s = 0; s < nsrc; s++) {
-		for (unsigned int i = 0; !src[s].err && i < src[s].now.n; i++) {
-			short_name(src[s].now.c[i].name, sn, sizeof(sn));
+		for (unsigned int i = 0; i < cols[s].n; i++) {
+			short_name(cols[s].c[i].name, sn, sizeof(sn));
 			printf(" %*s", width_of(sn), sn);
 		}
 	}
@@ -264,10 +266,18 @@ int main(int argc, char **argv)
 			say_missing(&src[s]);
 	if (src[0].err && src[1].err)
 		return 1;
-	for (int s = 0; s < 2; s++)
-		cols[s] = src[s].err ? (struct ctr_set){ 0 } : src[s].now;
+	/* every counter but the *_info ones, which carry labels, not numbers */
+	for (int s = 0; s < 2; s++) {
+		for (unsigned int i = 0; !src[s].err && i < src[s].now.n; i++) {
+			const char *name = src[s].now.c[i].name;
+			size_t base = strcspn(name, "{");
 
-	print_header(src, 2);
+			if (base < 5 || strncmp(name + base - 5, "_info", 5))
+				cols[s].c[cols[s].n++] = src[s].now.c[i];
+		}
+	}
+
+	print_header(src, cols, 2);
 	print_line(src, cols, 2, false, 0);
 	t0 = mono_s();
 	for (long i = 1; count < 0 || i < count; i++) {
