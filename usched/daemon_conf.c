@@ -183,16 +183,16 @@ static void usage(FILE *f, const char *prog)
 	fprintf(f, "usage: %s [--config FILE] [options]\n\n"
 		"The tq scheduling service: runs the GPU tasks processes submit through\n"
 		"%s on one OpenCL device, in the order a policy chooses.\n\n"
-		"  --config FILE            settings file (%s); flags override it\n",
+		"  --config FILE                settings file (%s); flags override it\n",
 		prog, USCHED_DEVNODE, USCHED_CONFIG);
 	for (unsigned int i = 0; i < NSETTINGS; i++) {
 		char opt[48];
 
 		snprintf(opt, sizeof(opt), "--%s%s%s", settings[i].key, settings[i].arg ? " " : "",
 			 settings[i].arg ? settings[i].arg : "");
-		fprintf(f, "  %-24s %s\n", opt, settings[i].help);
+		fprintf(f, "  %-28s %s\n", opt, settings[i].help);
 	}
-	fprintf(f, "  --help                   this text\n\nSee usched(8).\n");
+	fprintf(f, "  --help                       this text\n\nSee usched(8).\n");
 }
 
 int dconf_args(struct dconf *c, int argc, char **argv)

@@ -359,13 +359,17 @@ int loop_init(struct daemon *d)
 	if (!d->ev)
 		return -ENOMEM;
 	ret = io_uring_queue_init(RING_ENTRIES, &d->ring, 0);
-	if (ret)
+	if (ret) {
 		free(d->ev);
+		d->ev = NULL;
+	}
 	return ret;
 }
 
 void loop_fini(struct daemon *d)
 {
+	if (!d->ev)
+		return;		/* never set up */
 	io_uring_queue_exit(&d->ring);
 	free(d->ev);
 	free(d->out);

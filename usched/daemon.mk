@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# usched/daemon.mk: the daemon usched (usched/usched.c, usched/daemon_*.c) on
+# top of libusched, its native tests, the client tqdemo that make run and the
+# end-to-end tests use, and the end-to-end tests (run in the test VM).
+
+DAEMON_OBJS := $(addprefix $(OBJ)/usched/,usched.o daemon_conf.o daemon_loop.o daemon_ctx.o \
+	daemon_build.o daemon_state.o daemon_metrics.o)
+
+BINS += $(BIN)/usched
+
+$(BIN)/usched: $(DAEMON_OBJS) $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(DAEMON_OBJS) $(USCHED_LINK) -luring $(LDLIBS)
+
+# tqdemo: the client make run and the end-to-end tests start.
+BINS += $(BIN)/tqdemo
+
+$(BIN)/tqdemo: $(OBJ)/tools/tqdemo.o $(LIB)/libtq.a $(LIB)/libtqkernels.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * usched.c - the tq scheduling service. It attaches to /dev/tqsubmit as the
+ * one scheduler, maps each client context's arena, turns the descriptors
+ * the module delivers into the scheduling core's tasks (libusched: task
+ * groups, ordering, OpenCL execution) and writes back their completions.
+ *
+ * Start-up order: settings, signals blocked (every thread, OpenCL's too,
+ * inherits the mask, so only the signalfd sees them), the core on its
+ * device (which may calibrate for a while), then the attach: until then
+ * clients' tasks wait in their rings. After a crash, a new usched gets every
+ * task the old one held again from the module (TQ_FEAT_REQUEUE), and its
+ * ids from the state file. See usched(8).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+static bool log_stderr = true;
+static bool log_debug;
+
+void dlog_init(bool foreground, bool verbose)
+{
+	log_stderr = foreground;
+	log_debug = verbose;
+	if (!foreground)
+		openlog("usched", LOG_PID, LOG_DAEMON);
+}
+
+void dlog(int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (prio == LOG_DEBUG && !log_debug)
+		return;
+	va_start(ap, fmt);
+	if (log_stderr) {
+		fprintf(stderr, "usched: ");
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	} else {
+		vsyslog(prio, fmt, ap);
+	}
+	va_end(ap);
+}
+
+/* Tell systemd (Type=notify) we are attached; nothing if it did not ask. */
+static void sd_ready(void)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t len;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@') || strlen(path) >= sizeof(sa.sun_path))
+		return;
+	len = strlen(path);
+	memcpy(sa.sun_path, path, len);
+	if (sa.sun_path[0] == '@')
+		sa.sun_path[0] = 0;	/* abstract namespace */
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&sa, offsetof(struct sockaddr_un, sun_path) + len);
+	close(fd);
+}
+
+/*
+ * Without --foreground: fork, and let the parent exit only once the child
+ * is attached (status 0) or has failed, so that "usched && run-clients"
+ * works. The child writes its status to the returned fd.
+ */
+static int daemonize(void)
+{
+	int p[2];
+	char c;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0) {
+		close(p[1]);
+		_exit(read(p[0], &c, 1) == 1 ? c : 1);
+	}
+	close(p[0]);
+	setsid();
+	return p[1];
+}
+
+static void detach_stdio(void)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	dup2(fd, 0);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	close(fd);
+}
+
+/* Open the device and check that it speaks our ABI. */
+static int open_device(struct daemon *d)
+{
+	struct tq_query q = { .size = sizeof(q) };
+
+	d->fd = open(d->conf.devnode, O_RDWR | O_CLOEXEC);
+	if (d->fd < 0) {
+		err("%s: %m (is tqsubmit.ko loaded?)", d->conf.devnode);
+		return -errno;
+	}
+	if (ioctl(d->fd, TQ_IOC_QUERY, &q)) {
+		err("%s: TQ_IOC_QUERY: %m", d->conf.devnode);
+		return -errno;
+	}
+	if (q.abi_version != TQ_ABI_VERSION || q.event_size != sizeof(struct tq_event) ||
+	    q.completion_size != sizeof(struct tq_completion)) {
+		err("%s speaks ABI %u (events %u bytes); usched was built for %u (%zu)",
+		    d->conf.devnode, q.abi_version, q.event_size, TQ_ABI_VERSION,
+		    sizeof(struct tq_event));
+		return -EPROTO;
+	}
+	if (!(q.features & TQ_FEAT_REQUEUE))
+		warn("the module does not requeue tasks: a restart loses what usched held");
+	return 0;
+}
+
+static int attach(struct daemon *d)
+{
+	struct tq_attach a = { .size = sizeof(a) };
+
+	if (ioctl(d->fd, TQ_IOC_ATTACH, &a)) {
+		err("%s: attach: %m%s", d->conf.devnode,
+		    errno == EBUSY ? " (another scheduler is attached)" : "");
+		return -errno;
+	}
+	return 0;
+}
+
+static int signals(struct daemon *d)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	signal(SIGPIPE, SIG_IGN);
+	d->sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	return d->sigfd < 0 ? -errno : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon d = { .fd = -1, .sigfd = -1, .state_fd = -1 };
+	struct usched_opts o = { .complete = ctx_complete, .complete_arg = &d };
+	struct usched_stats s;
+	int ret, ready = -1;
+
+	dconf_init(&d.conf);
+	ret = dconf_args(&d.conf, argc, argv);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	dlog_init(d.conf.foreground, d.conf.verbose);
+	d.started_ns = mono_ns();
+
+	/* Before any thread exists: fork, and block the signals for all. */
+	if (!d.conf.foreground) {
+		ready = daemonize();
+		if (ready < 0) {
+			err("cannot fork: %m");
+			return 1;
+		}
+	}
+	ret = signals(&d);
+	if (ret) {
+		err("signals: %s", strerror(-ret));
+		goto out;
+	}
+	ret = open_device(&d);
+	if (ret)
+		goto out;
+
+	o.platform = d.conf.platform;
+	o.device = d.conf.device;
+	o.policy = d.conf.policy;
+	o.max_tg = d.conf.max_tg;
+	o.kqueues = d.conf.kernel_queues;
+	o.dma = d.conf.copy_engines;
+	o.profile = d.conf.profile;
+	o.trace = d.conf.trace;
+	ret = usched_create(&o, &d.u);
+	if (ret) {
+		err("scheduling core: %s", strerror(-ret));
+		goto out;
+	}
+	usched_stats(d.u, &s);
+	info("device %s: %u copy engine(s), %u kernel queue(s), policy %s, TGs of up to %u",
+	     s.device, s.dma, s.kqueues, s.policy, s.max_tg);
+
+	ret = state_open(&d);
+	if (ret)
+		warn("%s: %s; a restart will forget ids", d.conf.state, strerror(-ret));
+	ret = build_start(&d);
+	if (!ret)
+		ret = loop_init(&d);
+	if (!ret)
+		ret = attach(&d);
+	if (ret)
+		goto out_core;
+
+	info("attached to %s as pid %d", d.conf.devnode, getpid());
+	sd_ready();
+	if (ready >= 0) {
+		char ok = 0;
+
+		if (write(ready, &ok, 1) != 1)
+			warn("cannot tell the parent we are ready: %m");
+		close(ready);
+		ready = -1;
+		detach_stdio();
+	}
+
+	ret = loop_run(&d);
+	if (d.quit)
+		usched_cancel(d.u, USCHED_OWNER_ALL);
+	build_stop(&d);
+	usched_destroy(d.u);	/* runs what the core holds; completions queue up */
+	d.u = NULL;
+	loop_flush_sync(&d);
+	info("exiting: %lu task(s) left to the module, %llu completion(s) written", d.held,
+	     (unsigned long long)d.st.completions);
+	loop_fini(&d);
+	ctx_free_all(&d);
+	state_close(&d);
+	close(d.fd);	/* the module re-delivers what we did not complete */
+	close(d.sigfd);
+	dconf_free(&d.conf);
+	return ret ? 1 : 0;
+
+out_core:
+	build_stop(&d);
+	loop_fini(&d);
+	state_close(&d);
+	usched_destroy(d.u);
+out:
+	if (d.fd >= 0)
+		close(d.fd);
+	dconf_free(&d.conf);
+	return 1;	/* a daemonized parent sees the pipe close and exits 1 too */
+}
