@@ -20,3 +20,4 @@ $(TESTBIN)/usched-%: $(OBJ)/usched/test_%.o $(OBJ)/usched/testlib.o $(LIB)/libus
 		$(LIB)/libtqsim.a $(LIB)/libtqkernels.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) $(LDLIBS)
+include usched/daemon.mk
