@@ -315,6 +315,22 @@ uint64_t btask_bytes(const struct btask *b, uint32_t dir)
 	return n;
 }
 
+void btask_layout(struct btask *b, uint64_t out_base)
+{
+	uint64_t off = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < b->l.nbufs; i++) {
+			if (b->dir[i] == BT_SCRATCH || (b->dir[i] == BT_OUT) != pass)
+				continue;
+			b->off[i] = off;
+			off += (b->l.buf[i].bytes + 4095) & ~4095ull;
+		}
+		if (out_base)
+			off = out_base;
+	}
+}
+
 uint64_t btask_host_bytes(const struct btask *b)
 {
 	uint64_t n = 0;
@@ -371,7 +387,7 @@ static int copy(struct binst *in, const struct clx_region *r, cl_command_queue q
 		int stage, cl_uint nwait, const cl_event *wait)
 {
 	const struct btask *b = in->b;
-	char *host = clx_host(r, b->host[i]);
+	char *host = clx_host(r, b->off[i]);
 	cl_event *ev = &in->ev[in->nev];
 	cl_int err;
 

@@ -65,9 +65,9 @@ void clx_unmap(void *p, size_t len);
 int clx_region_add(struct clx *c, void *base, size_t len, struct clx_region *r);
 void clx_region_del(struct clx *c, struct clx_region *r);
 
-static inline char *clx_host(const struct clx_region *r, const void *p)
+static inline char *clx_host(const struct clx_region *r, uint64_t off)
 {
-	return r->map + ((const char *)p - r->base);
+	return r->map + off;
 }
 
 /* Wait for ev without spinning a core (NVIDIA's clWaitForEvents spins). 0 or -EIO. */
@@ -87,7 +87,7 @@ struct btask {
 	struct tqk_size sz;
 	struct tqk_launch l;		/* buffer sizes, arguments, work sizes, m */
 	uint32_t dir[TQK_MAX_BUFS];	/* BT_* per buffer */
-	char *host[TQK_MAX_BUFS];	/* host copy of each copied buffer, in a region */
+	uint64_t off[TQK_MAX_BUFS];	/* host copy of each copied buffer: offset in a region */
 	bool dk;			/* dominant kernel: htd + dth <= k */
 	double cmd_ns[CLX_MAX_CMDS];	/* standalone time of each command, measured */
 	uint8_t cmd_stage[CLX_MAX_CMDS];
@@ -111,6 +111,13 @@ uint64_t clx_syn_n(const struct clx *c);
 /* Host bytes the task copies (its buffers but scratch), and per direction. */
 uint64_t btask_host_bytes(const struct btask *b);
 uint64_t btask_bytes(const struct btask *b, uint32_t dir);
+/*
+ * Lay the copied buffers out: those copied in (IN, INOUT) one after another
+ * from offset 0, the OUT ones likewise from out_base, or right after the
+ * others when out_base is 0. Tasks laid out alike may share host memory:
+ * what they copy in is never overwritten by what others copy out.
+ */
+void btask_layout(struct btask *b, uint64_t out_base);
 
 /* A task bound to a device. */
 struct binst {
@@ -131,7 +138,8 @@ void binst_fini(struct binst *in);
  * copies on qh after the wait list and its kernel on qk after them; then
  * its DtH copies on qd after the kernel. With one copy engine a TG's DtH
  * halves all go after its HtD halves, on the same queue. Each queue is
- * flushed. r holds b->host[]. enqueue_in releases the previous events.
+ * flushed. b->off[] are offsets in r. enqueue_in releases the previous
+ * events.
  */
 int binst_enqueue_in(struct binst *in, const struct clx_region *r, cl_command_queue qh,
 		     cl_command_queue qk, cl_uint nwait, const cl_event *wait);

@@ -189,7 +189,7 @@ static int measure_xfers(struct clx *c, const struct opts *o, struct xfers *x, F
 	m.base = clx_mmap(m.len);
 	if (!m.base || clx_region_add(c, m.base, m.len, &m.r))
 		goto out;
-	m.host[CLX_HTD] = clx_host(&m.r, m.base);
+	m.host[CLX_HTD] = clx_host(&m.r, 0);
 	m.host[CLX_DTH] = m.host[CLX_HTD] + max;
 	memset(m.host[CLX_HTD], 0x5a, m.len);	/* touch every page before timing */
 	for (int s = CLX_HTD; s <= CLX_DTH; s += 2) {
@@ -268,7 +268,7 @@ static int time_kernel(struct clx *c, const struct tqk_task *t, struct tqk_size 
 	struct clx_region r = { 0 };
 	struct binst in = { 0 };
 	struct btask b;
-	size_t len, off = 0;
+	size_t len;
 	void *base;
 	int ret;
 
@@ -285,13 +285,9 @@ static int time_kernel(struct clx *c, const struct tqk_task *t, struct tqk_size 
 	ret = clx_region_add(c, base, len, &r);
 	if (ret)
 		goto out_unmap;
-	for (uint32_t i = 0; i < b.l.nbufs; i++) {
-		if (b.dir[i] == BT_SCRATCH)
-			continue;
-		b.host[i] = (char *)base + off;
-		bufs[i] = clx_host(&r, b.host[i]);
-		off += (b.l.buf[i].bytes + 4095) & ~4095ull;
-	}
+	btask_layout(&b, 0);
+	for (uint32_t i = 0; i < b.l.nbufs; i++)
+		bufs[i] = clx_host(&r, b.off[i]);
 	if (t != tqk_find("SYN"))
 		tqk_fill(t, sz, 1, bufs);
 	ret = binst_init(c, &b, &in);
