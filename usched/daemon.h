@@ -121,6 +121,8 @@ struct dstats {
 
 struct daemon {
 	struct dconf conf;
+	int argc;		/* for SIGHUP's second reading */
+	char **argv;
 	struct usched *u;
 	int fd;			/* the scheduler's fd of /dev/tqsubmit */
 	int sigfd;

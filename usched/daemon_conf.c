@@ -211,7 +211,7 @@ int dconf_args(struct dconf *c, int argc, char **argv)
 
 	/* First pass: only --config and --help, and check the syntax. */
 	opterr = 1;
-	optind = 1;
+	optind = 0;	/* 0: glibc starts afresh; dconf_args() runs again on SIGHUP */
 	while ((o = getopt_long(argc, argv, "c:hfv", opts, NULL)) != -1) {
 		if (o == 'c')
 			config = optarg;
@@ -238,7 +238,7 @@ int dconf_args(struct dconf *c, int argc, char **argv)
 	}
 
 	/* Second pass: the flags over the file. */
-	optind = 1;
+	optind = 0;
 	while ((o = getopt_long(argc, argv, "c:hfv", opts, NULL)) != -1) {
 		const char *key = o >= 256 ? settings[o - 256].key : NULL;
 		const char *val = optarg;

@@ -286,19 +286,18 @@ static void write_metrics(struct daemon *d)
 		warn("%s: %s", d->conf.metrics, strerror(-ret));
 }
 
-/* SIGHUP: take what can change without a restart from the config file. */
+/*
+ * SIGHUP: read the file and the flags again as at start-up, and take what
+ * can change without a restart: where and how often the metrics go, and
+ * how much is logged.
+ */
 static void reload(struct daemon *d)
 {
 	struct dconf n;
-	char msg[512];
 
-	if (!d->conf.config) {
-		write_metrics(d);
-		return;
-	}
 	dconf_init(&n);
-	if (dconf_load(&n, d->conf.config, msg, sizeof(msg))) {
-		warn("reload: %s; keeping the old settings", msg);
+	if (dconf_args(&n, d->argc, d->argv)) {
+		warn("reload: bad settings; keeping the old ones");
 	} else {
 		free(d->conf.metrics);
 		d->conf.metrics = n.metrics;
@@ -306,8 +305,8 @@ static void reload(struct daemon *d)
 		d->conf.metrics_interval = n.metrics_interval;
 		d->conf.verbose = n.verbose;
 		dlog_init(d->conf.foreground, d->conf.verbose);
-		info("reloaded %s (metrics, metrics-interval, verbose; the rest needs a restart)",
-		     d->conf.config);
+		info("reloaded the settings (metrics, metrics-interval and verbose; "
+		     "the rest takes a restart)");
 	}
 	dconf_free(&n);
 	write_metrics(d);

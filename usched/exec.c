@@ -26,6 +26,7 @@
 #define MAX_PLATFORMS	16
 #define MAX_DEVICES	64
 #define POOL_MIN	4096	/* smallest device buffer */
+#define CLOCK_SAMPLES	5
 
 int cl_errno(cl_int err, int fallback)
 {
@@ -127,30 +128,39 @@ static int pick_device(struct usched *u)
 }
 
 /*
- * Profiling timestamps are in the device's clock. The offset to
- * CLOCK_MONOTONIC comes from one marker: the device stamps it queued while
- * the host is inside clEnqueueMarkerWithWaitList(), to within that call's
- * few microseconds.
+ * Profiling timestamps are in the device's clock (PoCL: CLOCK_MONOTONIC_RAW;
+ * NVIDIA: wall-clock time). The offset to CLOCK_MONOTONIC comes from
+ * markers: the device stamps one queued while the host is inside
+ * clEnqueueMarkerWithWaitList(). Of a few, the one whose call was shortest
+ * bounds the offset best (the first call on a queue can take milliseconds).
  */
 static int clock_sync(struct usched *u)
 {
-	cl_ulong queued;
-	uint64_t h0, h1;
-	cl_event ev;
-	int ret;
+	uint64_t best = UINT64_MAX;
 
-	h0 = now_ns();
-	if (clEnqueueMarkerWithWaitList(u->q[USCHED_HTD], 0, NULL, &ev))
-		return -EIO;
-	h1 = now_ns();
-	ret = exec_wait(ev);
-	if (!ret && clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_QUEUED, sizeof(queued),
-					    &queued, NULL))
-		ret = -EIO;
-	clReleaseEvent(ev);
-	if (!ret)
-		u->clock_off = (int64_t)(h0 / 2 + h1 / 2) - (int64_t)queued;
-	return ret;
+	for (int i = 0; i < CLOCK_SAMPLES; i++) {
+		cl_ulong queued;
+		uint64_t h0, h1;
+		cl_event ev;
+		int ret;
+
+		h0 = now_ns();
+		if (clEnqueueMarkerWithWaitList(u->mq, 0, NULL, &ev))
+			return -EIO;
+		h1 = now_ns();
+		ret = exec_wait(ev);
+		if (!ret && clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_QUEUED, sizeof(queued),
+						    &queued, NULL))
+			ret = -EIO;
+		clReleaseEvent(ev);
+		if (ret)
+			return ret;
+		if (h1 - h0 < best) {
+			best = h1 - h0;
+			u->clock_off = (int64_t)(h0 + (h1 - h0) / 2) - (int64_t)queued;
+		}
+	}
+	return 0;
 }
 
 int exec_init(struct usched *u)
@@ -180,7 +190,7 @@ int exec_init(struct usched *u)
 		if (err)
 			return cl_errno(err, -ENODEV);
 	}
-	u->mq = tqk_cl_queue(u->ctx, u->device, 0, &err);
+	u->mq = tqk_cl_queue(u->ctx, u->device, CL_QUEUE_PROFILING_ENABLE, &err);
 	if (err)
 		return cl_errno(err, -ENODEV);
 	if (clGetDeviceInfo(u->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(global), &global, NULL) ||

@@ -13,6 +13,7 @@
  * Then the rolling horizon: a second TG launched while the first runs
  * starts copying before the first ends. Then the trace file.
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,34 +22,67 @@
 
 #include "tap.h"
 #include "testlib.h"
+#include "../sim/tqsim.h"
 
 #define NTASKS	6
 
+#define LONG_MS	20
+#define CLOCK_SLACK_NS	1000000	/* clock sync error allowed */
+
 static uint32_t kernel[16];
 static const struct tqk_task *syn, *va;
+static uint32_t syn_iters;
 
-/* Long kernels (SYN, many iterations) alternating with short-copy tasks (VA). */
+static uint32_t kernel_of(const struct tqk_task *t)
+{
+	unsigned int i = 0;
+
+	while (tqk_tasks[i] != t)
+		i++;
+	return kernel[i];
+}
+
+static void job_init(struct tl_job *j, struct tl_arena *a, const struct tqk_task *t,
+		     struct tqk_size sz, uint64_t seed)
+{
+	int ret = tl_job_init(j, a, t, sz, seed, kernel_of(t), 1);
+
+	if (ret) {
+		tap_diag("%s job: %s", t->name, strerror(-ret));
+		exit(1);
+	}
+}
+
+/* Long kernels (SYN) alternating with short-copy tasks (VA). */
 static void jobs_init(struct tl_job *j, struct tl_arena *a, unsigned int n, uint64_t seed0)
 {
-	unsigned int isyn = 0, iva = 0;
+	for (unsigned int i = 0; i < n; i++)
+		job_init(&j[i], a, i % 2 ? va : syn,
+			 i % 2 ? (struct tqk_size){ 65536, 0 } : (struct tqk_size){ 256, syn_iters },
+			 seed0 + i);
+}
 
-	for (unsigned int i = 0; i < tqk_ntasks; i++) {
-		if (tqk_tasks[i] == syn)
-			isyn = i;
-		if (tqk_tasks[i] == va)
-			iva = i;
+/*
+ * SYN iterations for a kernel of about LONG_MS on this device, CPU or GPU,
+ * so that "long" means long next to a copy and to the host's enqueueing.
+ * One work-group: on a CPU device the other cores stay free for copies.
+ */
+static void measure_syn(struct usched *u, struct tl_arena *a, struct tl_sink *sink)
+{
+	const uint32_t iters = 100000;
+	struct tl_job j[2];
+	double ns;
+
+	for (int i = 0; i < 2; i++) {	/* the first run compiles */
+		job_init(&j[i], a, syn, (struct tqk_size){ 256, iters }, i);
+		usched_submit(u, &j[i].task);
+		tl_run(u, sink, i + 1);
 	}
-	for (unsigned int i = 0; i < n; i++) {
-		int ret = i % 2 ?
-			  tl_job_init(&j[i], a, va, (struct tqk_size){ 65536, 0 }, seed0 + i,
-				      kernel[iva], 1) :
-			  tl_job_init(&j[i], a, syn, (struct tqk_size){ 65536, 3000 }, seed0 + i,
-				      kernel[isyn], 1);
-		if (ret) {
-			tap_diag("job %u: %d", i, ret);
-			exit(1);
-		}
-	}
+	ns = j[1].c.stage_end[USCHED_K] - j[1].c.stage_start[USCHED_K];
+	syn_iters = fmin(fmax(iters * LONG_MS * 1e6 / fmax(ns, 1), iters), syn->iters_max);
+	tap_diag("SYN n=256: %u iterations take %.3f ms; long kernels get %u", iters, ns / 1e6,
+		 syn_iters);
+	a->used = 0;
 }
 
 static struct usched *open_core(unsigned int dma, struct tl_sink *sink, const char *trace)
@@ -72,22 +106,30 @@ static struct usched *open_core(unsigned int dma, struct tl_sink *sink, const ch
 	return u;
 }
 
-/* Each task ran once, correctly, in TG tg, and in stage order. */
-static void check_tasks(struct tl_job *j, unsigned int n, uint64_t tg, const char *what)
+/* Each task ran once, correctly, all in one TG, and in stage order. */
+static void check_tasks(struct tl_job *j, unsigned int n, const char *what)
 {
-	bool ok = true, order = true;
+	uint64_t tg = j[0].c.tg, now = tq_clock_ns();
+	bool ok = true, order = true, clock = true;
 
 	for (unsigned int i = 0; i < n; i++) {
 		const struct usched_completion *c = &j[i].c;
 
-		ok &= j[i].ncompl == 1 && !c->status && c->tg == tg && !tl_job_verify(&j[i], NULL);
+		ok &= j[i].ncompl == 1 && !c->status && c->tg == tg && tg &&
+		      !tl_job_verify(&j[i], NULL);
 		order &= c->stage_start[USCHED_K] >= c->stage_end[USCHED_HTD] &&
-			 c->stage_start[USCHED_DTH] >= c->stage_end[USCHED_K] &&
-			 c->stage_start[USCHED_HTD] >= c->queued_ns;
+			 c->stage_start[USCHED_DTH] >= c->stage_end[USCHED_K];
+		/* the clocks agree to within the clock sync's error */
+		clock &= c->start_ns + CLOCK_SLACK_NS >= c->queued_ns && c->end_ns <= now + CLOCK_SLACK_NS;
+		if (c->start_ns + CLOCK_SLACK_NS < c->queued_ns || c->end_ns > now + CLOCK_SLACK_NS)
+			tap_diag("task %u: queued - start %.3f us, end - now %.3f us", i,
+				 ((int64_t)(c->queued_ns - c->start_ns)) / 1e3,
+				 ((int64_t)(c->end_ns - now)) / 1e3);
 	}
-	tap_ok(ok, "%s: every task completed once in TG %lu, results verified", what,
+	tap_ok(ok, "%s: every task completed once, all in TG %lu, results verified", what,
 	       (unsigned long)tg);
 	tap_ok(order, "%s: K after its HtD, DtH after its K", what);
+	tap_ok(clock, "%s: device times in CLOCK_MONOTONIC: queued <= start, end <= now", what);
 }
 
 /* Stage s of task i + 1 starts after stage s of task i ends (one in-order queue). */
@@ -110,11 +152,13 @@ static void test_dma2(void)
 	tl_sink_init(&sink);
 	u = open_core(2, &sink, NULL);
 	tl_arena_init(&a, u, 16 << 20);
+	measure_syn(u, &a, &sink);
+	sink.done = 0;
 	jobs_init(j, &a, NTASKS, 100);
 	for (unsigned int i = 0; i < NTASKS; i++)
 		usched_submit(u, &j[i].task);
 	tl_run(u, &sink, NTASKS);
-	check_tasks(j, NTASKS, 1, "dma 2");
+	check_tasks(j, NTASKS, "dma 2");
 	tap_ok(in_order(j, NTASKS, USCHED_HTD) && in_order(j, NTASKS, USCHED_K) &&
 	       in_order(j, NTASKS, USCHED_DTH), "dma 2: each queue runs in TG order");
 	for (unsigned int i = 0; i + 1 < NTASKS; i += 2)
@@ -148,7 +192,7 @@ static void test_dma1(void)
 	for (unsigned int i = 0; i < NTASKS; i++)
 		usched_submit(u, &j[i].task);
 	tl_run(u, &sink, NTASKS);
-	check_tasks(j, NTASKS, 1, "dma 1");
+	check_tasks(j, NTASKS, "dma 1");
 	for (unsigned int i = 0; i < NTASKS; i++) {
 		if (j[i].c.stage_end[USCHED_HTD] > last_htd)
 			last_htd = j[i].c.stage_end[USCHED_HTD];
@@ -189,15 +233,17 @@ static void test_horizon(void)
 	for (unsigned int i = NTASKS; i < 2 * NTASKS; i++)
 		usched_submit(u, &j[i].task);
 	tl_run(u, &sink, 2 * NTASKS);
-	check_tasks(j, NTASKS, 1, "TG 1");
-	check_tasks(j + NTASKS, NTASKS, 2, "TG 2");
+	check_tasks(j, NTASKS, "TG 1");
+	check_tasks(j + NTASKS, NTASKS, "TG 2");
+	tap_ok(j[NTASKS].c.tg == j[0].c.tg + 1, "the second batch is the next TG");
 	for (unsigned int i = 0; i < NTASKS; i++) {
 		if (j[i].c.end_ns > end1)
 			end1 = j[i].c.end_ns;
 		if (j[NTASKS + i].c.start_ns < start2)
 			start2 = j[NTASKS + i].c.start_ns;
 	}
-	tap_ok(start2 < end1, "TG 2 starts %.3f ms before TG 1 ends", (end1 - start2) / 1e6);
+	tap_ok(start2 < end1, "TG 2 starts %.3f ms before TG 1 ends",
+	       (int64_t)(end1 - start2) / 1e6);
 	usched_stats(u, &st);
 	tap_ok(st.tgs == 2 && st.completed == 2 * NTASKS && st.measured_ns_sum > 0 &&
 	       st.predicted_ns_sum > 0, "stats: 2 TGs, %lu tasks, predicted %.3f ms, measured %.3f ms",
