@@ -16,7 +16,9 @@ LIBTQ_VM := $(addprefix $(TESTBIN)/,libtq_stress libtq_kill libtq_fork libtq_req
 PREFIX ?= /usr/local
 
 LIBS += $(LIB)/libtq.a $(LIB)/libtq.so.1 $(LIB)/pkgconfig/libtq.pc
+BINS += $(BIN)/tqbench-ring
 TESTS += $(LIBTQ_NATIVE)
+VM_TESTS += $(LIBTQ_VM)
 
 $(LIBTQ_OBJS): CFLAGS += -fPIC
 
@@ -47,14 +49,17 @@ $(TESTBIN)/libtq-%: $(OBJ)/libtq/test_%.o $(LIB)/libtq.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Tests in the VM and the benchmark: selftests/libtq_*.c, selftests/tqbench_ring.c.
-$(OBJ)/selftests/libtq_%.o $(OBJ)/selftests/tqbench_ring.o: CPPFLAGS += -Itools -Ilibtq
+LIBTQ_SELF_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(wildcard selftests/libtq_*.c selftests/tqbench_ring.c))
+$(LIBTQ_SELF_OBJS): CPPFLAGS += -Itools -Ilibtq -DTQ_ECHOD='"$(BIN)/tq_echod"'
+.SECONDARY: $(LIBTQ_SELF_OBJS)
 
-$(TESTBIN)/libtq_%: $(OBJ)/selftests/libtq_%.o $(OBJ)/selftests/libtq_util.o $(LIB)/libtq.a
+$(TESTBIN)/libtq_%: $(OBJ)/selftests/libtq_%.o $(OBJ)/selftests/libtq_util.o $(LIB)/libtq.a \
+		| $(BIN)/tq_echod
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BIN)/tqbench-ring: $(OBJ)/selftests/tqbench_ring.o $(OBJ)/selftests/libtq_util.o \
-		$(LIB)/libtq.a
+		$(LIB)/libtq.a | $(BIN)/tq_echod
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -luring $(LDLIBS)
 

@@ -6,6 +6,7 @@
  * Nothing leaks: the contexts counter returns to 0 and, at the end, the
  * module unloads. It is loaded again for the tests that follow.
  */
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>

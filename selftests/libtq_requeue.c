@@ -21,7 +21,7 @@ static int client(int report)
 	static unsigned char seen[TASKS];
 	struct tq_cqe *cqes[ENTRIES];
 	unsigned int sent = 0, done = 0, requeued = 0, i, n;
-	int64_t end = lt_now_ms() + 120000;
+	int64_t end = lt_now_ms() + 60000;
 	struct tq tq;
 
 	if (tq_open(&tq, ENTRIES, 4096, 0))
@@ -40,8 +40,12 @@ static int client(int report)
 		ret = tq_wait(&tq, &cqe, 1000);
 		if (ret == -ETIME && lt_now_ms() < end)
 			continue;	/* between schedulers */
-		if (ret)
+		if (ret) {
+			tap_diag("client %u: %u of %u completed, then: %s", getpid(), done, sent,
+				 tq_strerror(ret));
+			lt_fdinfo_dump(tq.fd);
 			return 3;
+		}
 		n = tq_peek_batch(&tq, cqes, ENTRIES);
 		for (i = 0; i < n; i++) {
 			uint64_t ud = cqes[i]->user_data;

@@ -53,8 +53,10 @@ static int client(unsigned int id)
 		if (tq_submit(&tq) < 0)
 			return 3;
 		ret = tq_wait(&tq, &cqe, 20000);
-		if (ret)
+		if (ret) {
+			lt_fdinfo_dump(tq.fd);
 			return 4;
+		}
 		n = tq_peek_batch(&tq, cqes, ENTRIES);
 		for (i = 0; i < n; i++) {
 			uint64_t ud = cqes[i]->user_data;

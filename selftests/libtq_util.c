@@ -79,31 +79,59 @@ long long lt_fdinfo(int fd, const char *key)
 	return v;
 }
 
+void lt_fdinfo_dump(int fd)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		printf("# %s", line);
+	fclose(f);
+	fflush(stdout);
+}
+
 pid_t lt_echod_start(const char *arg1, const char *arg2)
 {
+	char pidfile[64];
+	siginfo_t info;
 	int64_t end;
 	pid_t pid;
 
+	snprintf(pidfile, sizeof(pidfile), "/tmp/libtq-echod.%d", getpid());
+	unlink(pidfile);
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		execl(TQ_ECHOD, "tq_echod", "-q", arg1, arg2, (char *)NULL);
+		execl(TQ_ECHOD, "tq_echod", "-q", "-p", pidfile, arg1, arg2, (char *)NULL);
 		_exit(127);
 	}
-	/* Attached when the module names it; it may also die trying. */
+	/*
+	 * It writes the pid file once attached; it may exit at once after
+	 * (-n), so look for the file, and for its death without reaping it.
+	 */
 	end = lt_now_ms() + 10000;
-	while (lt_stat("scheduler_pid") != pid) {
-		if (waitpid(pid, NULL, WNOHANG) == pid || lt_now_ms() > end) {
-			tap_diag("tq_echod did not attach (scheduler_pid %lld)",
-				 lt_stat("scheduler_pid"));
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			return -1;
-		}
+	while (access(pidfile, F_OK)) {
+		info.si_pid = 0;
+		if (!waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) && info.si_pid == pid &&
+		    access(pidfile, F_OK))
+			break;
+		if (lt_now_ms() > end)
+			break;
 		usleep(2000);
 	}
+	if (access(pidfile, F_OK)) {
+		tap_diag("tq_echod did not attach (scheduler_pid %lld)", lt_stat("scheduler_pid"));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	unlink(pidfile);
 	return pid;
 }
 

@@ -40,6 +40,9 @@ long long lt_stat_wait(const char *name, long long want, int timeout_ms);
 /* A field of /proc/self/fdinfo/FD ("submitted", "completed", ...), or -1. */
 long long lt_fdinfo(int fd, const char *key);
 
+/* Print /proc/self/fdinfo/FD as TAP comments (a failed test's evidence). */
+void lt_fdinfo_dump(int fd);
+
 int64_t lt_now_ms(void);
 
 #endif /* LIBTQ_UTIL_H */
