@@ -39,4 +39,4 @@ sim-eval: $(BIN)/tqsim
 		--svg Documentation/results/sim-eval.svg
 
 sim-bench: $(BIN)/tqsim
-	$(BIN)/tqsim bench
+	$(BIN)/tqsim bench --data ../shared/data

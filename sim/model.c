@@ -128,10 +128,12 @@ struct sim {
 	unsigned int n;
 	struct tq_sim_result *res;	/* NULL: makespan only */
 	double makespan;
-	double hend[TQ_MAX_TASKS];	/* end of the task's HtD stage, 0 if absent */
-	double kend[TQ_MAX_TASKS];	/* end of the K stage, once placed */
+	double *hend;			/* per position: end of the HtD stage, 0 if absent */
+	double *kend;			/* end of the K stage, once placed */
 	unsigned int kpos;		/* tasks whose kernels are placed */
 	double kfree;			/* the K engine is free from then on */
+	double now;			/* two engines: the event loop's clock */
+	struct tq_copyq h, d;		/* two engines: the copy queues */
 };
 
 static inline const struct tq_task *task_at(const struct sim *sm, unsigned int pos)
@@ -211,18 +213,8 @@ static inline double copy_engine(struct sim *sm, double free)
 	return free;
 }
 
-/* A copy queue of the two-engine device. */
-struct copyq {
-	unsigned int pos, c;	/* head: command c of the stage of task pos */
-	bool any;		/* the queue has a head */
-	bool run;		/* the head is running */
-	double rem;		/* standalone ns left of the running command */
-	double start;
-	double free;		/* the engine is free from then on */
-};
-
 /* Move @q past tasks without a command in stage @s. */
-static inline void seek(const struct sim *sm, struct copyq *q, int s)
+static inline void seek(const struct sim *sm, struct tq_copyq *q, int s)
 {
 	while (q->pos < sm->n && q->c == task_at(sm, q->pos)->n[s]) {
 		q->pos++;
@@ -231,7 +223,7 @@ static inline void seek(const struct sim *sm, struct copyq *q, int s)
 	q->any = q->pos < sm->n;
 }
 
-static inline void start(const struct sim *sm, struct copyq *q, int s, double now)
+static inline void start(const struct sim *sm, struct tq_copyq *q, int s, double now)
 {
 	q->run = true;
 	q->start = now;
@@ -239,7 +231,7 @@ static inline void start(const struct sim *sm, struct copyq *q, int s, double no
 }
 
 /* Retire @q's running command at @now and move to the next. */
-static inline void retire(struct sim *sm, struct copyq *q, int s, double now)
+static inline void retire(struct sim *sm, struct tq_copyq *q, int s, double now)
 {
 	record(sm, s, task_at(sm, q->pos)->first[s] + q->c, q->start, now);
 	q->run = false;
@@ -247,17 +239,17 @@ static inline void retire(struct sim *sm, struct copyq *q, int s, double now)
 	q->c++;
 }
 
-/* Two copy engines: HtD and DtH progress at 1/slow while both run. */
-static inline void copy_engines(struct sim *sm, const struct tq_dev *dev,
-				struct copyq *h, struct copyq *d)
+/*
+ * Two copy engines: HtD and DtH progress at 1/slow while both run. Runs to
+ * the end, or with @to_end false only until the HtD queue is empty.
+ */
+static inline void copy_engines(struct sim *sm, const struct tq_dev *dev, bool to_end)
 {
 	const double slow_h = dev->slow[TQ_HTD], slow_d = dev->slow[TQ_DTH];
-	double now = 0;
+	struct tq_copyq *h = &sm->h, *d = &sm->d;
+	double now = sm->now;
 
-	seek(sm, h, TQ_HTD);
-	seek(sm, d, TQ_DTH);
-	place_kernels(sm, h->pos);	/* leading tasks without HtD */
-	while (h->any || d->any) {
+	while (h->any || (to_end && d->any)) {
 		double fh = 1, fd = 1, h_end = INFINITY, d_end = INFINITY, next;
 		double d_ready = d->any ? max_d(d->free, dth_ready(sm, h->pos, d->pos)) : INFINITY;
 
@@ -298,7 +290,17 @@ static inline void copy_engines(struct sim *sm, const struct tq_dev *dev,
 			seek(sm, d, TQ_DTH);
 		}
 	}
-	place_kernels(sm, sm->n);	/* tasks after the last HtD */
+	sm->now = now;
+	if (to_end)
+		place_kernels(sm, sm->n);	/* tasks after the last HtD */
+}
+
+/* Bring both copy queues and the K queue up to the tasks added to the order. */
+static inline void copy_engines_seek(struct sim *sm)
+{
+	seek(sm, &sm->h, TQ_HTD);
+	seek(sm, &sm->d, TQ_DTH);
+	place_kernels(sm, sm->h.pos);	/* leading tasks without HtD */
 }
 
 /*
@@ -310,22 +312,25 @@ simulate(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
 	 unsigned int n, struct tq_sim_result *res)
 {
 	const double *busy = dev->busy_until;
-	struct sim sm = { .tg = tg, .order = order, .n = n, .res = res, .kfree = busy[TQ_K] };
+	double hend[TQ_MAX_TASKS], kend[TQ_MAX_TASKS];
+	struct sim sm = { .tg = tg, .order = order, .n = n, .res = res, .hend = hend,
+			  .kend = kend, .kfree = busy[TQ_K] };
 
 	for (unsigned int pos = 0; pos < n; pos++)
-		sm.hend[pos] = 0;
+		hend[pos] = 0;
 	if (res) {
 		memset(res->busy, 0, sizeof(res->busy));
 		for (unsigned int c = 0; c < tg->ncmds; c++)
 			res->start[c] = res->end[c] = NAN;	/* tasks left out */
 	}
 	if (dev->dma == 2) {
-		struct copyq h = { .free = busy[TQ_HTD] }, d = { .free = busy[TQ_DTH] };
-
-		copy_engines(&sm, dev, &h, &d);
+		sm.h.free = busy[TQ_HTD];
+		sm.d.free = busy[TQ_DTH];
+		copy_engines_seek(&sm);
+		copy_engines(&sm, dev, true);
 		if (res) {
-			res->engine_end[TQ_HTD] = h.free;
-			res->engine_end[TQ_DTH] = d.free;
+			res->engine_end[TQ_HTD] = sm.h.free;
+			res->engine_end[TQ_DTH] = sm.d.free;
 		}
 	} else {
 		double free = copy_engine(&sm, max_d(busy[TQ_HTD], busy[TQ_DTH]));
@@ -350,4 +355,60 @@ double tq_makespan(const struct tq_tg *tg, const struct tq_dev *dev,
 		   const uint8_t *order, unsigned int n)
 {
 	return simulate(tg, dev, order, n, NULL);
+}
+
+/*
+ * The prefix simulation: the event loop of simulate() cut where the HtD
+ * queue runs dry and resumed when a task is appended. The same steps in the
+ * same order, so the same makespan to the bit.
+ */
+static inline void prefix_load(struct sim *sm, const struct tq_tg *tg, struct tq_prefix_buf *buf,
+			       const struct tq_prefix *p)
+{
+	*sm = (struct sim){ .tg = tg, .order = buf->order, .n = p->n, .hend = buf->hend,
+			    .kend = buf->kend, .makespan = p->makespan, .kpos = p->kpos,
+			    .kfree = p->kfree, .now = p->now, .h = p->h, .d = p->d };
+}
+
+static inline void prefix_store(const struct sim *sm, struct tq_prefix *p)
+{
+	p->n = sm->n;
+	p->kpos = sm->kpos;
+	p->now = sm->now;
+	p->kfree = sm->kfree;
+	p->makespan = sm->makespan;
+	p->h = sm->h;
+	p->d = sm->d;
+}
+
+void tq_prefix_init(struct tq_prefix *p, const struct tq_dev *dev)
+{
+	memset(p, 0, sizeof(*p));
+	p->kfree = dev->busy_until[TQ_K];
+	p->h.free = dev->busy_until[TQ_HTD];
+	p->d.free = dev->busy_until[TQ_DTH];
+}
+
+void tq_prefix_push(const struct tq_tg *tg, const struct tq_dev *dev, struct tq_prefix_buf *buf,
+		    struct tq_prefix *p, unsigned int task)
+{
+	struct sim sm;
+
+	buf->order[p->n] = task;
+	buf->hend[p->n] = 0;
+	prefix_load(&sm, tg, buf, p);
+	sm.n++;
+	copy_engines_seek(&sm);
+	copy_engines(&sm, dev, false);
+	prefix_store(&sm, p);
+}
+
+double tq_prefix_finish(const struct tq_tg *tg, const struct tq_dev *dev,
+			struct tq_prefix_buf *buf, const struct tq_prefix *p)
+{
+	struct sim sm;
+
+	prefix_load(&sm, tg, buf, p);
+	copy_engines(&sm, dev, true);
+	return sm.makespan;
 }

@@ -27,6 +27,27 @@ static bool has(const struct tq_ws *ws, unsigned int t, int s)
 	return ws->tg.task[t].n[s] != 0;
 }
 
+/* Johnson's rule for stages @a, @a + 1: is task @x before task @y? */
+static bool johnson_before(const double *x, const double *y, int a)
+{
+	bool x_first = x[a] <= x[a + 1], y_first = y[a] <= y[a + 1];
+
+	if (x_first != y_first)
+		return x_first;
+	return x_first ? x[a] < y[a] : x[a + 1] > y[a + 1];
+}
+
+static void johnson_order(struct tq_ws *ws, int a, uint8_t *order)
+{
+	for (unsigned int t = 0; t < ws->tg.ntasks; t++) {
+		unsigned int i;
+
+		for (i = t; i > 0 && johnson_before(ws->work[t], ws->work[order[i - 1]], a); i--)
+			order[i] = order[i - 1];
+		order[i] = t;
+	}
+}
+
 static int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
 {
 	const struct tq_tg *tg = pb->tg;
@@ -34,14 +55,22 @@ static int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
 	if (!tg->ntasks || tq_dev_check(pb->dev))
 		return -EINVAL;
 	tq_tg_init(&ws->tg);
+	for (int s = 0; s < TQ_STAGES; s++)
+		ws->all[s] = true;
 	for (unsigned int t = 0; t < tg->ntasks; t++) {
 		tq_tg_add_task(&ws->tg);
 		for (int s = 0; s < TQ_STAGES; s++) {
 			ws->work[t][s] = tq_task_work(tg, t, s);
 			if (tg->task[t].n[s])
 				tq_tg_add_cmd(&ws->tg, s, ws->work[t][s]);
+			ws->all[s] &= tg->task[t].n[s] != 0;
 		}
 	}
+	/* without a slowdown the standalone recurrence is exact, and cheaper */
+	ws->bb_sim = pb->dev->dma == 2 && ws->all[TQ_HTD] &&
+		     (pb->dev->slow[TQ_HTD] > 1 || pb->dev->slow[TQ_DTH] > 1);
+	johnson_order(ws, TQ_HTD, ws->johnson[0]);
+	johnson_order(ws, TQ_K, ws->johnson[1]);
 	ws->deadline_ns = 0;
 	ws->timed_out = false;
 	ws->evals = 0;
@@ -66,31 +95,55 @@ static bool expired(struct tq_ws *ws)
 
 /* ---- bounds ---- */
 
-struct bb_state {
-	double h, k, d;		/* when each engine is free */
-	double cmax;		/* latest end of a placed task */
-};
+/*
+ * Orders within this relative distance of each other count as equal: the
+ * bounds and the simulator add the same times in different orders, so a
+ * bound may come out an ulp below the makespan it should equal.
+ */
+#define BB_EPS	1e-12
 
-static void bb_init(const struct tq_ws *ws, const struct tq_dev *dev, struct bb_state *st)
+/* fmax/fmin without their NaN rules, which keep them from being inlined */
+static inline double max_d(double a, double b)
 {
+	return a > b ? a : b;
+}
+
+static inline double min_d(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+static void bb_init(const struct tq_ws *ws, const struct tq_dev *dev, struct tq_bb_node *nd)
+{
+	struct tq_bb_state *st = &nd->st;
 	const double *busy = dev->busy_until;
 
+	memset(st, 0, sizeof(*st));
 	st->k = busy[TQ_K];
-	st->cmax = 0;
+	if (ws->bb_sim) {
+		tq_prefix_init(&nd->pf, dev);
+		st->h = busy[TQ_HTD];
+		st->d = busy[TQ_DTH];
+		return;
+	}
 	if (dev->dma == 2) {
 		st->h = busy[TQ_HTD];
 		st->d = busy[TQ_DTH];
 		return;
 	}
 	/* one copy engine: every HtD of the TG runs before the first DtH */
-	st->h = fmax(busy[TQ_HTD], busy[TQ_DTH]);
+	st->h = max_d(busy[TQ_HTD], busy[TQ_DTH]);
 	st->d = st->h;
 	for (unsigned int t = 0; t < ws->tg.ntasks; t++)
 		st->d += ws->work[t][TQ_HTD];
 }
 
-/* Place task @t after the prefix. */
-static void bb_push(const struct tq_ws *ws, struct bb_state *st, unsigned int t)
+/*
+ * Place task @t after the prefix, by the standalone recurrence: exact with
+ * one copy engine or without slowdown, never later than the simulation
+ * otherwise, since a slowdown only delays commands.
+ */
+static void bb_push(const struct tq_ws *ws, struct tq_bb_state *st, unsigned int t)
 {
 	const double *w = ws->work[t];
 	double e = 0;		/* end of the task's latest stage */
@@ -100,22 +153,97 @@ static void bb_push(const struct tq_ws *ws, struct bb_state *st, unsigned int t)
 		e = st->h;
 	}
 	if (has(ws, t, TQ_K)) {
-		st->k = fmax(st->k, e) + w[TQ_K];
+		st->k = max_d(st->k, e) + w[TQ_K];
 		e = st->k;
 	}
 	if (has(ws, t, TQ_DTH)) {
-		st->d = fmax(st->d, e) + w[TQ_DTH];
+		st->d = max_d(st->d, e) + w[TQ_DTH];
 		e = st->d;
 	}
-	st->cmax = fmax(st->cmax, e);
+	st->cmax = max_d(st->cmax, e);
 }
 
-/* A lower bound on the makespan of every completion of the prefix by @rest. */
-static double bb_bound(const struct tq_ws *ws, const struct bb_state *st, uint64_t rest)
+/*
+ * The state of a prefix simulated up to its last HtD's end (bb_sim). Up to
+ * then the simulation of any completion is this one, so h and k are exact.
+ * The prefix's DtHs left then can only be slowed by the HtDs to come, so
+ * running them at full speed gives a DtH release never later than the true
+ * one.
+ */
+static void bb_from_prefix(const struct tq_ws *ws, const struct tq_prefix *p,
+			   struct tq_bb_state *st)
+{
+	const struct tq_prefix_buf *buf = &ws->pbuf;
+	double free = p->d.run ? p->now + p->d.rem : max_d(p->now, p->d.free);
+
+	st->dres = p->d.run ? p->d.rem : 0;
+	/* one DtH command per task (ws->tg is collapsed) */
+	for (unsigned int pos = p->d.pos + p->d.run; pos < p->n; pos++) {
+		unsigned int t = buf->order[pos];
+
+		if (!has(ws, t, TQ_DTH))
+			continue;
+		free = max_d(free, has(ws, t, TQ_K) ? buf->kend[pos] : buf->hend[pos]);
+		free += ws->work[t][TQ_DTH];
+		st->dres += ws->work[t][TQ_DTH];
+	}
+	st->h = p->h.free;
+	st->k = p->kfree;
+	st->d = free;
+	st->cmax = max_d(p->makespan, free);
+}
+
+/*
+ * The two copy engines under the overlap slowdown (bb_sim). From h the HtD
+ * engine runs the remaining HtD work @hw without a gap, so it ends at
+ * h + hw + (1 - 1/slow_h) x, x being the time a DtH runs alongside, which
+ * does x/slow_d of the DtH work @dw still to run after h. The rest of that
+ * work runs after the last HtD, and so do the last task's K and DtH
+ * (@tail): the makespan is at least
+ *	h + hw + (1 - 1/slow_h) x + max(tail, dw - x/slow_d),
+ * minimised over 0 <= x <= slow_h hw. Without it the slowdown is invisible
+ * to the other bounds, and the best order ends several % above them.
+ */
+static double copy_bound(const struct tq_dev *dev, double h, double hw, double dw, double tail)
+{
+	double a = 1 - 1 / dev->slow[TQ_HTD], inv_d = 1 / dev->slow[TQ_DTH], x = 0;
+
+	/* below the kink the slope is a - 1/slow_d; above it, a >= 0 */
+	if (a < inv_d)
+		x = min_d(max_d(0, (dw - tail) * dev->slow[TQ_DTH]), hw * dev->slow[TQ_HTD]);
+	return h + hw + a * x + max_d(tail, dw - x * inv_d);
+}
+
+/*
+ * The two-machine flow shop of stages @a and @a + 1 over @rest, machines
+ * free from @ra and @rb: Johnson's order is optimal, so its makespan is a
+ * lower bound on when the later stage of the last task ends.
+ */
+static double johnson(const struct tq_ws *ws, int a, uint64_t rest, double ra, double rb)
+{
+	const uint8_t *order = ws->johnson[a];
+
+	for (unsigned int i = 0; i < ws->tg.ntasks; i++) {
+		const double *w = ws->work[order[i]];
+
+		if (!(rest >> order[i] & 1))
+			continue;
+		ra += w[a];
+		rb = max_d(rb, ra) + w[a + 1];
+	}
+	return rb;
+}
+
+/*
+ * A lower bound on the makespan of every completion of the prefix by @rest;
+ * once it reaches @cut, the costlier bounds are skipped.
+ */
+static double bb_bound(const struct tq_ws *ws, const struct tq_dev *dev,
+		       const struct tq_bb_state *st, uint64_t rest, double cut)
 {
 	double sum[TQ_STAGES] = { 0 };
 	double tail_h = INFINITY, head_k = INFINITY, tail_k = INFINITY, head_d = INFINITY;
-	double lb = st->cmax;
+	double dmin = INFINITY, lb = st->cmax;
 
 	for (uint64_t m = rest; m; m &= m - 1) {
 		unsigned int t = __builtin_ctzll(m);
@@ -124,30 +252,39 @@ static double bb_bound(const struct tq_ws *ws, const struct bb_state *st, uint64
 
 		if (has(ws, t, TQ_HTD)) {
 			eh = st->h + w[TQ_HTD];
-			tail_h = fmin(tail_h, w[TQ_K] + w[TQ_DTH]);
+			tail_h = min_d(tail_h, w[TQ_K] + w[TQ_DTH]);
 		}
 		ek = eh;
 		if (has(ws, t, TQ_K)) {
-			ek = fmax(st->k, eh) + w[TQ_K];
-			head_k = fmin(head_k, eh);
-			tail_k = fmin(tail_k, w[TQ_DTH]);
+			ek = max_d(st->k, eh) + w[TQ_K];
+			head_k = min_d(head_k, eh);
+			tail_k = min_d(tail_k, w[TQ_DTH]);
 		}
 		ed = ek;
 		if (has(ws, t, TQ_DTH)) {
-			ed = fmax(st->d, ek) + w[TQ_DTH];
-			head_d = fmin(head_d, ek);
+			ed = max_d(st->d, ek) + w[TQ_DTH];
+			head_d = min_d(head_d, ek);
 		}
-		lb = fmax(lb, ed);	/* the task's own chain */
+		dmin = min_d(dmin, w[TQ_DTH]);
+		lb = max_d(lb, ed);	/* the task's own chain */
 		for (int s = 0; s < TQ_STAGES; s++)
 			sum[s] += w[s];
 	}
 	/* each engine: earliest start + its remaining work + least work after it */
 	if (tail_h < INFINITY)
-		lb = fmax(lb, st->h + sum[TQ_HTD] + tail_h);
+		lb = max_d(lb, st->h + sum[TQ_HTD] + tail_h);
 	if (head_k < INFINITY)
-		lb = fmax(lb, fmax(st->k, head_k) + sum[TQ_K] + tail_k);
+		lb = max_d(lb, max_d(st->k, head_k) + sum[TQ_K] + tail_k);
 	if (head_d < INFINITY)
-		lb = fmax(lb, fmax(st->d, head_d) + sum[TQ_DTH]);
+		lb = max_d(lb, max_d(st->d, head_d) + sum[TQ_DTH]);
+	if (ws->bb_sim && rest)
+		lb = max_d(lb, copy_bound(dev, st->h, sum[TQ_HTD], st->dres + sum[TQ_DTH], tail_h));
+	/* pairs of engines, valid when no task skips the first of the pair */
+	if (lb >= cut || !rest || !ws->all[TQ_HTD])
+		return lb;
+	lb = max_d(lb, johnson(ws, TQ_HTD, rest, st->h, st->k) + dmin);
+	if (lb < cut && ws->all[TQ_K])
+		lb = max_d(lb, johnson(ws, TQ_K, rest, max_d(st->k, head_k), st->d));
 	return lb;
 }
 
@@ -156,54 +293,78 @@ static uint64_t all_tasks(unsigned int n)
 	return n == 64 ? ~0ULL : (1ULL << n) - 1;
 }
 
-static double root_bound(const struct tq_ws *ws, const struct tq_dev *dev)
+static double root_bound(struct tq_ws *ws, const struct tq_dev *dev)
 {
-	struct bb_state st;
+	bb_init(ws, dev, &ws->node[0]);
+	return bb_bound(ws, dev, &ws->node[0].st, all_tasks(ws->tg.ntasks), INFINITY);
+}
 
-	bb_init(ws, dev, &st);
-	return bb_bound(ws, &st, all_tasks(ws->tg.ntasks));
+/* Place task @t after the prefix ws->cur[0..depth-1], into ws->node[depth + 1]. */
+static void bb_place(struct tq_ws *ws, const struct tq_dev *dev, unsigned int depth,
+		     unsigned int t)
+{
+	struct tq_bb_node *nd = &ws->node[depth + 1];
+
+	*nd = ws->node[depth];
+	ws->cur[depth] = t;
+	if (ws->bb_sim)
+		tq_prefix_push(&ws->tg, dev, &ws->pbuf, &nd->pf, t);
+	else
+		bb_push(ws, &nd->st, t);
+}
+
+/* The makespan of the whole order just placed. */
+static double bb_leaf(struct tq_ws *ws, const struct tq_dev *dev)
+{
+	unsigned int n = ws->tg.ntasks;
+
+	if (!ws->bb_sim)
+		return sim(ws, dev, ws->cur, n);
+	ws->evals++;
+	return tq_prefix_finish(&ws->tg, dev, &ws->pbuf, &ws->node[n].pf);
 }
 
 /* Depth-first branch and bound below the prefix ws->cur[0..depth-1]. */
 static void bb_dfs(struct tq_ws *ws, const struct tq_dev *dev, unsigned int depth,
-		   uint64_t rest, const struct bb_state *st, struct tq_decision *d)
+		   uint64_t rest, struct tq_decision *d)
 {
 	struct tq_bb_child *ch = ws->child[depth];
+	struct tq_bb_node *nd = &ws->node[depth + 1];
 	unsigned int n = ws->tg.ntasks, nc = 0;
 
 	if (!(++ws->evals & 255) && expired(ws))
 		return;
+	if (depth + 1 == n) {
+		bb_place(ws, dev, depth, __builtin_ctzll(rest));
+		double ms = bb_leaf(ws, dev);
+
+		if (ms < d->makespan) {
+			d->makespan = ms;
+			memcpy(d->order, ws->cur, n);
+		}
+		return;
+	}
 	/* children sorted by bound, so the best-looking prefix is tried first */
 	for (uint64_t m = rest; m; m &= m - 1) {
 		unsigned int t = __builtin_ctzll(m), i;
-		struct bb_state cs = *st;
-		double lb;
+		double cut = d->makespan * (1 - BB_EPS), lb;
 
-		bb_push(ws, &cs, t);
-		lb = depth + 1 < n ? bb_bound(ws, &cs, rest & ~(1ULL << t)) : cs.cmax;
-		if (lb >= d->makespan)
+		bb_place(ws, dev, depth, t);
+		if (ws->bb_sim)
+			bb_from_prefix(ws, &nd->pf, &nd->st);
+		lb = bb_bound(ws, dev, &nd->st, rest & ~(1ULL << t), cut);
+		if (lb >= cut)
 			continue;
 		for (i = nc++; i > 0 && ch[i - 1].lb > lb; i--)
 			ch[i] = ch[i - 1];
 		ch[i].lb = lb;
 		ch[i].task = t;
 	}
-	for (unsigned int i = 0; i < nc && ch[i].lb < d->makespan; i++) {
+	for (unsigned int i = 0; i < nc && ch[i].lb < d->makespan * (1 - BB_EPS); i++) {
 		unsigned int t = ch[i].task;
-		struct bb_state cs = *st;
 
-		ws->cur[depth] = t;
-		if (depth + 1 == n) {
-			double ms = sim(ws, dev, ws->cur, n);
-
-			if (ms < d->makespan) {
-				d->makespan = ms;
-				memcpy(d->order, ws->cur, n);
-			}
-			continue;
-		}
-		bb_push(ws, &cs, t);
-		bb_dfs(ws, dev, depth + 1, rest & ~(1ULL << t), &cs, d);
+		bb_place(ws, dev, depth, t);
+		bb_dfs(ws, dev, depth + 1, rest & ~(1ULL << t), d);
 		if (ws->timed_out)
 			return;
 	}
@@ -478,11 +639,10 @@ static int neh_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_de
 /* Branch and bound seeded with neh; proves optimality unless the deadline hits. */
 static void branch_and_bound(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
 {
-	struct bb_state st;
-
 	neh(ws, dev, d);
-	bb_init(ws, dev, &st);
-	bb_dfs(ws, dev, 0, all_tasks(ws->tg.ntasks), &st, d);
+	if (root_bound(ws, dev) >= d->makespan * (1 - BB_EPS))
+		return;
+	bb_dfs(ws, dev, 0, all_tasks(ws->tg.ntasks), d);
 }
 
 static int exact_finish(struct tq_ws *ws, struct tq_decision *d)

@@ -6,7 +6,7 @@
  *   tqsim order --policy NAME [--budget-us N] [--seed N] [DEVICE] [DRAW] FILE
  *   tqsim perms [DEVICE] FILE
  *   tqsim eval [--data DIR] [--out FILE.md] [--svg FILE.svg] [--quick]
- *   tqsim bench
+ *   tqsim bench [--data DIR]
  *
  * DEVICE: --dma 1|2, --slow F | --slow-htd F --slow-dth F, --busy H,K,D (ms
  * each engine is busy at t = 0), --profile FILE (dma and slowdowns from a
@@ -29,7 +29,7 @@ static const char usage[] =
 	"                   [DEVICE] [DRAW] FILE\n"
 	"       tqsim perms [DEVICE] FILE\n"
 	"       tqsim eval [--data DIR] [--out FILE.md] [--svg FILE.svg] [--quick]\n"
-	"       tqsim bench\n"
+	"       tqsim bench [--data DIR]\n"
 	"DEVICE: --dma 1|2  --slow F | --slow-htd F --slow-dth F  --busy H,K,D (ms)\n"
 	"        --profile FILE\n"
 	"DRAW:   --trace FILE.json  --svg FILE.svg\n";

@@ -105,6 +105,49 @@ double tq_makespan(const struct tq_tg *tg, const struct tq_dev *dev,
 		   const uint8_t *order, unsigned int n);
 
 /*
+ * A two-copy-engine simulation grown one task at a time, for searches over
+ * order prefixes (the exact policy). tq_prefix_push() appends a task and
+ * simulates up to the end of the last HtD so far: nothing before that time
+ * depends on the tasks appended later, as long as each has an HtD stage (a
+ * task without one could start its DtH earlier). So tq_prefix_* need
+ * dev->dma == 2 and an HtD stage in every task. tq_prefix_finish() runs the
+ * rest: the makespan tq_makespan() gives for the same order, to the bit.
+ *
+ * The per-position arrays sit in a struct tq_prefix_buf shared along a
+ * search path (a push writes only the new position); the struct tq_prefix is
+ * the rest, small enough to copy at each branch.
+ */
+struct tq_copyq {
+	unsigned int pos, c;	/* head: command c of the stage of task pos */
+	bool any;		/* the queue has a head */
+	bool run;		/* the head is running */
+	double rem;		/* standalone ns left of the running command */
+	double start;
+	double free;		/* the engine is free from then on */
+};
+
+struct tq_prefix {
+	unsigned int n;		/* tasks in the prefix */
+	unsigned int kpos;	/* tasks whose kernels are placed */
+	double now;		/* where the simulation stopped: the last HtD's end */
+	double kfree;		/* the K engine is free from then on */
+	double makespan;	/* latest end so far */
+	struct tq_copyq h, d;	/* the copy queues */
+};
+
+struct tq_prefix_buf {
+	uint8_t order[TQ_MAX_TASKS];
+	double hend[TQ_MAX_TASKS];	/* per position: end of its HtD stage */
+	double kend[TQ_MAX_TASKS];	/* end of its K stage, once placed */
+};
+
+void tq_prefix_init(struct tq_prefix *p, const struct tq_dev *dev);
+void tq_prefix_push(const struct tq_tg *tg, const struct tq_dev *dev, struct tq_prefix_buf *buf,
+		    struct tq_prefix *p, unsigned int task);
+double tq_prefix_finish(const struct tq_tg *tg, const struct tq_dev *dev,
+			struct tq_prefix_buf *buf, const struct tq_prefix *p);
+
+/*
  * The device profile (text format "tq-profile 1", Documentation/sim.md):
  * transfer time = latency + bytes / bandwidth per direction, alone and with
  * the other direction running; kernel time = eta * m + gamma (the paper's
@@ -181,11 +224,28 @@ struct tq_bb_child {
 	uint8_t task;
 };
 
+/* A search node: when each engine can take the next task, bounds on the prefix. */
+struct tq_bb_state {
+	double h, k, d;		/* earliest start of the next HtD, K and DtH */
+	double cmax;		/* the prefix ends no earlier */
+	double dres;		/* DtH work of the prefix still to run at h */
+};
+
+struct tq_bb_node {
+	struct tq_bb_state st;
+	struct tq_prefix pf;	/* the prefix simulated (two engines, every task has HtD) */
+};
+
 struct tq_ws {
 	struct tq_tg tg;
 	double work[TQ_MAX_TASKS][TQ_STAGES];
+	bool all[TQ_STAGES];		/* every task has the stage */
+	bool bb_sim;			/* exact's nodes simulate their prefix */
+	uint8_t johnson[2][TQ_MAX_TASKS];	/* HtD-K and K-DtH orders */
 	struct tq_sim_result res;
 	struct tq_bb_child child[TQ_MAX_TASKS][TQ_MAX_TASKS];
+	struct tq_bb_node node[TQ_MAX_TASKS + 1];
+	struct tq_prefix_buf pbuf;
 	uint8_t cur[TQ_MAX_TASKS];
 	uint8_t seq[TQ_MAX_TASKS];
 	uint8_t tmp[TQ_MAX_TASKS];

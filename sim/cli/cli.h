@@ -37,8 +37,21 @@ int draw_svg(const char *path, const struct taskset *ts, const struct tq_dev *de
 void svg_begin(FILE *f, int width, int height);
 void svg_end(FILE *f);
 
-/* The speed benchmarks, one line each. */
-void bench_all(FILE *f);
+/* The speed benchmarks, one line each; @data_dir holds the paper's tables. */
+void bench_all(FILE *f, const char *data_dir);
+
+/*
+ * The evaluation's devices (0: dma 2 slow 1.00, 1: dma 2 slow 1.08, 2: dma 1)
+ * and its random TGs of @T tasks for one of them: @seeds x 5 mixes TGs into
+ * @tgs (more seeds than EVAL_SEEDS: a superset of its TGs); returns how many, or
+ * -1 when @T is not one of its sizes or the data cannot be read.
+ */
+#define EVAL_DEVS	3
+#define EVAL_SEEDS	4
+#define EVAL_TGS	(EVAL_SEEDS * 5)
+void eval_dev(struct tq_dev *dev, unsigned int i);
+int eval_tgs(const char *dir, unsigned int T, unsigned int dev, unsigned int seeds,
+	     struct tq_tg *tgs);
 
 int cmd_eval(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

@@ -51,6 +51,20 @@ struct row {
 
 static uint64_t rng = 0x5eed;
 
+/*
+ * Each instance draws from its own stream, so the bench can rebuild the
+ * evaluation's TGs without running it. splitmix64's finalizer turns nearby
+ * indices into unrelated xorshift seeds.
+ */
+static void seed_instance(uint64_t index)
+{
+	uint64_t z = 0x5eed + index * 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	rng = (z ^ (z >> 31)) | 1;
+}
+
 static double uniform(double lo, double hi)
 {
 	rng ^= rng << 13;
@@ -145,6 +159,28 @@ static int load(const char *dir, struct data *d)
 	return 0;
 }
 
+static const struct {
+	unsigned int dma;
+	double slow;
+	const char *name;
+} devs[] = {
+	{ 2, 1.0, "dma 2, slow 1.00" },
+	{ 2, 1.08, "dma 2, slow 1.08" },
+	{ 1, 1.0, "dma 1" },	/* one copy engine: no overlap, slow has no effect */
+};
+#define NDEVS (sizeof(devs) / sizeof(devs[0]))
+
+static const int mixes[] = { 0, 25, 50, 75, 100 };
+#define NMIXES (sizeof(mixes) / sizeof(mixes[0]))
+_Static_assert(NDEVS == EVAL_DEVS && EVAL_TGS == EVAL_SEEDS * NMIXES, "cli.h's eval sizes");
+
+void eval_dev(struct tq_dev *dev, unsigned int i)
+{
+	tq_dev_init(dev);
+	dev->dma = devs[i].dma;
+	dev->slow[TQ_HTD] = dev->slow[TQ_DTH] = devs[i].slow;
+}
+
 /* ---- instances ---- */
 
 /* A random TG of @T tasks, @dk_pct% dominant kernel, from one device's real tasks. */
@@ -171,6 +207,37 @@ static void random_tg(const struct data *d, struct tq_tg *tg, unsigned int T, in
 			ms[s] = uniform(d->real[i][s][0], d->real[i][s][1]);
 		tq_tg_add(tg, ms[0] * NS_PER_MS, ms[1] * NS_PER_MS, ms[2] * NS_PER_MS);
 	}
+}
+
+/*
+ * The TGs of one row of the random table: @seeds for each mix, tasks of a
+ * device taken in turn, each instance from its own seed.
+ */
+static unsigned int row_tgs(const struct data *d, unsigned int si, unsigned int di,
+			    unsigned int seeds, struct tq_tg *tgs)
+{
+	unsigned int n = 0;
+
+	for (unsigned int m = 0; m < NMIXES; m++) {
+		for (unsigned int k = 0; k < seeds; k++) {
+			seed_instance(((si * NDEVS + di) * NMIXES + m) * 1024 + k);
+			random_tg(d, &tgs[n++], sizes[si], mixes[m], (m + k) % 3);
+		}
+	}
+	return n;
+}
+
+int eval_tgs(const char *dir, unsigned int T, unsigned int dev, unsigned int seeds,
+	     struct tq_tg *tgs)
+{
+	static struct data d;
+
+	if (dev >= NDEVS || load(dir, &d))
+		return -1;
+	for (unsigned int si = 0; si < NSIZES; si++)
+		if (sizes[si] == (int)T)
+			return row_tgs(&d, si, dev, seeds, tgs);
+	return -1;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -293,26 +360,6 @@ static void run_instance(const struct tq_tg *tg, const struct tq_dev *dev, struc
 
 /* ---- the page ---- */
 
-static const struct {
-	unsigned int dma;
-	double slow;
-	const char *name;
-} devs[] = {
-	{ 2, 1.0, "dma 2, slow 1.00" },
-	{ 2, 1.08, "dma 2, slow 1.08" },
-	{ 1, 1.0, "dma 1" },	/* one copy engine: no overlap, slow has no effect */
-};
-#define NDEVS (sizeof(devs) / sizeof(devs[0]))
-
-static const int mixes[] = { 0, 25, 50, 75, 100 };
-
-static void make_dev(struct tq_dev *dev, unsigned int i)
-{
-	tq_dev_init(dev);
-	dev->dma = devs[i].dma;
-	dev->slow[TQ_HTD] = dev->slow[TQ_DTH] = devs[i].slow;
-}
-
 static void pol_header(FILE *f, const char *what)
 {
 	for (int p = 0; p < NPOL; p++)
@@ -339,7 +386,7 @@ static void synthetic_table(FILE *f, const struct data *d, double *ms_buf, unsig
 
 				tq_tg_add(&tg, ms[0] * NS_PER_MS, ms[1] * NS_PER_MS, ms[2] * NS_PER_MS);
 			}
-			make_dev(&dev, i);
+			eval_dev(&dev, i);
 			spread(&tg, &dev, ms_buf, &worst, &median, &best);
 			fprintf(f, "| BK%u | %s | %.2f | %.2f | %.2f |", b * 25, devs[i].name,
 				worst / NS_PER_MS, median / NS_PER_MS, best / NS_PER_MS);
@@ -492,7 +539,8 @@ int cmd_eval(int argc, char **argv)
 	const char *dir = "../shared/data", *out = NULL, *svg = NULL;
 	static struct data d;
 	static struct row rows[MAX_ROWS];
-	unsigned int nrows = 0, seeds = 4, paper_better;
+	unsigned int nrows = 0, seeds = EVAL_SEEDS, paper_better, ntgs;
+	struct tq_tg *tgs;
 	double *ms_buf = malloc(SAMPLES * sizeof(double) > 40320 * sizeof(double) ?
 				SAMPLES * sizeof(double) : 40320 * sizeof(double));
 	uint64_t t0 = tq_clock_ns();
@@ -515,6 +563,10 @@ int cmd_eval(int argc, char **argv)
 			break;
 		case 'n':
 			seeds = atoi(optarg);
+			if (seeds < 1 || seeds > 1024) {
+				fprintf(stderr, "tqsim eval: --seeds takes 1 to 1024\n");
+				return EXIT_BAD_INPUT;
+			}
 			break;
 		default:
 			fprintf(stderr, "usage: tqsim eval [--data DIR] [--out FILE.md] "
@@ -522,7 +574,8 @@ int cmd_eval(int argc, char **argv)
 			return EXIT_BAD_INPUT;
 		}
 	}
-	if (!ms_buf || load(dir, &d))
+	tgs = malloc(seeds * NMIXES * sizeof(*tgs));
+	if (!ms_buf || !tgs || load(dir, &d))
 		return EXIT_BAD_INPUT;
 	for (unsigned int si = 0; si < NSIZES; si++) {
 		for (unsigned int di = 0; di < NDEVS; di++) {
@@ -532,15 +585,10 @@ int cmd_eval(int argc, char **argv)
 			memset(r, 0, sizeof(*r));
 			r->T = sizes[si];
 			snprintf(r->set, sizeof(r->set), "%s", devs[di].name);
-			make_dev(&dev, di);
-			for (unsigned int m = 0; m < sizeof(mixes) / sizeof(mixes[0]); m++) {
-				for (unsigned int k = 0; k < seeds; k++) {
-					struct tq_tg tg;
-
-					random_tg(&d, &tg, sizes[si], mixes[m], (m + k) % 3);
-					run_instance(&tg, &dev, r, ms_buf);
-				}
-			}
+			eval_dev(&dev, di);
+			ntgs = row_tgs(&d, si, di, seeds, tgs);
+			for (unsigned int i = 0; i < ntgs; i++)
+				run_instance(&tgs[i], &dev, r, ms_buf);
 			fprintf(stderr, "tqsim eval: T=%d %s done\n", sizes[si], devs[di].name);
 		}
 	}
@@ -586,11 +634,12 @@ int cmd_eval(int argc, char **argv)
 			return 1;
 	}
 	fprintf(f, "\n## Speed (`tqsim bench`, one core of this machine)\n\n```\n");
-	bench_all(f);
+	bench_all(f, dir);
 	fprintf(f, "```\n\nThe evaluation took %.0f s. Timings are single runs on a 2-core machine "
 		"that other work shares; they vary by up to a third between runs.\n",
 		(tq_clock_ns() - t0) / 1e9);
 	free(ms_buf);
+	free(tgs);
 	if (f != stdout && (ferror(f) | fclose(f))) {
 		fprintf(stderr, "tqsim eval: cannot write %s\n", out);
 		return 1;
