@@ -96,6 +96,8 @@ typedef void (*usched_complete_fn)(void *arg, const struct usched_completion *c)
  * @trace: write the measured timeline there as Chrome trace JSON; NULL: none
  * @complete: completion callback
  * @complete_arg: its first argument
+ *
+ * The strings are read by usched_create() only.
  */
 struct usched_opts {
 	const char *platform;
