@@ -127,10 +127,11 @@ static int load_profile(struct usched *u, const char *path)
 		return -errno;
 	ret = getdelim(&text, &len, 0, f) < 0 ? -EIO : 0;
 	fclose(f);
-	if (!ret)
+	if (!ret) {
 		ret = tq_profile_parse(&u->prof, text, strlen(text), &perr);
-	if (ret)
-		fprintf(stderr, "usched: %s:%u: %s\n", path, perr.line, perr.reason);
+		if (ret)
+			fprintf(stderr, "usched: %s:%u: %s\n", path, perr.line, perr.reason);
+	}
 	free(text);
 	return ret;
 }

@@ -5,12 +5,16 @@
  * kernels, the checks usched_submit() makes, a task on an OpenCL C source
  * with scratch memory and a scalar, a launch the device refuses, cancelling,
  * dropping a region or a program while tasks use it, and usched_destroy()
- * running what is still queued.
+ * running what is still queued, and a device profile in place of the
+ * startup calibration.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "testlib.h"
@@ -129,6 +133,61 @@ static void test_submit_checks(struct usched *u, uint32_t kfill, int *out)
 	tap_ok(usched_submit(u, &t) == -EINVAL, "a scalar of 9 bytes: -EINVAL");
 }
 
+/*
+ * A device profile instead of the startup calibration: its dma, its
+ * transfer lines and its kernel line (by kernel name) make the first
+ * prediction, before the kernel has run.
+ */
+static void test_profile(void)
+{
+	static const char prof[] =
+		"tq-profile 1\n"
+		"dma 1\n"
+		"htd alone 1000 10.0\n"
+		"dth alone 2000 20.0\n"
+		"kernel fill 0.5 3000\n";
+	/* fill: no HtD; K 0.5 * 1024 + 3000; DtH 2000 + 4096 / 20 */
+	const double want = 0.5 * N + 3000 + 2000 + N * sizeof(int) / 20.0;
+	char path[] = "/tmp/usched-profile-XXXXXX";
+	struct usched_opts o = { .complete = complete };
+	struct usched_stats st;
+	struct tl_arena a;
+	struct usched_task t;
+	uint32_t prog, k;
+	struct usched *u;
+	int fd, ret;
+
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, prof, strlen(prof)) != (ssize_t)strlen(prof)) {
+		tap_diag("cannot write %s", path);
+		exit(1);
+	}
+	close(fd);
+	o.profile = path;
+	ret = usched_create(&o, &u);
+	if (!tap_ok(!ret, "create a core from a device profile (%s)", strerror(-ret)))
+		return;
+	usched_prog_add(u, good_src, strlen(good_src), NULL, &prog, NULL);
+	usched_kernel_get(u, prog, "fill", &k);
+	tl_arena_init(&a, u, 1 << 20);
+	t = fill_task(k, (int *)a.base, 0);
+	ngot[0] = 0;
+	usched_submit(u, &t);
+	tl_run(u, &sink, sink.done + 1);
+	usched_stats(u, &st);
+	tap_ok(st.dma == 1, "the profile's dma");
+	tap_ok(fabs(st.last.predicted_ns - want) < 1, "the profile's lines predict %.1f ns (%.1f)",
+	       st.last.predicted_ns, want);
+	usched_destroy(u);
+	tl_arena_free(&a);
+
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ret = write(fd, "tq-profile 1\ndma 3\n", 19) == 19 ? 0 : -1;
+	close(fd);
+	tap_ok(!ret && usched_create(&o, &u) == -EINVAL, "a bad profile: -EINVAL");
+	unlink(path);
+}
+
 int main(void)
 {
 	struct usched_opts o = { .complete = complete, .policy = "paper" };
@@ -215,5 +274,6 @@ int main(void)
 	       "stats: %lu submitted, %lu completed, %lu cancelled, %lu failed",
 	       (unsigned long)st.submitted, (unsigned long)st.completed,
 	       (unsigned long)st.cancelled, (unsigned long)st.failed);
+	test_profile();
 	return tap_done();
 }
