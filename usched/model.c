@@ -16,12 +16,12 @@
 
 #define KM_WINDOW	64	/* runs that weigh in a kernel's fit */
 #define KM_GAMMA	10e3	/* prior launch latency, ns */
-#define KM_SPREAD	1e-4	/* sizes vary enough to fit two parameters: var(m) > this * mean(m)^2 */
+#define KM_SPREAD	1e-4	/* sizes vary enough for a line: var(m) > this * mean(m)^2 */
 
 #define CAL_SMALL	(64 << 10)	/* calibration copy sizes, bytes */
 #define CAL_LARGE	(32 << 20)
 #define CAL_RUNS	3
-#define CAL_DMA2	0.75	/* both directions at once take < this * alone sum: two engines */
+#define CAL_DMA2	0.75	/* two engines: both at once take < this * the sum alone */
 
 /* Kernels */
 

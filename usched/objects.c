@@ -129,7 +129,8 @@ struct region *region_find(struct usched *u, const void *p, uint64_t len)
 	for (uint32_t i = 0; i < u->regions.n; i++) {
 		struct region *r = u->regions.slot[i];
 
-		if (r && c >= r->base && len <= r->len && c - r->base <= (ptrdiff_t)(r->len - len)) {
+		if (r && c >= r->base && len <= r->len &&
+		    (size_t)(c - r->base) <= r->len - len) {
 			r->refs++;
 			return r;
 		}

@@ -58,7 +58,8 @@ static void jobs_init(struct tl_job *j, struct tl_arena *a, unsigned int n, uint
 {
 	for (unsigned int i = 0; i < n; i++)
 		job_init(&j[i], a, i % 2 ? va : syn,
-			 i % 2 ? (struct tqk_size){ 65536, 0 } : (struct tqk_size){ 256, syn_iters },
+			 i % 2 ? (struct tqk_size){ 65536, 0 } :
+				 (struct tqk_size){ 256, syn_iters },
 			 seed0 + i);
 }
 
@@ -120,7 +121,8 @@ static void check_tasks(struct tl_job *j, unsigned int n, const char *what)
 		order &= c->stage_start[USCHED_K] >= c->stage_end[USCHED_HTD] &&
 			 c->stage_start[USCHED_DTH] >= c->stage_end[USCHED_K];
 		/* the clocks agree to within the clock sync's error */
-		clock &= c->start_ns + CLOCK_SLACK_NS >= c->queued_ns && c->end_ns <= now + CLOCK_SLACK_NS;
+		clock &= c->start_ns + CLOCK_SLACK_NS >= c->queued_ns &&
+			 c->end_ns <= now + CLOCK_SLACK_NS;
 		if (c->start_ns + CLOCK_SLACK_NS < c->queued_ns || c->end_ns > now + CLOCK_SLACK_NS)
 			tap_diag("task %u: queued - start %.3f us, end - now %.3f us", i,
 				 ((int64_t)(c->queued_ns - c->start_ns)) / 1e3,
@@ -246,7 +248,8 @@ static void test_horizon(void)
 	       (int64_t)(end1 - start2) / 1e6);
 	usched_stats(u, &st);
 	tap_ok(st.tgs == 2 && st.completed == 2 * NTASKS && st.measured_ns_sum > 0 &&
-	       st.predicted_ns_sum > 0, "stats: 2 TGs, %lu tasks, predicted %.3f ms, measured %.3f ms",
+	       st.predicted_ns_sum > 0,
+	       "stats: 2 TGs, %lu tasks, predicted %.3f ms, measured %.3f ms",
 	       (unsigned long)st.completed, st.predicted_ns_sum / 1e6, st.measured_ns_sum / 1e6);
 	usched_destroy(u);
 	tl_arena_free(&a);
