@@ -194,24 +194,39 @@ static void bb_from_prefix(const struct tq_ws *ws, const struct tq_prefix *p,
 }
 
 /*
- * The two copy engines under the overlap slowdown (bb_sim). From h the HtD
- * engine runs the remaining HtD work @hw without a gap, so it ends at
- * h + hw + (1 - 1/slow_h) x, x being the time a DtH runs alongside, which
- * does x/slow_d of the DtH work @dw still to run after h. The rest of that
- * work runs after the last HtD, and so do the last task's K and DtH
- * (@tail): the makespan is at least
- *	h + hw + (1 - 1/slow_h) x + max(tail, dw - x/slow_d),
- * minimised over 0 <= x <= slow_h hw. Without it the slowdown is invisible
- * to the other bounds, and the best order ends several % above them.
+ * The two copy engines under the overlap slowdown (bb_sim), given which task
+ * @j of @rest runs last. From h the HtD engine runs the remaining HtD work
+ * hw without a gap, so it ends at hE = h + hw + (1 - 1/slow_h) x, x being
+ * the time a DtH runs alongside, which does x/slow_d of the DtH work dw still
+ * to run after h. Whatever of dw is left runs after hE, and so do j's K and
+ * DtH:
+ *	makespan >= hE + max(K_j + DtH_j, dw - x/slow_d).
+ * x is at most slow_h hw, and j's DtH cannot be part of it. And x is at
+ * least what the DtH engine must do before hE: by `ready' every DtH before
+ * j's can run (every HtD but j's ended, even fully slowed, and the kernels
+ * after them), and from then on the DtH engine works at >= 1/slow_d until
+ * those are done. Without this bound the slowdown is invisible to the
+ * others, and the best order ends several % above them.
  */
-static double copy_bound(const struct tq_dev *dev, double h, double hw, double dw, double tail)
+static double copy_bound(const struct tq_ws *ws, const struct tq_dev *dev,
+			 const struct tq_bb_state *st, const double *sum, uint64_t rest)
 {
-	double a = 1 - 1 / dev->slow[TQ_HTD], inv_d = 1 / dev->slow[TQ_DTH], x = 0;
+	const double sh = dev->slow[TQ_HTD], sd = dev->slow[TQ_DTH];
+	double a = 1 - 1 / sh, hw = sum[TQ_HTD], dw = st->dres + sum[TQ_DTH], best = INFINITY;
 
-	/* below the kink the slope is a - 1/slow_d; above it, a >= 0 */
-	if (a < inv_d)
-		x = min_d(max_d(0, (dw - tail) * dev->slow[TQ_DTH]), hw * dev->slow[TQ_HTD]);
-	return h + hw + a * x + max_d(tail, dw - x * inv_d);
+	for (uint64_t m = rest; m; m &= m - 1) {
+		const double *w = ws->work[__builtin_ctzll(m)];
+		double tail = w[TQ_K] + w[TQ_DTH], before = dw - w[TQ_DTH];
+		double ready = max_d(st->k, st->h + sh * (hw - w[TQ_HTD])) + sum[TQ_K] - w[TQ_K];
+		double lo = sd * min_d(before, max_d(0, (st->h + hw - ready) / sd));
+		double hi = max_d(lo, min_d(sh * hw, sd * before));
+		/* the least over [lo, hi]: below the kink the slope is a - 1/slow_d */
+		double x = a < 1 / sd ? sd * (dw - tail) : 0;
+
+		x = min_d(max_d(x, lo), hi);
+		best = min_d(best, hw + a * x + max_d(tail, dw - x / sd));
+	}
+	return st->h + best;
 }
 
 /*
@@ -277,8 +292,8 @@ static double bb_bound(const struct tq_ws *ws, const struct tq_dev *dev,
 		lb = max_d(lb, max_d(st->k, head_k) + sum[TQ_K] + tail_k);
 	if (head_d < INFINITY)
 		lb = max_d(lb, max_d(st->d, head_d) + sum[TQ_DTH]);
-	if (ws->bb_sim && rest)
-		lb = max_d(lb, copy_bound(dev, st->h, sum[TQ_HTD], st->dres + sum[TQ_DTH], tail_h));
+	if (ws->bb_sim && rest && lb < cut)
+		lb = max_d(lb, copy_bound(ws, dev, st, sum, rest));
 	/* pairs of engines, valid when no task skips the first of the pair */
 	if (lb >= cut || !rest || !ws->all[TQ_HTD])
 		return lb;

@@ -253,6 +253,62 @@ static void test_collapse(void)
 	tap_ok(!bad, "one command per stage gives the same makespan as the stage's commands");
 }
 
+/*
+ * The prefix simulation: pushing an order task by task and finishing gives
+ * tq_makespan() to the bit, and each prefix stops at the end of its last HtD
+ * with the K engine where the whole order's simulation has them then.
+ */
+static void test_prefix(void)
+{
+	static struct tq_sim_result res;
+	static struct tq_prefix_buf buf;
+	unsigned int bad_ms = 0, bad_now = 0, runs = 2000;
+	struct tq_tg tg;
+	struct tq_dev dev;
+	uint8_t order[TQ_MAX_TASKS];
+
+	for (unsigned int r = 0; r < runs; r++) {
+		unsigned int n = 1 + uniform(0, 12);
+		struct tq_prefix p;
+
+		/* like random_tg(), but tq_prefix_* need an HtD in every task */
+		tq_tg_init(&tg);
+		for (unsigned int t = 0; t < n; t++) {
+			tq_tg_add_task(&tg);
+			for (int s = 0; s < TQ_STAGES; s++) {
+				unsigned int ncmd = s == TQ_HTD || uniform(0, 1) >= 0.2 ?
+						    1 + (r % 2 ? uniform(0, 3) : 0) : 0;
+
+				for (unsigned int c = 0; c < ncmd; c++)
+					tq_tg_add_cmd(&tg, s, uniform(0.01, 10) * 1e6);
+			}
+		}
+		random_dev(&dev);
+		dev.dma = 2;
+		shuffle(order, n);
+		tq_simulate(&tg, &dev, order, n, &res);
+		tq_prefix_init(&p, &dev);
+		for (unsigned int i = 0; i < n; i++) {
+			const struct tq_task *t = &tg.task[order[i]];
+			double kend = dev.busy_until[TQ_K];
+
+			tq_prefix_push(&tg, &dev, &buf, &p, order[i]);
+			for (unsigned int j = 0; j <= i; j++) {
+				const struct tq_task *u = &tg.task[order[j]];
+
+				if (u->n[TQ_K])
+					kend = res.end[u->first[TQ_K] + u->n[TQ_K] - 1];
+			}
+			bad_now += p.now != res.end[t->first[TQ_HTD] + t->n[TQ_HTD] - 1] ||
+				   p.kfree != kend;
+		}
+		bad_ms += tq_prefix_finish(&tg, &dev, &buf, &p) != res.makespan;
+	}
+	tap_ok(!bad_now, "each prefix stops at its last HtD's end, K engine as in the whole "
+	       "order (%u runs)", runs);
+	tap_ok(!bad_ms, "pushing the order task by task gives tq_makespan to the bit");
+}
+
 static void test_builder(void)
 {
 	struct tq_tg tg;
@@ -372,5 +428,6 @@ int main(void)
 	test_profile();
 	test_against_reference();
 	test_collapse();
+	test_prefix();
 	return tap_done();
 }

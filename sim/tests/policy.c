@@ -175,6 +175,57 @@ static void test_properties(void)
 	tap_ok(!neh_worse, "neh is never worse than its start order");
 }
 
+/*
+ * exact's pruning (the prefix simulation, the slowdown and Johnson bounds)
+ * on the TGs it is built for: T = 8, every stage present or almost, ranges
+ * like the paper's real tasks, the overlap slowdown on. Checked against
+ * every permutation.
+ */
+static void test_exact_slowdown(void)
+{
+	enum { RUNS = 48 };
+	static struct tq_ws ws;
+	unsigned int off = 0, lb_over = 0;
+
+	for (unsigned int r = 0; r < RUNS; r++) {
+		struct tq_problem pb;
+		struct tq_decision d;
+		struct tq_tg tg;
+		struct tq_dev dev;
+		double best;
+
+		tq_tg_init(&tg);
+		for (unsigned int t = 0; t < 8; t++) {
+			bool dk = uniform(0, 1) < (r % 5) / 4.0;
+
+			tq_tg_add(&tg, (dk ? uniform(0.05, 3) : uniform(1, 12)) * 1e6,
+				  (dk ? uniform(2, 10) : uniform(0.1, 4)) * 1e6,
+				  (r % 8 == 7 && t == 3 ? 0 : dk ? uniform(0.05, 3) : uniform(1, 6)) * 1e6);
+		}
+		tq_dev_init(&dev);
+		dev.dma = r % 6 == 5 ? 1 : 2;
+		dev.slow[TQ_HTD] = r % 3 ? 1.08 : uniform(1, 1.6);
+		dev.slow[TQ_DTH] = r % 3 ? 1.08 : uniform(1, 1.6);
+		if (r % 4 == 3)
+			for (int s = 0; s < TQ_STAGES; s++)
+				dev.busy_until[s] = uniform(0, 4e6);
+		best = best_of_all(&tg, &dev);
+		pb = (struct tq_problem){ .tg = &tg, .dev = &dev };
+		tq_policy_exact.order(&pb, &ws, &d);
+		if (!close_to(d.makespan, best) || !d.optimal) {
+			if (!off++)
+				tap_diag("run %u: exact %.6f ms, best %.6f ms", r, d.makespan / 1e6,
+					 best / 1e6);
+		}
+		lb_over += d.lower_bound > best * (1 + 1e-12);
+		tq_policy_neh.order(&pb, &ws, &d);
+		lb_over += d.lower_bound > best * (1 + 1e-12);
+	}
+	tap_ok(!off, "exact equals the best of all permutations on %d T = 8 TGs with slowdown",
+	       RUNS);
+	tap_ok(!lb_over, "their root lower bounds stay below the best makespan");
+}
+
 /* The paper's synthetic benchmarks (Tables 2 and 3): paper beats the median order. */
 static void test_paper_synthetic(void)
 {
@@ -262,6 +313,7 @@ static void test_budget_and_errors(void)
 int main(void)
 {
 	test_properties();
+	test_exact_slowdown();
 	test_paper_synthetic();
 	test_budget_and_errors();
 	return tap_done();
