@@ -36,12 +36,19 @@ static const char good_src[] =
 static struct tl_sink sink;
 
 /* Completions of tasks that are not tl_jobs: their user_data indexes this. */
-static struct usched_completion got[8];
-static int ngot[8];
+static struct usched_completion got[10];
+static int ngot[10];
+
+/* Submitted by the completion callback of the task with user_data 8. */
+static struct usched *chain_core;
+static struct usched_task chain_task;
+static int chain_ret = 1;
 
 static void complete(void *arg, const struct usched_completion *c)
 {
 	(void)arg;
+	if (c->user_data == 8)
+		chain_ret = usched_submit(chain_core, &chain_task);
 	got[c->user_data] = *c;
 	ngot[c->user_data]++;
 	pthread_mutex_lock(&sink.lock);
@@ -259,6 +266,23 @@ int main(void)
 	tap_ok(ngot[6] == 1 && !got[6].status && fill_ok(out),
 	       "the task still runs with both");
 	tap_ok(usched_submit(u, &t) == -ENOENT, "afterwards its kernel is gone");
+	tl_arena_free(&a);
+
+	/* A completion callback submits the next task. */
+	tl_arena_init(&a, u, 1 << 20);
+	usched_prog_add(u, good_src, strlen(good_src), NULL, &id, NULL);
+	usched_kernel_get(u, id, "fill", &kfill);
+	memset(a.base, 0, 2 * N * sizeof(int));
+	t = fill_task(kfill, (int *)a.base, 8);
+	chain_core = u;
+	chain_task = fill_task(kfill, (int *)a.base + N, 9);
+	usched_submit(u, &t);
+	tl_run(u, &sink, 9);
+	tap_ok(!chain_ret && ngot[8] == 1 && ngot[9] == 1 && !got[9].status &&
+	       fill_ok((int *)a.base + N), "a completion callback may submit");
+	usched_prog_put(u, id);
+	usched_region_del(u, a.region);
+	tl_arena_free(&a);
 
 	/* usched_destroy() runs what is still queued. */
 	tl_arena_init(&a, u, 1 << 20);
@@ -270,7 +294,8 @@ int main(void)
 	usched_destroy(u);
 	tap_ok(ngot[7] == 1 && !got[7].status && fill_ok((int *)a.base),
 	       "usched_destroy() runs a task still queued");
-	tap_ok(st.cancelled == 3 && st.failed == 1 && st.submitted == 8 && st.completed == 7,
+	tl_arena_free(&a);
+	tap_ok(st.cancelled == 3 && st.failed == 1 && st.submitted == 10 && st.completed == 9,
 	       "stats: %lu submitted, %lu completed, %lu cancelled, %lu failed",
 	       (unsigned long)st.submitted, (unsigned long)st.completed,
 	       (unsigned long)st.cancelled, (unsigned long)st.failed);
