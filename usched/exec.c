@@ -243,6 +243,9 @@ static cl_mem pool_get(struct usched *u, uint64_t len, uint64_t *bytes)
 	cl_int err;
 	cl_mem mem;
 
+	if (want > u->max_alloc)
+		want = len;	/* usched_submit() checked len against it */
+
 	for (pb = &p->free; *pb; pb = &(*pb)->next) {
 		struct pool_buf *b = *pb;
 
