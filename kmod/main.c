@@ -340,8 +340,6 @@ static void __exit tq_exit(void)
 {
 	misc_deregister(&tq_misc);
 	xa_destroy(&tq.ctxs);
-	/* Contexts are freed after an RCU grace period. */
-	rcu_barrier();
 }
 
 module_init(tq_init);

@@ -158,20 +158,23 @@ static void tq_post(struct tq_ctx *ctx, const struct tq_cqe *cqe)
 	}
 }
 
-/* Stage one event for the reader, with what undoes it if the copy fails. */
+/*
+ * Stage one event for the reader, with what undoes it if the copy fails.
+ * The header is cleared here; each caller writes the whole body.
+ */
 static struct tq_event *tq_stage(unsigned int *n, struct tq_ctx *ctx, struct tq_slot *slot,
 				 u16 type)
 {
 	struct tq_event *ev = &tq.ev_stage[*n];
 
-	memset(ev, 0, sizeof(*ev));
+	memset(ev, 0, offsetof(struct tq_event, task));
 	tq.ev_undo[*n].ctx = ctx;
 	tq.ev_undo[*n].slot = slot;
 	(*n)++;
 	ev->type = type;
 	ev->ctx_id = ctx->id;
-	ev->pid = pid_vnr(ctx->pid);
-	ev->uid = from_kuid_munged(current_user_ns(), ctx->uid);
+	ev->pid = ctx->ev_pid;
+	ev->uid = ctx->ev_uid;
 	return ev;
 }
 
@@ -196,7 +199,7 @@ static void tq_deliver(struct tq_ctx *ctx, struct tq_slot *slot, unsigned int *n
 static void tq_take(struct tq_ctx *ctx, unsigned int *n, unsigned int max)
 {
 	struct tq_slot *slot;
-	u32 taken = 0;
+	u32 taken = 0, inflight = 0;
 	int avail, room;
 	u64 now;
 
@@ -241,12 +244,13 @@ static void tq_take(struct tq_ctx *ctx, unsigned int *n, unsigned int max)
 		slot->submit_ns = now;
 		slot->requeued = 0;
 		ctx->in_use++;
-		atomic64_inc(&tq.stats.in_flight);
+		inflight++;
 		tq_deliver(ctx, slot, n);
 	}
 	tq_sq_release(&ctx->sq, taken);
 	ctx->submitted += taken;
 	atomic64_add(taken, &tq.stats.submitted);
+	atomic64_add(inflight, &tq.stats.in_flight);
 }
 
 /* Stage up to @max events: closes first, then each live context in turn. */
@@ -259,7 +263,9 @@ static unsigned int tq_fill(unsigned int max)
 		if (n == max)
 			return n;
 		if (ctx->known && !ctx->close_sent) {
-			tq_stage(&n, ctx, NULL, TQ_EV_CLOSE);
+			struct tq_event *ev = tq_stage(&n, ctx, NULL, TQ_EV_CLOSE);
+
+			memset(&ev->task, 0, sizeof(ev->task));
 			ctx->close_sent = true;
 		}
 	}
@@ -270,8 +276,13 @@ static unsigned int tq_fill(unsigned int max)
 		if (ctx->broken)
 			continue;
 		if (!ctx->known) {
-			struct tq_event *ev = tq_stage(&n, ctx, NULL, TQ_EV_OPEN);
+			struct tq_event *ev;
 
+			/* Ids as this scheduler sees them, for all its events. */
+			ctx->ev_pid = pid_vnr(ctx->pid);
+			ctx->ev_uid = from_kuid_munged(current_user_ns(), ctx->uid);
+			ev = tq_stage(&n, ctx, NULL, TQ_EV_OPEN);
+			memset(&ev->task, 0, sizeof(ev->task));
 			ev->open.arena_bytes = ctx->arena_bytes;
 			ev->open.arena_offset = (u64)ctx->id << TQ_SCHED_ARENA_SHIFT;
 			ev->open.sq_entries = ctx->sq.nr;
@@ -313,6 +324,8 @@ static void tq_unstage(unsigned int from, unsigned int n)
 static ssize_t tq_read_some(struct iov_iter *to, size_t want)
 {
 	const size_t size = sizeof(struct tq_event);
+	unsigned int delivered = 0;
+	bool fault = false;
 	ssize_t done = 0;
 
 	while (want) {
@@ -324,14 +337,16 @@ static ssize_t tq_read_some(struct iov_iter *to, size_t want)
 		ok = copy_to_iter(tq.ev_stage, n * size, to) / size;
 		tq_unstage(ok, n);
 		for (i = 0; i < ok; i++)
-			if (tq.ev_stage[i].type == TQ_EV_TASK)
-				atomic64_inc(&tq.stats.delivered);
+			delivered += tq.ev_stage[i].type == TQ_EV_TASK;
 		done += ok * size;
-		if (ok < n)
-			return done ? done : -EFAULT;
+		if (ok < n) {
+			fault = true;
+			break;
+		}
 		want -= n;
 	}
-	return done;
+	atomic64_add(delivered, &tq.stats.delivered);
+	return fault && !done ? -EFAULT : done;
 }
 
 /*
@@ -372,25 +387,40 @@ ssize_t tq_sched_read(struct kiocb *iocb, struct iov_iter *to)
 	}
 }
 
-/* One completion record; 0 or the errno that stops the write. */
-static int tq_complete(const struct tq_completion *c)
-{
+/**
+ * struct tq_writer - one write() call's progress
+ * @ctx: the context of the previous record; records come in runs
+ * @completed: completions with status 0
+ * @failed: completions with an error status
+ */
+struct tq_writer {
 	struct tq_ctx *ctx;
+	u64 completed;
+	u64 failed;
+};
+
+/* One completion record; 0 or the errno that stops the write. */
+static int tq_complete(struct tq_writer *w, const struct tq_completion *c)
+{
+	struct tq_ctx *ctx = w->ctx;
 	struct tq_slot *slot;
 	struct tq_cqe cqe;
 	u32 idx;
 
 	if (c->resv || (c->flags & ~TQ_COMPL_F_RELEASE))
 		return -EINVAL;
-	ctx = xa_load(&tq.ctxs, c->ctx_id);
+	if (!ctx || ctx->id != c->ctx_id)
+		ctx = xa_load(&tq.ctxs, c->ctx_id);
 	if (!ctx || !ctx->known)
 		return -ENOENT;
+	w->ctx = ctx;
 
 	if (c->flags & TQ_COMPL_F_RELEASE) {
 		if (c->tag || c->status || c->result || c->start_ns || c->end_ns)
 			return -EINVAL;
 		if (!ctx->close_sent)
 			return -EINVAL;
+		w->ctx = NULL;
 		list_del_init(&ctx->node);
 		tq_ctx_unlink(ctx);
 		tq_ctx_put(ctx);
@@ -421,8 +451,10 @@ static int tq_complete(const struct tq_completion *c)
 	slot->state = TQ_SLOT_FREE;
 	list_move(&slot->node, &ctx->free);
 	ctx->in_use--;
-	atomic64_dec(&tq.stats.in_flight);
-	atomic64_inc(c->status ? &tq.stats.failed : &tq.stats.completed);
+	if (c->status)
+		w->failed++;
+	else
+		w->completed++;
 	return 0;
 }
 
@@ -434,6 +466,7 @@ ssize_t tq_sched_write(struct kiocb *iocb, struct iov_iter *from)
 {
 	const size_t size = sizeof(struct tq_completion);
 	size_t len = iov_iter_count(from), done = 0;
+	struct tq_writer w = {};
 	int err = 0;
 
 	if (!len || len % size)
@@ -445,7 +478,7 @@ ssize_t tq_sched_write(struct kiocb *iocb, struct iov_iter *from)
 		unsigned int i, n = got / size;
 
 		for (i = 0; i < n && !err; i++) {
-			err = tq_complete(&tq.cmpl_stage[i]);
+			err = tq_complete(&w, &tq.cmpl_stage[i]);
 			if (!err)
 				done += size;
 		}
@@ -453,6 +486,9 @@ ssize_t tq_sched_write(struct kiocb *iocb, struct iov_iter *from)
 			err = -EFAULT;
 	}
 	tq_flush_dirty();
+	atomic64_add(w.completed, &tq.stats.completed);
+	atomic64_add(w.failed, &tq.stats.failed);
+	atomic64_sub(w.completed + w.failed, &tq.stats.in_flight);
 	mutex_unlock(&tq.lock);
 	return done ? done : err;
 }

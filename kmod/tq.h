@@ -126,6 +126,8 @@ struct tq_slot {
  * @pid: the process that set it up
  * @user: the owner, charged for @locked_pages
  * @uid: the owner's uid
+ * @ev_pid: @pid as the scheduler sees it; set with its TQ_EV_OPEN
+ * @ev_uid: @uid likewise
  * @mm: the address space allowed to map it and ring the doorbell
  * @arena: the shmem file behind the arena
  * @arena_bytes: arena size
@@ -160,6 +162,8 @@ struct tq_ctx {
 	struct pid *pid;
 	struct user_struct *user;
 	kuid_t uid;
+	u32 ev_pid;
+	u32 ev_uid;
 	struct mm_struct *mm;
 	struct file *arena;
 	u64 arena_bytes;

@@ -143,6 +143,82 @@ static double tq_loop(unsigned int b, uint64_t *lat, size_t *nlat)
 }
 
 /*
+ * tq, pipelined: submit batches of @b while the SQ has room for one, reap
+ * whatever has completed, and sleep only when neither is possible. The
+ * module and the daemon then see the deep queue a busy client gives them.
+ */
+static double tq_pipe_loop(unsigned int b, uint64_t *lat, size_t *nlat)
+{
+	uint64_t end = now_ns() + seconds * 1000000000ULL, ud = 0;
+	struct tq_cqe *cqes[1024], *cqe;
+	double ops = 0;
+	unsigned int i, n;
+	struct tq tq;
+
+	(void)lat;
+	(void)nlat;
+	if (tq_open(&tq, 1024, 4096, 0))
+		return -1;
+	while (now_ns() < end) {
+		int busy = 0;
+
+		while (tq_sq_space(&tq) >= b) {
+			for (i = 0; i < b; i++) {
+				struct tq_desc *d = tq_get_desc(&tq);
+
+				tq_prep_nop(d);
+				tq_desc_set_data(d, ud++);
+			}
+			if (tq_submit(&tq) != (int)b)
+				return -1;
+			busy = 1;
+		}
+		n = tq_peek_batch(&tq, cqes, 1024);
+		tq_cq_advance(&tq, n);
+		ops += n;
+		if (!busy && !n && tq_wait(&tq, &cqe, 10000))
+			return -1;
+	}
+	tq_close(&tq);
+	return ops;
+}
+
+/* Two processes pass a byte back and forth: the cost of any cross-process wake-up. */
+static double pipe_loop(unsigned int b, uint64_t *lat, size_t *nlat)
+{
+	uint64_t end = now_ns() + seconds * 1000000000ULL, t;
+	int ab[2], ba[2];
+	double ops = 0;
+	pid_t pid;
+	char c = 0;
+
+	(void)b;
+	if (pipe(ab) || pipe(ba))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		close(ab[1]);
+		close(ba[0]);
+		while (read(ab[0], &c, 1) == 1 && write(ba[1], &c, 1) == 1)
+			;
+		_exit(0);
+	}
+	close(ab[0]);
+	close(ba[1]);
+	while ((t = now_ns()) < end) {
+		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
+			return -1;
+		ops++;
+		if (lat && *nlat < MAX_SAMPLES)
+			lat[(*nlat)++] = now_ns() - t;
+	}
+	close(ab[1]);
+	waitpid(pid, NULL, 0);
+	close(ba[0]);
+	return ops;
+}
+
+/*
  * Run @loop in @nproc child processes at once; sum their operations and
  * measure the machine's busy time meanwhile. With @lat, one process and its
  * round-trip samples.
@@ -194,15 +270,20 @@ static int phase(struct result *r, double (*loop)(unsigned int, uint64_t *, size
 	return ok && r->ops > 0;
 }
 
+static double per_cpu(const struct result *r)
+{
+	return r->busy_s > 0 ? r->ops / r->busy_s : 0;
+}
+
 static void show(const char *name, const struct result *r)
 {
-	printf("%-34s %12.0f %12.0f %10.1f %10.1f\n", name, r->ops / r->wall_s,
-	       r->busy_s > 0 ? r->ops / r->busy_s : 0, r->median_us, r->p99_us);
+	printf("%-40s %10.0f %10.0f %10.1f %10.1f\n", name, r->ops / r->wall_s, per_cpu(r),
+	       r->median_us, r->p99_us);
 }
 
 int main(int argc, char **argv)
 {
-	struct result nop, tq1, tqn, nop_rtt, tq_rtt;
+	struct result nop, tq1, tqn, tq_sync, nop_rtt, pipe_rtt, tq_rtt;
 	char name[64];
 	pid_t echod;
 	int opt, ok;
@@ -235,39 +316,45 @@ int main(int argc, char **argv)
 
 	printf("tqbench-ring: %ld CPUs, %d s per phase, batches of %u\n",
 	       sysconf(_SC_NPROCESSORS_ONLN), seconds, batch);
-	printf("%-34s %12s %12s %10s %10s\n", "phase", "ops/s", "ops/CPU-s", "median us",
+	printf("%-40s %10s %10s %10s %10s\n", "phase", "ops/s", "ops/CPU-s", "median us",
 	       "p99 us");
-	ok = phase(&nop, uring_loop, 1, batch, 0) && phase(&nop_rtt, uring_loop, 1, 1, 1);
+	ok = phase(&nop, uring_loop, 1, batch, 0) && phase(&nop_rtt, uring_loop, 1, 1, 1) &&
+	     phase(&pipe_rtt, pipe_loop, 1, 1, 1);
 	if (!ok) {
-		fprintf(stderr, "tqbench-ring: the io_uring loop failed\n");
+		fprintf(stderr, "tqbench-ring: the io_uring or pipe loop failed\n");
 		return 1;
 	}
-	snprintf(name, sizeof(name), "io_uring NOP, batch %u", batch);
-	show(name, &nop);
-
-	echod = lt_echod_start("-b", "256");
+	echod = lt_echod_start("-b", "1024");
 	if (echod < 0)
 		return 1;
-	ok = phase(&tq1, tq_loop, 1, batch, 0) && phase(&tqn, tq_loop, clients, batch, 0) &&
-	     phase(&tq_rtt, tq_loop, 1, 1, 1);
+	ok = phase(&tq_sync, tq_loop, 1, batch, 0) && phase(&tq1, tq_pipe_loop, 1, batch, 0) &&
+	     phase(&tqn, tq_pipe_loop, clients, batch, 0) && phase(&tq_rtt, tq_loop, 1, 1, 1);
 	lt_echod_stop(echod);
 	if (!ok) {
 		fprintf(stderr, "tqbench-ring: a tq client failed\n");
 		return 1;
 	}
+
+	snprintf(name, sizeof(name), "io_uring NOP, batch %u", batch);
+	show(name, &nop);
 	snprintf(name, sizeof(name), "tq NOP, 1 client, batch %u", batch);
 	show(name, &tq1);
 	snprintf(name, sizeof(name), "tq NOP, %u clients, batch %u", clients, batch);
 	show(name, &tqn);
+	snprintf(name, sizeof(name), "tq NOP, 1 client, batch %u, wait each", batch);
+	show(name, &tq_sync);
 	show("io_uring NOP round trip", &nop_rtt);
-	show("tq NOP round trip (1 client)", &tq_rtt);
+	show("pipe ping-pong round trip (2 procs)", &pipe_rtt);
+	show("tq NOP round trip", &tq_rtt);
 
 	printf("ratio tq/io_uring, throughput per busy CPU-s, batch %u: %.3f (target >= 0.25)\n",
-	       batch, (tq1.ops / tq1.busy_s) / (nop.ops / nop.busy_s));
+	       batch, per_cpu(&tq1) / per_cpu(&nop));
 	printf("ratio tq/io_uring, throughput per busy CPU-s, %u clients: %.3f\n", clients,
-	       (tqn.ops / tqn.busy_s) / (nop.ops / nop.busy_s));
+	       per_cpu(&tqn) / per_cpu(&nop));
 	printf("ratio tq/io_uring, wall-clock throughput, batch %u: %.3f\n", batch,
 	       (tq1.ops / tq1.wall_s) / (nop.ops / nop.wall_s));
-	printf("ratio tq/io_uring, median round trip: %.1f\n", tq_rtt.median_us / nop_rtt.median_us);
+	printf("ratio tq/io_uring, median round trip: %.0f\n", tq_rtt.median_us / nop_rtt.median_us);
+	printf("ratio tq/pipe ping-pong, median round trip: %.2f\n",
+	       tq_rtt.median_us / pipe_rtt.median_us);
 	return 0;
 }

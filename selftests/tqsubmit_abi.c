@@ -843,6 +843,39 @@ TEST_F(ctx, need_wakeup)
 	EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[0], 0, 0));
 }
 
+/* A reader's bad buffer loses nothing: what did not fit comes next time. */
+TEST_F(ctx, read_bad_buffer)
+{
+	long pg = getpagesize();
+	struct tq_event ev[4], *two;
+	struct tq_desc d[2];
+	char *p;
+	int n;
+
+	tq_nop(&d[0], 1);
+	tq_nop(&d[1], 2);
+	ASSERT_EQ(2, tq_client_submit(&self->c, d, 2));
+	self->sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, self->sfd);
+	p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, munmap(p + pg, pg));
+	EXPECT_EQ(-1, read(self->sfd, p + pg, 2 * sizeof(ev[0])));
+	EXPECT_EQ(EFAULT, errno);
+	/* Room for the OPEN and a task, then the unmapped page. */
+	two = (struct tq_event *)(p + pg - 2 * sizeof(*two));
+	EXPECT_EQ(2 * sizeof(*two), read(self->sfd, two, 3 * sizeof(*two)));
+	EXPECT_EQ(TQ_EV_OPEN, two[0].type);
+	EXPECT_EQ(TQ_EV_TASK, two[1].type);
+	EXPECT_EQ(1, two[1].task.user_data);
+	n = tq_sched_read(self->sfd, ev, 4, 1000);
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(2, ev[0].task.user_data);
+	EXPECT_EQ(0, tq_sched_complete(self->sfd, &two[1], 0, 0));
+	EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[0], 0, 0));
+	munmap(p, pg);
+}
+
 TEST_F(ctx, completion_errors)
 {
 	struct tq_completion c[2], good;
