@@ -33,3 +33,12 @@ $(OBJ)/tools/tqcalib/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"'
 $(TESTBIN)/tqcalib: $(OBJ)/tools/tqcalib/test.o $(LIB)/libtqsim.a | $(BIN)/tqcalib
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+TQBENCH_OBJS := $(addprefix $(OBJ)/tools/tqbench/,tqbench.o tasks.o run.o report.o)
+
+BINS += $(BIN)/tqbench
+
+$(BIN)/tqbench: $(TQBENCH_OBJS) $(CALIB_OBJS) $(LIB)/libusched.a $(LIB)/libtqsim.a \
+		$(LIB)/libtqkernels.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) $(LDLIBS)

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bench.h - tqbench's pieces: the task sets (tasks.c), the executors
+ * (run.c: fixed orders, independent contexts, usched) and the reports
+ * (report.c: table, CSV, SVG).
+ *
+ * An experiment is T workers with N dependent tasks each, T * N task
+ * slots; slot r * T + w is worker w's task of round r. An order lists the
+ * slots in launch order; NoReorder orders are N permutations of T, one per
+ * round, as in the paper's section 0.6.2.
+ */
+#ifndef TQ_BENCH_H
+#define TQ_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../../sim/tqsim.h"
+#include "../tqcalib/clx.h"
+
+#define MAX_SLOTS	64		/* T * N */
+#define MAX_POOL	64		/* candidate tasks of a suite */
+#define MAX_BENCH	5		/* BK0, BK25, BK50, BK75, BK100 */
+#define MAX_CFG		8
+#define NPOL		5		/* fifo, paper, neh, exact, auto */
+#define MAX_WORKERS	16
+
+struct opts {
+	const char *profile;		/* tqcalib's */
+	const char *data;		/* the paper's tables as CSV */
+	const char *out;		/* directory for CSV, SVG, markdown */
+	const char *device;
+	const char *suites;		/* "synthetic,real" */
+	const char *setups;		/* "noreorder,policies,independent,stream" */
+	bool quick;
+	double unit_ms;			/* synthetic time unit */
+	double real_scale;		/* Table 5's times times this */
+	const char *table5;		/* which device's row of Table 5 */
+	unsigned int ncfg;
+	unsigned int cfg[MAX_CFG][2];	/* T, N */
+	unsigned int runs;
+	unsigned int perms_all;		/* every permutation up to this many */
+	unsigned int perms_max;		/* else a 5% sample, at most this many */
+	double stream_s;
+	unsigned int stream_workers;
+	unsigned int stream_depth;
+	uint64_t seed;
+};
+
+extern const char *const policy_names[NPOL];
+
+/* A suite: candidate tasks, measured alone, and how its benchmarks draw from them. */
+struct suite {
+	const char *name;		/* "synthetic" or "real" */
+	bool synthetic;			/* benchmarks are members[], else pct[] of DK tasks */
+	unsigned int npool;
+	struct btask pool[MAX_POOL];
+	unsigned int nbench;
+	char bench[MAX_BENCH][8];	/* "BK0" ... */
+	unsigned int pct[MAX_BENCH];	/* dominant-kernel share */
+	/* synthetic: the four pool tasks of each benchmark (Table 3) */
+	unsigned int members[MAX_BENCH][4];
+};
+
+/* Everything measured on one experiment. */
+struct result {
+	const struct suite *s;
+	unsigned int bench, T, N;
+	unsigned int nslots;
+	struct btask slot[MAX_SLOTS];
+	unsigned int nperms;
+	uint64_t perm_space;		/* (T!)^N */
+	uint8_t (*perm)[MAX_SLOTS];	/* nperms orders */
+	double *perm_ms;		/* median measured makespan of each */
+	double *perm_pred_ms;		/* the model's, from standalone times; N == 1 */
+	double fixed_ms[NPOL];		/* each policy's order run as a fixed order */
+	double fixed_pred_ms[NPOL];
+	double pol_ms[NPOL];		/* through usched (median); 0: not run */
+	double pol_sched_ns[NPOL];	/* mean policy time per TG */
+	double pol_tg_ms[NPOL];		/* mean measured TG makespan */
+	double pol_tg_err[NPOL];	/* geometric mean |pred - meas| / meas over TGs */
+	unsigned int pol_tgs[NPOL];
+	double indep_ms;		/* independent contexts (median); 0: not run */
+};
+
+struct stream_result {
+	char setup[16];
+	unsigned int workers;
+	double secs;
+	uint64_t tasks;
+	double tput;			/* tasks per second */
+	double util[CLX_STAGES];	/* busy / wall per engine; < 0: unknown */
+	double bound_util;		/* the busiest engine's standalone load / wall */
+	double p50_ms, p99_ms;
+	double tg_err;			/* usched's mean |pred / meas - 1| */
+	double sched_share;		/* policy time / TG makespan */
+	double tg_size;			/* mean tasks per TG */
+};
+
+/* The device session tqbench runs in. */
+struct env {
+	struct opts *o;
+	struct clx c;
+	struct tq_profile prof;
+	struct tq_dev dev;		/* the model's device, from the profile */
+	uint64_t out_base;		/* tasks' host layout: inputs at 0, outputs here */
+	size_t arena_len;
+	void *arena;			/* c's host memory, shared by every task slot */
+	struct clx_region reg;
+};
+
+/* tasks.c */
+int suite_synthetic(struct env *e, struct suite *s);
+int suite_real(struct env *e, struct suite *s);
+int measure_alone(struct env *e, struct btask *b, unsigned int reps);
+int result_init(struct env *e, const struct suite *s, unsigned int bench, unsigned int T,
+		unsigned int N, uint64_t seed, struct result *r);
+void result_fini(struct result *r);
+/* Standalone-time TG of the slots in r, one task per slot. */
+void result_tg(const struct result *r, struct tq_tg *tg);
+double predict_ms(const struct env *e, const struct result *r, const uint8_t *order);
+
+/* run.c */
+int runners_init(struct env *e, uint64_t in_bytes, uint64_t out_bytes);
+void runners_fini(struct env *e);
+int run_noreorder(struct env *e, struct result *r);
+int run_policy_orders(struct env *e, struct result *r);
+int run_usched(struct env *e, struct result *r, FILE *tgcsv);
+int run_independent(struct env *e, struct result *r);
+int run_stream(struct env *e, const struct suite *real, const char *setup,
+	       struct stream_result *sr);
+
+/* report.c */
+void report_tasks(FILE *f, const struct suite *s);
+void report_row(FILE *table, FILE *csv, FILE *perms, const struct result *r);
+void report_stream(FILE *table, FILE *csv, const struct stream_result *sr);
+int report_svg(const char *dir, struct result *const *rs, unsigned int n);
+int report_stream_svg(const char *dir, const struct stream_result *sr, unsigned int n);
+int report_md(const char *path, const struct env *e, struct result *const *rs, unsigned int n,
+	      const struct stream_result *sr, unsigned int nstream, const char *cmdline);
+
+#endif /* TQ_BENCH_H */

@@ -1,0 +1,695 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report.c - tqbench's outputs: a table on stdout, CSV files, SVG plots in
+ * the style of the paper's Figures 7 and 9-11 (drawn here, no plotting
+ * package), and a markdown summary for Documentation/results/.
+ *
+ * Speedups are over the worst NoReorder order measured, as in the paper;
+ * a setup's share of the best gain is (S - 1) / (S_best - 1), the paper's
+ * "96% of the improvement obtained by the best ordering".
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../tqcalib/fit.h"
+#include "bench.h"
+
+/* What the NoReorder orders give: worst, median, best; model error. */
+struct summary {
+	double worst, median, best;
+	double model_err;		/* geometric mean |pred - meas| / meas; 0: none */
+	double model_err_max;
+};
+
+static void summarize(const struct result *r, struct summary *s)
+{
+	double *v = malloc(r->nperms * sizeof(double)), lsum = 0;
+	unsigned int n = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!v || !r->nperms) {
+		free(v);
+		return;
+	}
+	s->best = INFINITY;
+	for (unsigned int p = 0; p < r->nperms; p++) {
+		double m = r->perm_ms[p], pr = r->perm_pred_ms[p];
+
+		v[p] = m;
+		s->worst = fmax(s->worst, m);
+		s->best = fmin(s->best, m);
+		if (pr > 0 && m > 0) {
+			double e = fabs(pr - m) / m;
+
+			lsum += log(fmax(e, 1e-6));
+			s->model_err_max = fmax(s->model_err_max, e);
+			n++;
+		}
+	}
+	s->median = median(v, r->nperms);
+	s->model_err = n ? exp(lsum / n) : 0;
+	free(v);
+}
+
+static double speedup(const struct summary *s, double ms)
+{
+	return ms > 0 ? s->worst / ms : 0;
+}
+
+static double share(const struct summary *s, double ms)
+{
+	double best = speedup(s, s->best);
+
+	return ms > 0 && best > 1 ? (speedup(s, ms) - 1) / (best - 1) : NAN;
+}
+
+static void cell(FILE *f, double x, const char *fmt, int width)
+{
+	if (x > 0 && isfinite(x))
+		fprintf(f, fmt, width, x);
+	else
+		fprintf(f, " %*s", width - 1, "-");
+}
+
+void report_tasks(FILE *f, const struct suite *s)
+{
+	fprintf(f, "# %s tasks, each alone (medians, ms)\n", s->name);
+	fprintf(f, "%-12s %9s %9s %9s %5s %12s %12s\n", "task", "htd", "k", "dth", "class",
+		"bytes_in", "bytes_out");
+	for (unsigned int i = 0; i < s->npool; i++) {
+		const struct btask *b = &s->pool[i];
+		double st[CLX_STAGES] = { 0 };
+
+		for (unsigned int c = 0; c < b->ncmds; c++)
+			st[b->cmd_stage[c]] += b->cmd_ns[c] / 1e6;
+		fprintf(f, "%-12s %9.3f %9.3f %9.3f %5s %12llu %12llu\n", b->name, st[CLX_HTD],
+			st[CLX_K], st[CLX_DTH], b->dk ? "DK" : "DT",
+			(unsigned long long)btask_bytes(b, BT_IN),
+			(unsigned long long)btask_bytes(b, BT_OUT));
+	}
+}
+
+static bool header_done;
+
+/* One row of tqbench.csv; rest holds the columns from model_err on. */
+static void csv_row(FILE *f, const struct result *r, const struct summary *s,
+		    const char *setup, double ms, double pred, const char *rest)
+{
+	fprintf(f, "%s,%s,%u,%u,%s,%.4f,%.4f,%.4f,%.4f%s\n", r->s->name, r->s->bench[r->bench],
+		r->T, r->N, setup, ms, speedup(s, ms), share(s, ms), pred, rest);
+}
+
+void report_row(FILE *t, FILE *csv, FILE *perms, const struct result *r)
+{
+	static const char *const hdr[] = { "fifo", "paper", "neh", "exact", "auto" };
+	const char *bench = r->s->bench[r->bench];
+	struct summary s;
+
+	summarize(r, &s);
+	if (!header_done) {
+		fprintf(t, "%-9s %-5s %4s %11s %8s %5s %5s |", "suite", "bench", "TxN", "perms",
+			"worst_ms", "best", "med");
+		for (int p = 0; p < NPOL; p++)
+			fprintf(t, " %5s", hdr[p]);
+		fprintf(t, " | %5s %5s | %5s %6s %6s\n", "auto*", "indep", "share", "model%",
+			"tg%");
+		header_done = true;
+	}
+	fprintf(t, "%-9s %-5s %2ux%u %5u/%-5llu %8.2f %5.2f %5.2f |", r->s->name, bench, r->T,
+		r->N, r->nperms, (unsigned long long)fmin(r->perm_space, 99999), s.worst,
+		speedup(&s, s.best), speedup(&s, s.median));
+	for (int p = 0; p < NPOL; p++)
+		cell(t, speedup(&s, r->pol_ms[p]), " %*.2f", 5);
+	fprintf(t, " |");
+	cell(t, speedup(&s, r->fixed_ms[NPOL - 1]), " %*.2f", 5);
+	cell(t, speedup(&s, r->indep_ms), " %*.2f", 5);
+	fprintf(t, " |");
+	cell(t, 100 * share(&s, r->pol_ms[NPOL - 1]), " %*.0f%%", 4);
+	cell(t, 100 * s.model_err, " %*.2f", 6);
+	cell(t, 100 * r->pol_tg_err[NPOL - 1], " %*.2f", 6);
+	fputc('\n', t);
+	fflush(t);
+
+	if (csv) {
+		char rest[128];
+
+		snprintf(rest, sizeof(rest), ",,,,,%u", r->nperms);
+		csv_row(csv, r, &s, "noreorder_worst", s.worst, 0, rest);
+		csv_row(csv, r, &s, "noreorder_median", s.median, 0, rest);
+		snprintf(rest, sizeof(rest), ",%.6f,%.6f,,,,%u", s.model_err, s.model_err_max,
+			 r->nperms);
+		csv_row(csv, r, &s, "noreorder_best", s.best, 0, rest);
+		for (int p = 0; p < NPOL; p++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "usched_%s", policy_names[p]);
+			snprintf(rest, sizeof(rest), ",%.6f,,%u,%.3f,%.4f,", r->pol_tg_err[p],
+				 r->pol_tgs[p], r->pol_sched_ns[p] / 1e3, r->pol_tg_ms[p]);
+			if (r->pol_ms[p] > 0)
+				csv_row(csv, r, &s, name, r->pol_ms[p], 0, rest);
+			snprintf(name, sizeof(name), "order_%s", policy_names[p]);
+			if (r->fixed_ms[p] > 0)
+				csv_row(csv, r, &s, name, r->fixed_ms[p], r->fixed_pred_ms[p],
+					",,,,,,");
+		}
+		if (r->indep_ms > 0)
+			csv_row(csv, r, &s, "independent", r->indep_ms, 0, ",,,,,,");
+	}
+	for (unsigned int p = 0; perms && p < r->nperms; p++) {
+		fprintf(perms, "%s,%s,%u,%u,%u,", r->s->name, bench, r->T, r->N, p);
+		for (unsigned int i = 0; i < r->nslots; i++)
+			fprintf(perms, "%s%u", i ? " " : "", r->perm[p][i]);
+		fprintf(perms, ",%.4f,%.4f\n", r->perm_ms[p], r->perm_pred_ms[p]);
+	}
+}
+
+void report_stream(FILE *t, FILE *csv, const struct stream_result *sr)
+{
+	static bool hdr;
+
+	if (!hdr) {
+		fprintf(t, "%-12s %3s %8s %9s %6s %6s %6s %6s %8s %8s %6s %7s %5s\n", "stream",
+			"P", "tasks", "tasks/s", "htd%", "k%", "dth%", "bound%", "p50_ms",
+			"p99_ms", "tg_err", "sched%", "tg_n");
+		hdr = true;
+	}
+	fprintf(t, "%-12s %3u %8llu %9.1f", sr->setup, sr->workers,
+		(unsigned long long)sr->tasks, sr->tput);
+	for (int s = 0; s < CLX_STAGES; s++)
+		cell(t, 100 * sr->util[s], " %*.1f", 6);
+	cell(t, 100 * sr->bound_util, " %*.1f", 6);
+	fprintf(t, " %8.2f %8.2f", sr->p50_ms, sr->p99_ms);
+	cell(t, 100 * sr->tg_err, " %*.2f", 6);
+	cell(t, 100 * sr->sched_share, " %*.3f", 7);
+	cell(t, sr->tg_size, " %*.1f", 5);
+	fputc('\n', t);
+	if (csv)
+		fprintf(csv, "%s,%u,%.3f,%llu,%.3f,%.5f,%.5f,%.5f,%.5f,%.4f,%.4f,%.6f,%.6f,%.3f\n",
+			sr->setup, sr->workers, sr->secs, (unsigned long long)sr->tasks, sr->tput,
+			sr->util[0], sr->util[1], sr->util[2], sr->bound_util, sr->p50_ms,
+			sr->p99_ms, sr->tg_err, sr->sched_share, sr->tg_size);
+}
+
+/* SVG */
+
+static const char *const colors[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+				      "#8c564b", "#e377c2" };
+
+static void svg_begin(FILE *f, int w, int h)
+{
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		   "font-family=\"sans-serif\" font-size=\"11\">\n"
+		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", w, h);
+}
+
+static void text(FILE *f, double x, double y, const char *anchor, const char *s)
+{
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n", x, y, anchor, s);
+}
+
+/* A marker: 0 circle, 1 square, 2 diamond, 3 triangle, 4 cross. */
+static void marker(FILE *f, int shape, double x, double y, const char *color)
+{
+	switch (shape % 5) {
+	case 0:
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n", x, y, color);
+		break;
+	case 1:
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"%s\"/>\n",
+			x - 3.5, y - 3.5, color);
+		break;
+	case 2:
+		fprintf(f, "<path d=\"M%.1f %.1fl5 5l-5 5l-5 -5z\" fill=\"%s\"/>\n", x, y - 5,
+			color);
+		break;
+	case 3:
+		fprintf(f, "<path d=\"M%.1f %.1fl5 9h-10z\" fill=\"%s\"/>\n", x, y - 5, color);
+		break;
+	default:
+		fprintf(f, "<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" stroke=\"%s\" "
+			   "stroke-width=\"2\"/>\n", x - 4, y - 4, color);
+	}
+}
+
+/* Axes of a panel at (x0, y0) size w x h for y in [lo, hi]; returns the y scale. */
+static void panel_axes(FILE *f, double x0, double y0, double w, double h, double lo, double hi,
+		       double step, const char *title, const char *ylabel)
+{
+	char buf[32];
+
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+		   "stroke=\"#444\"/>\n", x0, y0, w, h);
+	for (double v = lo; v <= hi + 1e-9; v += step) {
+		double y = y0 + h - (v - lo) / (hi - lo) * h;
+
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+			x0, y, x0 + w, y);
+		snprintf(buf, sizeof(buf), "%.2f", v);
+		text(f, x0 - 4, y + 4, "end", buf);
+	}
+	text(f, x0 + w / 2, y0 - 6, "middle", title);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+		   "transform=\"rotate(-90 %.1f %.1f)\">%s</text>\n", x0 - 38, y0 + h / 2,
+		x0 - 38, y0 + h / 2, ylabel);
+}
+
+static double nice_step(double range)
+{
+	double s = pow(10, floor(log10(range / 4)));
+
+	return range / s > 20 ? 5 * s : range / s > 8 ? 2 * s : s;
+}
+
+/* Figures 9 and 10: speedup over the worst order, per benchmark, one panel per TxN. */
+static int svg_speedups(const char *path, const char *suite, struct result *const *rs,
+			unsigned int n)
+{
+	static const char *const setups[] = { "fifo", "paper", "neh", "exact", "auto",
+					      "auto order", "independent" };
+	unsigned int cfg[MAX_CFG][2], ncfg = 0;
+	double hi = 1.1, lo = 1;
+	int pw = 300, ph = 220, W, H;
+	FILE *f;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct summary s;
+		bool seen = false;
+
+		if (strcmp(rs[i]->s->name, suite))
+			continue;
+		for (unsigned int c = 0; c < ncfg; c++)
+			seen |= cfg[c][0] == rs[i]->T && cfg[c][1] == rs[i]->N;
+		if (!seen && ncfg < MAX_CFG) {
+			cfg[ncfg][0] = rs[i]->T;
+			cfg[ncfg++][1] = rs[i]->N;
+		}
+		summarize(rs[i], &s);
+		hi = fmax(hi, speedup(&s, s.best));
+		for (int p = 0; p < NPOL; p++)
+			hi = fmax(hi, speedup(&s, rs[i]->pol_ms[p]));
+		if (rs[i]->indep_ms > 0)
+			lo = fmin(lo, speedup(&s, rs[i]->indep_ms));
+	}
+	if (!ncfg)
+		return 0;
+	hi = ceil(hi * 20) / 20;
+	lo = floor(lo * 20) / 20;
+	W = 70 + ncfg * (pw + 60);
+	H = ph + 140;
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	svg_begin(f, W, H);
+	for (unsigned int c = 0; c < ncfg; c++) {
+		double x0 = 70 + c * (pw + 60), y0 = 40;
+		char title[64];
+		unsigned int nb = 0;
+
+		snprintf(title, sizeof(title), "%s, T=%u, N=%u", suite, cfg[c][0], cfg[c][1]);
+		panel_axes(f, x0, y0, pw, ph, lo, hi, nice_step(hi - lo), title,
+			   "speedup over the worst order");
+		for (unsigned int i = 0; i < n; i++) {
+			const struct result *r = rs[i];
+			struct summary s;
+			double x, y1, yb, ym;
+#define Y(v) (y0 + ph - ((v) - lo) / (hi - lo) * ph)
+			if (strcmp(r->s->name, suite) || r->T != cfg[c][0] || r->N != cfg[c][1])
+				continue;
+			summarize(r, &s);
+			x = x0 + (nb + 0.5) * pw / r->s->nbench;
+			nb++;
+			y1 = Y(1);
+			yb = Y(speedup(&s, s.best));
+			ym = Y(speedup(&s, s.median));
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				   "stroke=\"#555\" stroke-width=\"2\"/>\n", x, y1, x, yb);
+			fprintf(f, "<path d=\"M%.1f %.1fh12\" stroke=\"#555\" stroke-width=\"2\"/>\n",
+				x - 6, yb);
+			fprintf(f, "<path d=\"M%.1f %.1fh12\" stroke=\"#555\" stroke-width=\"2\"/>\n",
+				x - 6, y1);
+			marker(f, 4, x, ym, "#000");
+			for (int p = 0; p < NPOL; p++)
+				if (r->pol_ms[p] > 0)
+					marker(f, p, x + 10 + 4 * p, Y(speedup(&s, r->pol_ms[p])),
+					       colors[p]);
+			if (r->fixed_ms[NPOL - 1] > 0)
+				marker(f, 4, x - 10, Y(speedup(&s, r->fixed_ms[NPOL - 1])), colors[5]);
+			if (r->indep_ms > 0)
+				marker(f, 3, x - 18, Y(speedup(&s, r->indep_ms)), colors[6]);
+			text(f, x, y0 + ph + 14, "middle", r->s->bench[r->bench]);
+#undef Y
+		}
+	}
+	/* legend */
+	{
+		double y = H - 50;
+
+		fprintf(f, "<line x1=\"70\" y1=\"%.1f\" x2=\"70\" y2=\"%.1f\" stroke=\"#555\" "
+			   "stroke-width=\"2\"/>\n", y - 6, y + 6);
+		text(f, 78, y + 4, "start", "NoReorder: worst (1) to best order");
+		marker(f, 4, 300, y, "#000");
+		text(f, 310, y + 4, "start", "median order");
+		for (int p = 0; p < 7; p++) {
+			double x = 70 + (p % 4) * 170, yy = y + 18 + (p / 4) * 16;
+
+			marker(f, p == 5 ? 4 : p == 6 ? 3 : p, x, yy, colors[p]);
+			text(f, x + 10, yy + 4, "start",
+			     p < NPOL ? setups[p] : p == 5 ? "auto's order, fixed (no usched)" :
+			     "independent contexts");
+		}
+		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#555\">policies: through usched</text>\n",
+			W - 200, H - 8);
+	}
+	fprintf(f, "</svg>\n");
+	return fclose(f) ? -errno : 0;
+}
+
+/* Figure 7: the model's error per benchmark (T=4, N=1 orders) and usched's per TG. */
+static int svg_model(const char *path, struct result *const *rs, unsigned int n)
+{
+	unsigned int m = 0, idx[64];
+	double hi = 0.5;
+	int bw = 16, W, H = 300, x0 = 60, y0 = 30, ph = 200;
+	FILE *f;
+
+	for (unsigned int i = 0; i < n && m < 64; i++) {
+		struct summary s;
+
+		if (rs[i]->N != 1 || rs[i]->T != 4)
+			continue;
+		summarize(rs[i], &s);
+		idx[m++] = i;
+		hi = fmax(hi, 100 * fmax(s.model_err, rs[i]->pol_tg_err[NPOL - 1]));
+	}
+	if (!m)
+		return 0;
+	hi = ceil(hi * 2) / 2;
+	W = x0 + 20 + m * (2 * bw + 14);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	svg_begin(f, W < 420 ? 420 : W, H);
+	panel_axes(f, x0, y0, m * (2 * bw + 14), ph, 0, hi, nice_step(hi),
+		   "model error per benchmark (T=4, N=1): geometric mean",
+		   "|predicted - measured| / measured, %");
+	for (unsigned int k = 0; k < m; k++) {
+		const struct result *r = rs[idx[k]];
+		struct summary s;
+		double x = x0 + 7 + k * (2 * bw + 14), v[2];
+		char lab[32];
+
+		summarize(r, &s);
+		v[0] = 100 * s.model_err;
+		v[1] = 100 * r->pol_tg_err[NPOL - 1];
+		for (int j = 0; j < 2; j++) {
+			double h = v[j] / hi * ph;
+
+			if (v[j] > 0)
+				fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" "
+					   "fill=\"%s\"/>\n", x + j * bw, y0 + ph - h, bw, h,
+					colors[j]);
+		}
+		snprintf(lab, sizeof(lab), "%s", r->s->bench[r->bench]);
+		text(f, x + bw, y0 + ph + 14, "middle", lab);
+		text(f, x + bw, y0 + ph + 28, "middle", r->s->synthetic ? "syn" : "real");
+	}
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>\n", x0,
+		H - 36, colors[0]);
+	text(f, x0 + 14, H - 27, "start", "every order, standalone times (NoReorder)");
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>\n", x0,
+		H - 20, colors[1]);
+	text(f, x0 + 14, H - 11, "start", "usched (auto), per TG, its own model");
+	fprintf(f, "</svg>\n");
+	return fclose(f) ? -errno : 0;
+}
+
+/* Figure 11: geometric means over a suite's experiments of each speedup. */
+static int svg_means(const char *path, struct result *const *rs, unsigned int n)
+{
+	static const char *const names[] = { "best order", "median order", "fifo", "paper", "neh",
+					     "exact", "auto", "independent" };
+	const char *suites[2] = { "synthetic", "real" };
+	double g[2][8] = { { 0 } }, hi = 1.1;
+	unsigned int cnt[2][8] = { { 0 } };
+	int W = 560, H = 300, x0 = 60, y0 = 30, ph = 200;
+	FILE *f;
+
+	for (unsigned int i = 0; i < n; i++) {
+		int k = strcmp(rs[i]->s->name, "synthetic") != 0;
+		struct summary s;
+		double v[8];
+
+		summarize(rs[i], &s);
+		v[0] = speedup(&s, s.best);
+		v[1] = speedup(&s, s.median);
+		for (int p = 0; p < NPOL; p++)
+			v[2 + p] = speedup(&s, rs[i]->pol_ms[p]);
+		v[7] = speedup(&s, rs[i]->indep_ms);
+		for (int j = 0; j < 8; j++) {
+			if (v[j] > 0) {
+				g[k][j] += log(v[j]);
+				cnt[k][j]++;
+			}
+		}
+	}
+	for (int k = 0; k < 2; k++)
+		for (int j = 0; j < 8; j++)
+			if (cnt[k][j])
+				hi = fmax(hi, g[k][j] = exp(g[k][j] / cnt[k][j]));
+	hi = ceil(hi * 10) / 10;
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	svg_begin(f, W, H);
+	panel_axes(f, x0, y0, W - x0 - 20, ph, 0, hi, nice_step(hi),
+		   "geometric mean speedup over the worst order", "speedup");
+	for (int k = 0; k < 2; k++) {
+		for (int j = 0; j < 8; j++) {
+			double x = x0 + 10 + j * 58 + k * 22, h = g[k][j] / hi * ph;
+
+			if (!cnt[k][j])
+				continue;
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"20\" height=\"%.1f\" "
+				   "fill=\"%s\"/>\n", x, y0 + ph - h, h, colors[k]);
+		}
+	}
+	for (int j = 0; j < 8; j++)
+		text(f, x0 + 31 + j * 58, y0 + ph + 14, "middle", names[j]);
+	for (int k = 0; k < 2; k++) {
+		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>\n",
+			x0 + k * 120, H - 30, colors[k]);
+		text(f, x0 + 14 + k * 120, H - 21, "start", suites[k]);
+	}
+	fprintf(f, "</svg>\n");
+	return fclose(f) ? -errno : 0;
+}
+
+int report_svg(const char *dir, struct result *const *rs, unsigned int n)
+{
+	char path[512];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/speedup-synthetic.svg", dir);
+	ret = svg_speedups(path, "synthetic", rs, n);
+	snprintf(path, sizeof(path), "%s/speedup-real.svg", dir);
+	ret = ret ?: svg_speedups(path, "real", rs, n);
+	snprintf(path, sizeof(path), "%s/model.svg", dir);
+	ret = ret ?: svg_model(path, rs, n);
+	snprintf(path, sizeof(path), "%s/means.svg", dir);
+	return ret ?: svg_means(path, rs, n);
+}
+
+int report_stream_svg(const char *dir, const struct stream_result *sr, unsigned int n)
+{
+	int W = 120 + n * 150, H = 300, x0 = 60, y0 = 30, ph = 200;
+	double hi = 1;
+	char path[512];
+	FILE *f;
+
+	if (!n)
+		return 0;
+	for (unsigned int i = 0; i < n; i++)
+		hi = fmax(hi, sr[i].tput);
+	hi *= 1.1;
+	snprintf(path, sizeof(path), "%s/stream.svg", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	svg_begin(f, W, H);
+	panel_axes(f, x0, y0, n * 150, ph, 0, 100, 20,
+		   "stream: throughput (bar, % of the best) and engine use (dots)", "%");
+	for (unsigned int i = 0; i < n; i++) {
+		double x = x0 + 20 + i * 150, h = sr[i].tput / hi * ph;
+		char lab[64];
+
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"40\" height=\"%.1f\" "
+			   "fill=\"#1f77b4\"/>\n", x, y0 + ph - h, h);
+		snprintf(lab, sizeof(lab), "%.0f/s", sr[i].tput);
+		text(f, x + 20, y0 + ph - h - 4, "middle", lab);
+		for (int s = 0; s < CLX_STAGES; s++)
+			if (sr[i].util[s] >= 0)
+				marker(f, s, x + 60 + 14 * s, y0 + ph - sr[i].util[s] * ph,
+				       colors[1 + s]);
+		text(f, x + 50, y0 + ph + 14, "middle", sr[i].setup);
+	}
+	for (int s = 0; s < CLX_STAGES; s++) {
+		static const char *const en[] = { "HtD engine", "kernels", "DtH engine" };
+
+		marker(f, s, x0 + 10 + s * 110, H - 25, colors[1 + s]);
+		text(f, x0 + 20 + s * 110, H - 21, "start", en[s]);
+	}
+	fprintf(f, "</svg>\n");
+	return fclose(f) ? -errno : 0;
+}
+
+/* Markdown */
+
+int report_md(const char *path, const struct env *e, struct result *const *rs, unsigned int n,
+	      const struct stream_result *sr, unsigned int nstream, const char *cmdline)
+{
+	char when[64];
+	time_t now = time(NULL);
+	double g_share[2] = { 0 }, w_share[2] = { 2, 2 };
+	unsigned int c_share[2] = { 0 }, beats_median[2] = { 0 }, c_all[2] = { 0 };
+	double worst_err[2] = { 0 }, sched_share = 0;
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -errno;
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+	fprintf(f, "<!-- written by tqbench; see Documentation/results/README.md -->\n");
+	fprintf(f, "# tqbench on %s\n\n", e->c.name);
+	fprintf(f, "- date: %s\n- device: %s (%s), %u compute units, copy engines: %u\n", when,
+		e->c.name, e->c.platform, e->c.cus, e->prof.dma);
+	fprintf(f, "- command: `%s`\n", cmdline);
+	fprintf(f, "- synthetic time unit %.3g ms; real tasks sized to Table 5 (%s) x %.3g; "
+		   "%u runs per order, median\n\n", e->o->unit_ms, e->o->table5, e->o->real_scale,
+		e->o->runs);
+
+	fprintf(f, "## Speedup over the worst order\n\n");
+	fprintf(f, "| suite | bench | TxN | orders | worst ms | best | median | fifo | paper | "
+		   "neh | exact | auto | auto order | independent | auto share | model err | "
+		   "usched TG err |\n");
+	fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (unsigned int i = 0; i < n; i++) {
+		const struct result *r = rs[i];
+		int k = !r->s->synthetic;
+		struct summary s;
+		double sh;
+
+		summarize(r, &s);
+		fprintf(f, "| %s | %s | %ux%u | %u of %llu | %.2f | %.3f | %.3f |", r->s->name,
+			r->s->bench[r->bench], r->T, r->N, r->nperms,
+			(unsigned long long)r->perm_space, s.worst, speedup(&s, s.best),
+			speedup(&s, s.median));
+		for (int p = 0; p < NPOL; p++) {
+			if (r->pol_ms[p] > 0)
+				fprintf(f, " %.3f |", speedup(&s, r->pol_ms[p]));
+			else
+				fprintf(f, " - |");
+		}
+		fprintf(f, " %.3f |", speedup(&s, r->fixed_ms[NPOL - 1]));
+		if (r->indep_ms > 0)
+			fprintf(f, " %.3f |", speedup(&s, r->indep_ms));
+		else
+			fprintf(f, " - |");
+		sh = share(&s, r->pol_ms[NPOL - 1]);
+		if (isfinite(sh))
+			fprintf(f, " %.1f%% |", 100 * sh);
+		else
+			fprintf(f, " - |");
+		if (s.model_err > 0)
+			fprintf(f, " %.2f%% (max %.2f%%) |", 100 * s.model_err,
+				100 * s.model_err_max);
+		else
+			fprintf(f, " - |");
+		if (r->pol_tg_err[NPOL - 1] > 0)
+			fprintf(f, " %.2f%% |\n", 100 * r->pol_tg_err[NPOL - 1]);
+		else
+			fprintf(f, " - |\n");
+		if (isfinite(sh)) {
+			g_share[k] += sh;
+			w_share[k] = fmin(w_share[k], sh);
+			c_share[k]++;
+		}
+		if (r->pol_ms[NPOL - 1] > 0) {
+			beats_median[k] += r->pol_ms[NPOL - 1] < s.median;
+			c_all[k]++;
+		}
+		if (r->N == 1)
+			worst_err[k] = fmax(worst_err[k], s.model_err);
+		if (r->pol_tg_ms[NPOL - 1] > 0)
+			sched_share = fmax(sched_share, r->pol_sched_ns[NPOL - 1] / 1e6 /
+							r->pol_tg_ms[NPOL - 1]);
+	}
+	fprintf(f, "\nSpeedups are over the worst NoReorder order measured. *auto order*: the "
+		   "order auto picks from the standalone times, run as a fixed order without "
+		   "usched. *auto share*: (S_auto - 1) / (S_best - 1) with auto through usched. "
+		   "*model err*: geometric mean over the orders of |predicted - measured| / "
+		   "measured makespan, the model fed each command's standalone time (one TG, "
+		   "N = 1 only). *usched TG err*: the same per TG as usched predicted it.\n\n");
+
+	fprintf(f, "## Against the targets\n\n");
+	for (int k = 0; k < 2; k++) {
+		if (!c_all[k])
+			continue;
+		fprintf(f, "- %s: auto's share of the best order's gain: mean %.1f%%, lowest "
+			   "%.1f%% (target %s); auto beats the median order in %u of %u "
+			   "experiments; the model's worst geometric-mean error per benchmark %.2f%% "
+			   "(target %s)\n", k ? "real tasks" : "synthetic",
+			c_share[k] ? 100 * g_share[k] / c_share[k] : 0,
+			c_share[k] ? 100 * w_share[k] : 0, k ? ">= 97%" : ">= 99%", beats_median[k],
+			c_all[k], 100 * worst_err[k], k ? "< 2%" : "< 0.5%");
+	}
+	fprintf(f, "- scheduling time per TG, largest share of the TG's device time (auto): "
+		   "%.3f%% (target < 0.1%%)\n", 100 * sched_share);
+	for (unsigned int i = 0; i < nstream; i++) {
+		if (strcmp(sr[i].setup, "auto"))
+			continue;
+		fprintf(f, "- stream, auto: busiest engine %.1f%% busy (target >= 97%%), "
+			   "p99 latency %.2f ms\n", 100 * fmax(sr[i].util[0], fmax(sr[i].util[1],
+									     sr[i].util[2])),
+			sr[i].p99_ms);
+	}
+	for (unsigned int i = 0; i < nstream; i++) {
+		for (unsigned int j = 0; j < nstream; j++) {
+			if (!strcmp(sr[i].setup, "auto") && !strcmp(sr[j].setup, "independent") &&
+			    sr[j].tput > 0)
+				fprintf(f, "- stream throughput, auto over independent contexts: "
+					   "%.3f\n", sr[i].tput / sr[j].tput);
+		}
+	}
+
+	if (nstream) {
+		fprintf(f, "\n## Stream\n\n| setup | workers | tasks | tasks/s | HtD busy | "
+			   "K busy | DtH busy | busiest load | p50 ms | p99 ms | TG err | "
+			   "sched share | tasks/TG |\n|---|---|---|---|---|---|---|---|---|---|---|"
+			   "---|---|\n");
+		for (unsigned int i = 0; i < nstream; i++) {
+			fprintf(f, "| %s | %u | %llu | %.1f |", sr[i].setup, sr[i].workers,
+				(unsigned long long)sr[i].tasks, sr[i].tput);
+			for (int s = 0; s < CLX_STAGES; s++) {
+				if (sr[i].util[s] >= 0)
+					fprintf(f, " %.1f%% |", 100 * sr[i].util[s]);
+				else
+					fprintf(f, " - |");
+			}
+			fprintf(f, " %.1f%% | %.2f | %.2f |", 100 * sr[i].bound_util, sr[i].p50_ms,
+				sr[i].p99_ms);
+			if (sr[i].tg_size > 0)
+				fprintf(f, " %.2f%% | %.4f%% | %.1f |\n", 100 * sr[i].tg_err,
+					100 * sr[i].sched_share, sr[i].tg_size);
+			else
+				fprintf(f, " - | - | - |\n");
+		}
+		fprintf(f, "\n*busiest load*: the standalone work of the counted tasks on the "
+			   "busiest engine over the window: what a perfect schedule would keep busy; "
+			   "the measured busy shares beside it are unions of the commands' profiled "
+			   "intervals.\n");
+	}
+	return fclose(f) ? -errno : 0;
+}

@@ -1,0 +1,921 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * run.c - the setups tqbench measures.
+ *
+ * NoReorder (run_noreorder) and the policies' orders run as fixed orders
+ * (run_policy_orders) drive OpenCL directly, as the paper's NoReorder does:
+ * one thread enqueues every task of the order on the three queues, a
+ * worker's next task waiting on its previous one's last event. The
+ * policies (run_usched) run through usched, the scheduling core, one
+ * instance per policy, its loop driven from this thread: every task is
+ * submitted first (a worker's tasks flagged ORDERED), so the first TG holds
+ * one task of each worker and the core forms the rest as they become
+ * ready. Independent (run_independent) is what applications do without
+ * tq: one thread per worker with its own context and queue.
+ *
+ * Makespans come from profiling stamps: the first command's start to the
+ * last one's end. Each context has its own copy of the host arena, tasks'
+ * inputs at offset 0 and outputs at env.out_base, registered with it.
+ */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../usched/usched.h"
+#include "../tqcalib/fit.h"
+#include "../tqcalib/progress.h"
+#include "bench.h"
+
+const char *const policy_names[NPOL] = { "fifo", "paper", "neh", "exact", "auto" };
+
+/* A usched instance per policy, made on first use. */
+struct pol {
+	struct usched *u;
+	void *arena;
+	uint32_t region;
+	uint32_t kern[16];		/* per kernels/ task: kernel id, 0 until registered */
+	bool failed;
+};
+
+/* An independent worker's own context. */
+struct indep {
+	struct clx c;
+	void *arena;
+	struct clx_region r;
+	bool open;
+};
+
+static struct pol pol[NPOL];
+static struct indep ind[MAX_WORKERS];
+
+static void *arena_new(size_t len)
+{
+	uint32_t *p = clx_mmap(len);
+
+	/* a benign pattern: 0.5f as a float, a small int (no overflow in FLW's sums) */
+	for (size_t i = 0; p && i < len / 4; i++)
+		p[i] = 0x3f000000;
+	return p;
+}
+
+int runners_init(struct env *e, uint64_t in_bytes, uint64_t out_bytes)
+{
+	e->out_base = (in_bytes + 4095) & ~4095ull;
+	e->arena_len = e->out_base + ((out_bytes + 4095) & ~4095ull) + 4096;
+	e->arena = arena_new(e->arena_len);
+	if (!e->arena || clx_region_add(&e->c, e->arena, e->arena_len, &e->reg)) {
+		fprintf(stderr, "tqbench: cannot register %zu bytes of host memory\n",
+			e->arena_len);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void runners_fini(struct env *e)
+{
+	for (int p = 0; p < NPOL; p++) {
+		if (pol[p].u)
+			usched_destroy(pol[p].u);
+		clx_unmap(pol[p].arena, e->arena_len);
+	}
+	for (int w = 0; w < MAX_WORKERS; w++) {
+		if (!ind[w].open)
+			continue;
+		clx_region_del(&ind[w].c, &ind[w].r);
+		clx_close(&ind[w].c);
+		clx_unmap(ind[w].arena, e->arena_len);
+	}
+	clx_region_del(&e->c, &e->reg);
+	clx_unmap(e->arena, e->arena_len);
+	memset(pol, 0, sizeof(pol));
+	memset(ind, 0, sizeof(ind));
+}
+
+/* Fixed orders */
+
+struct span {
+	uint64_t first, last;
+};
+
+static void span_add(struct span *sp, const struct binst *in)
+{
+	for (unsigned int c = 0; c < in->nev; c++) {
+		uint64_t s = clx_start(in->ev[c]), t = clx_end(in->ev[c]);
+
+		if (s && (!sp->first || s < sp->first))
+			sp->first = s;
+		if (t > sp->last)
+			sp->last = t;
+	}
+}
+
+/*
+ * Run one order of the slots. Two copy engines: task by task on the HtD,
+ * K and DtH queues (Figure 3). One: per round, the HtD halves and then the
+ * DtH halves on one copy queue (Figure 2), so a round's DtH never holds up
+ * its HtDs and a worker's next task (next round) waits on copies already
+ * queued ahead of it.
+ */
+static int run_order(struct env *e, const struct result *r, struct binst *in,
+		     const uint8_t *order, double *ms)
+{
+	cl_command_queue *q = e->c.q;
+	bool one = e->dev.dma == 1;
+	struct span sp = { 0 };
+	int ret = 0;
+
+	for (unsigned int rd = 0; rd < r->N && !ret; rd++) {
+		for (unsigned int i = rd * r->T; i < (rd + 1) * r->T && !ret; i++) {
+			unsigned int s = order[i];
+			cl_event prev = s >= r->T ? binst_last(&in[s - r->T]) : NULL;
+
+			ret = binst_enqueue_in(&in[s], &e->reg, q[CLX_HTD], q[CLX_K], prev ? 1 : 0,
+					       prev ? &prev : NULL);
+			if (!one && !ret)
+				ret = binst_enqueue_out(&in[s], &e->reg, q[CLX_DTH]);
+		}
+		for (unsigned int i = rd * r->T; one && i < (rd + 1) * r->T && !ret; i++)
+			ret = binst_enqueue_out(&in[order[i]], &e->reg, q[CLX_HTD]);
+	}
+	for (unsigned int s = 0; s < r->nslots && !ret; s++)
+		ret = clx_wait(binst_last(&in[s]));
+	for (unsigned int s = 0; s < r->nslots && !ret; s++)
+		span_add(&sp, &in[s]);
+	*ms = (sp.last - sp.first) / 1e6;
+	return ret;
+}
+
+static int insts_init(struct clx *c, const struct result *r, struct binst *in)
+{
+	memset(in, 0, r->nslots * sizeof(*in));
+	for (unsigned int s = 0; s < r->nslots; s++) {
+		if (binst_init(c, &r->slot[s], &in[s])) {
+			fprintf(stderr, "tqbench: %s: cannot set up task %s\n", c->name,
+				r->slot[s].name);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void insts_fini(const struct result *r, struct binst *in)
+{
+	for (unsigned int s = 0; s < r->nslots; s++)
+		binst_fini(&in[s]);
+}
+
+int run_noreorder(struct env *e, struct result *r)
+{
+	static struct binst in[MAX_SLOTS];
+	unsigned int runs = e->o->runs;
+	double *v = calloc((size_t)r->nperms * runs, sizeof(double));
+	double warm;
+	int ret = -ENOMEM;
+
+	if (!v)
+		return ret;
+	ret = insts_init(&e->c, r, in);
+	/* a warm-up run; then runs rounds over all orders, so drift spreads evenly */
+	ret = ret ?: run_order(e, r, in, r->perm[0], &warm);
+	progress_begin("NoReorder", (double)runs * r->nperms);
+	for (unsigned int k = 0; k < runs && !ret; k++) {
+		for (unsigned int p = 0; p < r->nperms && !ret; p++) {
+			ret = run_order(e, r, in, r->perm[p], &v[(size_t)p * runs + k]);
+			progress_step(1, NULL);
+		}
+	}
+	progress_end();
+	for (unsigned int p = 0; p < r->nperms && !ret; p++)
+		r->perm_ms[p] = median(&v[(size_t)p * runs], runs);
+	insts_fini(r, in);
+	free(v);
+	return ret;
+}
+
+/* The order policy p picks for r from the standalone times: round by round. */
+static int policy_order(struct env *e, const struct result *r, int p, uint8_t *order)
+{
+	static struct tq_ws ws;
+	const struct tq_policy_ops *ops = tq_policy_find(policy_names[p]);
+	struct tq_tg tg;
+	struct tq_decision d;
+
+	for (unsigned int rd = 0; rd < r->N; rd++) {
+		struct tq_problem pb = { .tg = &tg, .dev = &e->dev, .seed = e->o->seed };
+
+		tq_tg_init(&tg);
+		for (unsigned int w = 0; w < r->T; w++) {
+			const struct btask *b = &r->slot[rd * r->T + w];
+
+			tq_tg_add_task(&tg);
+			for (unsigned int c = 0; c < b->ncmds; c++)
+				tq_tg_add_cmd(&tg, b->cmd_stage[c], b->cmd_ns[c]);
+		}
+		if (!ops || ops->order(&pb, &ws, &d))
+			return -EINVAL;
+		for (unsigned int i = 0; i < r->T; i++)
+			order[rd * r->T + i] = rd * r->T + d.order[i];
+	}
+	return 0;
+}
+
+int run_policy_orders(struct env *e, struct result *r)
+{
+	static struct binst in[MAX_SLOTS];
+	uint8_t order[NPOL][MAX_SLOTS];
+	unsigned int runs = e->o->runs;
+	double v[NPOL][64];
+	int ret;
+
+	if (runs > 64)
+		runs = 64;
+	for (int p = 0; p < NPOL; p++) {
+		ret = policy_order(e, r, p, order[p]);
+		if (ret)
+			return ret;
+		r->fixed_pred_ms[p] = predict_ms(e, r, order[p]);
+	}
+	ret = insts_init(&e->c, r, in);
+	ret = ret ?: run_order(e, r, in, order[0], &v[0][0]);
+	for (unsigned int k = 0; k < runs && !ret; k++)
+		for (int p = 0; p < NPOL && !ret; p++)
+			ret = run_order(e, r, in, order[p], &v[p][k]);
+	for (int p = 0; p < NPOL && !ret; p++)
+		r->fixed_ms[p] = median(v[p], runs);
+	insts_fini(r, in);
+	return ret;
+}
+
+/* usched */
+
+/* Tasks of a closed run (or a stream window), gathered by the completion callback. */
+struct coll {
+	unsigned int want, got, failed;
+	uint64_t first, last;		/* CLOCK_MONOTONIC ns */
+	/* stream mode */
+	struct stream *st;
+};
+
+struct stream {
+	struct env *e;
+	struct pol *p;
+	const struct suite *s;
+	uint64_t rng;
+	uint64_t t_win, t_end;		/* counting window: [t_win, t_end] */
+	uint64_t submitted, outstanding, counted;
+	double *lat_ms;
+	double (*iv)[CLX_STAGES][2];	/* per counted task: stage start, end */
+	double load[CLX_STAGES];	/* standalone work of the counted tasks */
+	size_t cap;
+	int err;
+};
+
+static void on_complete(void *arg, const struct usched_completion *c);
+
+static int pol_open(struct env *e, int p)
+{
+	struct usched_opts uo = {
+		.platform = e->c.platform,
+		.device = e->c.name,
+		.policy = policy_names[p],
+		.profile = e->o->profile,
+		.complete = on_complete,
+	};
+	int ret;
+
+	if (pol[p].u)
+		return 0;
+	if (pol[p].failed)
+		return -ENODEV;
+	pol[p].failed = true;
+	ret = usched_create(&uo, &pol[p].u);
+	if (ret) {
+		fprintf(stderr, "tqbench: usched (%s): %s\n", policy_names[p], strerror(-ret));
+		return ret;
+	}
+	pol[p].arena = arena_new(e->arena_len);
+	if (!pol[p].arena)
+		return -ENOMEM;
+	ret = usched_region_add(pol[p].u, pol[p].arena, e->arena_len, &pol[p].region);
+	if (ret) {
+		fprintf(stderr, "tqbench: usched (%s): cannot register memory: %s\n",
+			policy_names[p], strerror(-ret));
+		return ret;
+	}
+	pol[p].failed = false;
+	return 0;
+}
+
+static unsigned int task_index(const struct tqk_task *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < tqk_ntasks && tqk_tasks[i] != t; i++)
+		;
+	return i;
+}
+
+/* The usched task for btask b, owned by owner. */
+static int to_usched(struct pol *pp, const struct btask *b, uint64_t owner, uint64_t user,
+		     struct usched_task *t)
+{
+	unsigned int ti = task_index(b->tk);
+	int ret;
+
+	if (ti >= 16)
+		return -EINVAL;
+	if (!pp->kern[ti]) {
+		uint32_t prog;
+
+		ret = usched_prog_builtin(pp->u, b->tk->name, &prog);
+		ret = ret ?: usched_kernel_get(pp->u, prog, b->tk->kernel, &pp->kern[ti]);
+		if (ret)
+			return ret;
+	}
+	memset(t, 0, sizeof(*t));
+	t->owner = owner;
+	t->user_data = user;
+	t->m = b->l.m;
+	t->kernel = pp->kern[ti];
+	t->flags = USCHED_TASK_ORDERED;
+	t->dim = b->l.dim;
+	t->nbufs = b->l.nbufs;
+	t->nargs = b->l.nargs;
+	for (unsigned int d = 0; d < b->l.dim; d++) {
+		t->global[d] = b->l.global[d];
+		t->local[d] = b->l.local[d];
+	}
+	for (unsigned int i = 0; i < b->l.nbufs; i++) {
+		t->buf[i].len = b->l.buf[i].bytes;
+		t->buf[i].dir = b->dir[i];
+		if (b->dir[i] != BT_SCRATCH)
+			t->buf[i].host = (char *)pp->arena + b->off[i];
+	}
+	for (unsigned int i = 0; i < b->l.nargs; i++) {
+		const struct tqk_arg *a = &b->l.arg[i];
+
+		t->arg[i].kind = a->kind == TQK_ARG_BUF ? USCHED_ARG_BUF : USCHED_ARG_SCALAR;
+		t->arg[i].buf = a->buf;
+		t->arg[i].size = a->size;
+		memcpy(t->arg[i].val, a->val, sizeof(t->arg[i].val));
+	}
+	return 0;
+}
+
+static struct coll *cur;	/* the run the callback reports to (this thread only) */
+
+static void stream_submit(struct stream *st, uint64_t owner);
+
+static void on_complete(void *arg, const struct usched_completion *c)
+{
+	struct coll *co = cur;
+
+	(void)arg;
+	if (!co)
+		return;
+	co->got++;
+	if (c->status) {
+		co->failed++;
+		return;
+	}
+	if (!co->first || c->start_ns < co->first)
+		co->first = c->start_ns;
+	if (c->end_ns > co->last)
+		co->last = c->end_ns;
+	if (co->st) {
+		struct stream *st = co->st;
+
+		st->outstanding--;
+		if (c->end_ns >= st->t_win && c->end_ns <= st->t_end && st->counted < st->cap) {
+			const struct btask *b = &st->s->pool[c->user_data];
+
+			st->lat_ms[st->counted] = (c->end_ns - c->queued_ns) / 1e6;
+			for (int s = 0; s < CLX_STAGES; s++) {
+				st->iv[st->counted][s][0] = c->stage_start[s];
+				st->iv[st->counted][s][1] = c->stage_end[s];
+				for (unsigned int k = 0; k < b->ncmds; k++)
+					if (b->cmd_stage[k] == s)
+						st->load[s] += b->cmd_ns[k];
+			}
+			st->counted++;
+		}
+		if (tq_clock_ns() < st->t_end)
+			stream_submit(st, c->owner);
+	}
+}
+
+/* Drive p's loop until the collector has all it waits for. */
+static int drive(struct pol *pp, struct coll *co, struct usched_stats *last, FILE *tgcsv,
+		 const char *tag, double *err_sum, unsigned int *nerr)
+{
+	struct pollfd pfd = { .fd = usched_fd(pp->u), .events = POLLIN };
+	struct usched_stats st;
+
+	cur = co;
+	for (;;) {
+		usched_process(pp->u);
+		usched_stats(pp->u, &st);
+		/* one TG finished since the last look: its prediction against the measurement */
+		if (st.tgs > last->tgs && st.last.measured_ns > 0) {
+			double e = fabs(st.last.predicted_ns - st.last.measured_ns) /
+				   st.last.measured_ns;
+
+			if (tgcsv)
+				fprintf(tgcsv, "%s,%llu,%u,%.4f,%.4f,%.2f,%llu\n", tag,
+					(unsigned long long)st.last.seq, st.last.ntasks,
+					st.last.predicted_ns / 1e6, st.last.measured_ns / 1e6,
+					st.last.policy_ns / 1e3,
+					(unsigned long long)(st.tgs - last->tgs));
+			if (err_sum && e > 0) {
+				*err_sum += log(e);
+				(*nerr)++;
+			}
+		}
+		*last = st;
+		if (co->st ? !co->st->outstanding && tq_clock_ns() >= co->st->t_end :
+			     co->got >= co->want)
+			break;
+		if (poll(&pfd, 1, 10000) == 0) {
+			fprintf(stderr, "tqbench: usched made no progress for 10 s\n");
+			cur = NULL;
+			return -ETIMEDOUT;
+		}
+	}
+	cur = NULL;
+	return co->failed ? -EIO : 0;
+}
+
+/* One closed run of r's slots through policy p; makespan in *ms. */
+static int usched_once(struct env *e, struct result *r, int p, double *ms, FILE *tgcsv,
+		       const char *tag, double *err_sum, unsigned int *nerr)
+{
+	struct pol *pp = &pol[p];
+	struct coll co = { .want = r->nslots };
+	struct usched_stats last;
+	int ret = 0;
+
+	(void)e;
+	usched_stats(pp->u, &last);
+	/* round by round, workers in order: the first TG is one task of each */
+	for (unsigned int s = 0; s < r->nslots && !ret; s++) {
+		struct usched_task t;
+
+		ret = to_usched(pp, &r->slot[s], 1 + s % r->T, s, &t);
+		ret = ret ?: usched_submit(pp->u, &t);
+	}
+	if (ret) {
+		fprintf(stderr, "tqbench: usched (%s): submit: %s\n", policy_names[p],
+			strerror(-ret));
+		usched_cancel(pp->u, USCHED_OWNER_ALL);
+		return ret;
+	}
+	ret = drive(pp, &co, &last, tgcsv, tag, err_sum, nerr);
+	*ms = (co.last - co.first) / 1e6;
+	return ret;
+}
+
+int run_usched(struct env *e, struct result *r, FILE *tgcsv)
+{
+	unsigned int runs = e->o->runs > 64 ? 64 : e->o->runs;
+	int ret = 0;
+
+	progress_begin("policies (usched)", NPOL * (runs + 1.0));
+	for (int p = 0; p < NPOL; p++) {
+		struct usched_stats a, b;
+		double v[64], warm, err_sum = 0;
+		unsigned int nerr = 0;
+		char tag[96];
+
+		if (pol_open(e, p))
+			continue;
+		snprintf(tag, sizeof(tag), "%s,%s,%u,%u,%s", r->s->name, r->s->bench[r->bench],
+			 r->T, r->N, policy_names[p]);
+		/* a warm-up run fills the buffer pool and the kernel models */
+		ret = usched_once(e, r, p, &warm, NULL, tag, NULL, NULL);
+		progress_step(1, policy_names[p]);
+		usched_stats(pol[p].u, &a);
+		for (unsigned int k = 0; k < runs && !ret; k++) {
+			ret = usched_once(e, r, p, &v[k], tgcsv, tag, &err_sum, &nerr);
+			progress_step(1, policy_names[p]);
+		}
+		if (ret)
+			break;
+		usched_stats(pol[p].u, &b);
+		r->pol_ms[p] = median(v, runs);
+		r->pol_tgs[p] = b.tgs - a.tgs;
+		if (b.tgs > a.tgs) {
+			r->pol_sched_ns[p] = (double)(b.policy_ns - a.policy_ns) / (b.tgs - a.tgs);
+			r->pol_tg_ms[p] = (b.measured_ns_sum - a.measured_ns_sum) / 1e6 /
+					  (b.tgs - a.tgs);
+		}
+		r->pol_tg_err[p] = nerr ? exp(err_sum / nerr) : 0;
+	}
+	progress_end();
+	return ret;
+}
+
+/* Independent contexts */
+
+static int ind_open(struct env *e, unsigned int w)
+{
+	if (ind[w].open)
+		return 0;
+	/* the same device: as the user named it, else by its name */
+	if (clx_open(&ind[w].c, e->o->device ? e->o->device : e->c.name))
+		return -ENODEV;
+	ind[w].arena = arena_new(e->arena_len);
+	if (!ind[w].arena || clx_region_add(&ind[w].c, ind[w].arena, e->arena_len, &ind[w].r)) {
+		clx_close(&ind[w].c);
+		return -ENOMEM;
+	}
+	ind[w].open = true;
+	return 0;
+}
+
+struct worker {
+	struct env *e;
+	const struct result *r;
+	unsigned int w;
+	struct binst *in;
+	pthread_barrier_t *go;
+	struct span sp;
+	int ret;
+};
+
+/* One application: its N tasks one after another on its own in-order queue. */
+static void *worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	struct indep *id = &ind[wk->w];
+	cl_command_queue q = id->c.q[CLX_HTD];
+
+	pthread_barrier_wait(wk->go);
+	for (unsigned int rd = 0; rd < wk->r->N && !wk->ret; rd++) {
+		struct binst *in = &wk->in[rd * wk->r->T + wk->w];
+
+		wk->ret = binst_enqueue_in(in, &id->r, q, q, 0, NULL);
+		wk->ret = wk->ret ?: binst_enqueue_out(in, &id->r, q);
+		wk->ret = wk->ret ?: clx_wait(binst_last(in));
+		if (!wk->ret)
+			span_add(&wk->sp, in);
+	}
+	return NULL;
+}
+
+static int indep_once(struct env *e, struct result *r, struct binst *in, double *ms)
+{
+	struct worker wk[MAX_WORKERS];
+	pthread_t th[MAX_WORKERS];
+	pthread_barrier_t go;
+	struct span sp = { 0 };
+	int ret = 0;
+
+	pthread_barrier_init(&go, NULL, r->T);
+	for (unsigned int w = 0; w < r->T; w++) {
+		wk[w] = (struct worker){ .e = e, .r = r, .w = w, .in = in, .go = &go };
+		pthread_create(&th[w], NULL, worker_main, &wk[w]);
+	}
+	for (unsigned int w = 0; w < r->T; w++) {
+		pthread_join(th[w], NULL);
+		ret = ret ?: wk[w].ret;
+		if (!sp.first || (wk[w].sp.first && wk[w].sp.first < sp.first))
+			sp.first = wk[w].sp.first;
+		if (wk[w].sp.last > sp.last)
+			sp.last = wk[w].sp.last;
+	}
+	pthread_barrier_destroy(&go);
+	*ms = (sp.last - sp.first) / 1e6;
+	return ret;
+}
+
+int run_independent(struct env *e, struct result *r)
+{
+	static struct binst in[MAX_SLOTS];
+	unsigned int runs = e->o->runs > 64 ? 64 : e->o->runs;
+	double v[64], warm;
+	int ret = 0;
+
+	if (r->T > MAX_WORKERS)
+		return -EINVAL;
+	memset(in, 0, sizeof(in));
+	for (unsigned int s = 0; s < r->nslots && !ret; s++) {
+		unsigned int w = s % r->T;
+
+		ret = ind_open(e, w);
+		if (!ret && binst_init(&ind[w].c, &r->slot[s], &in[s]))
+			ret = -ENOMEM;
+	}
+	ret = ret ?: indep_once(e, r, in, &warm);
+	for (unsigned int k = 0; k < runs && !ret; k++)
+		ret = indep_once(e, r, in, &v[k]);
+	if (!ret)
+		r->indep_ms = median(v, runs);
+	insts_fini(r, in);
+	return ret;
+}
+
+/* The stream experiment */
+
+static uint64_t rnd(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* BK50-like: a dominant-kernel or a dominant-transfer pool task, evenly. */
+static unsigned int stream_draw(const struct suite *s, uint64_t *rng)
+{
+	bool dk = rnd(rng) & 1;
+	unsigned int idx[MAX_POOL], n = 0;
+
+	for (unsigned int i = 0; i < s->npool; i++)
+		if (s->pool[i].dk == dk)
+			idx[n++] = i;
+	return n ? idx[rnd(rng) % n] : rnd(rng) % s->npool;
+}
+
+static void stream_submit(struct stream *st, uint64_t owner)
+{
+	unsigned int i = stream_draw(st->s, &st->rng);
+	struct btask b = st->s->pool[i];
+	struct usched_task t;
+	int ret;
+
+	btask_layout(&b, st->e->out_base);
+	ret = to_usched(st->p, &b, owner, i, &t);
+	if (!ret) {
+		t.flags = 0;	/* a stream's tasks are independent */
+		ret = usched_submit(st->p->u, &t);
+	}
+	if (ret) {
+		st->err = ret;
+		return;
+	}
+	st->submitted++;
+	st->outstanding++;
+}
+
+static int cmp_iv(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Busy time of the union of intervals iv[0..n-1] within [lo, hi]. */
+static double union_busy(double (*iv)[2], size_t n, double lo, double hi)
+{
+	double busy = 0, cs = 0, ce = -1;
+
+	qsort(iv, n, sizeof(*iv), cmp_iv);
+	for (size_t i = 0; i < n; i++) {
+		double s = fmax(iv[i][0], lo), t = fmin(iv[i][1], hi);
+
+		if (t <= s)
+			continue;
+		if (s > ce) {
+			busy += ce > cs ? ce - cs : 0;
+			cs = s;
+			ce = t;
+		} else if (t > ce) {
+			ce = t;
+		}
+	}
+	return busy + (ce > cs ? ce - cs : 0);
+}
+
+static void percentiles(double *v, size_t n, double *p50, double *p99)
+{
+	double m = median(v, n);	/* sorts v */
+
+	*p50 = m;
+	*p99 = n ? v[(size_t)fmin(n - 1, ceil(0.99 * n) - 1)] : 0;
+}
+
+static void stream_util(struct stream_result *sr, double (*iv)[CLX_STAGES][2], size_t n,
+			double lo, double hi)
+{
+	double (*one)[2] = malloc((n ? n : 1) * sizeof(*one));
+
+	for (int s = 0; s < CLX_STAGES; s++) {
+		size_t k = 0;
+
+		for (size_t i = 0; one && i < n; i++)
+			if (iv[i][s][1] > iv[i][s][0])
+				memcpy(one[k++], iv[i][s], sizeof(one[0]));
+		sr->util[s] = one ? union_busy(one, k, lo, hi) / (hi - lo) : -1;
+	}
+	free(one);
+}
+
+static int stream_usched(struct env *e, const struct suite *real, int p,
+			 struct stream_result *sr)
+{
+	struct stream st = { .e = e, .p = &pol[p], .s = real, .rng = e->o->seed };
+	struct coll co = { .st = &st };
+	struct usched_stats a, b;
+	uint64_t now, dur = e->o->stream_s * 1e9;
+	int ret;
+
+	ret = pol_open(e, p);
+	if (ret)
+		return ret;
+	st.cap = 1 << 20;
+	st.lat_ms = malloc(st.cap * sizeof(double));
+	st.iv = malloc(st.cap * sizeof(*st.iv));
+	if (!st.lat_ms || !st.iv) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	usched_stats(pol[p].u, &a);
+	now = tq_clock_ns();
+	/* the first tenth warms the core up and is not counted */
+	st.t_win = now + dur / 10;
+	st.t_end = now + dur;
+	cur = &co;
+	for (unsigned int w = 0; w < e->o->stream_workers; w++)
+		for (unsigned int d = 0; d < e->o->stream_depth; d++)
+			stream_submit(&st, w + 1);
+	ret = st.err ?: drive(&pol[p], &co, &a, NULL, NULL, NULL, NULL);
+	if (ret)
+		goto out;
+	usched_stats(pol[p].u, &b);
+	sr->tasks = st.counted;
+	sr->secs = (st.t_end - st.t_win) / 1e9;
+	sr->tput = st.counted / sr->secs;
+	stream_util(sr, st.iv, st.counted, st.t_win, st.t_end);
+	for (int s = 0; s < CLX_STAGES; s++)
+		sr->bound_util = fmax(sr->bound_util, st.load[s] / (st.t_end - st.t_win));
+	percentiles(st.lat_ms, st.counted, &sr->p50_ms, &sr->p99_ms);
+	if (b.tgs > a.tgs) {
+		sr->tg_err = (b.abs_err_sum - a.abs_err_sum) / (b.tgs - a.tgs);
+		sr->sched_share = (b.policy_ns - a.policy_ns) /
+				  fmax(1, b.measured_ns_sum - a.measured_ns_sum);
+		sr->tg_size = (double)(b.completed - a.completed) / (b.tgs - a.tgs);
+	}
+out:
+	cur = NULL;
+	free(st.lat_ms);
+	free(st.iv);
+	return ret;
+}
+
+struct sworker {
+	struct env *e;
+	const struct suite *s;
+	unsigned int w;
+	uint64_t rng;
+	double t_win, t_end;		/* host CLOCK_MONOTONIC ns */
+	size_t n, cap;
+	double *lat_ms;
+	double (*iv)[CLX_STAGES][2];	/* device ns */
+	double load[CLX_STAGES];
+	uint64_t dev_off;		/* host ns - device ns, from the first task */
+	int ret;
+};
+
+/* An application in a loop: its own context, one task at a time. */
+static void *sworker_main(void *arg)
+{
+	struct sworker *sw = arg;
+	struct indep *id = &ind[sw->w];
+	cl_command_queue q = id->c.q[CLX_HTD];
+	struct binst in[MAX_POOL] = { 0 };
+	struct btask b[MAX_POOL];
+	bool ready[MAX_POOL] = { false };
+
+	for (;;) {
+		uint64_t t0 = tq_clock_ns(), t1;
+		unsigned int i = stream_draw(sw->s, &sw->rng);
+
+		if (t0 >= sw->t_end)
+			break;
+		if (!ready[i]) {
+			b[i] = sw->s->pool[i];
+			btask_layout(&b[i], sw->e->out_base);
+			if (binst_init(&id->c, &b[i], &in[i])) {
+				sw->ret = -ENOMEM;
+				break;
+			}
+			ready[i] = true;
+		}
+		sw->ret = binst_enqueue_in(&in[i], &id->r, q, q, 0, NULL);
+		sw->ret = sw->ret ?: binst_enqueue_out(&in[i], &id->r, q);
+		sw->ret = sw->ret ?: clx_wait(binst_last(&in[i]));
+		if (sw->ret)
+			break;
+		t1 = tq_clock_ns();
+		if (t1 < sw->t_win || t1 > sw->t_end || sw->n >= sw->cap)
+			continue;
+		sw->lat_ms[sw->n] = (t1 - t0) / 1e6;
+		for (int s = 0; s < CLX_STAGES; s++)
+			sw->iv[sw->n][s][0] = sw->iv[sw->n][s][1] = 0;
+		for (unsigned int c = 0; c < in[i].nev; c++) {
+			int s = in[i].ev_stage[c];
+			double st = clx_start(in[i].ev[c]), en = clx_end(in[i].ev[c]);
+
+			if (!sw->iv[sw->n][s][0] || st < sw->iv[sw->n][s][0])
+				sw->iv[sw->n][s][0] = st;
+			sw->iv[sw->n][s][1] = fmax(sw->iv[sw->n][s][1], en);
+			sw->load[s] += b[i].cmd_ns[c];
+		}
+		sw->n++;
+	}
+	for (unsigned int i = 0; i < MAX_POOL; i++)
+		if (ready[i])
+			binst_fini(&in[i]);
+	return NULL;
+}
+
+static int stream_independent(struct env *e, const struct suite *real,
+			      struct stream_result *sr)
+{
+	unsigned int P = e->o->stream_workers;
+	struct sworker sw[MAX_WORKERS];
+	pthread_t th[MAX_WORKERS];
+	uint64_t now, dur = e->o->stream_s * 1e9;
+	double lo = INFINITY, hi = 0, load[CLX_STAGES] = { 0 };
+	double *lat, (*iv)[CLX_STAGES][2];
+	size_t n = 0;
+	int ret = 0;
+
+	if (P > MAX_WORKERS)
+		return -EINVAL;
+	for (unsigned int w = 0; w < P && !ret; w++)
+		ret = ind_open(e, w);
+	if (ret)
+		return ret;
+	now = tq_clock_ns();
+	for (unsigned int w = 0; w < P; w++) {
+		sw[w] = (struct sworker){ .e = e, .s = real, .w = w, .rng = e->o->seed + w,
+					  .t_win = now + dur / 10, .t_end = now + dur,
+					  .cap = 1 << 16 };
+		sw[w].lat_ms = malloc(sw[w].cap * sizeof(double));
+		sw[w].iv = malloc(sw[w].cap * sizeof(*sw[w].iv));
+		pthread_create(&th[w], NULL, sworker_main, &sw[w]);
+	}
+	for (unsigned int w = 0; w < P; w++) {
+		pthread_join(th[w], NULL);
+		ret = ret ?: sw[w].ret;
+		n += sw[w].n;
+	}
+	lat = malloc((n ? n : 1) * sizeof(double));
+	iv = malloc((n ? n : 1) * sizeof(*iv));
+	n = 0;
+	for (unsigned int w = 0; w < P; w++) {
+		for (size_t i = 0; lat && iv && i < sw[w].n; i++, n++) {
+			lat[n] = sw[w].lat_ms[i];
+			memcpy(iv[n], sw[w].iv[i], sizeof(iv[0]));
+			for (int s = 0; s < CLX_STAGES; s++) {
+				if (iv[n][s][1] > iv[n][s][0]) {
+					lo = fmin(lo, iv[n][s][0]);
+					hi = fmax(hi, iv[n][s][1]);
+				}
+			}
+		}
+		for (int s = 0; s < CLX_STAGES; s++)
+			load[s] += sw[w].load[s];
+		free(sw[w].lat_ms);
+		free(sw[w].iv);
+	}
+	sr->tasks = n;
+	sr->secs = (dur - dur / 10) / 1e9;
+	sr->tput = n / sr->secs;
+	/* each context's stamps: the span of the counted commands is the window */
+	if (lat && iv && n && hi > lo) {
+		stream_util(sr, iv, n, lo, hi);
+		for (int s = 0; s < CLX_STAGES; s++)
+			sr->bound_util = fmax(sr->bound_util, load[s] / (hi - lo));
+		percentiles(lat, n, &sr->p50_ms, &sr->p99_ms);
+	}
+	free(lat);
+	free(iv);
+	return ret;
+}
+
+int run_stream(struct env *e, const struct suite *real, const char *setup,
+	       struct stream_result *sr)
+{
+	int ret = -EINVAL;
+
+	memset(sr, 0, sizeof(*sr));
+	snprintf(sr->setup, sizeof(sr->setup), "%s", setup);
+	sr->workers = e->o->stream_workers;
+	for (int s = 0; s < CLX_STAGES; s++)
+		sr->util[s] = -1;
+	progress_begin(setup, 1);
+	if (!strcmp(setup, "independent"))
+		ret = stream_independent(e, real, sr);
+	for (int p = 0; p < NPOL; p++)
+		if (!strcmp(setup, policy_names[p]))
+			ret = stream_usched(e, real, p, sr);
+	progress_end();
+	return ret;
+}

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tqbench - the paper's experiment (section 0.6), tq's ordering and model
+ * accuracy against it, and a stream experiment beyond it.
+ *
+ *	tqbench --profile FILE [--out DIR] [--quick] [options]
+ *
+ * T workers each have N dependent tasks drawn from a benchmark: the paper's
+ * synthetic BK0-BK100 (Tables 2, 3; SYN tuned to the time unit here) or
+ * real-task mixes from kernels/ sized per device to Table 5's ranges. The
+ * setups: NoReorder (every order of the T tasks per round, (T!)^N, or a 5%
+ * sample of them; each run --runs times, median); each policy's own order
+ * run the same way; each policy through usched; and independent contexts,
+ * one per worker, as applications run without tq. Then a stream: P workers
+ * keep tasks in flight for --stream-s seconds through usched (fifo, paper,
+ * auto) and through independent contexts.
+ *
+ * Output: a table on stdout, and in --out: tqbench.csv (one row per
+ * experiment and setup), perms.csv (every order run), tg.csv (usched's
+ * predicted and measured makespan per TG), stream.csv, tasks.txt,
+ * speedup-{synthetic,real}.svg (the paper's Figures 9 and 10), model.svg
+ * (Figure 7), means.svg (Figure 11), stream.svg and summary.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../tqcalib/progress.h"
+#include "bench.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tqbench --profile FILE [options]\n"
+		"  --profile FILE        the device profile tqcalib wrote (required)\n"
+		"  --out DIR             where the CSV, SVG and summary.md go (default: tqbench-out)\n"
+		"  --data DIR            the paper's tables as CSV (default: ../shared/data)\n"
+		"  --device D            device index or name substring (default: first GPU)\n"
+		"  --quick               a smoke run: small unit, 4x1 only, one run, short stream\n"
+		"  --suites LIST         synthetic,real (default: both)\n"
+		"  --setups LIST         noreorder,orders,policies,independent,stream (default: all)\n"
+		"  --configs LIST        TxN,... (default: 4x1,4x2,6x1,8x1; quick: 4x1)\n"
+		"  --runs N              runs of each order or setup, median (default 3; quick 1)\n"
+		"  --perms-all N         run every order when there are at most N (default 24)\n"
+		"  --perms-max N         else a 5%% sample, at most N orders (default 48; quick 12)\n"
+		"  --unit-ms MS          synthetic time unit (default 10; quick 2)\n"
+		"  --real-scale X        Table 5's times times X (default 1; quick 0.25)\n"
+		"  --table5 DEVICE       which row of Table 5 (default \"NVIDIA K20c\")\n"
+		"  --stream-s S          stream length per setup (default 3; quick 0.5)\n"
+		"  --stream-workers P    stream workers (default 8)\n"
+		"  --stream-depth D      tasks each stream worker keeps in flight (default 2)\n"
+		"  --time-limit S        skip experiments that would start after S seconds\n"
+		"  --seed N              the random draws (default 1)\n");
+}
+
+static bool has(const char *list, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const char *p = list; p && *p; p += strcspn(p, ","), p += *p == ',')
+		if (!strncmp(p, word, len) && (p[len] == ',' || !p[len]))
+			return true;
+	return false;
+}
+
+static int parse_configs(struct opts *o, const char *s)
+{
+	o->ncfg = 0;
+	while (*s && o->ncfg < MAX_CFG) {
+		unsigned int T, N;
+		int len;
+
+		if (sscanf(s, "%ux%u%n", &T, &N, &len) != 2 || T < 2 || T > MAX_WORKERS ||
+		    !N || T * N > MAX_SLOTS)
+			return -1;
+		o->cfg[o->ncfg][0] = T;
+		o->cfg[o->ncfg++][1] = N;
+		s += len;
+		s += *s == ',';
+	}
+	return o->ncfg ? 0 : -1;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
+{
+	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
+	       PMAX, UNIT, SCALE, TABLE5, SSECS, SWORK, SDEPTH, LIMIT, SEED };
+	static const struct option lo[] = {
+		{ "profile", required_argument, NULL, PROFILE },
+		{ "out", required_argument, NULL, OUT },
+		{ "data", required_argument, NULL, DATA },
+		{ "device", required_argument, NULL, DEVICE },
+		{ "quick", no_argument, NULL, QUICK },
+		{ "suites", required_argument, NULL, SUITES },
+		{ "setups", required_argument, NULL, SETUPS },
+		{ "configs", required_argument, NULL, CONFIGS },
+		{ "runs", required_argument, NULL, RUNS },
+		{ "perms-all", required_argument, NULL, PALL },
+		{ "perms-max", required_argument, NULL, PMAX },
+		{ "unit-ms", required_argument, NULL, UNIT },
+		{ "real-scale", required_argument, NULL, SCALE },
+		{ "table5", required_argument, NULL, TABLE5 },
+		{ "stream-s", required_argument, NULL, SSECS },
+		{ "stream-workers", required_argument, NULL, SWORK },
+		{ "stream-depth", required_argument, NULL, SDEPTH },
+		{ "time-limit", required_argument, NULL, LIMIT },
+		{ "seed", required_argument, NULL, SEED },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *configs = NULL;
+	int ch;
+
+	*o = (struct opts){ .data = "../shared/data", .out = "tqbench-out",
+			    .suites = "synthetic,real",
+			    .setups = "noreorder,orders,policies,independent,stream",
+			    .table5 = "NVIDIA K20c", .stream_workers = 8, .stream_depth = 2,
+			    .seed = 1 };
+	*limit = 0;
+	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (ch) {
+		case PROFILE: o->profile = optarg; break;
+		case OUT: o->out = optarg; break;
+		case DATA: o->data = optarg; break;
+		case DEVICE: o->device = optarg; break;
+		case QUICK: o->quick = true; break;
+		case SUITES: o->suites = optarg; break;
+		case SETUPS: o->setups = optarg; break;
+		case CONFIGS: configs = optarg; break;
+		case RUNS: o->runs = atoi(optarg); break;
+		case PALL: o->perms_all = atoi(optarg); break;
+		case PMAX: o->perms_max = atoi(optarg); break;
+		case UNIT: o->unit_ms = atof(optarg); break;
+		case SCALE: o->real_scale = atof(optarg); break;
+		case TABLE5: o->table5 = optarg; break;
+		case SSECS: o->stream_s = atof(optarg); break;
+		case SWORK: o->stream_workers = atoi(optarg); break;
+		case SDEPTH: o->stream_depth = atoi(optarg); break;
+		case LIMIT: *limit = atof(optarg); break;
+		case SEED: o->seed = strtoull(optarg, NULL, 0); break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc || !o->profile) {
+		usage(stderr);
+		return -1;
+	}
+	if (parse_configs(o, configs ? configs : o->quick ? "4x1" : "4x1,4x2,6x1,8x1")) {
+		fprintf(stderr, "tqbench: --configs: TxN,... with 2 <= T <= %d, T*N <= %d\n",
+			MAX_WORKERS, MAX_SLOTS);
+		return -1;
+	}
+	o->runs = o->runs ? o->runs : o->quick ? 1 : 3;
+	o->perms_all = o->perms_all ? o->perms_all : 24;
+	o->perms_max = o->perms_max ? o->perms_max : o->quick ? 12 : 48;
+	o->unit_ms = o->unit_ms > 0 ? o->unit_ms : o->quick ? 2 : 10;
+	o->real_scale = o->real_scale > 0 ? o->real_scale : o->quick ? 0.25 : 1;
+	o->stream_s = o->stream_s > 0 ? o->stream_s : o->quick ? 0.5 : 3;
+	if (o->stream_workers < 1 || o->stream_workers > MAX_WORKERS || o->stream_depth < 1 ||
+	    o->runs > 64) {
+		fprintf(stderr, "tqbench: --stream-workers 1..%d, --stream-depth >= 1, --runs <= 64\n",
+			MAX_WORKERS);
+		return -1;
+	}
+	return 0;
+}
+
+static int load_profile(struct env *e)
+{
+	struct tq_parse_err err;
+	char *text;
+	size_t len;
+	FILE *f = fopen(e->o->profile, "r");
+
+	if (!f) {
+		perror(e->o->profile);
+		return -errno;
+	}
+	text = malloc(1 << 16);
+	len = text ? fread(text, 1, (1 << 16) - 1, f) : 0;
+	fclose(f);
+	if (!text)
+		return -ENOMEM;
+	if (tq_profile_parse(&e->prof, text, len, &err)) {
+		fprintf(stderr, "%s:%u: %s\n", e->o->profile, err.line, err.reason);
+		free(text);
+		return -EINVAL;
+	}
+	free(text);
+	tq_profile_to_dev(&e->prof, &e->dev);
+	if (strncmp(e->prof.device, e->c.name, sizeof(e->prof.device) - 1))
+		fprintf(stderr, "tqbench: warning: the profile is of '%s', running on '%s'\n",
+			e->prof.device, e->c.name);
+	return 0;
+}
+
+static FILE *out_open(const struct opts *o, const char *name, const char *header)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", o->out, name);
+	f = fopen(path, "w");
+	if (!f)
+		perror(path);
+	else if (header)
+		fprintf(f, "%s\n", header);
+	return f;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Largest bytes any pool task copies in, and out. */
+static void pool_bytes(const struct suite *s, uint64_t *in, uint64_t *out)
+{
+	for (unsigned int i = 0; i < s->npool; i++) {
+		uint64_t bi = 0, bo = 0;
+
+		for (uint32_t k = 0; k < s->pool[i].l.nbufs; k++) {
+			uint64_t b = (s->pool[i].l.buf[k].bytes + 4095) & ~4095ull;
+
+			if (s->pool[i].dir[k] == BT_OUT)
+				bo += b;
+			else if (s->pool[i].dir[k] != BT_SCRATCH)
+				bi += b;
+		}
+		*in = bi > *in ? bi : *in;
+		*out = bo > *out ? bo : *out;
+	}
+}
+
+struct files {
+	FILE *csv, *perms, *tg, *stream, *tasks;
+};
+
+static int experiment(struct env *e, const struct suite *s, unsigned int b, unsigned int T,
+		      unsigned int N, const struct files *fs, struct result *r)
+{
+	const struct opts *o = e->o;
+	int ret;
+
+	fprintf(stderr, "== %s %s T=%u N=%u\n", s->name, s->bench[b], T, N);
+	ret = result_init(e, s, b, T, N, o->seed * 1000003 + b * 101 + T * 11 + N, r);
+	if (!ret && has(o->setups, "noreorder"))
+		ret = run_noreorder(e, r);
+	if (!ret && has(o->setups, "orders"))
+		ret = run_policy_orders(e, r);
+	if (!ret && has(o->setups, "policies") && run_usched(e, r, fs->tg))
+		fprintf(stderr, "tqbench: usched runs failed; going on without them\n");
+	if (!ret && has(o->setups, "independent") && run_independent(e, r))
+		fprintf(stderr, "tqbench: independent contexts failed; going on without them\n");
+	if (!ret)
+		report_row(stdout, fs->csv, fs->perms, r);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static struct suite suites[2];
+	static struct stream_result sr[4];
+	static const char *const stream_setups[] = { "fifo", "paper", "auto", "independent" };
+	struct result *rs[MAX_CFG * 2 * MAX_BENCH];
+	unsigned int nr = 0, ns = 0, nstream = 0;
+	struct files fs = { 0 };
+	char cmdline[1024] = "tqbench", path[600];
+	uint64_t in_bytes = 0, out_bytes = 0;
+	double limit, t0 = now_s();
+	bool skipped = false;
+	struct opts o;
+	struct env e = { .o = &o };
+	int ret = 1;
+
+	for (int i = 1; i < argc; i++)
+		snprintf(cmdline + strlen(cmdline), sizeof(cmdline) - strlen(cmdline), " %s",
+			 argv[i]);
+	if (parse_opts(argc, argv, &o, &limit))
+		return 2;
+	if (clx_open(&e.c, o.device))
+		return 77;
+	if (load_profile(&e))
+		goto out;
+	if (mkdir(o.out, 0755) && errno != EEXIST) {
+		perror(o.out);
+		goto out;
+	}
+	fprintf(stderr, "tqbench: %s (%s), dma %u, %s\n", e.c.name, e.c.platform, e.prof.dma,
+		cmdline);
+	fs.csv = out_open(&o, "tqbench.csv", "suite,bench,T,N,setup,makespan_ms,speedup,share,"
+			  "predicted_ms,model_err,model_err_max,tgs,sched_us,tg_ms,orders");
+	fs.perms = out_open(&o, "perms.csv", "suite,bench,T,N,order_no,order,measured_ms,"
+			    "predicted_ms");
+	fs.tg = out_open(&o, "tg.csv", "suite,bench,T,N,policy,tg,tasks,predicted_ms,"
+			 "measured_ms,policy_us,tgs_since_last_look");
+	fs.stream = out_open(&o, "stream.csv", "setup,workers,seconds,tasks,tasks_per_s,"
+			     "util_htd,util_k,util_dth,busiest_load,p50_ms,p99_ms,tg_err,"
+			     "sched_share,tasks_per_tg");
+	fs.tasks = out_open(&o, "tasks.txt", NULL);
+	if (!fs.csv || !fs.perms || !fs.tg || !fs.stream || !fs.tasks)
+		goto out;
+
+	if (has(o.suites, "synthetic")) {
+		if (suite_synthetic(&e, &suites[ns]))
+			goto out;
+		ns++;
+	}
+	if (has(o.suites, "real")) {
+		if (suite_real(&e, &suites[ns]))
+			goto out;
+		ns++;
+	}
+	for (unsigned int i = 0; i < ns; i++) {
+		report_tasks(stdout, &suites[i]);
+		report_tasks(fs.tasks, &suites[i]);
+		pool_bytes(&suites[i], &in_bytes, &out_bytes);
+	}
+	if (runners_init(&e, in_bytes, out_bytes))
+		goto out;
+
+	for (unsigned int c = 0; c < o.ncfg; c++) {
+		for (unsigned int i = 0; i < ns; i++) {
+			for (unsigned int b = 0; b < suites[i].nbench; b++) {
+				if (limit && now_s() - t0 > limit) {
+					skipped = true;
+					continue;
+				}
+				rs[nr] = calloc(1, sizeof(*rs[nr]));
+				if (!rs[nr] || experiment(&e, &suites[i], b, o.cfg[c][0], o.cfg[c][1],
+							  &fs, rs[nr]))
+					goto out_results;
+				nr++;
+			}
+		}
+		/* the stream after the first configuration: the rest is the most expendable */
+		if (c || !has(o.setups, "stream"))
+			continue;
+		for (unsigned int i = 0; i < ns; i++) {
+			if (suites[i].synthetic)
+				continue;
+			for (int k = 0; k < 4; k++) {
+				if (run_stream(&e, &suites[i], stream_setups[k], &sr[nstream])) {
+					fprintf(stderr, "tqbench: stream %s failed\n",
+						stream_setups[k]);
+					continue;
+				}
+				report_stream(stdout, fs.stream, &sr[nstream++]);
+			}
+		}
+	}
+	if (skipped)
+		fprintf(stderr, "tqbench: --time-limit %.0f s reached; later experiments skipped\n",
+			limit);
+	ret = report_svg(o.out, rs, nr);
+	ret = ret ?: report_stream_svg(o.out, sr, nstream);
+	snprintf(path, sizeof(path), "%s/summary.md", o.out);
+	ret = ret ?: report_md(path, &e, rs, nr, sr, nstream, cmdline);
+	if (ret)
+		fprintf(stderr, "tqbench: cannot write the plots or the summary: %s\n",
+			strerror(-ret));
+	else
+		fprintf(stderr, "tqbench: wrote %s/ in %.0f s\n", o.out, now_s() - t0);
+	ret = ret ? 1 : 0;
+out_results:
+	for (unsigned int i = 0; i < nr; i++) {
+		result_fini(rs[i]);
+		free(rs[i]);
+	}
+	runners_fini(&e);
+out:
+	if (fs.csv)
+		fclose(fs.csv);
+	if (fs.perms)
+		fclose(fs.perms);
+	if (fs.tg)
+		fclose(fs.tg);
+	if (fs.stream)
+		fclose(fs.stream);
+	if (fs.tasks)
+		fclose(fs.tasks);
+	clx_close(&e.c);
+	return ret;
+}
