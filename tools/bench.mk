@@ -42,3 +42,13 @@ $(BIN)/tqbench: $(TQBENCH_OBJS) $(CALIB_OBJS) $(LIB)/libusched.a $(LIB)/libtqsim
 		$(LIB)/libtqkernels.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) $(LDLIBS)
+
+# The smoke test runs both tools on PoCL; the paper's tables come from ../shared/data.
+TESTS += $(TESTBIN)/tqbench
+
+$(OBJ)/tools/tqbench/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"' \
+	-DTQBENCH_BIN='"$(BIN)/tqbench"' -DTQ_DATA='"../shared/data"'
+
+$(TESTBIN)/tqbench: $(OBJ)/tools/tqbench/test.o | $(BIN)/tqbench $(BIN)/tqcalib
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -743,7 +743,8 @@ static int stream_usched(struct env *e, const struct suite *real, int p,
 	for (unsigned int w = 0; w < e->o->stream_workers; w++)
 		for (unsigned int d = 0; d < e->o->stream_depth; d++)
 			stream_submit(&st, w + 1);
-	ret = st.err ?: drive(&pol[p], &co, &a, NULL, NULL, NULL, NULL);
+	b = a;	/* drive() moves its copy along */
+	ret = st.err ?: drive(&pol[p], &co, &b, NULL, NULL, NULL, NULL);
 	if (ret)
 		goto out;
 	usched_stats(pol[p].u, &b);

@@ -140,8 +140,10 @@ int suite_synthetic(struct env *e, struct suite *s)
 	double unit = e->o->unit_ms * 1e6;
 	double frac[8][CLX_STAGES];
 	uint64_t n_k = clx_syn_n(&e->c);
-	double eta = tq_profile_kernel_ns(&e->prof, "SYN", 1);
-	double gamma = tq_profile_kernel_ns(&e->prof, "SYN", 0);
+	int passes = e->o->quick ? 2 : 4;
+	const char *syn = tqk_find("SYN")->kernel;
+	double eta = tq_profile_kernel_ns(&e->prof, syn, 1);
+	double gamma = tq_profile_kernel_ns(&e->prof, syn, 0);
 	FILE *in;
 	int n;
 
@@ -149,7 +151,7 @@ int suite_synthetic(struct env *e, struct suite *s)
 	s->name = "synthetic";
 	s->synthetic = true;
 	if (eta < 0) {
-		fprintf(stderr, "tqbench: the profile has no SYN kernel\n");
+		fprintf(stderr, "tqbench: the profile has no %s kernel\n", syn);
 		return -EINVAL;
 	}
 	eta -= gamma;
@@ -180,14 +182,16 @@ int suite_synthetic(struct env *e, struct suite *s)
 		bytes[CLX_HTD] = bytes_for(&e->prof, TQ_HTD, want[CLX_HTD]);
 		bytes[CLX_DTH] = bytes_for(&e->prof, TQ_DTH, want[CLX_DTH]);
 		iters = fmax(1, (want[CLX_K] - gamma) / (eta * n_k));
-		/* measure, rescale each stage towards its target, three times */
-		for (int pass = 0; pass < 4 && !ret; pass++) {
+		/* measure, rescale each stage towards its target; quick: once */
+		for (int pass = 0; pass < passes && !ret; pass++) {
+			bool last = pass == passes - 1;
+
 			ret = btask_syn(b, name, n_k, (uint32_t)fmin(iters, 1 << 24),
 					bytes[CLX_HTD], bytes[CLX_DTH]);
-			ret = ret ?: measure_alone(e, b, pass == 3 ? 7 : 3);
+			ret = ret ?: measure_alone(e, b, last && !e->o->quick ? 7 : 3);
 			for (int st = 0; st < CLX_STAGES && !ret; st++)
 				got[st] = stage_ns(b, st);
-			if (ret || pass == 3)
+			if (ret || last)
 				break;
 			iters = fmax(1, iters * want[CLX_K] / got[CLX_K]);
 			for (int st = CLX_HTD; st <= CLX_DTH; st += 2)
@@ -237,7 +241,7 @@ static void predict_stages(const struct env *e, const struct tqk_task *t, struct
 		if (b.dir[i] & BT_OUT)
 			ns[CLX_DTH] += tq_profile_xfer_ns(&e->prof, TQ_DTH, b.l.buf[i].bytes);
 	}
-	ns[CLX_K] = tq_profile_kernel_ns(&e->prof, t->name, b.l.m);
+	ns[CLX_K] = tq_profile_kernel_ns(&e->prof, t->kernel, b.l.m);
 }
 
 /* The largest n whose task fits the device and the host budget. */
@@ -334,13 +338,17 @@ int suite_real(struct env *e, struct suite *s)
 		for (int i = 3; i <= 8; i++)
 			cap = fmax(cap, 2 * atof(f[i]) * scale);
 		k = pick_sizes(e, t, dk, fmin(lo, hi), fmax(lo, hi), cap, sz);
+		if (e->o->quick) {	/* the middle size alone */
+			sz[0] = sz[k / 2];
+			k = 1;
+		}
 		for (unsigned int i = 0; i < k && s->npool < MAX_POOL && !ret; i++) {
 			struct btask *b = &s->pool[s->npool];
 
 			ret = btask_real(b, t, sz[i]);
 			snprintf(b->name, sizeof(b->name), "%s/%llu", t->name,
 				 (unsigned long long)sz[i].n);
-			ret = ret ?: measure_alone(e, b, 5);
+			ret = ret ?: measure_alone(e, b, e->o->quick ? 3 : 5);
 			if (ret)
 				fprintf(stderr, "tqbench: cannot run %s\n", b->name);
 			s->npool++;

@@ -12,8 +12,9 @@
 #include "../../sim/tqsim.h"
 #include "../tap.h"
 
-static const char *const tasks[] = { "MM", "BS", "FWT", "FLW", "CONV", "VA", "MT", "DCT",
-				     "SYN" };
+/* each kernels/ task's __kernel function: the names usched looks up */
+static const char *const tasks[] = { "mm", "black_scholes", "fwt", "floyd_warshall", "sep_conv",
+				     "vec_add", "transpose", "dct8x8", "synthetic_kernel" };
 
 int main(void)
 {

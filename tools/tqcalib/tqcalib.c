@@ -12,7 +12,8 @@
  * on the relative error, from 256 KiB up. Whether the directions overlap at all gives the
  * number of copy engines. Kernels: every kernels/ task over growing sizes
  * until it takes --kernel-ms, T = eta * m + gamma fitted over the sizes
- * that take at least 1/64 of that. Every time comes from the commands'
+ * that take at least 1/64 of that; the profile names each by its __kernel
+ * function, as usched looks it up, with m as kernels/ defines it. Every time comes from the commands'
  * profiling stamps, median of --reps runs; waits sleep, they never spin.
  */
 #include <errno.h>
@@ -395,7 +396,8 @@ static int sweep_kernel(struct clx *c, const struct tqk_task *t, const struct op
 		fprintf(stderr, "tqcalib: %s: too few sizes to fit\n", t->name);
 		return -1;
 	}
-	snprintf(km->name, sizeof(km->name), "%s", t->name);
+	/* usched looks a kernel's prior up by its __kernel function name */
+	snprintf(km->name, sizeof(km->name), "%s", t->kernel);
 	km->eta_ns = eta;
 	km->gamma_ns = gamma;
 	return 0;
@@ -439,7 +441,8 @@ static void print_profile(FILE *f, const struct clx *c, const struct tq_profile 
 			fprintf(f, "%s overlapped %.0f %.4f\n", dir[s], p->overlapped[s].lat_ns,
 				p->overlapped[s].bytes_per_ns);
 	}
-	fprintf(f, "# kernel name eta_ns gamma_ns (T = eta * m + gamma)\n");
+	fprintf(f, "# kernel function eta_ns gamma_ns (T = eta * m + gamma, m as kernels/ "
+		   "defines it)\n");
 	for (unsigned int i = 0; i < p->nkernels; i++)
 		fprintf(f, "kernel %s %.6g %.0f\n", p->kernel[i].name, p->kernel[i].eta_ns,
 			p->kernel[i].gamma_ns);
@@ -595,7 +598,7 @@ int main(int argc, char **argv)
 		progress_step(0, t->name);
 		if (sweep_kernel(&c, t, &o, &p.kernel[p.nkernels], csv))
 			goto out;
-		fprintf(stderr, "%s%-5s eta %.4g ns/unit, gamma %.1f us\n",
+		fprintf(stderr, "%s%-5s eta %.4g ns/unit of m, gamma %.1f us\n",
 			isatty(STDERR_FILENO) ? "\r\033[K" : "", t->name, p.kernel[p.nkernels].eta_ns,
 			p.kernel[p.nkernels].gamma_ns / 1e3);
 		p.nkernels++;
