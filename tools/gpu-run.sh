@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/gpu-run.sh - the GPU run: calibrate the device, then tqbench's full
+# set (synthetic BK0-BK100, real-task mixes, the stream, independent
+# contexts), everything into "$OUT". Run from the repository root, with
+# ./gpu made by tools/gpu-bundle (here) and carried there:
+#
+#   OUT=/some/dir tools/gpu-run.sh [--quick]
+#
+# On a machine with NVIDIA's OpenCL (/usr/lib/libnvidia-opencl.so.1) it
+# registers that ICD itself (../shared/notes/h200.md); elsewhere it uses the
+# ICDs installed (PoCL here). What comes back: results.tar.gz (the profile,
+# every CSV and SVG, the logs), and beside it summary.md, profile and
+# run.log to read at once. The full set is sized for about 7 minutes on an
+# H200; --quick for a few minutes anywhere.
+set -uo pipefail
+
+: "${OUT:?set OUT to the output directory}"
+quick=0
+[ "${1:-}" = --quick ] && quick=1
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+[ -x gpu/tqbench ] || { echo "gpu-run: no gpu/ here: run tools/gpu-bundle first" >&2; exit 1; }
+
+if [ -e /usr/lib/libnvidia-opencl.so.1 ]; then
+	mkdir -p icd
+	echo /usr/lib/libnvidia-opencl.so.1 >icd/nvidia.icd
+	export OCL_ICD_VENDORS=$PWD/icd
+fi
+export LD_LIBRARY_PATH=$PWD/gpu
+
+mkdir -p "$OUT"
+work=$(mktemp -d)
+log=$work/run.log
+exec > >(tee -a "$log") 2>&1
+
+echo "== gpu-run $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname), quick=$quick"
+echo "== git $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+uname -a
+command -v nvidia-smi >/dev/null && nvidia-smi -L
+nproc
+
+if [ $quick = 1 ]; then
+	calib=(--quick)
+	bench=(--quick --time-limit 120)
+else
+	calib=()
+	# the experiments in order of importance; those that would start after
+	# the limit are skipped, so the whole run stays within the lease
+	bench=(--configs 4x1,4x2,6x1,8x1 --runs 3 --time-limit 300)
+fi
+
+t0=$SECONDS
+echo "== tqcalib ${calib[*]}"
+gpu/tqcalib "${calib[@]}" -o "$work/profile" --csv "$work/calib.csv" || {
+	echo "gpu-run: tqcalib failed"; status=1; }
+echo "== tqcalib took $((SECONDS - t0)) s"
+cat "$work/profile" 2>/dev/null
+
+if [ -z "${status:-}" ]; then
+	t1=$SECONDS
+	echo "== tqbench ${bench[*]}"
+	gpu/tqbench --profile "$work/profile" --data gpu/data --out "$work/bench" "${bench[@]}" \
+		>"$work/table.txt" || { echo "gpu-run: tqbench failed"; status=1; }
+	cat "$work/table.txt"
+	echo "== tqbench took $((SECONDS - t1)) s"
+	echo "== tqsim bench (policy speed on this host)"
+	gpu/tqsim bench --data gpu/data >"$work/tqsim-bench.txt" 2>&1
+	cat "$work/tqsim-bench.txt"
+fi
+echo "== gpu-run done in $((SECONDS - t0)) s, status ${status:-0}"
+
+exec >&- 2>&-
+wait
+tar czf "$OUT/results.tar.gz" -C "$work" .
+cp "$log" "$OUT/run.log"
+[ -f "$work/profile" ] && cp "$work/profile" "$OUT/profile"
+[ -f "$work/bench/summary.md" ] && cp "$work/bench/summary.md" "$OUT/summary.md"
+rm -rf "$work"
+exit "${status:-0}"
