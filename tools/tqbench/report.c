@@ -199,6 +199,14 @@ void report_stream(FILE *t, FILE *csv, const struct stream_result *sr)
 static const char *const colors[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
 				      "#8c564b", "#e377c2" };
 
+/*
+ * Figures 9 and 10: fifo, paper, neh, exact, auto (red dot, as the paper's
+ * heuristic), auto's order run fixed, independent contexts.
+ */
+static const int fig_shape[7] = { 1, 2, 3, 5, 0, 5, 3 };
+static const char *const fig_color[7] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",
+					  "#d62728", "#8c564b", "#e377c2" };
+
 static void svg_begin(FILE *f, int w, int h)
 {
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -211,10 +219,14 @@ static void text(FILE *f, double x, double y, const char *anchor, const char *s)
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n", x, y, anchor, s);
 }
 
-/* A marker: 0 circle, 1 square, 2 diamond, 3 triangle, 4 cross. */
+/* A marker: 0 circle, 1 square, 2 diamond, 3 triangle, 4 cross, 5 ring. */
 static void marker(FILE *f, int shape, double x, double y, const char *color)
 {
-	switch (shape % 5) {
+	switch (shape) {
+	case 5:
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"%s\" "
+			   "stroke-width=\"2\"/>\n", x, y, color);
+		break;
 	case 0:
 		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n", x, y, color);
 		break;
@@ -243,7 +255,7 @@ static void panel_axes(FILE *f, double x0, double y0, double w, double h, double
 
 	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
 		   "stroke=\"#444\"/>\n", x0, y0, w, h);
-	for (double v = lo; v <= hi + 1e-9; v += step) {
+	for (double v = ceil(lo / step - 1e-9) * step; v <= hi + 1e-9; v += step) {
 		double y = y0 + h - (v - lo) / (hi - lo) * h;
 
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
@@ -334,12 +346,14 @@ static int svg_speedups(const char *path, const char *suite, struct result *cons
 			marker(f, 4, x, ym, "#000");
 			for (int p = 0; p < NPOL; p++)
 				if (r->pol_ms[p] > 0)
-					marker(f, p, x + 10 + 4 * p, Y(speedup(&s, r->pol_ms[p])),
-					       colors[p]);
+					marker(f, fig_shape[p], x + 10 + 4 * p,
+					       Y(speedup(&s, r->pol_ms[p])), fig_color[p]);
 			if (r->fixed_ms[NPOL - 1] > 0)
-				marker(f, 4, x - 10, Y(speedup(&s, r->fixed_ms[NPOL - 1])), colors[5]);
+				marker(f, fig_shape[5], x - 10, Y(speedup(&s, r->fixed_ms[NPOL - 1])),
+				       fig_color[5]);
 			if (r->indep_ms > 0)
-				marker(f, 3, x - 18, Y(speedup(&s, r->indep_ms)), colors[6]);
+				marker(f, fig_shape[6], x - 18, Y(speedup(&s, r->indep_ms)),
+				       fig_color[6]);
 			text(f, x, y0 + ph + 14, "middle", r->s->bench[r->bench]);
 #undef Y
 		}
@@ -356,7 +370,7 @@ static int svg_speedups(const char *path, const char *suite, struct result *cons
 		for (int p = 0; p < 7; p++) {
 			double x = 70 + (p % 4) * 170, yy = y + 18 + (p / 4) * 16;
 
-			marker(f, p == 5 ? 4 : p == 6 ? 3 : p, x, yy, colors[p]);
+			marker(f, fig_shape[p], x, yy, fig_color[p]);
 			text(f, x + 10, yy + 4, "start",
 			     p < NPOL ? setups[p] : p == 5 ? "auto's order, fixed (no usched)" :
 			     "independent contexts");
