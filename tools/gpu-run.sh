@@ -53,7 +53,7 @@ fi
 
 t0=$SECONDS
 echo "== tqcalib ${calib[*]}"
-gpu/tqcalib "${calib[@]}" -o "$work/profile" --csv "$work/calib.csv" || {
+timeout 180 gpu/tqcalib "${calib[@]}" -o "$work/profile" --csv "$work/calib.csv" || {
 	echo "gpu-run: tqcalib failed"; status=1; }
 echo "== tqcalib took $((SECONDS - t0)) s"
 cat "$work/profile" 2>/dev/null
@@ -61,7 +61,8 @@ cat "$work/profile" 2>/dev/null
 if [ -z "${status:-}" ]; then
 	t1=$SECONDS
 	echo "== tqbench ${bench[*]}"
-	gpu/tqbench --profile "$work/profile" --data gpu/data --out "$work/bench" "${bench[@]}" \
+	# a hang must not cost the files already written
+	timeout 420 gpu/tqbench --profile "$work/profile" --data gpu/data --out "$work/bench" "${bench[@]}" \
 		>"$work/table.txt" || { echo "gpu-run: tqbench failed"; status=1; }
 	cat "$work/table.txt"
 	echo "== tqbench took $((SECONDS - t1)) s"
