@@ -176,6 +176,18 @@ static inline struct tq_desc *tq_get_desc(struct tq *tq)
 	return d;
 }
 
+/* Free SQ slots: how many tq_get_desc() calls would succeed now. */
+static inline unsigned int tq_sq_space(struct tq *tq)
+{
+	struct tq_sq *sq = &tq->sq;
+
+	if (tq->flags & TQ_F_FORKED)
+		return 0;
+	/* D, matches C. */
+	sq->head = __atomic_load_n(sq->kconsumer, __ATOMIC_ACQUIRE);
+	return sq->entries - (sq->tail - sq->head);
+}
+
 /* Descriptors taken with tq_get_desc() and not yet submitted. */
 static inline unsigned int tq_sq_ready(const struct tq *tq)
 {

@@ -12,6 +12,7 @@
  *
  * Usage: tqbench-ring [-t SECONDS] [-b BATCH] [-c CLIENTS]   (root, module loaded)
  */
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,7 +284,8 @@ static void show(const char *name, const struct result *r)
 
 int main(int argc, char **argv)
 {
-	struct result nop, tq1, tqn, tq_sync, nop_rtt, pipe_rtt, tq_rtt;
+	struct result nop, tq1, tqn, tq_sync, nop_rtt, tq_rtt, pipe_rtt1, tq_rtt1;
+	cpu_set_t cpus, all;
 	char name[64];
 	pid_t echod;
 	int opt, ok;
@@ -318,20 +320,29 @@ int main(int argc, char **argv)
 	       sysconf(_SC_NPROCESSORS_ONLN), seconds, batch);
 	printf("%-40s %10s %10s %10s %10s\n", "phase", "ops/s", "ops/CPU-s", "median us",
 	       "p99 us");
-	ok = phase(&nop, uring_loop, 1, batch, 0) && phase(&nop_rtt, uring_loop, 1, 1, 1) &&
-	     phase(&pipe_rtt, pipe_loop, 1, 1, 1);
+	ok = phase(&nop, uring_loop, 1, batch, 0) && phase(&nop_rtt, uring_loop, 1, 1, 1);
 	if (!ok) {
-		fprintf(stderr, "tqbench-ring: the io_uring or pipe loop failed\n");
+		fprintf(stderr, "tqbench-ring: the io_uring loop failed\n");
 		return 1;
 	}
 	echod = lt_echod_start("-b", "1024");
-	if (echod < 0)
-		return 1;
-	ok = phase(&tq_sync, tq_loop, 1, batch, 0) && phase(&tq1, tq_pipe_loop, 1, batch, 0) &&
-	     phase(&tqn, tq_pipe_loop, clients, batch, 0) && phase(&tq_rtt, tq_loop, 1, 1, 1);
+	ok = echod > 0 && phase(&tq1, tq_pipe_loop, 1, batch, 0) &&
+	     phase(&tqn, tq_pipe_loop, clients, batch, 0) && phase(&tq_sync, tq_loop, 1, batch, 0) &&
+	     phase(&tq_rtt, tq_loop, 1, 1, 1);
 	lt_echod_stop(echod);
+
+	/* Round trips on one CPU: wake-ups without inter-processor interrupts. */
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	sched_getaffinity(0, sizeof(all), &all);
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+	echod = ok ? lt_echod_start("-b", "1024") : -1;
+	ok = echod > 0 && phase(&pipe_rtt1, pipe_loop, 1, 1, 1) &&
+	     phase(&tq_rtt1, tq_loop, 1, 1, 1);
+	lt_echod_stop(echod);
+	sched_setaffinity(0, sizeof(all), &all);
 	if (!ok) {
-		fprintf(stderr, "tqbench-ring: a tq client failed\n");
+		fprintf(stderr, "tqbench-ring: a tq client or tq_echod failed\n");
 		return 1;
 	}
 
@@ -344,8 +355,9 @@ int main(int argc, char **argv)
 	snprintf(name, sizeof(name), "tq NOP, 1 client, batch %u, wait each", batch);
 	show(name, &tq_sync);
 	show("io_uring NOP round trip", &nop_rtt);
-	show("pipe ping-pong round trip (2 procs)", &pipe_rtt);
 	show("tq NOP round trip", &tq_rtt);
+	show("pipe ping-pong round trip, 1 CPU", &pipe_rtt1);
+	show("tq NOP round trip, 1 CPU", &tq_rtt1);
 
 	printf("ratio tq/io_uring, throughput per busy CPU-s, batch %u: %.3f (target >= 0.25)\n",
 	       batch, per_cpu(&tq1) / per_cpu(&nop));
@@ -354,7 +366,7 @@ int main(int argc, char **argv)
 	printf("ratio tq/io_uring, wall-clock throughput, batch %u: %.3f\n", batch,
 	       (tq1.ops / tq1.wall_s) / (nop.ops / nop.wall_s));
 	printf("ratio tq/io_uring, median round trip: %.0f\n", tq_rtt.median_us / nop_rtt.median_us);
-	printf("ratio tq/pipe ping-pong, median round trip: %.2f\n",
-	       tq_rtt.median_us / pipe_rtt.median_us);
+	printf("ratio tq/pipe ping-pong, median round trip on 1 CPU: %.2f\n",
+	       tq_rtt1.median_us / pipe_rtt1.median_us);
 	return 0;
 }
