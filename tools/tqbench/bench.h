@@ -123,6 +123,8 @@ double predict_ms(const struct env *e, const struct result *r, const uint8_t *or
 
 /* run.c */
 int runners_init(struct env *e, uint64_t in_bytes, uint64_t out_bytes);
+/* Close the usched instances and independent contexts (they reopen on use). */
+void runners_reset(struct env *e);
 void runners_fini(struct env *e);
 int run_noreorder(struct env *e, struct result *r);
 int run_policy_orders(struct env *e, struct result *r);

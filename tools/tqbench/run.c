@@ -75,7 +75,7 @@ int runners_init(struct env *e, uint64_t in_bytes, uint64_t out_bytes)
 	return 0;
 }
 
-void runners_fini(struct env *e)
+void runners_reset(struct env *e)
 {
 	for (int p = 0; p < NPOL; p++) {
 		if (pol[p].u)
@@ -89,10 +89,15 @@ void runners_fini(struct env *e)
 		clx_close(&ind[w].c);
 		clx_unmap(ind[w].arena, e->arena_len);
 	}
-	clx_region_del(&e->c, &e->reg);
-	clx_unmap(e->arena, e->arena_len);
 	memset(pol, 0, sizeof(pol));
 	memset(ind, 0, sizeof(ind));
+}
+
+void runners_fini(struct env *e)
+{
+	runners_reset(e);
+	clx_region_del(&e->c, &e->reg);
+	clx_unmap(e->arena, e->arena_len);
 }
 
 /* Fixed orders */
@@ -782,34 +787,49 @@ struct sworker {
 	int ret;
 };
 
-/* An application in a loop: its own context, one task at a time. */
+/*
+ * An application in a loop: its own context, one task at a time. It keeps
+ * the device buffers of its last few kinds of task, as an application
+ * reuses its own, within a bound so eight of them fit the device.
+ */
+#define SW_CACHE	4
+
 static void *sworker_main(void *arg)
 {
 	struct sworker *sw = arg;
 	struct indep *id = &ind[sw->w];
 	cl_command_queue q = id->c.q[CLX_HTD];
-	struct binst in[MAX_POOL] = { 0 };
-	struct btask b[MAX_POOL];
-	bool ready[MAX_POOL] = { false };
+	struct binst inst[SW_CACHE] = { 0 };
+	struct btask b[SW_CACHE];
+	int kind[SW_CACHE] = { -1, -1, -1, -1 };
+	unsigned int next = 0;
 
 	for (;;) {
 		uint64_t t0 = tq_clock_ns(), t1;
-		unsigned int i = stream_draw(sw->s, &sw->rng);
+		unsigned int i = stream_draw(sw->s, &sw->rng), k;
+		struct binst *in;
 
 		if (t0 >= sw->t_end)
 			break;
-		if (!ready[i]) {
-			b[i] = sw->s->pool[i];
-			btask_layout(&b[i], sw->e->out_base);
-			if (binst_init(&id->c, &b[i], &in[i])) {
+		for (k = 0; k < SW_CACHE && kind[k] != (int)i; k++)
+			;
+		if (k == SW_CACHE) {	/* not cached: replace the oldest */
+			k = next++ % SW_CACHE;
+			if (kind[k] >= 0)
+				binst_fini(&inst[k]);
+			kind[k] = -1;
+			b[k] = sw->s->pool[i];
+			btask_layout(&b[k], sw->e->out_base);
+			if (binst_init(&id->c, &b[k], &inst[k])) {
 				sw->ret = -ENOMEM;
 				break;
 			}
-			ready[i] = true;
+			kind[k] = i;
 		}
-		sw->ret = binst_enqueue_in(&in[i], &id->r, q, q, 0, NULL);
-		sw->ret = sw->ret ?: binst_enqueue_out(&in[i], &id->r, q);
-		sw->ret = sw->ret ?: clx_wait(binst_last(&in[i]));
+		in = &inst[k];
+		sw->ret = binst_enqueue_in(in, &id->r, q, q, 0, NULL);
+		sw->ret = sw->ret ?: binst_enqueue_out(in, &id->r, q);
+		sw->ret = sw->ret ?: clx_wait(binst_last(in));
 		if (sw->ret)
 			break;
 		t1 = tq_clock_ns();
@@ -818,20 +838,20 @@ static void *sworker_main(void *arg)
 		sw->lat_ms[sw->n] = (t1 - t0) / 1e6;
 		for (int s = 0; s < CLX_STAGES; s++)
 			sw->iv[sw->n][s][0] = sw->iv[sw->n][s][1] = 0;
-		for (unsigned int c = 0; c < in[i].nev; c++) {
-			int s = in[i].ev_stage[c];
-			double st = clx_start(in[i].ev[c]), en = clx_end(in[i].ev[c]);
+		for (unsigned int c = 0; c < in->nev; c++) {
+			int s = in->ev_stage[c];
+			double st = clx_start(in->ev[c]), en = clx_end(in->ev[c]);
 
 			if (!sw->iv[sw->n][s][0] || st < sw->iv[sw->n][s][0])
 				sw->iv[sw->n][s][0] = st;
 			sw->iv[sw->n][s][1] = fmax(sw->iv[sw->n][s][1], en);
-			sw->load[s] += b[i].cmd_ns[c];
+			sw->load[s] += b[k].cmd_ns[c];
 		}
 		sw->n++;
 	}
-	for (unsigned int i = 0; i < MAX_POOL; i++)
-		if (ready[i])
-			binst_fini(&in[i]);
+	for (unsigned int k = 0; k < SW_CACHE; k++)
+		if (kind[k] >= 0)
+			binst_fini(&inst[k]);
 	return NULL;
 }
 
@@ -918,5 +938,7 @@ int run_stream(struct env *e, const struct suite *real, const char *setup,
 		if (!strcmp(setup, policy_names[p]))
 			ret = stream_usched(e, real, p, sr);
 	progress_end();
+	/* what the stream's setup keeps on the device goes before the next */
+	runners_reset(e);
 	return ret;
 }

@@ -6,10 +6,10 @@
  * its HtD, K and DtH take the table's fractions of the time unit: sizes
  * from the profile first, then a few measure-and-rescale passes.
  *
- * Real (Tables 4 and 5): each kernels/ task at three sizes whose dominant
- * command (the kernel for a task Table 4 calls DK, its longer copy
- * otherwise) spans that command's range in Table 5's row for one device,
- * scaled, and no command is longer than twice the row's longest. The profile picks the sizes; each is then measured alone and
+ * Real (Tables 4 and 5): each kernels/ task at three sizes whose longest
+ * command spans the range Table 5's row (for one device, scaled) gives the
+ * task's dominant command (the kernel for a task Table 4 calls DK, its
+ * longer copy otherwise). The profile picks the sizes; each is then measured alone and
  * classed DK or DT by what it measured here (htd + dth <= k), as the paper
  * classes tasks. BKx draws x% of its tasks from the DK ones.
  *
@@ -261,13 +261,15 @@ static bool fits(const struct env *e, const struct tqk_task *t, struct tqk_size 
 }
 
 /*
- * Three sizes of t whose dominant command, as predicted, is nearest lo,
- * sqrt(lo hi) and hi (ns), on a log scale, no command longer than cap (on
- * another device the other commands may grow far faster). Returns how
- * many distinct.
+ * Three sizes of t whose longest command, as predicted here, is nearest
+ * lo, sqrt(lo hi) and hi (ns), on a log scale. The longest here, not the
+ * one Table 4 calls dominant: on another device a task's balance shifts
+ * (a kernel that dominated on a K20c may be dwarfed by its copies on a
+ * faster GPU), and every command should stay within the paper's times.
+ * Returns how many distinct sizes.
  */
-static unsigned int pick_sizes(const struct env *e, const struct tqk_task *t, bool dk, double lo,
-			       double hi, double cap, struct tqk_size *out)
+static unsigned int pick_sizes(const struct env *e, const struct tqk_task *t, double lo,
+			       double hi, struct tqk_size *out)
 {
 	double want[3] = { lo, sqrt(lo * hi), hi }, best[3] = { INFINITY, INFINITY, INFINITY };
 	struct tqk_size sz = { t->n_min, 1 };
@@ -275,7 +277,7 @@ static unsigned int pick_sizes(const struct env *e, const struct tqk_task *t, bo
 
 	for (int i = 0; i < 3; i++)
 		out[i] = sz;
-	/* a geometric scan of n, 64 steps per doubling of n at most */
+	/* a geometric scan of n */
 	for (double x = t->n_min; x <= t->n_max; x *= 1.02) {
 		double ns[CLX_STAGES], dom;
 
@@ -283,9 +285,7 @@ static unsigned int pick_sizes(const struct env *e, const struct tqk_task *t, bo
 		if (!fits(e, t, sz))
 			break;
 		predict_stages(e, t, sz, ns);
-		if (fmax(ns[CLX_K], fmax(ns[CLX_HTD], ns[CLX_DTH])) > cap)
-			break;
-		dom = dk ? ns[CLX_K] : fmax(ns[CLX_HTD], ns[CLX_DTH]);
+		dom = fmax(ns[CLX_K], fmax(ns[CLX_HTD], ns[CLX_DTH]));
 		for (int i = 0; i < 3 && dom > 0; i++) {
 			double d = fabs(log(dom / want[i]));
 
@@ -320,7 +320,7 @@ int suite_real(struct env *e, struct suite *s)
 		const struct tqk_task *t;
 		struct tqk_size sz[3];
 		bool dk;
-		double lo, hi, cap;
+		double lo, hi;
 		unsigned int k;
 
 		if (n < 9 || strcmp(f[0], e->o->table5))
@@ -333,11 +333,7 @@ int suite_real(struct env *e, struct suite *s)
 		dk = !strcmp(f[2], "DK");
 		lo = (dk ? atof(f[5]) : fmax(atof(f[3]), atof(f[7]))) * scale;
 		hi = (dk ? atof(f[6]) : fmax(atof(f[4]), atof(f[8]))) * scale;
-		/* no command beyond twice the longest the row has for this task */
-		cap = 0;
-		for (int i = 3; i <= 8; i++)
-			cap = fmax(cap, 2 * atof(f[i]) * scale);
-		k = pick_sizes(e, t, dk, fmin(lo, hi), fmax(lo, hi), cap, sz);
+		k = pick_sizes(e, t, fmin(lo, hi), fmax(lo, hi), sz);
 		if (e->o->quick) {	/* the middle size alone */
 			sz[0] = sz[k / 2];
 			k = 1;

@@ -53,7 +53,7 @@ static void usage(FILE *f)
 		"  --table5 DEVICE       which row of Table 5 (default \"NVIDIA K20c\")\n"
 		"  --stream-s S          stream length per setup (default 3; quick 0.5)\n"
 		"  --stream-workers P    stream workers (default 8)\n"
-		"  --stream-depth D      tasks each stream worker keeps in flight (default 2)\n"
+		"  --stream-depth D      tasks each stream worker keeps in flight (default 4)\n"
 		"  --time-limit S        skip experiments that would start after S seconds\n"
 		"  --seed N              the random draws (default 1)\n");
 }
@@ -119,7 +119,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	*o = (struct opts){ .data = "../shared/data", .out = "tqbench-out",
 			    .suites = "synthetic,real",
 			    .setups = "noreorder,orders,policies,independent,stream",
-			    .table5 = "NVIDIA K20c", .stream_workers = 8, .stream_depth = 2,
+			    .table5 = "NVIDIA K20c", .stream_workers = 8, .stream_depth = 4,
 			    .seed = 1 };
 	*limit = 0;
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -261,13 +261,21 @@ static int experiment(struct env *e, const struct suite *s, unsigned int b, unsi
 		ret = run_noreorder(e, r);
 	if (!ret && has(o->setups, "orders"))
 		ret = run_policy_orders(e, r);
-	if (!ret && has(o->setups, "policies") && run_usched(e, r, fs->tg))
-		fprintf(stderr, "tqbench: usched runs failed; going on without them\n");
-	if (!ret && has(o->setups, "independent") && run_independent(e, r))
-		fprintf(stderr, "tqbench: independent contexts failed; going on without them\n");
-	if (!ret)
-		report_row(stdout, fs->csv, fs->perms, r);
-	return ret;
+	if (ret) {
+		fprintf(stderr, "tqbench: %s %s T=%u N=%u failed (%s); skipped\n", s->name,
+			s->bench[b], T, N, strerror(-ret));
+		return ret;
+	}
+	ret = has(o->setups, "policies") ? run_usched(e, r, fs->tg) : 0;
+	if (ret)
+		fprintf(stderr, "tqbench: usched runs failed (%s); going on without them\n",
+			strerror(-ret));
+	ret = has(o->setups, "independent") ? run_independent(e, r) : 0;
+	if (ret)
+		fprintf(stderr, "tqbench: independent contexts failed (%s); going on without them\n",
+			strerror(-ret));
+	report_row(stdout, fs->csv, fs->perms, r);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -340,11 +348,18 @@ int main(int argc, char **argv)
 					continue;
 				}
 				rs[nr] = calloc(1, sizeof(*rs[nr]));
-				if (!rs[nr] || experiment(&e, &suites[i], b, o.cfg[c][0], o.cfg[c][1],
-							  &fs, rs[nr]))
+				if (!rs[nr])
 					goto out_results;
+				if (experiment(&e, &suites[i], b, o.cfg[c][0], o.cfg[c][1], &fs,
+					       rs[nr])) {
+					result_fini(rs[nr]);
+					free(rs[nr]);
+					continue;
+				}
 				nr++;
 			}
+			/* usched's buffer pools and the other contexts' memory go */
+			runners_reset(&e);
 		}
 		/* the stream after the first configuration: the rest is the most expendable */
 		if (c || !has(o.setups, "stream"))
@@ -353,9 +368,11 @@ int main(int argc, char **argv)
 			if (suites[i].synthetic)
 				continue;
 			for (int k = 0; k < 4; k++) {
-				if (run_stream(&e, &suites[i], stream_setups[k], &sr[nstream])) {
-					fprintf(stderr, "tqbench: stream %s failed\n",
-						stream_setups[k]);
+				int err = run_stream(&e, &suites[i], stream_setups[k], &sr[nstream]);
+
+				if (err) {
+					fprintf(stderr, "tqbench: stream %s failed (%s)\n",
+						stream_setups[k], strerror(-err));
 					continue;
 				}
 				report_stream(stdout, fs.stream, &sr[nstream++]);
