@@ -19,6 +19,7 @@ LIBS += $(LIB)/libtq.a $(LIB)/libtq.so.1 $(LIB)/pkgconfig/libtq.pc
 BINS += $(BIN)/tqbench-ring
 TESTS += $(LIBTQ_NATIVE)
 VM_TESTS += $(LIBTQ_VM)
+CHECK_SCRIPTS += script:libtq/test_man.sh
 
 $(LIBTQ_OBJS): CFLAGS += -fPIC
 

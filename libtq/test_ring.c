@@ -82,6 +82,7 @@ static void test_sq(void)
 		}
 	}
 	tap_ok(ok, "%u slots in index order across the wrap", SQ_N);
+	tap_ok(tq_sq_space(&tq) == 0, "tq_sq_space: none left");
 	tap_ok(zero, "slots come zeroed");
 	tap_ok(tq_get_desc(&tq) == NULL, "a full SQ gives NULL");
 	tap_ok(*tq.sq.kproducer == start, "nothing published before tq_submit");
@@ -101,6 +102,10 @@ static void test_sq(void)
 			tq_prep_nop(d[i]);
 	}
 	tap_ok(ok && !tq_get_desc(&tq), "the three slots the kernel released, no more");
+	__atomic_store_n(tq.sq.kconsumer, start + 5, __ATOMIC_RELEASE);
+	tap_ok(tq_sq_space(&tq) == 2, "tq_sq_space sees the kernel's consumer move");
+	__atomic_store_n(tq.sq.kconsumer, start + 3, __ATOMIC_RELEASE);
+	tq_sq_space(&tq);
 
 	/* The doorbell: fd -1 makes it visible as EBADF. */
 	*tq.sq.kflags = TQ_RING_NEED_WAKEUP;

@@ -25,12 +25,14 @@
  * a pointer return NULL on failure.
  *
  * Thread safety (libtq(7) says the same):
- *  1. The submission side (tq_get_desc, the tq_prep_* helpers, tq_submit,
- *     tq_enter) must be used by one thread at a time.
+ *  1. The submission side (tq_get_desc, tq_sq_space, tq_sq_ready, the
+ *     tq_prep_* helpers on this context's slots, tq_submit) must be used by
+ *     one thread at a time.
  *  2. The completion side (tq_peek, tq_peek_batch, tq_wait, tq_cqe_seen,
  *     tq_cq_advance) must be used by one thread at a time. It may run
- *     concurrently with the submission side.
- *  3. tq_buf_alloc and tq_buf_free are thread-safe.
+ *     concurrently with the submission side: the two rings are independent.
+ *  3. tq_buf_alloc, tq_buf_free, tq_enter, tq_event_fd and tq_strerror are
+ *     thread-safe.
  *  4. tq_register_program, tq_register_builtin and tq_lookup_kernel use both
  *     sides: nothing else may use the context meanwhile.
  *  5. tq_open and tq_close: nothing else may use the context meanwhile.
@@ -38,10 +40,10 @@
  *  7. fork(): the child does not inherit the context (the kernel maps its
  *     rings and arena only into the process that set it up). In the child,
  *     every call on the parent's contexts fails with -EPERM (tq_get_desc
- *     returns NULL) except tq_close, which frees the child's copy without
- *     touching the parent's context. A child that wants tasks calls tq_open.
- *     This holds for fork() and other callers of pthread_atfork() handlers;
- *     a raw clone() without CLONE_VM is not seen.
+ *     returns NULL, tq_peek_batch 0) except tq_close, which frees the
+ *     child's copy without touching the parent's context. A child that wants
+ *     tasks calls tq_open. libtq sees fork() through pthread_atfork(); a raw
+ *     clone() without CLONE_VM is not seen.
  *
  * Memory ordering: the letters at each barrier below are those of the
  * comment block of kmod/tq.h (Documentation/userspace-api/tqsubmit.rst): the

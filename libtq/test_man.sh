@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Every public function of libtq has a section 3 page, and every page
+# formats without groff warnings. Public: the names of libtq.map and the
+# static inline functions of tq.h.
+set -uo pipefail
+cd "$(dirname "$0")"
+
+names=$( { sed -n 's/^[[:space:]]*\(tq_[a-z_]*\);$/\1/p' libtq.map
+	   sed -n 's/^static inline [^(]*[ *]\(tq_[a-z_]*\)(.*/\1/p' tq.h; } | sort -u)
+n=0 fail=0
+ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
+
+for f in $names; do
+	test -f "man/$f.3"
+	ok $? "man/$f.3 exists"
+done
+for p in man/*.3 man/*.7; do
+	w=$(groff -man -Tutf8 -ww -z "$p" 2>&1)
+	ok $([ -z "$w" ]; echo $?) "$p formats cleanly"
+	[ -z "$w" ] || echo "$w" | sed 's/^/# /'
+done
+echo "1..$n"
+exit $fail
