@@ -133,7 +133,7 @@ int main(void)
 		tap_ok(r[i], "%s", child_checks[i]);
 
 	tap_ok(!round_trip(&tq, 16, 200), "parent: 16 tasks after the child closed and exited");
-	tap_ok(lt_fdinfo(tq.fd, "completed") == 48, "parent: fdinfo counts 48 completions");
+	tap_ok(lt_fdinfo(0, tq.fd, "completed") == 48, "parent: fdinfo counts 48 completions");
 	tq_close(&tq);
 	tap_ok(lt_stat_wait("contexts", 0, 5000) == 0, "every context freed");
 	tap_ok(WIFEXITED(lt_echod_stop(echod)), "tq_echod exits cleanly");

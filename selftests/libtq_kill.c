@@ -24,7 +24,7 @@ static void client(int ready)
 	unsigned long long n = 0;
 	struct tq_cqe *cqes[64];
 	struct tq tq;
-	char c = 1;
+	int fd = -1;
 
 	if (tq_open(&tq, 64, 1 << 16, 0))
 		_exit(1);
@@ -36,22 +36,32 @@ static void client(int ready)
 			tq_desc_set_data(d, n++);
 		}
 		tq_submit(&tq);
-		if (c && write(ready, &c, 1) == 1)
-			c = 0;
+		/* Tell the parent which fd to look at, once. */
+		if (fd < 0 && write(ready, &tq.fd, sizeof(tq.fd)) == sizeof(tq.fd))
+			fd = tq.fd;
 		if (n % 3 == 0)
 			tq_cq_advance(&tq, tq_peek_batch(&tq, cqes, 64));
 		sched_yield();
 	}
 }
 
+/* Tasks the context holds: in its SQ, taken, or completed and not reaped. */
+static long long in_flight(pid_t pid, int fd)
+{
+	return lt_fdinfo(pid, fd, "sq-tail") - lt_fdinfo(pid, fd, "sq-head") +
+	       lt_fdinfo(pid, fd, "pending") + lt_fdinfo(pid, fd, "delivered") +
+	       lt_fdinfo(pid, fd, "cq-tail") - lt_fdinfo(pid, fd, "cq-head");
+}
+
+/* One client, killed; 1 if it had tasks in flight just before, -1 if it failed. */
 static int round_one(unsigned int i)
 {
-	int p[2], status;
+	int p[2], status, fd = -1;
+	long long held = 0;
 	pid_t pid;
-	char c;
 
 	if (pipe(p))
-		return 0;
+		return -1;
 	pid = fork();
 	if (!pid) {
 		close(p[0]);
@@ -59,20 +69,25 @@ static int round_one(unsigned int i)
 	}
 	close(p[1]);
 	/* Kill it once it has submitted, at a varying point after. */
-	if (read(p[0], &c, 1) != 1)
-		c = 0;
+	if (read(p[0], &fd, sizeof(fd)) != sizeof(fd))
+		fd = -1;
 	close(p[0]);
 	usleep((i * 7919) % 5000);
+	if (fd >= 0)
+		held = in_flight(pid, fd);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	return c == 1 && WIFSIGNALED(status);
+	if (fd < 0 || !WIFSIGNALED(status))
+		return -1;
+	return held > 0;
 }
 
 int main(void)
 {
-	unsigned int i, killed = 0;
+	unsigned int i, killed = 0, held = 0;
 	long long contexts;
 	pid_t echod;
+	int ret;
 
 	lt_require_vm();
 	if (!tap_ok(lt_stat("contexts") == 0, "no contexts to begin with"))
@@ -83,9 +98,12 @@ int main(void)
 	for (i = 0; i < ROUNDS; i++) {
 		if (i == ROUNDS - NO_DAEMON)
 			tap_ok(WIFEXITED(lt_echod_stop(echod)), "tq_echod stopped after %u rounds", i);
-		killed += round_one(i);
+		ret = round_one(i);
+		killed += ret >= 0;
+		held += ret > 0;
 	}
-	tap_ok(killed == ROUNDS, "%u clients killed with tasks submitted (%u)", ROUNDS, killed);
+	tap_ok(killed == ROUNDS, "%u clients killed after submitting (%u)", ROUNDS, killed);
+	tap_ok(held >= ROUNDS / 2, "%u of them held tasks just before SIGKILL", held);
 	contexts = lt_stat_wait("contexts", 0, 10000);
 	tap_ok(contexts == 0, "contexts counter back to 0 (%lld)", contexts);
 	tap_ok(lt_stat("in_flight") == 0, "nothing in flight (%lld)", lt_stat("in_flight"));

@@ -46,7 +46,7 @@ int main(void)
 	tap_ok(submit_nops(&quitter, 8) == 8, "the second client submits 8");
 	ret = tq_wait(&tq, &cqe, 300);
 	tap_ok(ret == -ETIME, "tq_wait times out: %s", tq_strerror(ret));
-	tap_ok(lt_fdinfo(tq.fd, "sq-tail") == TASKS && lt_fdinfo(tq.fd, "sq-head") == 0,
+	tap_ok(lt_fdinfo(0, tq.fd, "sq-tail") == TASKS && lt_fdinfo(0, tq.fd, "sq-head") == 0,
 	       "the tasks wait in the SQ, none taken");
 	tq_close(&quitter);
 	tap_ok(lt_stat("contexts") == 1, "the client that gave up is gone");
@@ -61,7 +61,7 @@ int main(void)
 	}
 	tap_ok(got == TASKS && !twice, "all %d delivered once after the attach (%u bad)", TASKS,
 	       twice);
-	pending = lt_fdinfo(tq.fd, "pending");
+	pending = lt_fdinfo(0, tq.fd, "pending");
 	tap_ok(tq_wait(&tq, &cqe, 200) == -ETIME && pending == 0, "and nothing more");
 	tq_close(&tq);
 	tap_ok(WIFEXITED(lt_echod_stop(echod)), "tq_echod exits cleanly");

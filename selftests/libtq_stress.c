@@ -72,7 +72,7 @@ static int client(unsigned int id)
 		done += n;
 	}
 	/* Two registrations and the tasks, each taken and completed once. */
-	if (lt_fdinfo(tq.fd, "submitted") != TASKS + 2 || lt_fdinfo(tq.fd, "completed") != TASKS + 2)
+	if (lt_fdinfo(0, tq.fd, "submitted") != TASKS + 2 || lt_fdinfo(0, tq.fd, "completed") != TASKS + 2)
 		return 8;
 	if (tq_wait(&tq, cqes, 100) != -ETIME)
 		return 9;

@@ -58,14 +58,17 @@ long long lt_stat_wait(const char *name, long long want, int timeout_ms)
 	return v;
 }
 
-long long lt_fdinfo(int fd, const char *key)
+long long lt_fdinfo(pid_t pid, int fd, const char *key)
 {
 	char path[64], line[256];
 	size_t klen = strlen(key);
 	long long v = -1;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", pid, fd);
+	else
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;

@@ -37,8 +37,8 @@ long long lt_stat(const char *name);
 /* Wait up to @timeout_ms for a counter to equal @want; returns its last value. */
 long long lt_stat_wait(const char *name, long long want, int timeout_ms);
 
-/* A field of /proc/self/fdinfo/FD ("submitted", "completed", ...), or -1. */
-long long lt_fdinfo(int fd, const char *key);
+/* A field of /proc/PID/fdinfo/FD (PID 0: ours), "submitted" for example, or -1. */
+long long lt_fdinfo(pid_t pid, int fd, const char *key);
 
 /* Print /proc/self/fdinfo/FD as TAP comments (a failed test's evidence). */
 void lt_fdinfo_dump(int fd);
