@@ -224,6 +224,7 @@ int main(int argc, char **argv)
 	struct tq tq;
 	int o, ret;
 
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* progress shows as it happens */
 	opt.seed = getpid();
 	while ((o = getopt_long(argc, argv, "n:m:x:d:s:t:p:qb", lo, NULL)) != -1) {
 		switch (o) {

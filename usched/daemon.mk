@@ -19,3 +19,7 @@ BINS += $(BIN)/tqdemo
 $(BIN)/tqdemo: $(OBJ)/tools/tqdemo.o $(LIB)/libtq.a $(LIB)/libtqkernels.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# End to end in the test VM: usched, tqdemo clients, kills and restarts.
+VM_TESTS += usched/tests/e2e_daemon.sh
+usched/tests/e2e_daemon.sh: $(BIN)/usched $(BIN)/tqdemo
