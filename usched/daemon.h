@@ -9,6 +9,7 @@
  * daemon_build.c	the program-build thread
  * daemon_state.c	the id tables kept in a file so that a restart keeps them
  * daemon_metrics.c	metrics in Prometheus text format
+ * daemon_log.c	the log
  */
 #ifndef USCHED_DAEMON_H
 #define USCHED_DAEMON_H
@@ -18,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <syslog.h>
 
 #include <linux/tqsubmit.h>
 
@@ -164,10 +166,10 @@ struct daemon {
 /* Logging: stderr in the foreground, syslog otherwise. */
 void dlog_init(bool foreground, bool verbose);
 void dlog(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#define dbg(...)	dlog(7, __VA_ARGS__)
-#define info(...)	dlog(6, __VA_ARGS__)
-#define warn(...)	dlog(4, __VA_ARGS__)
-#define err(...)	dlog(3, __VA_ARGS__)
+#define dbg(...)	dlog(LOG_DEBUG, __VA_ARGS__)
+#define info(...)	dlog(LOG_INFO, __VA_ARGS__)
+#define warn(...)	dlog(LOG_WARNING, __VA_ARGS__)
+#define err(...)	dlog(LOG_ERR, __VA_ARGS__)
 
 /* daemon_loop.c */
 int loop_init(struct daemon *d);

@@ -4,14 +4,23 @@
 # top of libusched, its native tests, the client tqdemo that make run and the
 # end-to-end tests use, and the end-to-end tests (run in the test VM).
 
-DAEMON_OBJS := $(addprefix $(OBJ)/usched/,usched.o daemon_conf.o daemon_loop.o daemon_ctx.o \
-	daemon_build.o daemon_state.o daemon_metrics.o)
+DAEMON_OBJS := $(addprefix $(OBJ)/usched/,daemon_conf.o daemon_loop.o daemon_ctx.o \
+	daemon_build.o daemon_state.o daemon_metrics.o daemon_log.o)
+DAEMON_LIBS := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a
 
 BINS += $(BIN)/usched
+TESTS += $(TESTBIN)/daemon-parts
 
-$(BIN)/usched: $(DAEMON_OBJS) $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a
+$(BIN)/usched: $(OBJ)/usched/usched.o $(DAEMON_OBJS) $(DAEMON_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(DAEMON_OBJS) $(USCHED_LINK) -luring $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
+
+# Settings, metrics and the state file, natively (no module, no device).
+$(OBJ)/usched/daemon_test.o: CPPFLAGS += -Itools
+
+$(TESTBIN)/daemon-parts: $(OBJ)/usched/daemon_test.o $(DAEMON_OBJS) $(DAEMON_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
 
 # tqdemo: the client make run and the end-to-end tests start.
 BINS += $(BIN)/tqdemo

@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,38 +22,9 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <syslog.h>
 #include <unistd.h>
 
 #include "daemon.h"
-
-static bool log_stderr = true;
-static bool log_debug;
-
-void dlog_init(bool foreground, bool verbose)
-{
-	log_stderr = foreground;
-	log_debug = verbose;
-	if (!foreground)
-		openlog("usched", LOG_PID, LOG_DAEMON);
-}
-
-void dlog(int prio, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (prio == LOG_DEBUG && !log_debug)
-		return;
-	va_start(ap, fmt);
-	if (log_stderr) {
-		fprintf(stderr, "usched: ");
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-	} else {
-		vsyslog(prio, fmt, ap);
-	}
-	va_end(ap);
-}
 
 /* Tell systemd (Type=notify) we are attached; nothing if it did not ask. */
 static void sd_ready(void)
