@@ -62,8 +62,8 @@ if [ -z "${status:-}" ]; then
 	t1=$SECONDS
 	echo "== tqbench ${bench[*]}"
 	# a hang must not cost the files already written
-	timeout 450 gpu/tqbench --profile "$work/profile" --data gpu/data --out "$work/bench" "${bench[@]}" \
-		>"$work/table.txt" || { echo "gpu-run: tqbench failed"; status=1; }
+	timeout 450 gpu/tqbench --profile "$work/profile" --data gpu/data --out "$work/bench" \
+		"${bench[@]}" >"$work/table.txt" || { echo "gpu-run: tqbench failed"; status=1; }
 	cat "$work/table.txt"
 	echo "== tqbench took $((SECONDS - t1)) s"
 	echo "== tqsim bench (policy speed on this host)"

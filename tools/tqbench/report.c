@@ -258,8 +258,8 @@ static void panel_axes(FILE *f, double x0, double y0, double w, double h, double
 	for (double v = ceil(lo / step - 1e-9) * step; v <= hi + 1e-9; v += step) {
 		double y = y0 + h - (v - lo) / (hi - lo) * h;
 
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-			x0, y, x0 + w, y);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			   "stroke=\"#ddd\"/>\n", x0, y, x0 + w, y);
 		snprintf(buf, sizeof(buf), "%.2f", v);
 		text(f, x0 - 4, y + 4, "end", buf);
 	}
@@ -339,18 +339,16 @@ static int svg_speedups(const char *path, const char *suite, struct result *cons
 			ym = Y(speedup(&s, s.median));
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 				   "stroke=\"#555\" stroke-width=\"2\"/>\n", x, y1, x, yb);
-			fprintf(f, "<path d=\"M%.1f %.1fh12\" stroke=\"#555\" stroke-width=\"2\"/>\n",
-				x - 6, yb);
-			fprintf(f, "<path d=\"M%.1f %.1fh12\" stroke=\"#555\" stroke-width=\"2\"/>\n",
-				x - 6, y1);
+			fprintf(f, "<path d=\"M%.1f %.1fh12M%.1f %.1fh12\" stroke=\"#555\" "
+				   "stroke-width=\"2\"/>\n", x - 6, yb, x - 6, y1);
 			marker(f, 4, x, ym, "#000");
 			for (int p = 0; p < NPOL; p++)
 				if (r->pol_ms[p] > 0)
 					marker(f, fig_shape[p], x + 10 + 4 * p,
 					       Y(speedup(&s, r->pol_ms[p])), fig_color[p]);
 			if (r->fixed_ms[NPOL - 1] > 0)
-				marker(f, fig_shape[5], x - 10, Y(speedup(&s, r->fixed_ms[NPOL - 1])),
-				       fig_color[5]);
+				marker(f, fig_shape[5], x - 10,
+				       Y(speedup(&s, r->fixed_ms[NPOL - 1])), fig_color[5]);
 			if (r->indep_ms > 0)
 				marker(f, fig_shape[6], x - 18, Y(speedup(&s, r->indep_ms)),
 				       fig_color[6]);
@@ -375,8 +373,8 @@ static int svg_speedups(const char *path, const char *suite, struct result *cons
 			     p < NPOL ? setups[p] : p == 5 ? "auto's order, fixed (no usched)" :
 			     "independent contexts");
 		}
-		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#555\">policies: through usched</text>\n",
-			W - 200, H - 8);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#555\">policies: through usched"
+			   "</text>\n", W - 200, H - 8);
 	}
 	fprintf(f, "</svg>\n");
 	return fclose(f) ? -errno : 0;
@@ -428,9 +426,9 @@ static int svg_model(const char *path, struct result *const *rs, unsigned int n)
 			double h = v[j] / hi * ph;
 
 			if (v[j] > 0)
-				fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" "
-					   "fill=\"%s\"/>\n", x + j * bw, y0 + ph - h, bw, h,
-					colors[j]);
+				fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" "
+					   "height=\"%.1f\" fill=\"%s\"/>\n", x + j * bw,
+					y0 + ph - h, bw, h, colors[j]);
 		}
 		snprintf(lab, sizeof(lab), "%s", r->s->bench[r->bench]);
 		text(f, x + bw, y0 + ph + 14, "middle", lab);
@@ -667,7 +665,8 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 		if (r->N == 1)
 			worst_err[k] = fmax(worst_err[k], s.model_err);
 		if (r->pol_tg_ms[NPOL - 1] > 0)
-			tally_add(&sched[g], r->pol_sched_ns[NPOL - 1] / 1e6 / r->pol_tg_ms[NPOL - 1]);
+			tally_add(&sched[g],
+				  r->pol_sched_ns[NPOL - 1] / 1e6 / r->pol_tg_ms[NPOL - 1]);
 	}
 	fprintf(f, "\nSpeedups are over the worst NoReorder order measured. *auto order*: the "
 		   "order auto picks from the standalone times, run as a fixed order without "
@@ -681,10 +680,11 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 		for (int g = 0; g < 2; g++) {
 			if (!all[k][g])
 				continue;
-			fprintf(f, "- %s, %s: auto's share of the best order's gain through usched: "
-				   "mean %.1f%%, lowest %.1f%%; its order run fixed: mean %.1f%%, "
-				   "lowest %.1f%% (target %s; over %u experiments, %u more with under "
-				   "2%% to gain left out); auto beats the median order in %u of %u\n",
+			fprintf(f, "- %s, %s: auto's share of the best order's gain through "
+				   "usched: mean %.1f%%, lowest %.1f%%; its order run fixed: mean "
+				   "%.1f%%, lowest %.1f%% (target %s; over %u experiments, %u more "
+				   "with under 2%% to gain left out); auto beats the median order "
+				   "in %u of %u\n",
 				suite_name[k], group_name[g], 100 * tally_mean(&sh[k][g][0]),
 				100 * sh[k][g][0].min, 100 * tally_mean(&sh[k][g][1]),
 				100 * sh[k][g][1].min, k ? ">= 97%" : ">= 99%", sh[k][g][0].n,
@@ -692,8 +692,8 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 		}
 		if (worst_err[k] > 0)
 			fprintf(f, "- %s: the model's worst geometric-mean error of a benchmark "
-				   "(one TG) %.2f%% (target %s)\n", suite_name[k], 100 * worst_err[k],
-				k ? "< 2%" : "< 0.5%");
+				   "(one TG) %.2f%% (target %s)\n", suite_name[k],
+				100 * worst_err[k], k ? "< 2%" : "< 0.5%");
 	}
 	for (int g = 0; g < 2; g++)
 		if (sched[g].n)
@@ -740,9 +740,9 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 				fprintf(f, " - | - | - |\n");
 		}
 		fprintf(f, "\n*busiest load*: the standalone work of the counted tasks on the "
-			   "busiest engine over the window: what a perfect schedule would keep busy; "
-			   "the measured busy shares beside it are unions of the commands' profiled "
-			   "intervals.\n");
+			   "busiest engine over the window: what a perfect schedule would keep "
+			   "busy; the measured busy shares beside it are unions of the commands' "
+			   "profiled intervals.\n");
 	}
 	return fclose(f) ? -errno : 0;
 }

@@ -38,16 +38,19 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: tqbench --profile FILE [options]\n"
 		"  --profile FILE        the device profile tqcalib wrote (required)\n"
-		"  --out DIR             where the CSV, SVG and summary.md go (default: tqbench-out)\n"
+		"  --out DIR             where the CSV, SVG and summary.md go\n"
+		"                        (default: tqbench-out)\n"
 		"  --data DIR            the paper's tables as CSV (default: ../shared/data)\n"
 		"  --device D            device index or name substring (default: first GPU)\n"
 		"  --quick               a smoke run: small unit, 4x1 only, one run, short stream\n"
 		"  --suites LIST         synthetic,real (default: both)\n"
-		"  --setups LIST         noreorder,orders,policies,independent,stream (default: all)\n"
+		"  --setups LIST         noreorder,orders,policies,independent,stream\n"
+		"                        (default: all)\n"
 		"  --configs LIST        TxN,... (default: 4x1,4x2,6x1,8x1; quick: 4x1)\n"
 		"  --runs N              runs of each order or setup, median (default 3; quick 1)\n"
 		"  --perms-all N         run every order when there are at most N (default 24)\n"
-		"  --perms-max N         else a 5%% sample, at most N orders (default 48; quick 12)\n"
+		"  --perms-max N         else a 5%% sample, at most N orders\n"
+		"                        (default 48; quick 12)\n"
 		"  --unit-ms MS          synthetic time unit (default 10; quick 2)\n"
 		"  --real-scale X        Table 5's times times X (default 1; quick 0.25)\n"
 		"  --table5 DEVICE       which row of Table 5 (default \"NVIDIA K20c\")\n"
@@ -168,8 +171,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	o->stream_s = o->stream_s > 0 ? o->stream_s : o->quick ? 0.5 : 3;
 	if (o->stream_workers < 1 || o->stream_workers > MAX_WORKERS || o->stream_depth < 1 ||
 	    o->runs > 64) {
-		fprintf(stderr, "tqbench: --stream-workers 1..%d, --stream-depth >= 1, --runs <= 64\n",
-			MAX_WORKERS);
+		fprintf(stderr, "tqbench: --stream-workers 1..%d, --stream-depth >= 1, "
+			"--runs <= 64\n", MAX_WORKERS);
 		return -1;
 	}
 	return 0;
@@ -272,8 +275,8 @@ static int experiment(struct env *e, const struct suite *s, unsigned int b, unsi
 			strerror(-ret));
 	ret = has(o->setups, "independent") ? run_independent(e, r) : 0;
 	if (ret)
-		fprintf(stderr, "tqbench: independent contexts failed (%s); going on without them\n",
-			strerror(-ret));
+		fprintf(stderr, "tqbench: independent contexts failed (%s); going on without "
+			"them\n", strerror(-ret));
 	report_row(stdout, fs->csv, fs->perms, r);
 	return 0;
 }
@@ -368,7 +371,8 @@ int main(int argc, char **argv)
 			if (suites[i].synthetic)
 				continue;
 			for (int k = 0; k < 4; k++) {
-				int err = run_stream(&e, &suites[i], stream_setups[k], &sr[nstream]);
+				int err = run_stream(&e, &suites[i], stream_setups[k],
+						     &sr[nstream]);
 
 				if (err) {
 					fprintf(stderr, "tqbench: stream %s failed (%s)\n",

@@ -13,8 +13,9 @@
  * number of copy engines. Kernels: every kernels/ task over growing sizes
  * until it takes --kernel-ms, T = eta * m + gamma fitted over the sizes
  * that take at least 1/64 of that; the profile names each by its __kernel
- * function, as usched looks it up, with m as kernels/ defines it. Every time comes from the commands'
- * profiling stamps, median of --reps runs; waits sleep, they never spin.
+ * function, as usched looks it up, with m as kernels/ defines it. Every
+ * time comes from the commands' profiling stamps, median of --reps runs;
+ * waits sleep, they never spin.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -68,7 +69,8 @@ static void usage(FILE *f)
 		"  --device D          device index or name substring (default: first GPU)\n"
 		"  --quick             few sizes, few runs (tests)\n"
 		"  --max-size BYTES    largest transfer (default 512 MiB; quick 4 MiB)\n"
-		"  --task-size BYTES   largest task in the kernel sweep (default 1 GiB; quick 16 MiB)\n"
+		"  --task-size BYTES   largest task in the kernel sweep (default 1 GiB;\n"
+		"                      quick 16 MiB)\n"
 		"  --reps N            runs per measurement, median taken (default 7; quick 3)\n"
 		"  --kernel-ms MS      grow each kernel until it takes this long (default 20;\n"
 		"                      quick 3)\n"
@@ -578,7 +580,8 @@ int main(int argc, char **argv)
 	/* two copy engines when the largest copies overlap the other way */
 	big_cover = fmin(x.cover[0][x.n - 1], x.cover[1][x.n - 1]);
 	p.dma = big_cover > 0.5 ? 2 : 1;
-	if (fit_xfer(&x, HTD_ALONE, &p.alone[TQ_HTD]) || fit_xfer(&x, DTH_ALONE, &p.alone[TQ_DTH])) {
+	if (fit_xfer(&x, HTD_ALONE, &p.alone[TQ_HTD]) ||
+	    fit_xfer(&x, DTH_ALONE, &p.alone[TQ_DTH])) {
 		fprintf(stderr, "tqcalib: cannot fit the transfer times\n");
 		goto out;
 	}
@@ -599,8 +602,8 @@ int main(int argc, char **argv)
 		if (sweep_kernel(&c, t, &o, &p.kernel[p.nkernels], csv))
 			goto out;
 		fprintf(stderr, "%s%-5s eta %.4g ns/unit of m, gamma %.1f us\n",
-			isatty(STDERR_FILENO) ? "\r\033[K" : "", t->name, p.kernel[p.nkernels].eta_ns,
-			p.kernel[p.nkernels].gamma_ns / 1e3);
+			isatty(STDERR_FILENO) ? "\r\033[K" : "", t->name,
+			p.kernel[p.nkernels].eta_ns, p.kernel[p.nkernels].gamma_ns / 1e3);
 		p.nkernels++;
 		progress_step(1, t->name);
 	}
