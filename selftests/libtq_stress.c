@@ -37,7 +37,7 @@ static int client(unsigned int id)
 
 	if (tq_open(&tq, ENTRIES, 1 << 16, 0))
 		return 1;
-	if (tq_register_builtin(&tq, "va", &prog) || tq_lookup_kernel(&tq, prog, "va", &kern) ||
+	if (tq_register_builtin(&tq, "VA", &prog) || tq_lookup_kernel(&tq, prog, "vec_add", &kern) ||
 	    tq_buf_alloc(&tq, 4096, &buf, &off))
 		return 2;
 	while (done < TASKS) {
