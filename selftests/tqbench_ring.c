@@ -291,8 +291,11 @@ static double per_cpu(const struct result *r)
 
 static void show(const char *name, const struct result *r)
 {
-	printf("%-40s %10.0f %10.0f %10.1f %10.1f\n", name, r->ops / r->wall_s, per_cpu(r),
-	       r->median_us, r->p99_us);
+	printf("%-40s %10.0f %10.0f", name, r->ops / r->wall_s, per_cpu(r));
+	if (r->median_us > 0)
+		printf(" %10.1f %10.1f\n", r->median_us, r->p99_us);
+	else
+		printf(" %10s %10s\n", "-", "-");
 }
 
 int main(int argc, char **argv)
