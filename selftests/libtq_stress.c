@@ -101,12 +101,14 @@ int main(void)
 			_exit(client(i));
 	}
 	for (i = 0; i < CLIENTS; i++) {
+		unsigned int code;
+
 		waitpid(pids[i], &status, 0);
-		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		code = WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+		if (code) {
 			bad++;
-			tap_diag("client %d: %s", i, WIFEXITED(status) &&
-				 WEXITSTATUS(status) < sizeof(why) / sizeof(why[0]) ?
-				 why[WEXITSTATUS(status)] : "died");
+			tap_diag("client %d: %s", i,
+				 code < sizeof(why) / sizeof(why[0]) ? why[code] : "died");
 		}
 	}
 	tap_ok(!bad, "%d clients x %d tasks: each user_data completed exactly once", CLIENTS, TASKS);
