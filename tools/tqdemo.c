@@ -243,11 +243,16 @@ static unsigned int warm_up(struct tq *tq, struct kind *kinds, unsigned int nkin
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "tasks", required_argument, NULL, 'n' }, { "mix", required_argument, NULL, 'm' },
-		{ "scale", required_argument, NULL, 'x' }, { "depth", required_argument, NULL, 'd' },
-		{ "seed", required_argument, NULL, 's' }, { "timeout", required_argument, NULL, 't' },
-		{ "progress", required_argument, NULL, 'p' }, { "quiet", no_argument, NULL, 'q' },
-		{ "bad-program", no_argument, NULL, 'b' }, { "warm-up", no_argument, NULL, 'w' },
+		{ "tasks", required_argument, NULL, 'n' },
+		{ "mix", required_argument, NULL, 'm' },
+		{ "scale", required_argument, NULL, 'x' },
+		{ "depth", required_argument, NULL, 'd' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "progress", required_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "bad-program", no_argument, NULL, 'b' },
+		{ "warm-up", no_argument, NULL, 'w' },
 		{ 0 }
 	};
 	char mixbuf[256] = "MM,BS,FWT,CONV,VA,MT,DCT", *names[MAX_MIX], *name, *save;
@@ -278,8 +283,8 @@ int main(int argc, char **argv)
 		case 'w': warm = true; break;
 		default:
 			fprintf(stderr, "usage: tqdemo [--tasks N] [--mix A,B,..] [--scale X] "
-				"[--depth D] [--seed S] [--timeout S] [--progress N] [--quiet] [--warm-up] | "
-				"--bad-program\n");
+				"[--depth D] [--seed S] [--timeout S] [--progress N] [--quiet] "
+				"[--warm-up] | --bad-program\n");
 			return 2;
 		}
 	}

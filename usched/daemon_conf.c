@@ -43,7 +43,8 @@ static const struct setting settings[] = {
 	{ "state", STR, F(state), 0, 0, "FILE",
 	  "keep program and kernel ids there across restarts (/run/tq/usched.state)" },
 	{ "devnode", STR, F(devnode), 0, 0, "PATH", "the module's device (/dev/tqsubmit)" },
-	{ "foreground", BOOL, F(foreground), 0, 0, NULL, "stay in the foreground, log to stderr (-f)" },
+	{ "foreground", BOOL, F(foreground), 0, 0, NULL,
+	  "stay in the foreground, log to stderr (-f)" },
 	{ "verbose", BOOL, F(verbose), 0, 0, NULL, "log each context opened and closed (-v)" },
 };
 

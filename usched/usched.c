@@ -43,7 +43,8 @@ static void sd_ready(void)
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
-	sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&sa, offsetof(struct sockaddr_un, sun_path) + len);
+	sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&sa,
+	       offsetof(struct sockaddr_un, sun_path) + len);
 	close(fd);
 }
 
