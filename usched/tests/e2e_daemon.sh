@@ -75,6 +75,7 @@ clients() {
 	shift 2
 	cpid=()
 	for i in $(seq 1 "$count"); do
+		: >"$T/$name.$i"	# there before anything polls it
 		"$BIN/tqdemo" --mix "$MIX" --scale 0.25 --seed "$i$RANDOM" --timeout 240 "$@" \
 			>"$T/$name.$i" 2>&1 &
 		cpid[$i]=$!
