@@ -68,6 +68,10 @@ static int round_one(unsigned int i)
 		client(p[1]);
 	}
 	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		return -1;
+	}
 	/* Kill it once it has submitted, at a varying point after. */
 	if (read(p[0], &fd, sizeof(fd)) != sizeof(fd))
 		fd = -1;

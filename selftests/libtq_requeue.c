@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The scheduler dies mid-batch and another takes over: tq_echod -n N
- * completes N tasks and exits at once, abandoning the rest of what it read;
- * the module gives those back to their contexts, and the next tq_echod gets
- * them again. Through libtq, 4 clients see every user_data complete exactly
+ * The scheduler dies mid-batch and another takes over: one tq_echod is
+ * killed with SIGKILL while it works, then tq_echod -n N completes N tasks
+ * and exits at once, abandoning the rest of what it read, three times; the
+ * module gives what they held back to the contexts, and the next tq_echod
+ * gets it again. Through libtq, 4 clients see every user_data complete exactly
  * once, some of them marked TQ_CQE_F_REQUEUED.
  */
+#include <signal.h>
 #include <sys/wait.h>
 
 #include "tap.h"
@@ -83,7 +85,17 @@ int main(void)
 	}
 	close(p[1]);
 
-	/* Three schedulers die after N tasks each; the fourth finishes the job. */
+	/* One scheduler is killed while it works, whatever it holds. */
+	echod = lt_echod_start(NULL, NULL);
+	status = 0;
+	if (echod > 0) {
+		usleep(20000);
+		kill(echod, SIGKILL);
+		waitpid(echod, &status, 0);
+	}
+	tap_ok(echod > 0 && WIFSIGNALED(status), "tq_echod attached and was killed (SIGKILL)");
+
+	/* Three die after N tasks each; the last one finishes the job. */
 	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
 		echod = lt_echod_start("-n", limits[i]);
 		status = echod > 0 ? lt_echod_wait(echod, 60000) : -1;
