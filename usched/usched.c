@@ -6,11 +6,12 @@
  * groups, ordering, OpenCL execution) and writes back their completions.
  *
  * Start-up order: settings, signals blocked (every thread, OpenCL's too,
- * inherits the mask, so only the signalfd sees them), the core on its
- * device (which may calibrate for a while), then the attach: until then
- * clients' tasks wait in their rings. After a crash, a new usched gets every
- * task the old one held again from the module (TQ_FEAT_REQUEUE), and its
- * ids from the state file. See usched(8).
+ * inherits the mask, so only the signalfd sees them), the attach (so that a
+ * second usched fails at once), then the core on its device, which may
+ * calibrate for a while: meanwhile events wait in the module, unread. If
+ * anything fails, closing the fd hands all back. After a crash, a new
+ * usched gets every task the old one held again from the module
+ * (TQ_FEAT_REQUEUE), and its ids from the state file. See usched(8).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -165,7 +166,10 @@ int main(int argc, char **argv)
 		err("signals: %s", strerror(-ret));
 		goto out;
 	}
+	/* Attach first, to fail fast if another scheduler is; events wait unread. */
 	ret = open_device(&d);
+	if (!ret)
+		ret = attach(&d);
 	if (ret)
 		goto out;
 
@@ -192,12 +196,10 @@ int main(int argc, char **argv)
 	ret = build_start(&d);
 	if (!ret)
 		ret = loop_init(&d);
-	if (!ret)
-		ret = attach(&d);
 	if (ret)
 		goto out_core;
 
-	info("attached to %s as pid %d", d.conf.devnode, getpid());
+	info("ready: serving %s as pid %d", d.conf.devnode, getpid());
 	sd_ready();
 	if (ready >= 0) {
 		char ok = 0;
