@@ -23,7 +23,8 @@ void tq_arena_fini(struct tq_arena *a)
 	pthread_mutex_destroy(&a->lock);
 	free(a->used);
 	a->used = NULL;
-	a->nr = a->cap = 0;
+	a->nr = 0;
+	a->cap = 0;
 }
 
 /* Insert @e at index @i, growing the array if needed. */

@@ -44,7 +44,8 @@ static void fake_open(struct tq *tq, unsigned int sq_n, unsigned int cq_n, unsig
 	*(unsigned int *)(cq + s.cq_off.consumer) = start;
 	*(unsigned int *)(cq + s.cq_off.flags) = 0;
 	memset(tq, 0, sizeof(*tq));
-	tq->fd = tq->event_fd = -1;
+	tq->fd = -1;
+	tq->event_fd = -1;
 	tq_rings_init(tq, &s, sq, cq);
 }
 

@@ -138,7 +138,8 @@ int tq_open(struct tq *tq, unsigned int entries, size_t arena_bytes, unsigned in
 	int ret;
 
 	memset(tq, 0, sizeof(*tq));
-	tq->fd = tq->event_fd = -1;
+	tq->fd = -1;
+	tq->event_fd = -1;
 	if (flags)
 		return -EINVAL;
 	pthread_once(&tq_atfork_once, tq_atfork_register);
@@ -202,7 +203,8 @@ out_close:
 	if (tq->event_fd >= 0)
 		close(tq->event_fd);
 	close(tq->fd);
-	tq->fd = tq->event_fd = -1;
+	tq->fd = -1;
+	tq->event_fd = -1;
 	return ret;
 }
 
@@ -222,7 +224,8 @@ void tq_close(struct tq *tq)
 	close(tq->event_fd);
 	close(tq->fd);
 	memset(tq, 0, sizeof(*tq));
-	tq->fd = tq->event_fd = -1;
+	tq->fd = -1;
+	tq->event_fd = -1;
 }
 
 int tq_buf_alloc(struct tq *tq, size_t len, void **ptr, uint64_t *offset)

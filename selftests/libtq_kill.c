@@ -101,7 +101,8 @@ int main(void)
 		return tap_done();
 	for (i = 0; i < ROUNDS; i++) {
 		if (i == ROUNDS - NO_DAEMON)
-			tap_ok(WIFEXITED(lt_echod_stop(echod)), "tq_echod stopped after %u rounds", i);
+			tap_ok(WIFEXITED(lt_echod_stop(echod)), "tq_echod stopped after %u rounds",
+			       i);
 		ret = round_one(i);
 		killed += ret >= 0;
 		held += ret > 0;

@@ -37,7 +37,8 @@ static int client(unsigned int id)
 
 	if (tq_open(&tq, ENTRIES, 1 << 16, 0))
 		return 1;
-	if (tq_register_builtin(&tq, "VA", &prog) || tq_lookup_kernel(&tq, prog, "vec_add", &kern) ||
+	if (tq_register_builtin(&tq, "VA", &prog) ||
+	    tq_lookup_kernel(&tq, prog, "vec_add", &kern) ||
 	    tq_buf_alloc(&tq, 4096, &buf, &off))
 		return 2;
 	while (done < TASKS) {
@@ -72,7 +73,8 @@ static int client(unsigned int id)
 		done += n;
 	}
 	/* Two registrations and the tasks, each taken and completed once. */
-	if (lt_fdinfo(0, tq.fd, "submitted") != TASKS + 2 || lt_fdinfo(0, tq.fd, "completed") != TASKS + 2)
+	if (lt_fdinfo(0, tq.fd, "submitted") != TASKS + 2 ||
+	    lt_fdinfo(0, tq.fd, "completed") != TASKS + 2)
 		return 8;
 	if (tq_wait(&tq, cqes, 100) != -ETIME)
 		return 9;
@@ -111,7 +113,8 @@ int main(void)
 				 code < sizeof(why) / sizeof(why[0]) ? why[code] : "died");
 		}
 	}
-	tap_ok(!bad, "%d clients x %d tasks: each user_data completed exactly once", CLIENTS, TASKS);
+	tap_ok(!bad, "%d clients x %d tasks: each user_data completed exactly once", CLIENTS,
+	       TASKS);
 	tap_diag("%d tasks in %.1f s in this guest", CLIENTS * TASKS,
 		 (lt_now_ms() - t0) / 1000.0);
 	tap_ok(lt_stat("submitted") - submitted0 == CLIENTS * (TASKS + 2) &&

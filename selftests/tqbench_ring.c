@@ -324,8 +324,8 @@ int main(int argc, char **argv)
 			rounds = atoi(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-t SECONDS] [-b BATCH] [-c CLIENTS] [-r ROUNDS]\n",
-				argv[0]);
+			fprintf(stderr, "usage: %s [-t SECONDS] [-b BATCH] [-c CLIENTS] "
+				"[-r ROUNDS]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -397,9 +397,10 @@ int main(int argc, char **argv)
 	printf("ratio tq/io_uring, per busy CPU-s, batch %u, one CPU: %.3f (median of %u rounds, "
 	       "%.3f..%.3f; target >= 0.25)\n", batch, ratio[rounds / 2], rounds, ratio[0],
 	       ratio[rounds - 1]);
-	printf("ratio tq/io_uring, per busy CPU-s, %u clients on any CPU: %.3f (last round's NOP)\n",
-	       clients, per_cpu(&tqn) / per_cpu(&nop_r[rounds - 1]));
-	printf("ratio tq/io_uring, median round trip: %.0f\n", tq_rtt1.median_us / nop_rtt.median_us);
+	printf("ratio tq/io_uring, per busy CPU-s, %u clients on any CPU: %.3f "
+	       "(last round's NOP)\n", clients, per_cpu(&tqn) / per_cpu(&nop_r[rounds - 1]));
+	printf("ratio tq/io_uring, median round trip: %.0f\n",
+	       tq_rtt1.median_us / nop_rtt.median_us);
 	printf("ratio tq/pipe ping-pong, median round trip: %.2f\n",
 	       tq_rtt1.median_us / pipe_rtt1.median_us);
 	return 0;
