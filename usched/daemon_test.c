@@ -101,7 +101,7 @@ static void test_file(void)
 static int args(struct dconf *c, const char *a0, ...)
 {
 	char *argv[16];
-	int argc = 0, ret, saved;
+	int argc = 0, ret, saved_out, saved_err, null;
 	va_list ap;
 
 	argv[argc++] = "usched";
@@ -110,15 +110,23 @@ static int args(struct dconf *c, const char *a0, ...)
 		argv[argc++] = (char *)a;
 	va_end(ap);
 	argv[argc] = NULL;
-	/* dconf_args() tells the user about errors on stderr and help on stdout. */
+	/* Quiet: dconf_args() prints usage and errors, which are for users. */
 	fflush(stdout);
-	saved = dup(1);
-	dup2(2, 1);
+	fflush(stderr);
+	saved_out = dup(1);
+	saved_err = dup(2);
+	null = open("/dev/null", O_WRONLY);
+	dup2(null, 1);
+	dup2(null, 2);
 	dconf_init(c);
 	ret = dconf_args(c, argc, argv);
 	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
+	fflush(stderr);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(saved_out);
+	close(saved_err);
+	close(null);
 	return ret;
 }
 
