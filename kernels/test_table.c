@@ -11,7 +11,7 @@
 #include "../tools/tap.h"
 #include "tqkernels.h"
 
-/* The task column of /work/shared/data/real_task_ranges.csv, then SYN. */
+/* The task column of data/real_task_ranges.csv, then SYN. */
 static const char *const names[] = { "MM", "BS", "FWT", "FLW", "CONV", "VA", "MT", "DCT", "SYN" };
 
 /* Every buffer allocated for a plan, freed by free_bufs(). */

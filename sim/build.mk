@@ -35,8 +35,8 @@ $(TESTBIN)/sim-%: $(OBJ)/sim/tests/%.o $(LIB)/libtqsim.a | $(BIN)/tqsim
 
 .PHONY: sim-eval sim-bench
 sim-eval: $(BIN)/tqsim
-	$(BIN)/tqsim eval --data ../shared/data --out Documentation/results/sim-eval.md \
+	$(BIN)/tqsim eval --data data --out Documentation/results/sim-eval.md \
 		--svg Documentation/results/sim-eval.svg
 
 sim-bench: $(BIN)/tqsim
-	$(BIN)/tqsim bench --data ../shared/data
+	$(BIN)/tqsim bench --data data

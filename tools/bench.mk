@@ -43,11 +43,11 @@ $(BIN)/tqbench: $(TQBENCH_OBJS) $(CALIB_OBJS) $(LIB)/libusched.a $(LIB)/libtqsim
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) $(LDLIBS)
 
-# The smoke test runs both tools on PoCL; the paper's tables come from ../shared/data.
+# The smoke test runs both tools on PoCL; the paper's tables come from data.
 TESTS += $(TESTBIN)/tqbench
 
 $(OBJ)/tools/tqbench/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"' \
-	-DTQBENCH_BIN='"$(BIN)/tqbench"' -DTQ_DATA='"../shared/data"'
+	-DTQBENCH_BIN='"$(BIN)/tqbench"' -DTQ_DATA='"data"'
 
 $(TESTBIN)/tqbench: $(OBJ)/tools/tqbench/test.o | $(BIN)/tqbench $(BIN)/tqcalib
 	@mkdir -p $(dir $@)

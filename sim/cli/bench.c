@@ -144,7 +144,7 @@ int cmd_bench(int argc, char **argv)
 		{ "data", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *dir = "../shared/data";
+	const char *dir = "data";
 	int c;
 
 	optind = 1;

@@ -540,7 +540,7 @@ int cmd_eval(int argc, char **argv)
 		{ "seeds", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *dir = "../shared/data", *out = NULL, *svg = NULL;
+	const char *dir = "data", *out = NULL, *svg = NULL;
 	static struct data d;
 	static struct row rows[MAX_ROWS];
 	unsigned int nrows = 0, seeds = EVAL_SEEDS, paper_better, ntgs;

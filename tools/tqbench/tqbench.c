@@ -40,7 +40,7 @@ static void usage(FILE *f)
 		"  --profile FILE        the device profile tqcalib wrote (required)\n"
 		"  --out DIR             where the CSV, SVG and summary.md go\n"
 		"                        (default: tqbench-out)\n"
-		"  --data DIR            the paper's tables as CSV (default: ../shared/data)\n"
+		"  --data DIR            the paper's tables as CSV (default: data)\n"
 		"  --device D            device index or name substring (default: first GPU)\n"
 		"  --quick               a smoke run: small unit, 4x1 only, one run, short stream\n"
 		"  --suites LIST         synthetic,real (default: both)\n"
@@ -119,7 +119,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	const char *configs = NULL;
 	int ch;
 
-	*o = (struct opts){ .data = "../shared/data", .out = "tqbench-out",
+	*o = (struct opts){ .data = "data", .out = "tqbench-out",
 			    .suites = "synthetic,real",
 			    .setups = "noreorder,orders,policies,independent,stream",
 			    .table5 = "NVIDIA K20c", .stream_workers = 8, .stream_depth = 4,
