@@ -29,21 +29,26 @@
  *    completed; other tasks of one owner are independent. TG size is also
  *    capped by device memory (a quarter of it per TG).
  *
- * 4. The rolling horizon. TG_DEPTH (2) TGs are in flight: while one runs,
- *    the next is already queued behind it, and the one after forms from
- *    what arrives meanwhile; it is launched when the oldest completes, so
- *    the device never waits on the host. The policy orders a TG starting
- *    from each engine's predicted busy-until time (the previous TG's
- *    simulated engine ends, corrected by how late or early the TG before
- *    it really ended), so its first copies are placed to overlap the tail
- *    of the work already queued.
- *
+ * 4. The rolling horizon, just in time. A TG is launched when the device
+ *    is about to need it, not as soon as a slot frees: at once on an idle
+ *    device (no latency added) or when max_tg tasks are ready; otherwise
+ *    lead time before the work in flight stops feeding the engines
+ *    (jit_when()), so that tasks arriving meanwhile, ordered ones made
+ *    ready by completions above all, join it and are ordered together. A
+ *    timerfd wakes the loop then; usched_fd() is an epoll fd over it and the
+ *    eventfd. The lead covers the host's cost of forming, ordering and
+ *    enqueueing a TG (measured) plus a margin; TGs in flight are bounded by
+ *    that timing, by TG_MAX_INFLIGHT and by half the device memory. The
+ *    policy orders a TG from each engine's predicted busy-until time (the
+ *    last TG's simulated engine ends, shifted by how late or early each TG
+ *    before it really ended), so its first copies overlap the tail of the
+ *    work already queued.
  * 5. Completion. clSetEventCallback() on a task's last command only pushes
  *    the task on the done stack and writes the eventfd; no OpenCL call runs
  *    in a callback and nothing waits with clFinish() or clWaitForEvents(),
  *    which spin a core on NVIDIA. The loop reads the profiling timestamps,
  *    releases events, recycles buffers, feeds the kernel model, completes
- *    the task and launches the next TG. A counter of callbacks running lets
+ *    the task and decides on the next TG. A counter of callbacks running lets
  *    usched_destroy() free the core only once none can touch it.
  *
  * 6. Shutdown. usched_destroy() refuses new tasks, runs the loop until every
@@ -57,7 +62,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -203,6 +210,7 @@ int usched_submit(struct usched *u, const struct usched_task *d)
 		list_add_tail(&t->node, &o->blocked);
 	} else {
 		list_add_tail(&t->node, &o->ready);
+		u->nready++;
 	}
 	o->last = t;
 	o->ntasks++;
@@ -219,8 +227,10 @@ out_unref:
 	return ret;
 }
 
-static void cancel_list(struct usched *u, struct list *l)
+/* Returns how many were taken. */
+static unsigned int cancel_list(struct usched *u, struct list *l)
 {
+	unsigned int ret = 0;
 	struct list *p, *n;
 
 	list_for_each_safe(p, n, l) {
@@ -233,7 +243,9 @@ static void cancel_list(struct usched *u, struct list *l)
 		list_del(&t->node);
 		list_add_tail(&t->node, &u->cancelled);
 		u->nwaiting--;
+		ret++;
 	}
+	return ret;
 }
 
 int usched_cancel(struct usched *u, uint64_t owner)
@@ -246,7 +258,7 @@ int usched_cancel(struct usched *u, uint64_t owner)
 
 		if (owner != USCHED_OWNER_ALL && o->id != owner)
 			continue;
-		cancel_list(u, &o->ready);
+		u->nready -= cancel_list(u, &o->ready);
 		cancel_list(u, &o->blocked);
 		if (o->last && o->last->c.status == -ECANCELED)
 			o->last = NULL;
@@ -275,14 +287,18 @@ static uint64_t task_bytes(const struct task *t)
 	return bytes;
 }
 
-/* Take the next TG's tasks, round-robin over owners (1, 3); under u->lock. */
-static unsigned int tg_form(struct usched *u, struct task **tasks)
+/*
+ * Take the next TG's tasks, round-robin over owners (3), within limit bytes
+ * (one task always fits an idle device); under u->lock.
+ */
+static unsigned int tg_form(struct usched *u, struct task **tasks, uint64_t limit,
+			    uint64_t *bytes)
 {
 	struct list served = LIST_INIT(served);
 	unsigned int n = 0, max = u->st.max_tg;
-	uint64_t bytes = 0;
 	bool more = true;
 
+	*bytes = 0;
 	while (more && n < max) {
 		struct list *p, *nx;
 
@@ -294,9 +310,9 @@ static unsigned int tg_form(struct usched *u, struct task **tasks)
 			if (list_empty(&o->ready))
 				continue;
 			t = list_first(&o->ready, struct task, node);
-			if (n && bytes + task_bytes(t) > u->tg_bytes)
+			if ((n || u->ninflight) && *bytes + task_bytes(t) > limit)
 				continue;
-			bytes += task_bytes(t);
+			*bytes += task_bytes(t);
 			list_del(&t->node);
 			tasks[n++] = t;
 			list_del(&o->node);
@@ -308,17 +324,81 @@ static unsigned int tg_form(struct usched *u, struct task **tasks)
 		list_splice_tail(&served, &u->owners);
 	}
 	u->nwaiting -= n;
+	u->nready -= n;
 	u->st.running += n;
 	return n;
 }
 
 /*
+ * The launch decision (4). The next TG is needed by the time the work in
+ * flight stops feeding the engine that needs it last: an engine s idles
+ * from busy[s] unless the next TG's first command on s is queued, and that
+ * command can start first[s] after the TG does (its HtD copies come before
+ * its kernels, its kernels before its DtH copies). An engine that runs dry
+ * earlier is held up by the one before it anyway. Launch lead_ns before
+ * that time, at once on an idle device or with a full TG, and never past
+ * TG_MAX_INFLIGHT TGs in flight.
+ */
+uint64_t jit_when(const struct jit_in *in)
+{
+	double need = 0;
+
+	if (!in->ready || in->inflight >= TG_MAX_INFLIGHT)
+		return JIT_WAIT;
+	if (!in->inflight || in->ready >= in->max_tg)
+		return 0;
+	for (int s = 0; s < USCHED_STAGES; s++)
+		need = fmax(need, (double)in->busy[s] - in->first[s]);
+	if (need <= (double)in->now + in->lead_ns)
+		return 0;
+	return (uint64_t)need - in->lead_ns;
+}
+
+/* jit_when()'s inputs; under u->lock. */
+static void jit_gather(struct usched *u, struct jit_in *in)
+{
+	unsigned int seen = 0;
+	struct list *p, *n;
+
+	in->now = now_ns();
+	in->inflight = u->ninflight;
+	in->ready = u->nready;
+	in->max_tg = u->st.max_tg;
+	in->lead_ns = u->o.lead_us ? u->o.lead_us * 1000ull :
+		      (uint64_t)fmin(LEAD_MARGIN_NS + 2 * u->host_ns, LEAD_MAX_NS);
+	memcpy(in->busy, u->busy_abs, sizeof(in->busy));
+	in->first[USCHED_HTD] = 0;
+	in->first[USCHED_K] = in->first[USCHED_DTH] = INFINITY;
+	if (!in->ready || !in->inflight || in->ready >= in->max_tg)
+		return;		/* the answer does not depend on first[] */
+	/* The tasks the next TG can start with: each owner's first ready one. */
+	list_for_each_safe(p, n, &u->owners) {
+		struct owner *o = list_entry(p, struct owner, node);
+		struct task *t;
+
+		if (list_empty(&o->ready))
+			continue;
+		t = list_first(&o->ready, struct task, node);
+		model_predict(u, t);
+		in->first[USCHED_K] = fmin(in->first[USCHED_K], t->pred[USCHED_HTD]);
+		if (t->pred[USCHED_DTH] > 0)
+			in->first[USCHED_DTH] = fmin(in->first[USCHED_DTH],
+						     t->pred[USCHED_HTD] + t->pred[USCHED_K]);
+		if (++seen == in->max_tg)
+			break;
+	}
+}
+
+/*
  * Order the TG with the policy, from the engines' predicted busy-until
  * times (4), and remember what the model predicts for the order chosen.
+ * auto gets a budget of its own (u->budget of the TG's fifo makespan) but
+ * small TGs go to exact, which proves the optimum in microseconds.
  */
 static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 {
 	struct tq_problem pb = { .tg = &u->simtg, .dev = &u->dev, .seed = tg->seq };
+	const struct tq_policy_ops *pol = u->policy;
 	struct tq_sim_result *res = u->res;
 	struct tq_decision d;
 	double first;
@@ -329,13 +409,23 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 		model_predict(u, tasks[i]);
 		tq_tg_add(&u->simtg, tasks[i]->pred[USCHED_HTD], tasks[i]->pred[USCHED_K],
 			  tasks[i]->pred[USCHED_DTH]);
+		d.order[i] = i;
 	}
 	tg->launch_ns = now_ns();
 	for (int s = 0; s < USCHED_STAGES; s++)
 		u->dev.busy_until[s] = u->ninflight && u->busy_abs[s] > tg->launch_ns ?
 				       u->busy_abs[s] - tg->launch_ns : 0;
 	t0 = now_ns();
-	if (u->policy->order(&pb, u->ws, &d)) {
+	if (pol == &tq_policy_auto && tg->n <= AUTO_EXACT_MAX) {
+		pol = &tq_policy_exact;
+	} else if (pol == &tq_policy_auto) {
+		tq_simulate(&u->simtg, &u->dev, d.order, tg->n, res);
+		first = res->makespan;
+		for (unsigned int c = 0; c < u->simtg.ncmds; c++)
+			first = fmin(first, res->start[c]);
+		pb.budget_ns = fmax(u->budget * (res->makespan - first), 1);
+	}
+	if (pol->order(&pb, u->ws, &d)) {
 		for (unsigned int i = 0; i < tg->n; i++)	/* cannot happen: keep fifo */
 			d.order[i] = i;
 	}
@@ -354,67 +444,106 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 		tg->task[i] = tasks[d.order[i]];
 }
 
+static void timer_set(struct usched *u, uint64_t at)
+{
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+
+	if (at == u->timer_at)
+		return;
+	u->timer_at = at;
+	if (at != JIT_WAIT) {
+		its.it_value.tv_sec = at / 1000000000;
+		its.it_value.tv_nsec = at % 1000000000;
+	}
+	timerfd_settime(u->tfd, TFD_TIMER_ABSTIME, &its, NULL);	/* zero disarms */
+}
+
+/* Launch TGs while jit_when() says so, then set the timer for the next one. */
 static void tg_launch_next(struct usched *u)
 {
-	while (u->ninflight < TG_DEPTH) {
-		struct task *tasks[USCHED_MAX_TG];
-		struct tg *tg = calloc(1, sizeof(*tg));
+	uint64_t at = JIT_WAIT;
 
+	for (;;) {
+		struct task *tasks[USCHED_MAX_TG];
+		uint64_t t0 = now_ns(), limit;
+		struct jit_in in;
+		struct tg *tg;
+
+		tg = calloc(1, sizeof(*tg));
 		if (!tg)
-			return;		/* the next completion tries again */
+			break;		/* the next event tries again */
+		limit = u->inflight_max > u->inflight_bytes ? u->inflight_max - u->inflight_bytes
+							     : 0;
 		pthread_mutex_lock(&u->lock);
-		tg->n = tg_form(u, tasks);
+		jit_gather(u, &in);
+		at = jit_when(&in);
+		if (!at)
+			tg->n = tg_form(u, tasks, fmin(limit, u->tg_bytes), &tg->bytes);
 		pthread_mutex_unlock(&u->lock);
 		if (!tg->n) {
 			free(tg);
-			return;
+			if (!at)
+				at = JIT_WAIT;	/* device memory: wait for a TG to finish */
+			break;
 		}
 		tg->seq = ++u->tg_seq;
 		tg->left = tg->n;
+		tg->inflight = u->ninflight;
 		tg_order(u, tg, tasks);
 		for (unsigned int i = 0; i < tg->n; i++) {
 			tg->task[i]->tg = tg;
 			tg->task[i]->c.tg = tg->seq;
 		}
 		u->inflight[u->ninflight++] = tg;
+		u->inflight_bytes += tg->bytes;
 		exec_launch(u, tg);
+		tg->host_ns = now_ns() - t0;
+		u->host_ns = u->host_ns ? 0.875 * u->host_ns + 0.125 * tg->host_ns : tg->host_ns;
 	}
+	timer_set(u, at);
 }
 
 static void tg_finish(struct usched *u, struct tg *tg)
 {
-	struct usched_tg_stat *ts = &u->st.last;
+	struct usched_tg_stat ts;
 	double measured = 0;
 	unsigned int i;
 
 	for (i = 0; u->inflight[i] != tg; i++)
 		;
 	memmove(&u->inflight[i], &u->inflight[i + 1], (--u->ninflight - i) * sizeof(tg));
+	u->inflight_bytes -= tg->bytes;
 	if (tg->last_end > tg->first_start && tg->first_start)
 		measured = tg->last_end - tg->first_start;
-	/* The TG behind this one was planned on this one's predicted end. */
+	/* The TGs behind this one were planned on this one's predicted end. */
 	if (u->ninflight && tg->last_end) {
 		int64_t late = (int64_t)(tg->last_end - tg->pred_end);
 
 		for (int s = 0; s < USCHED_STAGES; s++)
 			u->busy_abs[s] += late;
+		for (i = 0; i < u->ninflight; i++)
+			u->inflight[i]->pred_end += late;
 	}
+	ts = (struct usched_tg_stat){
+		.seq = tg->seq, .ntasks = tg->n, .inflight = tg->inflight,
+		.predicted_ns = tg->pred_ns, .measured_ns = measured,
+		.policy_ns = tg->policy_ns, .host_ns = tg->host_ns, .launch_ns = tg->launch_ns,
+		.start_ns = tg->first_start, .end_ns = tg->last_end,
+	};
+	free(tg);
 
 	pthread_mutex_lock(&u->lock);
 	u->st.tgs++;
-	u->st.policy_ns += tg->policy_ns;
-	ts->seq = tg->seq;
-	ts->ntasks = tg->n;
-	ts->predicted_ns = tg->pred_ns;
-	ts->measured_ns = measured;
-	ts->policy_ns = tg->policy_ns;
+	u->st.policy_ns += ts.policy_ns;
+	u->st.last = ts;
 	if (measured) {
-		u->st.predicted_ns_sum += tg->pred_ns;
+		u->st.predicted_ns_sum += ts.predicted_ns;
 		u->st.measured_ns_sum += measured;
-		u->st.abs_err_sum += fabs(tg->pred_ns / measured - 1);
+		u->st.abs_err_sum += fabs(ts.predicted_ns / measured - 1);
 	}
 	pthread_mutex_unlock(&u->lock);
-	free(tg);
+	if (u->o.tg_done)
+		u->o.tg_done(u->o.tg_arg, &ts);
 }
 
 /* Completion */
@@ -445,6 +574,7 @@ static void task_release(struct usched *u, struct task *t)
 		next->after = NULL;
 		list_del(&next->node);
 		list_add_tail(&next->node, &o->ready);
+		u->nready++;
 	}
 	if (o->last == t)
 		o->last = NULL;
@@ -472,9 +602,13 @@ int usched_process(struct usched *u)
 {
 	struct task *done, *t, *next, *list = NULL;
 	struct list *p, *n;
+	uint64_t expired;
 	eventfd_t v;
 
-	eventfd_read(u->efd, &v);	/* non-blocking: just clears it */
+	/* Both are non-blocking: this just clears them. */
+	eventfd_read(u->efd, &v);
+	if (read(u->tfd, &expired, sizeof(expired)) == sizeof(expired))
+		u->timer_at = JIT_WAIT;	/* it fired, and is not set any more */
 	/* The done stack is newest first; reverse it into completion order. */
 	done = atomic_exchange_explicit(&u->done, NULL, memory_order_acquire);
 	for (t = done; t; t = next) {
@@ -509,9 +643,16 @@ int usched_process(struct usched *u)
 
 /* The loop */
 
+static int epoll_add(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
 int usched_fd(struct usched *u)
 {
-	return u->efd;
+	return u->epfd;
 }
 
 /* Closing and nothing left to run. */
@@ -528,7 +669,7 @@ static bool drained(struct usched *u)
 static void *loop(void *arg)
 {
 	struct usched *u = arg;
-	struct pollfd pfd = { .fd = u->efd, .events = POLLIN };
+	struct pollfd pfd = { .fd = u->epfd, .events = POLLIN };
 
 	for (;;) {
 		usched_process(u);
@@ -564,6 +705,10 @@ static void usched_free(struct usched *u)
 	free(u->res);
 	if (u->efd >= 0)
 		close(u->efd);
+	if (u->tfd >= 0)
+		close(u->tfd);
+	if (u->epfd >= 0)
+		close(u->epfd);
 	pthread_mutex_destroy(&u->build_lock);
 	pthread_mutex_destroy(&u->lock);
 	free(u);
@@ -590,7 +735,8 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 	struct usched *u;
 	int ret;
 
-	if (o->max_tg > USCHED_MAX_TG || o->kqueues > MAX_KQUEUES || o->dma > 2)
+	if (o->max_tg > USCHED_MAX_TG || o->kqueues > MAX_KQUEUES || o->dma > 2 ||
+	    !(o->budget >= 0 && o->budget <= 1))
 		return -EINVAL;
 	u = calloc(1, sizeof(*u));
 	if (!u)
@@ -604,7 +750,11 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 	pthread_mutex_init(&u->build_lock, NULL);
 	list_init(&u->owners);
 	list_init(&u->cancelled);
+	u->budget = o->budget ? o->budget : AUTO_BUDGET;
+	u->timer_at = JIT_WAIT;
 	u->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	u->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	u->epfd = epoll_create1(EPOLL_CLOEXEC);
 	u->ws = malloc(sizeof(*u->ws));
 	u->res = malloc(sizeof(*u->res));
 	ret = -EINVAL;
@@ -612,7 +762,8 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 		goto out_free;
 	snprintf(u->st.policy, sizeof(u->st.policy), "%s", u->policy->name);
 	ret = -ENOMEM;
-	if (u->efd < 0 || !u->ws || !u->res)
+	if (u->efd < 0 || u->tfd < 0 || u->epfd < 0 || !u->ws || !u->res ||
+	    epoll_add(u->epfd, u->efd) || epoll_add(u->epfd, u->tfd))
 		goto out_free;
 	ret = exec_init(u);
 	if (!ret)

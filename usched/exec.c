@@ -198,8 +198,9 @@ int exec_init(struct usched *u)
 			    NULL))
 		return -ENODEV;
 	u->max_alloc = max_alloc;
-	/* Two TGs are launched at once and the pool keeps some: a quarter each. */
+	/* A TG takes at most a quarter, the TGs in flight half, the pool a quarter. */
 	u->tg_bytes = global / 4;
+	u->inflight_max = global / 2;
 	u->pool.max_bytes = global / 4;
 	return clock_sync(u);
 }

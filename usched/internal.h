@@ -20,7 +20,12 @@
 #include "../sim/tqsim.h"
 #include "usched.h"
 
-#define TG_DEPTH	2	/* TGs launched at once: one running, the next queued behind it */
+#define TG_MAX_INFLIGHT	8	/* TGs launched and not finished, at most (core.c, 4) */
+#define LEAD_MARGIN_NS	300000	/* the default lead time: this + twice a TG's host time */
+#define LEAD_MAX_NS	5000000	/* ... at most */
+#define AUTO_EXACT_MAX	6	/* auto solves TGs of up to this many tasks exactly */
+#define AUTO_BUDGET	0.001	/* auto's default time per TG, of its predicted makespan */
+#define JIT_WAIT	UINT64_MAX	/* jit_when(): no launch until something happens */
 #define MAX_KQUEUES	8
 #define MAX_CMDS	(2 * USCHED_MAX_BUFS + 1)
 
@@ -166,12 +171,29 @@ struct task {
 struct tg {
 	uint64_t seq;
 	unsigned int n, left;
+	unsigned int inflight;	/* TGs in flight when it was launched */
 	struct task *task[USCHED_MAX_TG];	/* in launch order */
+	uint64_t bytes;		/* of its tasks' buffers */
 	uint64_t launch_ns;
 	double pred_ns;		/* predicted first start to last end */
 	uint64_t pred_end;	/* predicted absolute end of the last command */
 	uint64_t policy_ns;
+	uint64_t host_ns;	/* forming, ordering and launching it */
 	uint64_t first_start, last_end;		/* measured */
+};
+
+/*
+ * What the launch decision looks at (core.c, 4); times are host ns. The
+ * decision is a function of these alone so that it can be tested alone.
+ */
+struct jit_in {
+	uint64_t now;
+	unsigned int inflight;	/* TGs in flight */
+	uint64_t ready;		/* tasks that could join the next TG */
+	unsigned int max_tg;
+	uint64_t busy[USCHED_STAGES];	/* predicted engine ends of the work in flight */
+	double first[USCHED_STAGES];	/* earliest start on each engine after a launch */
+	uint64_t lead_ns;
 };
 
 /* Free device buffers kept for reuse, by size class. */
@@ -187,6 +209,7 @@ struct usched {
 	struct list owners;
 	struct list cancelled;	/* cancelled tasks the loop has yet to complete */
 	uint64_t nwaiting;	/* ready + blocked, all owners */
+	uint64_t nready;	/* ready, all owners */
 	struct idtab regions, progs, kerns;
 	bool closing;
 	struct usched_stats st;
@@ -202,10 +225,13 @@ struct usched {
 	cl_command_queue q[USCHED_STAGES];	/* [HTD], [DTH]; [K] unused */
 	cl_command_queue kq[MAX_KQUEUES];
 	cl_command_queue mq;	/* maps and unmaps, so they never wait behind copies */
-	uint64_t max_alloc, tg_bytes;
+	uint64_t max_alloc, tg_bytes, inflight_max;	/* bytes */
+	double budget;		/* auto's, of a TG's predicted makespan */
 	struct tq_profile prof;
 	int64_t clock_off;	/* host CLOCK_MONOTONIC ns - device ns */
-	int efd;
+	int efd;		/* submissions, completions */
+	int tfd;		/* the launch timer */
+	int epfd;		/* both: usched_fd() */
 	pthread_t thread;
 	bool threaded;
 
@@ -215,8 +241,11 @@ struct usched {
 
 	/* loop thread only */
 	struct tq_dev dev;
-	struct tg *inflight[TG_DEPTH];
+	struct tg *inflight[TG_MAX_INFLIGHT];	/* in launch order */
 	unsigned int ninflight;
+	uint64_t inflight_bytes;
+	uint64_t timer_at;	/* when the timer is set to fire; JIT_WAIT: not set */
+	double host_ns;		/* a TG's host time, smoothed */
 	uint64_t tg_seq;
 	unsigned int kq_next;
 	uint64_t busy_abs[USCHED_STAGES];	/* predicted engine ends, host ns */
@@ -230,6 +259,8 @@ struct usched {
 /* core.c */
 uint64_t now_ns(void);
 void wake(struct usched *u);
+/* When to launch the next TG: 0 now, JIT_WAIT not before an event, else at that time. */
+uint64_t jit_when(const struct jit_in *in);
 
 /* objects.c: all under u->lock unless said otherwise */
 uint32_t idtab_add(struct idtab *t, void *p);

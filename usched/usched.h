@@ -81,6 +81,26 @@ struct usched_completion {
 /* Called on the core's thread (usched_process()'s caller); may submit. */
 typedef void (*usched_complete_fn)(void *arg, const struct usched_completion *c);
 
+/*
+ * One finished TG; makespans run from its first command's start to its
+ * last's end. Times are CLOCK_MONOTONIC ns.
+ */
+struct usched_tg_stat {
+	uint64_t seq;
+	uint32_t ntasks;
+	uint32_t inflight;	/* TGs already in flight when it was launched */
+	double predicted_ns;	/* by the model, for the order the policy chose */
+	double measured_ns;	/* from the device's profiling timestamps */
+	uint64_t policy_ns;	/* time the policy took to choose the order */
+	uint64_t host_ns;	/* forming, ordering and launching it, policy included */
+	uint64_t launch_ns;	/* when it was launched */
+	uint64_t start_ns;	/* its first command's start (0: none ran) */
+	uint64_t end_ns;	/* its last command's end */
+};
+
+/* Called on the core's thread once per finished TG, before its tasks' completions. */
+typedef void (*usched_tg_fn)(void *arg, const struct usched_tg_stat *s);
+
 /**
  * struct usched_opts - usched_create()'s options; zero means the default
  * @platform: platform by index ("1") or name substring (case-insensitive);
@@ -96,6 +116,12 @@ typedef void (*usched_complete_fn)(void *arg, const struct usched_completion *c)
  * @trace: write the measured timeline there as Chrome trace JSON; NULL: none
  * @complete: completion callback
  * @complete_arg: its first argument
+ * @lead_us: launch the next TG this long before the device would run out
+ *	of work; 0: 300 us plus twice the measured host time of a TG's launch
+ * @budget: auto's time per TG as a fraction of the TG's predicted
+ *	makespan; 0: 0.001. TGs of up to 6 tasks are always solved exactly.
+ * @tg_done: per-TG callback (every finished TG); NULL: none
+ * @tg_arg: its first argument
  *
  * The strings are read by usched_create() only.
  */
@@ -110,6 +136,10 @@ struct usched_opts {
 	const char *trace;
 	usched_complete_fn complete;
 	void *complete_arg;
+	unsigned int lead_us;
+	double budget;
+	usched_tg_fn tg_done;
+	void *tg_arg;
 };
 
 /* Which copies surround the kernel, as in the uapi's enum tq_dir. */
@@ -179,15 +209,6 @@ struct usched_task {
 	struct usched_arg arg[USCHED_MAX_ARGS];
 };
 
-/* One finished TG; makespans run from its first command's start to its last's end. */
-struct usched_tg_stat {
-	uint64_t seq;
-	uint32_t ntasks;
-	double predicted_ns;	/* by the model, for the order the policy chose */
-	double measured_ns;	/* from the device's profiling timestamps */
-	uint64_t policy_ns;	/* time the policy took to choose the order */
-};
-
 /* Counters since usched_create(), for metrics. */
 struct usched_stats {
 	uint64_t submitted;
@@ -222,9 +243,10 @@ void usched_destroy(struct usched *u);
 int usched_start(struct usched *u);
 
 /*
- * The daemon's path: usched_fd() is an eventfd that becomes readable when
- * there is work for usched_process() (a completion, a submission). One
- * caller at a time; never together with usched_start().
+ * The daemon's path: usched_fd() is a file descriptor (an epoll fd) that
+ * becomes readable when there is work for usched_process(): a completion,
+ * a submission, or the time to launch the next TG. Poll it for reading;
+ * never read it. One caller at a time; never together with usched_start().
  */
 int usched_fd(struct usched *u);
 int usched_process(struct usched *u);
