@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_jit.c - when the core launches the next TG (core.c, 4).
+ *
+ * First jit_when() alone, on made-up predicted times: an idle device gets a
+ * TG at once, so does a full one; otherwise the TG goes lead time before
+ * the engine that needs it last would run dry; at the in-flight cap, or
+ * with nothing ready, nothing goes. Then on the device, the loop run by
+ * hand as the daemon does:
+ *
+ * - rounds: 4 owners x 3 rounds of ordered tasks, with a profile whose
+ *   copies are predicted to take 250 ms (the device is busy for as long as
+ *   the core can tell), form one TG of 4 per round: a round's tasks become
+ *   ready one at a time as the round before completes, and wait for each
+ *   other instead of going one or two at a time;
+ * - the timer: a task submitted while a ~40 ms kernel runs is launched by
+ *   the timer lead time before the kernel ends, not at once and not after;
+ * - a full TG (max_tg ready) is launched at once behind a running one.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "testlib.h"
+#include "internal.h"
+
+#define MS		1000000ull
+#define LONG_MS		40
+#define LEAD_US		10000
+#define WORKERS		4
+#define ROUNDS		3
+
+/* jit_when() */
+
+static struct jit_in busy_in(uint64_t now)
+{
+	struct jit_in in = {
+		.now = now, .inflight = 1, .ready = 1, .max_tg = 8, .lead_ns = MS / 2,
+		.busy = { now + 1 * MS, now + 20 * MS, now + 21 * MS },
+		.first = { 0, 2 * MS, INFINITY },
+	};
+
+	return in;
+}
+
+static void test_decision(void)
+{
+	const uint64_t now = 1000 * MS;
+	struct jit_in in = busy_in(now);
+
+	tap_ok(jit_when(&in) == now + 18 * MS - MS / 2,
+	       "kernel-bound: lead before the kernels run dry less the next HtD (%+.3f ms)",
+	       ((double)jit_when(&in) - now) / MS);
+	in.first[USCHED_DTH] = 5 * MS;
+	in.busy[USCHED_DTH] = now + 30 * MS;
+	tap_ok(jit_when(&in) == now + 25 * MS - MS / 2,
+	       "DtH-bound: before the DtH engine runs dry less the next HtD and K");
+	in = busy_in(now);
+	in.busy[USCHED_HTD] = now + 10 * MS;
+	in.busy[USCHED_K] = now + 11 * MS;
+	in.first[USCHED_K] = 3 * MS;
+	tap_ok(jit_when(&in) == now + 10 * MS - MS / 2,
+	       "HtD-bound: before the HtD engine runs dry (the kernels idle anyway)");
+	in = busy_in(now);
+	in.lead_ns = 18 * MS;
+	tap_ok(jit_when(&in) == 0, "due within the lead time: now");
+	in = busy_in(now);
+	for (int s = 0; s < USCHED_STAGES; s++)
+		in.busy[s] = now - MS;
+	tap_ok(jit_when(&in) == 0, "in-flight work predicted done already: now");
+	in = busy_in(now);
+	in.inflight = 0;
+	tap_ok(jit_when(&in) == 0, "an idle device: now, with whatever is ready");
+	in = busy_in(now);
+	in.ready = 8;
+	tap_ok(jit_when(&in) == 0, "max_tg tasks ready: now");
+	in.inflight = TG_MAX_INFLIGHT;
+	tap_ok(jit_when(&in) == JIT_WAIT, "%u TGs in flight: wait for one to finish",
+	       TG_MAX_INFLIGHT);
+	in = busy_in(now);
+	in.ready = 0;
+	tap_ok(jit_when(&in) == JIT_WAIT, "nothing ready: wait");
+	in.inflight = 0;
+	tap_ok(jit_when(&in) == JIT_WAIT, "nothing ready, idle device: wait");
+}
+
+/* On the device */
+
+static uint32_t kernel[16];
+static const struct tqk_task *syn, *va;
+
+static uint32_t kernel_of(const struct tqk_task *t)
+{
+	unsigned int i = 0;
+
+	while (tqk_tasks[i] != t)
+		i++;
+	return kernel[i];
+}
+
+/* Every finished TG, from usched_opts.tg_done. */
+static struct usched_tg_stat tgs[64];
+static unsigned int ntgs;
+
+static void tg_done(void *arg, const struct usched_tg_stat *s)
+{
+	(void)arg;
+	if (ntgs < 64)
+		tgs[ntgs++] = *s;
+}
+
+static const struct usched_tg_stat *tg_of(uint64_t seq)
+{
+	for (unsigned int i = 0; i < ntgs; i++)
+		if (tgs[i].seq == seq)
+			return &tgs[i];
+	return NULL;
+}
+
+static struct usched *open_core(struct usched_opts *o, struct tl_sink *sink)
+{
+	struct usched *u;
+	int ret;
+
+	o->policy = "fifo";
+	o->complete = tl_complete;
+	o->complete_arg = sink;
+	o->tg_done = tg_done;
+	ret = usched_create(o, &u);
+	if (ret) {
+		tap_diag("usched_create: %s", strerror(-ret));
+		exit(1);
+	}
+	ret = tl_builtins(u, kernel);
+	if (ret) {
+		tap_diag("built-in programs: %s", strerror(-ret));
+		exit(1);
+	}
+	ntgs = 0;
+	return u;
+}
+
+static void job(struct tl_job *j, struct tl_arena *a, const struct tqk_task *t,
+		struct tqk_size sz, uint64_t owner, uint32_t flags)
+{
+	int ret = tl_job_init(j, a, t, sz, owner * 100 + a->used % 97, kernel_of(t), owner);
+
+	if (ret) {
+		tap_diag("%s job: %s", t->name, strerror(-ret));
+		exit(1);
+	}
+	j->task.flags = flags;
+}
+
+static void test_rounds(void)
+{
+	static const char prof[] = "tq-profile 1\n"
+				   "dma 2\n"
+				   "htd alone 250000000 10.0\n"
+				   "htd overlapped 250000000 10.0\n"
+				   "dth alone 1000 10.0\n"
+				   "dth overlapped 1000 10.0\n";
+	char path[] = "/tmp/usched-profile-XXXXXX";
+	struct usched_opts o = { .profile = path };
+	struct tl_job j[ROUNDS][WORKERS];
+	bool together = true, ok = true;
+	struct tl_arena a;
+	struct tl_sink sink;
+	struct usched *u;
+	int fd;
+
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, prof, sizeof(prof) - 1) != sizeof(prof) - 1) {
+		tap_diag("cannot write %s", path);
+		exit(1);
+	}
+	close(fd);
+	tl_sink_init(&sink);
+	u = open_core(&o, &sink);
+	tl_arena_init(&a, u, 4 << 20);
+	for (unsigned int r = 0; r < ROUNDS; r++)
+		for (unsigned int w = 0; w < WORKERS; w++)
+			job(&j[r][w], &a, va, (struct tqk_size){ 4096, 0 }, w + 1,
+			    USCHED_TASK_ORDERED);
+	for (unsigned int r = 0; r < ROUNDS; r++)
+		for (unsigned int w = 0; w < WORKERS; w++)
+			usched_submit(u, &j[r][w].task);
+	tl_run(u, &sink, ROUNDS * WORKERS);
+
+	for (unsigned int r = 0; r < ROUNDS; r++) {
+		for (unsigned int w = 0; w < WORKERS; w++) {
+			together &= j[r][w].c.tg == j[r][0].c.tg;
+			ok &= j[r][w].ncompl == 1 && !j[r][w].c.status &&
+			      !tl_job_verify(&j[r][w], NULL);
+			if (r)
+				ok &= j[r][w].c.start_ns >= j[r - 1][w].c.end_ns;
+		}
+		tap_diag("round %u: TGs %lu %lu %lu %lu", r, (unsigned long)j[r][0].c.tg,
+			 (unsigned long)j[r][1].c.tg, (unsigned long)j[r][2].c.tg,
+			 (unsigned long)j[r][3].c.tg);
+	}
+	tap_ok(ok, "rounds: every task completed once, verified, after its predecessor");
+	tap_ok(together, "rounds: each round's %u tasks ran in one TG", WORKERS);
+	tap_ok(ntgs == ROUNDS && tgs[0].ntasks == WORKERS && tgs[1].ntasks == WORKERS &&
+	       tgs[2].ntasks == WORKERS, "rounds: %u TGs of %u, %u, %u tasks (want %u of %u)",
+	       ntgs, tgs[0].ntasks, tgs[1].ntasks, tgs[2].ntasks, ROUNDS, WORKERS);
+	usched_destroy(u);
+	tl_arena_free(&a);
+	unlink(path);
+}
+
+/* SYN iterations for a kernel of about LONG_MS here, on one work-group. */
+static uint32_t syn_iters(struct usched *u, struct tl_arena *a, struct tl_sink *sink)
+{
+	const uint32_t iters = 100000;
+	struct tl_job j[2];
+	double ns;
+
+	for (int i = 0; i < 2; i++) {	/* the first run compiles, and the model drops it */
+		job(&j[i], a, syn, (struct tqk_size){ 256, iters }, 9, 0);
+		usched_submit(u, &j[i].task);
+		tl_run(u, sink, i + 1);
+	}
+	ns = j[1].c.stage_end[USCHED_K] - j[1].c.stage_start[USCHED_K];
+	return fmin(fmax(iters * LONG_MS * 1e6 / fmax(ns, 1), iters), syn->iters_max);
+}
+
+static void test_timer(void)
+{
+	struct usched_opts o = { .lead_us = LEAD_US, .max_tg = 2 };
+	const struct usched_tg_stat *t1, *t2;
+	struct tl_job j[5];
+	struct tl_arena a;
+	struct tl_sink sink;
+	struct usched *u;
+	uint64_t iters, sub;
+
+	tl_sink_init(&sink);
+	u = open_core(&o, &sink);
+	tl_arena_init(&a, u, 4 << 20);
+	iters = syn_iters(u, &a, &sink);
+
+	/* one task behind a long kernel: the timer launches it */
+	job(&j[0], &a, syn, (struct tqk_size){ 256, iters }, 9, 0);
+	job(&j[1], &a, va, (struct tqk_size){ 4096, 0 }, 1, 0);
+	usched_submit(u, &j[0].task);
+	usched_process(u);
+	sub = tq_clock_ns();
+	usched_submit(u, &j[1].task);
+	tl_run(u, &sink, 4);
+	t1 = tg_of(j[0].c.tg);
+	t2 = tg_of(j[1].c.tg);
+	if (!tap_ok(t1 && t2 && t1 != t2, "timer: the long task and the other in TGs of their own"))
+		goto out;
+	tap_diag("long kernel %.3f ms (predicted TG %.3f ms); the other launched %.3f ms after "
+		 "its submission, %.3f ms before the long TG ended", (j[0].c.stage_end[USCHED_K] -
+		 j[0].c.stage_start[USCHED_K]) / 1e6, t1->predicted_ns / 1e6,
+		 ((double)t2->launch_ns - sub) / 1e6, ((double)t1->end_ns - t2->launch_ns) / 1e6);
+	tap_ok(t2->inflight == 1 && t2->launch_ns < t1->end_ns,
+	       "timer: launched while the long TG still ran");
+	tap_ok(t2->launch_ns >= sub + LEAD_US * 1000ull,
+	       "timer: not at once: it waited for the next TG's time");
+
+	/* max_tg (2) tasks ready behind a long kernel: at once */
+	job(&j[2], &a, syn, (struct tqk_size){ 256, iters }, 9, 0);
+	job(&j[3], &a, va, (struct tqk_size){ 4096, 0 }, 1, 0);
+	job(&j[4], &a, va, (struct tqk_size){ 4096, 0 }, 2, 0);
+	usched_submit(u, &j[2].task);
+	usched_process(u);
+	sub = tq_clock_ns();
+	usched_submit(u, &j[3].task);
+	usched_submit(u, &j[4].task);
+	usched_process(u);
+	tl_run(u, &sink, 7);
+	t1 = tg_of(j[2].c.tg);
+	t2 = tg_of(j[3].c.tg);
+	tap_ok(t1 && t2 && t2->ntasks == 2 && t2->inflight == 1 &&
+	       t2->launch_ns < sub + LEAD_US * 1000ull,
+	       "a full TG behind a long one: launched at once (%.3f ms)",
+	       t2 ? ((double)t2->launch_ns - sub) / 1e6 : -1);
+out:
+	usched_destroy(u);
+	tl_arena_free(&a);
+}
+
+int main(void)
+{
+	const char *why;
+
+	test_decision();
+	why = tl_setup();
+	if (why) {
+		tap_skip("rounds, timer and full TGs on the device", "%s", why);
+		return tap_done();
+	}
+	syn = tqk_find("SYN");
+	va = tqk_find("VA");
+	test_rounds();
+	test_timer();
+	return tap_done();
+}
