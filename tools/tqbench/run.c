@@ -261,6 +261,11 @@ int run_policy_orders(struct env *e, struct result *r)
 struct coll {
 	unsigned int want, got, failed;
 	uint64_t first, last;		/* CLOCK_MONOTONIC ns */
+	/* every TG finished: a line of tg.csv each, and their errors */
+	FILE *tgcsv;
+	const char *tag;
+	double err_sum;			/* of log(|predicted - measured| / measured) */
+	unsigned int nerr;
 	/* stream mode */
 	struct stream *st;
 };
@@ -280,6 +285,7 @@ struct stream {
 };
 
 static void on_complete(void *arg, const struct usched_completion *c);
+static void on_tg(void *arg, const struct usched_tg_stat *s);
 
 static int pol_open(struct env *e, int p)
 {
@@ -289,6 +295,7 @@ static int pol_open(struct env *e, int p)
 		.policy = policy_names[p],
 		.profile = e->o->profile,
 		.complete = on_complete,
+		.tg_done = on_tg,
 	};
 	int ret;
 
@@ -413,34 +420,34 @@ static void on_complete(void *arg, const struct usched_completion *c)
 	}
 }
 
+/* Every TG usched finished: its prediction against the measurement. */
+static void on_tg(void *arg, const struct usched_tg_stat *s)
+{
+	struct coll *co = cur;
+	double e;
+
+	(void)arg;
+	if (!co || s->measured_ns <= 0)
+		return;
+	e = fabs(s->predicted_ns - s->measured_ns) / s->measured_ns;
+	if (co->tgcsv)
+		fprintf(co->tgcsv, "%s,%llu,%u,%.4f,%.4f,%.2f,%u,%.2f\n", co->tag,
+			(unsigned long long)s->seq, s->ntasks, s->predicted_ns / 1e6,
+			s->measured_ns / 1e6, s->policy_ns / 1e3, s->inflight, s->host_ns / 1e3);
+	if (e > 0) {
+		co->err_sum += log(e);
+		co->nerr++;
+	}
+}
+
 /* Drive p's loop until the collector has all it waits for. */
-static int drive(struct pol *pp, struct coll *co, struct usched_stats *last, FILE *tgcsv,
-		 const char *tag, double *err_sum, unsigned int *nerr)
+static int drive(struct pol *pp, struct coll *co)
 {
 	struct pollfd pfd = { .fd = usched_fd(pp->u), .events = POLLIN };
-	struct usched_stats st;
 
 	cur = co;
 	for (;;) {
 		usched_process(pp->u);
-		usched_stats(pp->u, &st);
-		/* one TG finished since the last look: its prediction against the measurement */
-		if (st.tgs > last->tgs && st.last.measured_ns > 0) {
-			double e = fabs(st.last.predicted_ns - st.last.measured_ns) /
-				   st.last.measured_ns;
-
-			if (tgcsv)
-				fprintf(tgcsv, "%s,%llu,%u,%.4f,%.4f,%.2f,%llu\n", tag,
-					(unsigned long long)st.last.seq, st.last.ntasks,
-					st.last.predicted_ns / 1e6, st.last.measured_ns / 1e6,
-					st.last.policy_ns / 1e3,
-					(unsigned long long)(st.tgs - last->tgs));
-			if (err_sum && e > 0) {
-				*err_sum += log(e);
-				(*nerr)++;
-			}
-		}
-		*last = st;
 		if (co->st ? !co->st->outstanding && tq_clock_ns() >= co->st->t_end :
 			     co->got >= co->want)
 			break;
@@ -459,12 +466,10 @@ static int usched_once(struct env *e, struct result *r, int p, double *ms, FILE 
 		       const char *tag, double *err_sum, unsigned int *nerr)
 {
 	struct pol *pp = &pol[p];
-	struct coll co = { .want = r->nslots };
-	struct usched_stats last;
+	struct coll co = { .want = r->nslots, .tgcsv = tgcsv, .tag = tag };
 	int ret = 0;
 
 	(void)e;
-	usched_stats(pp->u, &last);
 	/* round by round, workers in order: the first TG is one task of each */
 	for (unsigned int s = 0; s < r->nslots && !ret; s++) {
 		struct usched_task t;
@@ -478,8 +483,12 @@ static int usched_once(struct env *e, struct result *r, int p, double *ms, FILE 
 		usched_cancel(pp->u, USCHED_OWNER_ALL);
 		return ret;
 	}
-	ret = drive(pp, &co, &last, tgcsv, tag, err_sum, nerr);
+	ret = drive(pp, &co);
 	*ms = (co.last - co.first) / 1e6;
+	if (err_sum) {
+		*err_sum += co.err_sum;
+		*nerr += co.nerr;
+	}
 	return ret;
 }
 
@@ -748,8 +757,7 @@ static int stream_usched(struct env *e, const struct suite *real, int p,
 	for (unsigned int w = 0; w < e->o->stream_workers; w++)
 		for (unsigned int d = 0; d < e->o->stream_depth; d++)
 			stream_submit(&st, w + 1);
-	b = a;	/* drive() moves its copy along */
-	ret = st.err ?: drive(&pol[p], &co, &b, NULL, NULL, NULL, NULL);
+	ret = st.err ?: drive(&pol[p], &co);
 	if (ret)
 		goto out;
 	usched_stats(pol[p].u, &b);

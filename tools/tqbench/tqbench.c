@@ -317,7 +317,7 @@ int main(int argc, char **argv)
 	fs.perms = out_open(&o, "perms.csv", "suite,bench,T,N,order_no,order,measured_ms,"
 			    "predicted_ms");
 	fs.tg = out_open(&o, "tg.csv", "suite,bench,T,N,policy,tg,tasks,predicted_ms,"
-			 "measured_ms,policy_us,tgs_since_last_look");
+			 "measured_ms,policy_us,inflight,host_us");
 	fs.stream = out_open(&o, "stream.csv", "setup,workers,seconds,tasks,tasks_per_s,"
 			     "util_htd,util_k,util_dth,busiest_load,p50_ms,p99_ms,tg_err,"
 			     "sched_share,tasks_per_tg");
