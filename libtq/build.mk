@@ -8,7 +8,7 @@
 #   make install-libtq [PREFIX=/usr/local] [DESTDIR=]
 #   make bench-ring    tqbench-ring in the test VM (Documentation/results/ring-bench.md)
 
-LIBTQ_VERSION := 1.0.0
+LIBTQ_VERSION := 1.1.0
 LIBTQ_OBJS := $(addprefix $(OBJ)/libtq/,tq.o arena.o)
 LIBTQ_NATIVE := $(addprefix $(TESTBIN)/libtq-,arena ring so)
 LIBTQ_VM := $(addprefix $(TESTBIN)/,libtq_stress libtq_kill libtq_fork libtq_requeue \

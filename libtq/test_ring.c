@@ -3,10 +3,13 @@
  * libtq's ring code without the module: the inline fast paths of tq.h run
  * against rings in ordinary memory, laid out at offsets other than the
  * module's, with indices that wrap at 2^32, and a thread playing the kernel.
+ * The registration helpers run against a thread playing kernel and
+ * scheduler, over an arena in ordinary memory.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/eventfd.h>
 
 #include "tap.h"
 #include "internal.h"
@@ -280,6 +283,122 @@ static void test_flow(void)
 	fake_close(&tq);
 }
 
+/*
+ * Registration with a build log: a thread answers each PROGRAM descriptor
+ * as the scheduler does, writing its log over bufs[0], and signals the
+ * eventfd as the kernel does.
+ */
+struct fake_sched {
+	struct tq *tq;
+	unsigned int n;		/* descriptors to answer */
+	int status[4];
+	const char *log[4];	/* written over bufs[0]; NULL: none */
+	int no_nul[4];		/* fill the whole buffer, no NUL */
+	uint32_t len[4];	/* out: each bufs[0].len seen */
+};
+
+static void *fake_sched(void *arg)
+{
+	struct fake_sched *f = arg;
+	struct tq *tq = f->tq;
+	unsigned int head = *tq->sq.kconsumer, i;
+
+	for (i = 0; i < f->n; i++) {
+		const struct tq_desc *d;
+		struct tq_cqe *c;
+		unsigned int p;
+		char *dst;
+		size_t n = 0;
+
+		while (__atomic_load_n(tq->sq.kproducer, __ATOMIC_ACQUIRE) == head)
+			usleep(100);
+		d = &tq->sq.descs[head & tq->sq.mask];
+		f->len[i] = d->bufs[0].len;
+		dst = (char *)tq->arena + d->bufs[0].offset;
+		if (f->no_nul[i]) {
+			n = d->bufs[0].len;
+			memset(dst, 'x', n);
+		} else if (f->log[i]) {
+			n = strnlen(f->log[i], d->bufs[0].len - 1);
+			memcpy(dst, f->log[i], n);
+			dst[n] = 0;
+		}
+		p = *tq->cq.kproducer;
+		c = &tq->cq.cqes[p & tq->cq.mask];
+		*c = (struct tq_cqe){ .user_data = d->user_data, .status = f->status[i],
+				      .result = f->status[i] ? n : 7 };
+		__atomic_store_n(tq->sq.kconsumer, ++head, __ATOMIC_RELEASE);
+		__atomic_store_n(tq->cq.kproducer, p + 1, __ATOMIC_RELEASE);
+		eventfd_write(tq->event_fd, 1);
+	}
+	return NULL;
+}
+
+static void test_register_log(void)
+{
+	static const char src[] = "__kernel void k(void) { nope; }";
+	static const char msg[] = "1:25: error: use of undeclared identifier 'nope'";
+	struct fake_sched f = {
+		.n = 4,
+		.status = { -ENOEXEC, -ENOEXEC, -ENOEXEC, 0 },
+		.log = { msg, msg, NULL, msg },
+		.no_nul = { 0, 0, 1, 0 },
+	};
+	const size_t arena_bytes = 64 << 10;
+	char log[256], small[16];
+	uint32_t prog = 0;
+	struct tq_arena a;
+	struct tq tq;
+	pthread_t t;
+	void *whole;
+	int ret;
+
+	fake_open(&tq, SQ_N, CQ_N, 0);
+	tq.event_fd = eventfd(0, EFD_NONBLOCK);
+	tq.arena = aligned_alloc(4096, arena_bytes);
+	tq.arena_bytes = arena_bytes;
+	tq.alloc = &a;
+	tq_arena_init(&a, arena_bytes);
+	f.tq = &tq;
+	pthread_create(&t, NULL, fake_sched, &f);
+
+	memset(log, '?', sizeof(log));
+	ret = tq_register_program_log(&tq, src, sizeof(src) - 1, NULL, &prog, log, sizeof(log));
+	tap_ok(ret == -ENOEXEC && !strcmp(log, msg), "a failed build: -ENOEXEC and the log (%d)",
+	       ret);
+	tap_ok(f.len[0] == sizeof(log), "the source went out NUL-padded to the log's size (%u)",
+	       f.len[0]);
+	ret = tq_register_program_log(&tq, src, sizeof(src) - 1, NULL, &prog, small,
+				      sizeof(small));
+	tap_ok(ret == -ENOEXEC && strlen(small) == sizeof(small) - 1 &&
+	       !strncmp(small, msg, sizeof(small) - 1),
+	       "a log longer than the caller's buffer is cut short, NUL-terminated");
+	ret = tq_register_program_log(&tq, src, sizeof(src) - 1, NULL, &prog, log, sizeof(log));
+	tap_ok(ret == -ENOEXEC && strlen(log) == sizeof(log) - 1,
+	       "a log without its NUL stays within the caller's buffer");
+	memset(log, '?', sizeof(log));
+	ret = tq_register_program_log(&tq, src, sizeof(src) - 1, NULL, &prog, log, sizeof(log));
+	tap_ok(ret == 0 && prog == 7 && log[0] == 0, "a build that works: the id, an empty log");
+	pthread_join(t, NULL);
+
+	f = (struct fake_sched){ .tq = &tq, .n = 1, .status = { -ENOEXEC }, .log = { msg } };
+	pthread_create(&t, NULL, fake_sched, &f);
+	ret = tq_register_program(&tq, src, sizeof(src) - 1, NULL, &prog);
+	pthread_join(t, NULL);
+	tap_ok(ret == -ENOEXEC && f.len[0] == sizeof(src) - 1,
+	       "tq_register_program: the source as given, the error status");
+	tap_ok(!tq_buf_alloc(&tq, arena_bytes, &whole, NULL),
+	       "every registration gave its arena bytes back");
+	tap_ok(tq_register_program_log(&tq, src, sizeof(src) - 1, NULL, &prog, log,
+				       sizeof(log)) == -ENOMEM && log[0] == 0,
+	       "no arena room: -ENOMEM, an empty log");
+	tq_buf_free(&tq, whole);
+	tq_arena_fini(&a);
+	free(tq.arena);
+	close(tq.event_fd);
+	fake_close(&tq);
+}
+
 static void test_misc(void)
 {
 	struct tq tq;
@@ -306,6 +425,7 @@ int main(void)
 	test_forked();
 	test_prep();
 	test_flow();
+	test_register_log();
 	test_misc();
 	return tap_done();
 }

@@ -333,26 +333,33 @@ int tq_wait(struct tq *tq, struct tq_cqe **cqe, int timeout_ms)
 /*
  * Submit one registration descriptor naming @a (and @b) and wait for its
  * answer. The context must be idle so that the answer is the next completion.
+ * With @log, @a goes into at least @log_len bytes, NUL-padded, so that the
+ * scheduler has room to write a failed build's log over it; the log is then
+ * copied out before the arena bytes are freed.
  */
 static int tq_register(struct tq *tq, struct tq_desc *tmpl, const void *a, size_t a_len,
-		       const void *b, size_t b_len, uint32_t *id)
+		       const void *b, size_t b_len, uint32_t *id, char *log, size_t log_len)
 {
+	size_t a_room = log && log_len > a_len ? log_len : a_len;
 	void *a_buf = NULL, *b_buf = NULL;
 	uint64_t a_off, b_off = 0;
 	struct tq_desc *d;
 	struct tq_cqe *cqe;
 	int ret;
 
+	if (log && log_len)
+		log[0] = 0;
 	if (tq->flags & TQ_F_FORKED)
 		return -EPERM;
-	if (!a_len || a_len > UINT32_MAX || b_len > UINT32_MAX)
+	if (!a_len || a_room > UINT32_MAX || b_len > UINT32_MAX)
 		return -EINVAL;
 	if (tq_sq_ready(tq) || tq->sq.tail != tq->cq.head)
 		return -EBUSY;
-	ret = tq_buf_alloc(tq, a_len, &a_buf, &a_off);
+	ret = tq_buf_alloc(tq, a_room, &a_buf, &a_off);
 	if (ret)
 		return ret;
 	memcpy(a_buf, a, a_len);
+	memset((char *)a_buf + a_len, 0, a_room - a_len);
 	if (b_len) {
 		ret = tq_buf_alloc(tq, b_len, &b_buf, &b_off);
 		if (ret)
@@ -362,7 +369,7 @@ static int tq_register(struct tq *tq, struct tq_desc *tmpl, const void *a, size_
 
 	d = tq_get_desc(tq);
 	*d = *tmpl;
-	tq_prep_buf(d, 0, a_off, a_len, TQ_DIR_IN);
+	tq_prep_buf(d, 0, a_off, a_room, TQ_DIR_IN);
 	if (b_len)
 		tq_prep_buf(d, 0, b_off, b_len, TQ_DIR_IN);
 	ret = tq_submit(tq);
@@ -377,6 +384,13 @@ static int tq_register(struct tq *tq, struct tq_desc *tmpl, const void *a, size_
 	if (!ret)
 		*id = cqe->result;
 	tq_cqe_seen(tq, cqe);
+	if (ret == -ENOEXEC && log && log_len) {
+		/* a_room >= log_len; the scheduler's NUL is not trusted. */
+		size_t n = strnlen(a_buf, log_len - 1);
+
+		memcpy(log, a_buf, n);
+		log[n] = 0;
+	}
 out_free:
 	/* The scheduler has answered: it is done reading the text. */
 	if (b_buf)
@@ -388,23 +402,30 @@ out_free:
 int tq_register_program(struct tq *tq, const char *src, size_t len, const char *options,
 			uint32_t *program)
 {
+	return tq_register_program_log(tq, src, len, options, program, NULL, 0);
+}
+
+int tq_register_program_log(struct tq *tq, const char *src, size_t len, const char *options,
+			    uint32_t *program, char *log, size_t log_len)
+{
 	struct tq_desc d = { .opcode = TQ_OP_PROGRAM };
 
-	return tq_register(tq, &d, src, len, options, options ? strlen(options) : 0, program);
+	return tq_register(tq, &d, src, len, options, options ? strlen(options) : 0, program, log,
+			   log_len);
 }
 
 int tq_register_builtin(struct tq *tq, const char *name, uint32_t *program)
 {
 	struct tq_desc d = { .opcode = TQ_OP_PROGRAM, .flags = TQ_DESC_F_BUILTIN };
 
-	return tq_register(tq, &d, name, strlen(name), NULL, 0, program);
+	return tq_register(tq, &d, name, strlen(name), NULL, 0, program, NULL, 0);
 }
 
 int tq_lookup_kernel(struct tq *tq, uint32_t program, const char *name, uint32_t *kernel)
 {
 	struct tq_desc d = { .opcode = TQ_OP_KERNEL, .program = program };
 
-	return tq_register(tq, &d, name, strlen(name), NULL, 0, kernel);
+	return tq_register(tq, &d, name, strlen(name), NULL, 0, kernel, NULL, 0);
 }
 
 /* What each errno means in tq's contract (tq_strerror(3) lists where). */
@@ -424,6 +445,7 @@ static const char *const tq_errors[] = {
 	[ETIME]		= "timed out waiting for a completion",
 	[EAGAIN]	= "no completion yet",
 	[EBUSY]		= "the context has tasks in flight",
+	[ENOEXEC]	= "the program does not compile (see its build log)",
 };
 
 const char *tq_strerror(int err)

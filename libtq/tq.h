@@ -33,8 +33,9 @@
  *     concurrently with the submission side: the two rings are independent.
  *  3. tq_buf_alloc, tq_buf_free, tq_enter, tq_event_fd and tq_strerror are
  *     thread-safe.
- *  4. tq_register_program, tq_register_builtin and tq_lookup_kernel use both
- *     sides: nothing else may use the context meanwhile.
+ *  4. tq_register_program, tq_register_program_log, tq_register_builtin and
+ *     tq_lookup_kernel use both sides: nothing else may use the context
+ *     meanwhile.
  *  5. tq_open and tq_close: nothing else may use the context meanwhile.
  *  6. Distinct contexts are independent.
  *  7. fork(): the child does not inherit the context (the kernel maps its
@@ -146,6 +147,8 @@ int tq_wait(struct tq *tq, struct tq_cqe **cqe, int timeout_ms);
 
 int tq_register_program(struct tq *tq, const char *src, size_t len, const char *options,
 			uint32_t *program);
+int tq_register_program_log(struct tq *tq, const char *src, size_t len, const char *options,
+			    uint32_t *program, char *log, size_t log_len);
 int tq_register_builtin(struct tq *tq, const char *name, uint32_t *program);
 int tq_lookup_kernel(struct tq *tq, uint32_t program, const char *name, uint32_t *kernel);
 

@@ -20,7 +20,7 @@
  * driver's compilation of each kernel at its first launch stays out of the
  * figures.
  * --bad-program instead registers OpenCL C that does not compile and checks
- * that it fails with -ENOEXEC and the build log in the arena.
+ * that tq_register_program_log() fails with -ENOEXEC and returns the build log.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -174,34 +174,15 @@ static int bad_program(struct tq *tq)
 {
 	static const char src[] =
 		"__kernel void broken(__global float *x)\n{\n\tx[0] = undeclared_thing;\n}\n";
-	size_t room = 8192;	/* NUL padding after the source: room for the log */
-	struct tq_desc *d;
-	struct tq_cqe *cqe;
-	uint64_t off;
-	char *buf;
-	int ret, status;
+	static char log[8192];
+	uint32_t prog;
+	int ret;
 
-	ret = tq_buf_alloc(tq, room, (void **)&buf, &off);
-	if (ret)
-		return ret;
-	memset(buf, 0, room);
-	memcpy(buf, src, sizeof(src) - 1);
-	d = tq_get_desc(tq);
-	tq_prep_program(d, off, room, 0, 0);
-	tq_desc_set_data(d, MAGIC);
-	tq_submit(tq);
-	ret = tq_wait(tq, &cqe, opt.timeout_s * 1000);
-	if (ret) {
-		fprintf(stderr, "tqdemo: no answer to the bad program: %s\n", tq_strerror(ret));
-		return 1;
-	}
-	status = cqe->status;
-	printf("tqdemo[%d]: bad program: status %d (%s), log %" PRIu64 " bytes:\n", getpid(),
-	       status, strerror(-status), (uint64_t)cqe->result);
-	printf("%.*s\n", (int)(cqe->result < 2000 ? cqe->result : 2000), buf);
-	ret = status == -ENOEXEC && cqe->result > 0 && strlen(buf) == cqe->result &&
-	      strstr(buf, "undeclared_thing") ? 0 : 1;
-	tq_cqe_seen(tq, cqe);
+	ret = tq_register_program_log(tq, src, sizeof(src) - 1, NULL, &prog, log, sizeof(log));
+	printf("tqdemo[%d]: bad program: status %d (%s), log %zu bytes:\n", getpid(), ret,
+	       tq_strerror(ret), strlen(log));
+	printf("%.2000s\n", log);
+	ret = ret == -ENOEXEC && strstr(log, "undeclared_thing") ? 0 : 1;
 	printf("tqdemo[%d]: bad-program %s\n", getpid(), ret ? "FAILED" : "ok");
 	return ret;
 }

@@ -194,7 +194,7 @@ ok $? "the next usched completes the rest: both clients verify all 24 tasks"
 
 # 5. A program that does not compile comes back with its build log.
 "$BIN/tqdemo" --bad-program >"$T/bad" 2>&1
-ok $? "a compile error completes with -ENOEXEC and the build log in the arena"
+ok $? "a compile error: tq_register_program_log gives -ENOEXEC and the build log"
 diag <"$T/bad"
 
 # 6. The last metrics and the trace.
