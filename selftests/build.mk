@@ -17,5 +17,11 @@ $(BIN)/tq_echod: $(OBJ)/selftests/tq_echod.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -luring $(LDLIBS)
 
+# The requeue stress test: plain TAP (tools/tap.h), tq_echod as its schedulers.
+$(OBJ)/selftests/tqsubmit_requeue.o: CPPFLAGS += -Itools -DTQ_ECHOD='"$(BIN)/tq_echod"'
+$(TESTBIN)/tqsubmit_requeue: $(OBJ)/selftests/tqsubmit_requeue.o | $(BIN)/tq_echod
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 BINS += $(BIN)/tq_echod
-VM_TESTS += $(TQ_SELFTESTS)
+VM_TESTS += $(TQ_SELFTESTS) $(TESTBIN)/tqsubmit_requeue
