@@ -319,6 +319,7 @@ __poll_t tq_ctx_poll(struct tq_ctx *ctx, struct file *file, struct poll_table_st
 	__poll_t mask = 0;
 
 	poll_wait(file, &ctx->wq, pt);
+	smp_mb();	/* L, matches K in tq_flush_dirty() */
 	if (READ_ONCE(*ctx->cq.producer) != READ_ONCE(*ctx->cq.consumer))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (READ_ONCE(ctx->broken))

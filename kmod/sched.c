@@ -25,7 +25,7 @@
 void tq_kick(void)
 {
 	atomic_inc(&tq.kick);
-	if (wq_has_sleeper(&tq.wq))
+	if (wq_has_sleeper(&tq.wq))	/* K, matches L */
 		wake_up_interruptible_poll(&tq.wq, EPOLLIN | EPOLLRDNORM);
 }
 
@@ -126,7 +126,7 @@ static void tq_flush_dirty(void)
 		tq_cq_submit(&ctx->cq);
 		if (ctx->efd)
 			tq_eventfd_signal(ctx->efd);
-		if (wq_has_sleeper(&ctx->wq))
+		if (wq_has_sleeper(&ctx->wq))	/* K, matches L */
 			wake_up_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
 		/* Freed slots may let descriptors waiting in the SQ through. */
 		if (READ_ONCE(*ctx->sq.producer) != ctx->sq.cached)
@@ -499,6 +499,7 @@ __poll_t tq_sched_poll(struct file *file, struct poll_table_struct *pt)
 	__poll_t mask = EPOLLOUT | EPOLLWRNORM;
 
 	poll_wait(file, &tq.wq, pt);
+	smp_mb();	/* L, matches K in tq_kick() */
 	if (atomic_read(&tq.kick) != READ_ONCE(tq.idle_kick))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	return mask;

@@ -48,6 +48,12 @@
  * J: the client publishes its SQ producer or CQ consumer (A or G), smp_mb(),
  *    then reads the flags word. Pairs with I: either the kernel sees the new
  *    index or the client sees the flag and rings the doorbell.
+ * K: a waker publishes its news (the kick count, a CQ producer), then
+ *    wq_has_sleeper() (a full barrier) looks for waiters.
+ * L: poll() queues its waiter, smp_mb(), then reads the news. Pairs with K:
+ *    either the waker sees the waiter or poll() sees the news. Without it
+ *    the queueing store may pass the load (store buffering), and an
+ *    io_uring read armed on poll() would sleep through the doorbell.
  */
 
 /* Where each part of a ring lies in its mapping. */
