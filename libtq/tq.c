@@ -375,7 +375,10 @@ static int tq_register(struct tq *tq, struct tq_desc *tmpl, const void *a, size_
 	ret = tq_submit(tq);
 	if (ret < 0)
 		goto out_free;
-	ret = tq_wait(tq, &cqe, -1);
+	/* Leaving on a signal would free the text under the scheduler and leave the answer unseen. */
+	do
+		ret = tq_wait(tq, &cqe, -1);
+	while (ret == -EINTR);
 	if (ret)
 		goto out_free;
 	ret = cqe->status;

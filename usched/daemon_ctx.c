@@ -310,6 +310,9 @@ void ctx_build_done(struct daemon *d, struct dbuild *b)
 	if (b->status)
 		info("context %u: %s %.40s: %s", c->id, b->builtin ? "built-in" : "program",
 		     b->builtin ? b->text : "", strerror(-b->status));
+	/* A client waits for this without a time limit: leave a trace of slow ones. */
+	if (b->end_ns - b->start_ns > 10000000000ull)
+		warn("context %u: a build took %.1f s", c->id, (b->end_ns - b->start_ns) * 1e-9);
 	complete_task(d, c->id, b->tag, b->status, result, b->start_ns, b->end_ns);
 	ctx_put(d, c);
 }

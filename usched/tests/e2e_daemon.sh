@@ -151,6 +151,26 @@ ok $? "metrics (written on SIGHUP): Prometheus text counting the 24 tasks"
 awk '!/^#/ && NF && $NF !~ /^-?[0-9.e+-]+$/ { bad = 1 } END { exit bad }' "$T/usched.prom"
 ok $? "metrics: every sample line ends in a number"
 
+# 1b. Registration under load: 8 clients start at once, each registering 4 programs and 4
+# kernels while 2 more register a program that does not compile, so the build thread, its
+# eventfd, the core's build lock and the state file all serve many at a time. A lost
+# wake-up anywhere on that path would hang a client: timeout turns that into a failure.
+bad=0
+rpids=()
+for i in $(seq 1 10); do
+	if [ "$i" -le 8 ]; then
+		timeout 120 "$BIN/tqdemo" --mix "$MIX" --scale 0.25 --tasks 2 --depth 2 --quiet \
+			>"$T/reg.$i" 2>&1 &
+	else
+		timeout 120 "$BIN/tqdemo" --bad-program >"$T/reg.$i" 2>&1 &
+	fi
+	rpids+=($!)
+done
+for i in "${!rpids[@]}"; do
+	wait "${rpids[$i]}" || { bad=1; tail -n 3 "$T/reg.$((i + 1))" | diag; }
+done
+ok $bad "10 clients registering at once (2 with a compile error): all answered, all verified"
+
 # 2. A client killed mid-run does not disturb the others.
 clients kill 3 --tasks 16 --depth 6 --progress 1
 wait_for 120 progressed 3 kill 1
