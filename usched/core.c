@@ -40,9 +40,9 @@
  *    enqueueing a TG (measured) plus a margin; TGs in flight are bounded by
  *    that timing, by TG_MAX_INFLIGHT and by half the device memory. The
  *    policy orders a TG from each engine's predicted busy-until time (the
- *    last TG's simulated engine ends, shifted by how late or early each TG
- *    before it really ended), so its first copies overlap the tail of the
- *    work already queued.
+ *    last TG's simulated engine ends, shifted by how late or early the last
+ *    task completed against its prediction), so its first copies overlap
+ *    the tail of the work already queued.
  * 5. Completion. clSetEventCallback() on a task's last command only pushes
  *    the task on the done stack and writes the eventfd; no OpenCL call runs
  *    in a callback and nothing waits with clFinish() or clWaitForEvents(),
@@ -366,7 +366,8 @@ static void jit_gather(struct usched *u, struct jit_in *in)
 	in->max_tg = u->st.max_tg;
 	in->lead_ns = u->o.lead_us ? u->o.lead_us * 1000ull :
 		      (uint64_t)fmin(LEAD_MARGIN_NS + 2 * u->host_ns, LEAD_MAX_NS);
-	memcpy(in->busy, u->busy_abs, sizeof(in->busy));
+	for (int s = 0; s < USCHED_STAGES; s++)
+		in->busy[s] = u->busy_abs[s] + u->drift;
 	in->first[USCHED_HTD] = 0;
 	in->first[USCHED_K] = in->first[USCHED_DTH] = INFINITY;
 	if (!in->ready || !in->inflight || in->ready >= in->max_tg)
@@ -412,9 +413,12 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 		d.order[i] = i;
 	}
 	tg->launch_ns = now_ns();
-	for (int s = 0; s < USCHED_STAGES; s++)
-		u->dev.busy_until[s] = u->ninflight && u->busy_abs[s] > tg->launch_ns ?
-				       u->busy_abs[s] - tg->launch_ns : 0;
+	for (int s = 0; s < USCHED_STAGES; s++) {
+		uint64_t busy = u->busy_abs[s] + u->drift;
+
+		u->dev.busy_until[s] = u->ninflight && busy > tg->launch_ns ?
+				       busy - tg->launch_ns : 0;
+	}
 	t0 = now_ns();
 	if (pol == &tq_policy_auto && tg->n <= AUTO_EXACT_MAX) {
 		pol = &tq_policy_exact;
@@ -437,11 +441,18 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 		if (res->start[c] < first)
 			first = res->start[c];
 	tg->pred_ns = res->makespan - first;
-	tg->pred_end = tg->launch_ns + (uint64_t)res->makespan;
 	for (int s = 0; s < USCHED_STAGES; s++)
-		u->busy_abs[s] = tg->launch_ns + (uint64_t)res->engine_end[s];
-	for (unsigned int i = 0; i < tg->n; i++)
+		u->busy_abs[s] = tg->launch_ns + (uint64_t)res->engine_end[s] - u->drift;
+	for (unsigned int i = 0; i < tg->n; i++) {
+		const struct tq_task *st = &u->simtg.task[i];
+		double end = 0;
+
+		for (int s = 0; s < USCHED_STAGES; s++)
+			for (unsigned int c = st->first[s]; c < st->first[s] + st->n[s]; c++)
+				end = fmax(end, res->end[c]);
+		tasks[i]->pred_end = tg->launch_ns + (uint64_t)end - u->drift;
 		tg->task[i] = tasks[d.order[i]];
+	}
 }
 
 static void timer_set(struct usched *u, uint64_t at)
@@ -515,15 +526,6 @@ static void tg_finish(struct usched *u, struct tg *tg)
 	u->inflight_bytes -= tg->bytes;
 	if (tg->last_end > tg->first_start && tg->first_start)
 		measured = tg->last_end - tg->first_start;
-	/* The TGs behind this one were planned on this one's predicted end. */
-	if (u->ninflight && tg->last_end) {
-		int64_t late = (int64_t)(tg->last_end - tg->pred_end);
-
-		for (int s = 0; s < USCHED_STAGES; s++)
-			u->busy_abs[s] += late;
-		for (i = 0; i < u->ninflight; i++)
-			u->inflight[i]->pred_end += late;
-	}
 	ts = (struct usched_tg_stat){
 		.seq = tg->seq, .ntasks = tg->n, .inflight = tg->inflight,
 		.predicted_ns = tg->pred_ns, .measured_ns = measured,
@@ -554,6 +556,9 @@ static void task_collect(struct usched *u, struct task *t)
 	struct tg *tg = t->tg;
 
 	exec_collect(u, t);
+	/* What runs behind it is as late as it is (4). */
+	if (t->c.end_ns)
+		u->drift = (int64_t)(t->c.end_ns - t->pred_end);
 	if (t->c.start_ns && (!tg->first_start || t->c.start_ns < tg->first_start))
 		tg->first_start = t->c.start_ns;
 	if (t->c.end_ns > tg->last_end)

@@ -157,6 +157,7 @@ struct task {
 	struct task *next_ordered;	/* the task waiting for this one */
 	struct tg *tg;
 	double pred[USCHED_STAGES];	/* predicted standalone ns per stage */
+	uint64_t pred_end;	/* predicted end of its last command, less u->drift */
 	cl_mem dev[USCHED_MAX_BUFS];
 	uint64_t dev_bytes[USCHED_MAX_BUFS];
 	cl_event ev[MAX_CMDS];
@@ -176,7 +177,6 @@ struct tg {
 	uint64_t bytes;		/* of its tasks' buffers */
 	uint64_t launch_ns;
 	double pred_ns;		/* predicted first start to last end */
-	uint64_t pred_end;	/* predicted absolute end of the last command */
 	uint64_t policy_ns;
 	uint64_t host_ns;	/* forming, ordering and launching it */
 	uint64_t first_start, last_end;		/* measured */
@@ -248,7 +248,8 @@ struct usched {
 	double host_ns;		/* a TG's host time, smoothed */
 	uint64_t tg_seq;
 	unsigned int kq_next;
-	uint64_t busy_abs[USCHED_STAGES];	/* predicted engine ends, host ns */
+	uint64_t busy_abs[USCHED_STAGES];	/* predicted engine ends, host ns, less drift */
+	int64_t drift;		/* how late the last task completed against its prediction */
 	struct pool pool;
 	struct tq_tg simtg;
 	struct tq_ws *ws;
