@@ -24,7 +24,16 @@ int tq_tg_add_task(struct tq_tg *tg)
 	memset(t, 0, sizeof(*t));
 	for (int s = 0; s < TQ_STAGES; s++)
 		t->first[s] = tg->ncmds;
+	tg->release[tg->ntasks] = 0;
 	return tg->ntasks++;
+}
+
+int tq_tg_set_release(struct tq_tg *tg, unsigned int t, double ns)
+{
+	if (t >= tg->ntasks || !isfinite(ns) || ns < 0)
+		return -EINVAL;
+	tg->release[t] = ns;
+	return 0;
 }
 
 int tq_tg_add_cmd(struct tq_tg *tg, enum tq_stage s, double ns)
@@ -114,8 +123,10 @@ static inline double max_d(double a, double b)
  * The simulation. Kernels never change speed and never run alongside each
  * other, so the K queue is a recurrence: a kernel starts when the previous
  * one ends and its task's HtD stage is done (place_kernels()), computed as
- * soon as that HtD end is known. HtD commands depend on nothing, so the HtD
- * queue runs without a gap from its engine's release to its last command.
+ * soon as that HtD end is known. An HtD command waits only for its engine
+ * and, the first of its task, for the task's release time. A task's release
+ * also stands in for the end of its HtD stage when it has none (hend), so
+ * its kernel or DtH waits for it.
  * With one copy engine every DtH waits for the last HtD, so the whole TG is
  * a recurrence (copy_engine()). With two, the only coupling left is the
  * overlap slowdown of HtD and DtH, and the event loop in copy_engines()
@@ -128,7 +139,7 @@ struct sim {
 	unsigned int n;
 	struct tq_sim_result *res;	/* NULL: makespan only */
 	double makespan;
-	double *hend;			/* per position: end of the HtD stage, 0 if absent */
+	double *hend;			/* per position: end of the HtD stage, release if absent */
 	double *kend;			/* end of the K stage, once placed */
 	unsigned int kpos;		/* tasks whose kernels are placed */
 	double kfree;			/* the K engine is free from then on */
@@ -200,12 +211,18 @@ static inline double run_stage(struct sim *sm, unsigned int pos, int s, double f
 	return free;
 }
 
+static inline double release_at(const struct sim *sm, unsigned int pos)
+{
+	return sm->tg->release[sm->order[pos]];
+}
+
 /* One copy engine: every HtD in order, then every DtH in order. */
 static inline double copy_engine(struct sim *sm, double free)
 {
 	for (unsigned int pos = 0; pos < sm->n; pos++)
 		if (task_at(sm, pos)->n[TQ_HTD])
-			sm->hend[pos] = free = run_stage(sm, pos, TQ_HTD, free);
+			sm->hend[pos] = free = run_stage(sm, pos, TQ_HTD,
+							 max_d(free, release_at(sm, pos)));
 	place_kernels(sm, sm->n);
 	for (unsigned int pos = 0; pos < sm->n; pos++)
 		if (task_at(sm, pos)->n[TQ_DTH])
@@ -252,9 +269,10 @@ static inline void copy_engines(struct sim *sm, const struct tq_dev *dev, bool t
 	while (h->any || (to_end && d->any)) {
 		double fh = 1, fd = 1, h_end = INFINITY, d_end = INFINITY, next;
 		double d_ready = d->any ? max_d(d->free, dth_ready(sm, h->pos, d->pos)) : INFINITY;
+		double h_ready = h->any && !h->c ? max_d(h->free, release_at(sm, h->pos)) : h->free;
 
-		/* an HtD waits only for its engine; a DtH also for its task's K */
-		if (h->any && !h->run && h->free <= now)
+		/* an HtD waits for its engine and its task's release; a DtH for its task's K */
+		if (h->any && !h->run && h_ready <= now)
 			start(sm, h, TQ_HTD, now);
 		if (!d->run && d_ready <= now)
 			start(sm, d, TQ_DTH, now);
@@ -265,7 +283,7 @@ static inline void copy_engines(struct sim *sm, const struct tq_dev *dev, bool t
 		if (h->run)
 			h_end = now + h->rem * fh;
 		else if (h->any)
-			h_end = h->free;	/* the engine's release */
+			h_end = h_ready;
 		if (d->run)
 			d_end = now + d->rem * fd;
 		else
@@ -317,7 +335,7 @@ simulate(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
 			  .kend = kend, .kfree = busy[TQ_K] };
 
 	for (unsigned int pos = 0; pos < n; pos++)
-		hend[pos] = 0;
+		hend[pos] = tg->release[order[pos]];
 	if (res) {
 		memset(res->busy, 0, sizeof(res->busy));
 		for (unsigned int c = 0; c < tg->ncmds; c++)
@@ -395,7 +413,7 @@ void tq_prefix_push(const struct tq_tg *tg, const struct tq_dev *dev, struct tq_
 	struct sim sm;
 
 	buf->order[p->n] = task;
-	buf->hend[p->n] = 0;
+	buf->hend[p->n] = tg->release[task];
 	prefix_load(&sm, tg, buf, p);
 	sm.n++;
 	copy_engines_seek(&sm);

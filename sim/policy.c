@@ -15,6 +15,10 @@
  * must follow it (min tail), as in Taillard's machine bounds for the flow
  * shop. Leaves are scored by the simulator, so the result is the optimum of
  * the model itself.
+ *
+ * A task's release time is a head: it enters bb_push and the bounds as
+ * max(engine free, release), which only moves them later where the model
+ * does, so they stay lower bounds.
  */
 #include <errno.h>
 #include <math.h>
@@ -57,8 +61,11 @@ static int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
 	tq_tg_init(&ws->tg);
 	for (int s = 0; s < TQ_STAGES; s++)
 		ws->all[s] = true;
+	ws->released = false;
 	for (unsigned int t = 0; t < tg->ntasks; t++) {
 		tq_tg_add_task(&ws->tg);
+		tq_tg_set_release(&ws->tg, t, tg->release[t]);
+		ws->released |= tg->release[t] > 0;
 		for (int s = 0; s < TQ_STAGES; s++) {
 			ws->work[t][s] = tq_task_work(tg, t, s);
 			if (tg->task[t].n[s])
@@ -146,10 +153,10 @@ static void bb_init(const struct tq_ws *ws, const struct tq_dev *dev, struct tq_
 static void bb_push(const struct tq_ws *ws, struct tq_bb_state *st, unsigned int t)
 {
 	const double *w = ws->work[t];
-	double e = 0;		/* end of the task's latest stage */
+	double e = ws->tg.release[t];	/* end of the task's latest stage */
 
 	if (has(ws, t, TQ_HTD)) {
-		st->h += w[TQ_HTD];
+		st->h = max_d(st->h, e) + w[TQ_HTD];
 		e = st->h;
 	}
 	if (has(ws, t, TQ_K)) {
@@ -258,15 +265,16 @@ static double bb_bound(const struct tq_ws *ws, const struct tq_dev *dev,
 {
 	double sum[TQ_STAGES] = { 0 };
 	double tail_h = INFINITY, head_k = INFINITY, tail_k = INFINITY, head_d = INFINITY;
-	double dmin = INFINITY, lb = st->cmax;
+	double dmin = INFINITY, lb = st->cmax, h = INFINITY;
 
 	for (uint64_t m = rest; m; m &= m - 1) {
 		unsigned int t = __builtin_ctzll(m);
 		const double *w = ws->work[t];
-		double eh = 0, ek, ed;
+		double eh = ws->tg.release[t], ek, ed;
 
 		if (has(ws, t, TQ_HTD)) {
-			eh = st->h + w[TQ_HTD];
+			h = min_d(h, eh);
+			eh = max_d(st->h, eh) + w[TQ_HTD];
 			tail_h = min_d(tail_h, w[TQ_K] + w[TQ_DTH]);
 		}
 		ek = eh;
@@ -285,19 +293,22 @@ static double bb_bound(const struct tq_ws *ws, const struct tq_dev *dev,
 		for (int s = 0; s < TQ_STAGES; s++)
 			sum[s] += w[s];
 	}
+	/* the HtD engine starts on the rest at the earliest release among them */
+	h = max_d(st->h, h);
 	/* each engine: earliest start + its remaining work + least work after it */
 	if (tail_h < INFINITY)
-		lb = max_d(lb, st->h + sum[TQ_HTD] + tail_h);
+		lb = max_d(lb, h + sum[TQ_HTD] + tail_h);
 	if (head_k < INFINITY)
 		lb = max_d(lb, max_d(st->k, head_k) + sum[TQ_K] + tail_k);
 	if (head_d < INFINITY)
 		lb = max_d(lb, max_d(st->d, head_d) + sum[TQ_DTH]);
-	if (ws->bb_sim && rest && lb < cut)
+	/* copy_bound assumes the HtD engine never waits: no releases */
+	if (ws->bb_sim && !ws->released && rest && lb < cut)
 		lb = max_d(lb, copy_bound(ws, dev, st, sum, rest));
 	/* pairs of engines, valid when no task skips the first of the pair */
 	if (lb >= cut || !rest || !ws->all[TQ_HTD])
 		return lb;
-	lb = max_d(lb, johnson(ws, TQ_HTD, rest, st->h, st->k) + dmin);
+	lb = max_d(lb, johnson(ws, TQ_HTD, rest, h, st->k) + dmin);
 	if (lb < cut && ws->all[TQ_K])
 		lb = max_d(lb, johnson(ws, TQ_K, rest, max_d(st->k, head_k), st->d));
 	return lb;

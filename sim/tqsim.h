@@ -47,6 +47,11 @@ struct tq_tg {
 	unsigned int ncmds;
 	struct tq_task task[TQ_MAX_TASKS];
 	double cmd_ns[TQ_MAX_CMDS];	/* standalone duration of each command */
+	/*
+	 * Per task: the earliest its first command may start (ns from t = 0),
+	 * e.g. when a predecessor in flight ends. 0 from tq_tg_add_task().
+	 */
+	double release[TQ_MAX_TASKS];
 };
 
 void tq_tg_init(struct tq_tg *tg);
@@ -60,6 +65,12 @@ int tq_tg_add_task(struct tq_tg *tg);
 int tq_tg_add_cmd(struct tq_tg *tg, enum tq_stage s, double ns);
 /* A task with at most one command per stage; 0 ns means the stage is absent. */
 int tq_tg_add(struct tq_tg *tg, double htd_ns, double k_ns, double dth_ns);
+/*
+ * Task @t's first command (of its first present stage) starts no earlier
+ * than @ns; its queue waits for it (FIFO). 0, or -EINVAL for a bad task or a
+ * negative or non-finite time.
+ */
+int tq_tg_set_release(struct tq_tg *tg, unsigned int t, double ns);
 /* Total standalone work of stage @s of task @t. */
 double tq_task_work(const struct tq_tg *tg, unsigned int t, enum tq_stage s);
 
@@ -241,6 +252,7 @@ struct tq_ws {
 	double work[TQ_MAX_TASKS][TQ_STAGES];
 	bool all[TQ_STAGES];		/* every task has the stage */
 	bool bb_sim;			/* exact's nodes simulate their prefix */
+	bool released;			/* some task has a release time */
 	uint8_t johnson[2][TQ_MAX_TASKS];	/* HtD-K and K-DtH orders */
 	struct tq_sim_result res;
 	struct tq_bb_child child[TQ_MAX_TASKS][TQ_MAX_TASKS];

@@ -82,10 +82,16 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 		bool both;
 
 		for (int i = 0; i < nq; i++) {
+			const struct tq_task *t = &tg->task[order[q[i].pos]];
+			double gate = q[i].free;
+
 			if (!q[i].alive || q[i].run || next_stage[q[i].pos] != q[i].stage)
 				continue;
-			if (q[i].free > now) {
-				next = fmin(next, q[i].free);
+			/* a task's first command waits for its release */
+			if (!q[i].c && first_stage_from(t, 0) == q[i].stage)
+				gate = fmax(gate, tg->release[order[q[i].pos]]);
+			if (gate > now) {
+				next = fmin(next, gate);
 				continue;
 			}
 			q[i].run = true;
@@ -150,6 +156,14 @@ static void random_tg(struct tq_tg *tg, unsigned int n, bool multi)
 	}
 }
 
+/* Release times for about half the tasks, in the range of their work. */
+static void random_release(struct tq_tg *tg)
+{
+	for (unsigned int t = 0; t < tg->ntasks; t++)
+		if (uniform(0, 1) < 0.5)
+			tq_tg_set_release(tg, t, uniform(0, 20e6));
+}
+
 static void random_dev(struct tq_dev *dev)
 {
 	tq_dev_init(dev);
@@ -192,6 +206,8 @@ static void test_against_reference(void)
 		double busy[TQ_STAGES] = { 0 };
 
 		random_tg(&tg, n, r % 2);
+		if (r % 3 == 2)
+			random_release(&tg);
 		random_dev(&dev);
 		shuffle(order, n);
 		keep = r % 5 ? n : 1 + uniform(0, n);	/* sometimes a prefix only */
@@ -283,6 +299,8 @@ static void test_prefix(void)
 					tq_tg_add_cmd(&tg, s, uniform(0.01, 10) * 1e6);
 			}
 		}
+		if (r % 3 == 2)
+			random_release(&tg);
 		random_dev(&dev);
 		dev.dma = 2;
 		shuffle(order, n);
@@ -307,6 +325,48 @@ static void test_prefix(void)
 	tap_ok(!bad_now, "each prefix stops at its last HtD's end, K engine as in the whole "
 	       "order (%u runs)", runs);
 	tap_ok(!bad_ms, "pushing the order task by task gives tq_makespan to the bit");
+}
+
+/*
+ * Release times, by hand (ms): A = (2, 3, 1) from 0, B = (1, 1, 1) from 4,
+ * C = (-, 1, -) from 3, two engines, no slowdown.
+ * A, B: A 0-2 2-5 5-6, B's HtD waits for 4: 4-5 5-6 6-7.
+ * B, A: B 4-5 5-6 6-7, A's HtD queues behind B's: 5-7 7-10 10-11.
+ * C alone: its kernel starts at 3.
+ */
+static void test_release(void)
+{
+	static const double ab[] = { 0, 2, 2, 5, 5, 6, 4, 5, 5, 6, 6, 7 };
+	static const double ba[] = { 5, 7, 7, 10, 10, 11, 4, 5, 5, 6, 6, 7 };
+	static struct tq_sim_result res;
+	const uint8_t o_ab[] = { 0, 1 }, o_ba[] = { 1, 0 }, o_c[] = { 2 };
+	struct tq_tg tg;
+	struct tq_dev dev;
+	bool ok_ab = true, ok_ba = true;
+
+	tq_tg_init(&tg);
+	tq_tg_add(&tg, 2e6, 3e6, 1e6);
+	tq_tg_add(&tg, 1e6, 1e6, 1e6);
+	tq_tg_add(&tg, 0, 1e6, 0);
+	tap_ok(tq_tg_set_release(&tg, 1, 4e6) == 0 && tq_tg_set_release(&tg, 2, 3e6) == 0 &&
+	       tg.release[0] == 0, "tq_tg_set_release sets one task's release, 0 by default");
+	tap_ok(tq_tg_set_release(&tg, 3, 1) == -EINVAL && tq_tg_set_release(&tg, 0, -1) == -EINVAL &&
+	       tq_tg_set_release(&tg, 0, INFINITY) == -EINVAL, "and rejects bad tasks and times");
+	tq_dev_init(&dev);
+	tq_simulate(&tg, &dev, o_ab, 2, &res);
+	for (unsigned int c = 0; c < 6; c++)
+		ok_ab &= res.start[c] == ab[2 * c] * 1e6 && res.end[c] == ab[2 * c + 1] * 1e6;
+	tap_ok(ok_ab && res.makespan == 7e6, "A, B: B's HtD waits for its release (7 ms)");
+	tq_simulate(&tg, &dev, o_ba, 2, &res);
+	for (unsigned int c = 0; c < 6; c++)
+		ok_ba &= res.start[c] == ba[2 * c] * 1e6 && res.end[c] == ba[2 * c + 1] * 1e6;
+	tap_ok(ok_ba && res.makespan == 11e6, "B, A: A's HtD queues behind B's release (11 ms)");
+	tq_simulate(&tg, &dev, o_c, 1, &res);
+	tap_ok(res.start[6] == 3e6 && res.makespan == 4e6,
+	       "a task without HtD: its kernel waits for its release");
+	dev.dma = 1;
+	tap_ok(tq_makespan(&tg, &dev, o_ab, 2) == 7e6 && tq_makespan(&tg, &dev, o_ba, 2) == 11e6,
+	       "the same with one copy engine");
 }
 
 static void test_builder(void)
@@ -426,6 +486,7 @@ int main(void)
 	test_builder();
 	test_empty();
 	test_profile();
+	test_release();
 	test_against_reference();
 	test_collapse();
 	test_prefix();
