@@ -105,6 +105,15 @@ struct dbuild {
 	uint64_t start_ns, end_ns;
 };
 
+/* A histogram: observations per bucket (not cumulative), the last bucket +Inf. */
+#define DHIST_MAX	9
+
+struct dhist {
+	uint64_t bucket[DHIST_MAX];
+	uint64_t count;
+	double sum;
+};
+
 /* The daemon's own counters, next to the core's struct usched_stats. */
 struct dstats {
 	uint64_t events[4];	/* by enum tq_event_type */
@@ -115,8 +124,12 @@ struct dstats {
 	uint64_t completions;	/* records the module took */
 	uint64_t write_errors;	/* records it refused */
 	uint64_t contexts;	/* open now */
-	uint64_t tgs_seen;	/* for the per-TG error summary */
-	double tg_err_max;	/* largest |predicted / measured - 1| of a TG seen */
+	/* Per TG, from the core's tg_done callback */
+	double tg_err_max;	/* largest |predicted / measured - 1| */
+	struct dhist tg_err;	/* |predicted / measured - 1| */
+	struct dhist tg_span[2];	/* makespan in seconds: predicted, measured */
+	struct dhist tg_tasks;	/* tasks in the TG */
+	struct dhist tg_policy;	/* seconds the policy took to order it */
 };
 
 #define DCTX_HASH	256
@@ -215,6 +228,8 @@ int metrics_write(const char *path, const struct usched_stats *s, const struct d
 		  double uptime_s);
 void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *ds,
 		    double uptime_s);
+/* usched_opts.tg_done with a struct dstats: one finished TG into the histograms. */
+void metrics_tg(void *arg, const struct usched_tg_stat *s);
 
 uint64_t mono_ns(void);
 

@@ -40,7 +40,6 @@ static struct signalfd_siginfo sig_info;
 static uint64_t build_count;
 static struct __kernel_timespec metrics_ts;
 static bool sig_armed;
-static uint64_t last_tg;
 
 static struct io_uring_sqe *get_sqe(struct daemon *d, enum op op)
 {
@@ -223,21 +222,8 @@ static void arm_core(struct daemon *d)
 
 static void core_done(struct daemon *d)
 {
-	struct usched_stats s;
-
 	d->core_armed = false;
 	usched_process(d->u);
-	usched_stats(d->u, &s);
-	if (s.last.seq != last_tg && s.last.measured_ns > 0) {
-		double e = s.last.predicted_ns / s.last.measured_ns - 1;
-
-		last_tg = s.last.seq;
-		d->st.tgs_seen++;
-		if (e < 0)
-			e = -e;
-		if (e > d->st.tg_err_max)
-			d->st.tg_err_max = e;
-	}
 }
 
 static void arm_build(struct daemon *d)

@@ -6,6 +6,7 @@
  * a reader never sees half of it.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,65 @@
 static void metric(FILE *f, const char *name, const char *type, const char *help)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* Upper bounds of the histograms' buckets; the last, +Inf, is implied. */
+static const double err_le[] = { 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2 };
+static const double span_le[] = { 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 0.1, 1, 10 };
+static const double tasks_le[] = { 1, 2, 4, 8, 16, 32, 64 };
+static const double policy_le[] = { 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1 };
+
+#define NLE(a)	(sizeof(a) / sizeof((a)[0]))
+_Static_assert(NLE(err_le) < DHIST_MAX && NLE(span_le) < DHIST_MAX &&
+	       NLE(tasks_le) < DHIST_MAX && NLE(policy_le) < DHIST_MAX, "+Inf fits too");
+
+static void hist_add(struct dhist *h, const double *le, unsigned int n, double v)
+{
+	unsigned int i = 0;
+
+	while (i < n && v > le[i])
+		i++;
+	h->bucket[i]++;
+	h->count++;
+	h->sum += v;
+}
+
+/* The samples of one histogram; @label is "" or "key=\"value\"". */
+static void hist_print(FILE *f, const char *name, const char *label, const struct dhist *h,
+		       const double *le, unsigned int n)
+{
+	uint64_t cum = 0;
+
+	for (unsigned int i = 0; i <= n; i++) {
+		cum += h->bucket[i];
+		if (i < n)
+			fprintf(f, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, label, *label ? "," : "",
+				le[i], (unsigned long long)cum);
+		else
+			fprintf(f, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, label,
+				*label ? "," : "", (unsigned long long)cum);
+	}
+	fprintf(f, "%s_sum%s%s%s %.9g\n", name, *label ? "{" : "", label, *label ? "}" : "",
+		h->sum);
+	fprintf(f, "%s_count%s%s%s %llu\n", name, *label ? "{" : "", label, *label ? "}" : "",
+		(unsigned long long)h->count);
+}
+
+void metrics_tg(void *arg, const struct usched_tg_stat *s)
+{
+	struct dstats *ds = arg;
+	double err;
+
+	hist_add(&ds->tg_tasks, tasks_le, NLE(tasks_le), s->ntasks);
+	hist_add(&ds->tg_policy, policy_le, NLE(policy_le), s->policy_ns * 1e-9);
+	if (s->measured_ns <= 0)
+		return;		/* nothing ran: no makespan to compare */
+	err = fabs(s->predicted_ns / s->measured_ns - 1);
+	hist_add(&ds->tg_err, err_le, NLE(err_le), err);
+	hist_add(&ds->tg_span[0], span_le, NLE(span_le), s->predicted_ns * 1e-9);
+	hist_add(&ds->tg_span[1], span_le, NLE(span_le), s->measured_ns * 1e-9);
+	if (err > ds->tg_err_max)
+		ds->tg_err_max = err;
 }
 
 void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *ds,
@@ -61,7 +121,7 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 	       "Mean over task groups of |predicted / measured - 1|.");
 	fprintf(f, "tq_tg_makespan_error_mean %.6f\n", mean_err);
 	metric(f, "tq_tg_makespan_error_max", "gauge",
-	       "Largest |predicted / measured - 1| of a task group usched saw finish.");
+	       "Largest |predicted / measured - 1| of a task group.");
 	fprintf(f, "tq_tg_makespan_error_max %.6f\n", ds->tg_err_max);
 	metric(f, "tq_last_tg_makespan_seconds", "gauge",
 	       "The last task group's makespan, predicted and measured.");
@@ -73,6 +133,21 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 	fprintf(f, "tq_last_tg_tasks %u\n", s->last.ntasks);
 	metric(f, "tq_policy_seconds_total", "counter", "Time the policy spent ordering.");
 	fprintf(f, "tq_policy_seconds_total %.9f\n", s->policy_ns * 1e-9);
+
+	metric(f, "tq_tg_error_ratio", "histogram",
+	       "Per task group, |predicted / measured makespan - 1|.");
+	hist_print(f, "tq_tg_error_ratio", "", &ds->tg_err, err_le, NLE(err_le));
+	metric(f, "tq_tg_span_seconds", "histogram",
+	       "Per task group, its makespan as predicted by the model and as measured.");
+	hist_print(f, "tq_tg_span_seconds", "kind=\"predicted\"", &ds->tg_span[0], span_le,
+		   NLE(span_le));
+	hist_print(f, "tq_tg_span_seconds", "kind=\"measured\"", &ds->tg_span[1], span_le,
+		   NLE(span_le));
+	metric(f, "tq_tg_size_tasks", "histogram", "Per task group, the tasks in it.");
+	hist_print(f, "tq_tg_size_tasks", "", &ds->tg_tasks, tasks_le, NLE(tasks_le));
+	metric(f, "tq_tg_policy_seconds", "histogram",
+	       "Per task group, the time the policy took to order it.");
+	hist_print(f, "tq_tg_policy_seconds", "", &ds->tg_policy, policy_le, NLE(policy_le));
 
 	metric(f, "tq_events_total", "counter", "Events read from the module, by type.");
 	for (unsigned int i = 1; i < 4; i++)

@@ -210,6 +210,34 @@ static void test_metrics(void)
 			bad++;
 	}
 	tap_ok(samples > 20 && !bad, "metrics: %d samples, each ends in a number", samples);
+
+	/* Three TGs through the core's per-TG callback; one ran nothing. */
+	metrics_tg(&ds, &(struct usched_tg_stat){ .ntasks = 8, .predicted_ns = 1.04e6,
+						   .measured_ns = 1e6, .policy_ns = 5000 });
+	metrics_tg(&ds, &(struct usched_tg_stat){ .ntasks = 3, .predicted_ns = 2e6,
+						   .measured_ns = 4e6, .policy_ns = 200 });
+	metrics_tg(&ds, &(struct usched_tg_stat){ .ntasks = 1, .predicted_ns = 1e6 });
+	metrics_write(path, &s, &ds, 2);
+	text = read_file(path);
+	tap_ok(strstr(text, "# TYPE tq_tg_error_ratio histogram\n") &&
+	       strstr(text, "tq_tg_error_ratio_bucket{le=\"0.02\"} 0\n") &&
+	       strstr(text, "tq_tg_error_ratio_bucket{le=\"0.05\"} 1\n") &&
+	       strstr(text, "tq_tg_error_ratio_bucket{le=\"0.5\"} 2\n") &&
+	       strstr(text, "tq_tg_error_ratio_bucket{le=\"+Inf\"} 2\n") &&
+	       strstr(text, "tq_tg_error_ratio_sum 0.54\n") &&
+	       strstr(text, "tq_tg_error_ratio_count 2\n") &&
+	       strstr(text, "tq_tg_makespan_error_max 0.500000\n"),
+	       "metrics: per-TG error histogram (cumulative buckets, sum, count) and max");
+	tap_ok(strstr(text, "tq_tg_span_seconds_bucket{kind=\"measured\",le=\"0.001\"} 1\n") &&
+	       strstr(text, "tq_tg_span_seconds_bucket{kind=\"predicted\",le=\"0.001\"} 0\n") &&
+	       strstr(text, "tq_tg_span_seconds_count{kind=\"measured\"} 2\n") &&
+	       strstr(text, "tq_tg_size_tasks_bucket{le=\"2\"} 1\n") &&
+	       strstr(text, "tq_tg_size_tasks_bucket{le=\"4\"} 2\n") &&
+	       strstr(text, "tq_tg_size_tasks_sum 12\n") &&
+	       strstr(text, "tq_tg_size_tasks_count 3\n") &&
+	       strstr(text, "tq_tg_policy_seconds_bucket{le=\"1e-06\"} 2\n") &&
+	       strstr(text, "tq_tg_policy_seconds_bucket{le=\"1e-05\"} 3\n"),
+	       "metrics: makespans by kind, TG sizes (every TG), policy times");
 	snprintf(path, sizeof(path), "%s/no/such/dir/m.prom", dir);
 	tap_ok(metrics_write(path, &s, &ds, 1) == -ENOENT, "metrics: a bad path is an error");
 }

@@ -142,7 +142,8 @@ static int signals(struct daemon *d)
 int main(int argc, char **argv)
 {
 	struct daemon d = { .fd = -1, .sigfd = -1, .state_fd = -1, .argc = argc, .argv = argv };
-	struct usched_opts o = { .complete = ctx_complete, .complete_arg = &d };
+	struct usched_opts o = { .complete = ctx_complete, .complete_arg = &d,
+				 .tg_done = metrics_tg, .tg_arg = &d.st };
 	struct usched_stats s;
 	int ret, ready = -1;
 

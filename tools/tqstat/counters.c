@@ -25,6 +25,7 @@ static struct counter *ctr_add(struct ctr_set *set, const char *name, double v, 
 	snprintf(c->name, sizeof(c->name), "%.*s", CTR_NAME - 1, name);
 	c->value = v;
 	c->gauge = gauge;
+	c->hist = false;
 	return c;
 }
 
@@ -89,30 +90,43 @@ int ctr_read_sysfs(const char *path, struct ctr_set *set)
 	return 0;
 }
 
-/* Gauges named by "# TYPE" lines seen so far. */
+/* Gauges and histograms named by "# TYPE" lines seen so far. */
 struct types {
 	unsigned int n;
 	char name[CTR_MAX][CTR_NAME];
+	bool hist[CTR_MAX];
 };
 
-static bool is_gauge(const struct types *ty, const char *metric)
+/* The type entry of metric's family (a histogram's series drop a suffix), or -1. */
+static int type_of(const struct types *ty, const char *metric)
 {
+	static const char *const suffix[] = { "", "_bucket", "_sum", "_count" };
 	size_t len = strcspn(metric, "{");
 
-	for (unsigned int i = 0; i < ty->n; i++)
-		if (strlen(ty->name[i]) == len && !strncmp(ty->name[i], metric, len))
-			return true;
-	return false;
+	for (unsigned int i = 0; i < ty->n; i++) {
+		size_t tl = strlen(ty->name[i]);
+
+		for (unsigned int s = 0; s < (ty->hist[i] ? 4 : 1); s++)
+			if (tl + strlen(suffix[s]) == len && !strncmp(ty->name[i], metric, tl) &&
+			    !strncmp(metric + tl, suffix[s], len - tl))
+				return i;
+	}
+	return -1;
 }
 
-/* "# TYPE name gauge": remember name. */
+/* "# TYPE name gauge" or "# TYPE name histogram": remember name. */
 static void parse_type(struct types *ty, const char *line)
 {
 	char name[CTR_NAME], type[16];
+	bool hist;
 
-	if (sscanf(line, "# TYPE %95s %15s", name, type) == 2 && !strcmp(type, "gauge") &&
-	    ty->n < CTR_MAX)
-		snprintf(ty->name[ty->n++], CTR_NAME, "%s", name);
+	if (sscanf(line, "# TYPE %95s %15s", name, type) != 2 || ty->n == CTR_MAX)
+		return;
+	hist = !strcmp(type, "histogram");
+	if (!hist && strcmp(type, "gauge"))
+		return;
+	snprintf(ty->name[ty->n], CTR_NAME, "%s", name);
+	ty->hist[ty->n++] = hist;
 }
 
 /* One sample line into name (quotes dropped) and value; false if it is not one. */
@@ -152,6 +166,17 @@ static bool parse_sample(const char *line, char *name, double *v)
 	return !*end && !isnan(*v);
 }
 
+static int ctr_add_typed(struct ctr_set *set, const char *name, double v,
+			 const struct types *ty)
+{
+	int t = type_of(ty, name);
+	struct counter *c = ctr_add(set, name, v, t >= 0 && !ty->hist[t]);
+
+	if (c)
+		c->hist = t >= 0 && ty->hist[t];
+	return c != NULL;
+}
+
 int ctr_parse_prom(const char *text, size_t len, struct ctr_set *set)
 {
 	struct types *ty = calloc(1, sizeof(*ty));
@@ -172,9 +197,8 @@ int ctr_parse_prom(const char *text, size_t len, struct ctr_set *set)
 			line[n] = 0;
 			if (line[0] == '#')
 				parse_type(ty, line);
-			else if (parse_sample(line, name, &v) &&
-				 ctr_add(set, name, v, is_gauge(ty, name)))
-				kept++;
+			else if (parse_sample(line, name, &v))
+				kept += ctr_add_typed(set, name, v, ty);
 		}
 		text += n + (nl != NULL);
 	}

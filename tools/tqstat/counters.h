@@ -10,13 +10,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CTR_MAX		64
+#define CTR_MAX		256
 #define CTR_NAME	96
 
 struct counter {
 	char name[CTR_NAME];	/* sysfs file name, or metric{labels} without quotes */
 	double value;
 	bool gauge;		/* a level (shown as is), not a running total (shown as a rate) */
+	bool hist;		/* a histogram's bucket, sum or count (only in --once) */
 };
 
 struct ctr_set {
@@ -32,7 +33,8 @@ int ctr_read_sysfs(const char *dir, struct ctr_set *set);
 
 /*
  * Samples of Prometheus text: "name{labels} value [timestamp]" lines, with
- * "# TYPE name gauge" marking gauges. Lines that are not samples are skipped.
+ * "# TYPE name gauge" marking gauges and "# TYPE name histogram" the
+ * name_bucket, name_sum and name_count series. Lines that are not samples are skipped.
  * Returns the number of samples kept.
  */
 int ctr_parse_prom(const char *text, size_t len, struct ctr_set *set);

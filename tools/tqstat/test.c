@@ -24,6 +24,12 @@ static const char prom[] =
 	"tq_info{device=\"NVIDIA H200\",policy=\"auto\"} 1\n"
 	"not a sample line at all\n"
 	"usched_bad_value abc\n"
+	"# TYPE tq_tg_size_tasks histogram\n"
+	"tq_tg_size_tasks_bucket{le=\"8\"} 2\n"
+	"tq_tg_size_tasks_bucket{le=\"+Inf\"} 3\n"
+	"tq_tg_size_tasks_sum 20\n"
+	"tq_tg_size_tasks_count 3\n"
+	"tq_tg_size_tasks_other 1\n"
 	"\n";
 
 static void write_file(const char *dir, const char *name, const char *text)
@@ -81,7 +87,7 @@ int main(void)
 	struct ctr_set set;
 
 	/* the Prometheus parser */
-	tap_ok(ctr_parse_prom(prom, strlen(prom), &set) == 4, "prom: four samples kept");
+	tap_ok(ctr_parse_prom(prom, strlen(prom), &set) == 9, "prom: nine samples kept");
 	c = ctr_find(&set, "usched_tasks_submitted_total");
 	tap_ok(c && c->value == 7 && !c->gauge, "prom: a counter");
 	c = ctr_find(&set, "usched_waiting");
@@ -90,6 +96,12 @@ int main(void)
 	tap_ok(c && c->value == 1.5e6, "prom: labels kept without quotes, timestamp skipped");
 	c = ctr_find(&set, "tq_info{device=NVIDIA H200,policy=auto}");
 	tap_ok(c && c->value == 1, "prom: label values with blanks");
+	c = ctr_find(&set, "tq_tg_size_tasks_bucket{le=+Inf}");
+	tap_ok(c && c->value == 3 && c->hist && !c->gauge, "prom: a histogram's bucket");
+	tap_ok(ctr_find(&set, "tq_tg_size_tasks_sum")->hist &&
+	       ctr_find(&set, "tq_tg_size_tasks_count")->hist &&
+	       !ctr_find(&set, "tq_tg_size_tasks_other")->hist &&
+	       !ctr_find(&set, "usched_waiting")->hist, "prom: its sum and count, nothing else");
 
 	if (!mkdtemp(tmp))
 		tap_skip_all("cannot make a temporary directory");
@@ -114,8 +126,9 @@ int main(void)
 	/* the tool, one-shot, both sources */
 	snprintf(args, sizeof(args), "--sysfs %s --metrics %s --once", sys, metrics);
 	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
-	       strstr(out, "\nsubmitted 5\n") && strstr(out, "\nusched_waiting 3\n"),
-	       "--once prints both sources");
+	       strstr(out, "\nsubmitted 5\n") && strstr(out, "\nusched_waiting 3\n") &&
+	       strstr(out, "\ntq_tg_size_tasks_bucket{le=+Inf} 3\n"),
+	       "--once prints both sources, histograms too");
 
 	/* interval mode with the metrics file missing: says so, shows the module */
 	snprintf(args, sizeof(args), "--sysfs %s --metrics %s/none 0.05 3", sys, tmp);
@@ -132,6 +145,8 @@ int main(void)
 	       strstr(out, "tasks_submitted") && strstr(out, "engine_busy_ns:htd") &&
 	       !strstr(out, "info") && strstr(err, "no module counters"),
 	       "metrics alone: shown (short names, no *_info), module named as missing");
+	tap_ok(!strstr(out, "tg_size_tasks_bucket") && !strstr(out, "tg_size_tasks_sum") &&
+	       strstr(out, "tg_size_tasks_other"), "metrics alone: no histogram columns");
 
 	/* neither: an error */
 	snprintf(args, sizeof(args), "--sysfs %s/none --metrics %s/none 1 1", tmp, tmp);

@@ -12,7 +12,8 @@
  * counter as "name value", one per line. Otherwise the first line holds
  * the values now and each later line, every INTERVAL seconds (default 1),
  * the rate per second of each running total and the level of each gauge
- * (*_info metrics, which carry labels rather than numbers, only in --once).
+ * (*_info metrics, which carry labels rather than numbers, and histograms
+ * only in --once).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -266,13 +267,17 @@ int main(int argc, char **argv)
 			say_missing(&src[s]);
 	if (src[0].err && src[1].err)
 		return 1;
-	/* every counter but the *_info ones, which carry labels, not numbers */
+	/*
+	 * Every counter but the *_info ones, which carry labels, not numbers, and
+	 * histograms, whose buckets make no column (the totals they refine do).
+	 */
 	for (int s = 0; s < 2; s++) {
 		for (unsigned int i = 0; !src[s].err && i < src[s].now.n; i++) {
 			const char *name = src[s].now.c[i].name;
 			size_t base = strcspn(name, "{");
 
-			if (base < 5 || strncmp(name + base - 5, "_info", 5))
+			if ((base < 5 || strncmp(name + base - 5, "_info", 5)) &&
+			    !src[s].now.c[i].hist)
 				cols[s].c[cols[s].n++] = src[s].now.c[i];
 		}
 	}

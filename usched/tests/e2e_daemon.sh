@@ -121,9 +121,10 @@ progressed() {
 # and the module has tasks out with usched; polls with builtins only, since
 # a task can take milliseconds. 1 if that never happens.
 mid_run() {
-	local end=$((SECONDS + 120))
+	local end=$((SECONDS + 120)) v
 
-	until progressed 1 "$@" && [ "$(sysfs in_flight)" -gt 0 ]; do
+	# No $(...): the fork would widen the gap between seeing tasks out and the kill.
+	until progressed 1 "$@" && read -r v <"$SYS/in_flight" && [ "$v" -gt 0 ]; do
 		[ $SECONDS -ge $end ] && return 1
 		read -r -t 0.01 -u "$nap"	# a sleep without a fork
 	done
@@ -150,6 +151,11 @@ wait_for 10 grep -q '^tq_tasks_total{status="ok"} 24$' "$T/usched.prom"
 ok $? "metrics (written on SIGHUP): Prometheus text counting the 24 tasks"
 awk '!/^#/ && NF && $NF !~ /^-?[0-9.e+-]+$/ { bad = 1 } END { exit bad }' "$T/usched.prom"
 ok $? "metrics: every sample line ends in a number"
+tgs=$(sed -n 's/^tq_tgs_total //p' "$T/usched.prom")
+grep -q "^tq_tg_size_tasks_count $tgs\$" "$T/usched.prom" &&
+	grep -q '^tq_tg_size_tasks_sum 24$' "$T/usched.prom" &&
+	grep -q "^tq_tg_error_ratio_bucket{le=\"+Inf\"} $tgs\$" "$T/usched.prom"
+ok $? "metrics: per-TG histograms, $tgs TGs holding the 24 tasks, each with its error"
 
 # 1b. Registration under load: 8 clients start at once, each registering 4 programs and 4
 # kernels while 2 more register a program that does not compile, so the build thread, its
@@ -185,7 +191,7 @@ ok $? "the killed client's context is released (contexts back to 0)"
 
 # 3. usched killed (SIGKILL) and restarted mid-run loses nothing.
 r0=$(sysfs requeued)
-clients restart 2 --tasks 24 --depth 6 --progress 1 --scale 1
+clients restart 2 --tasks 32 --depth 6 --progress 1 --scale 1
 mid_run restart 1 2
 kill -KILL "$upid"
 wait "$upid" 2>/dev/null
@@ -193,14 +199,14 @@ wait_for 10 detached
 start_usched
 ok $? "usched restarts after SIGKILL"
 check_clients restart 1 2
-ok $? "restart mid-run: both clients verify all 24 tasks, each completed once"
+ok $? "restart mid-run: both clients verify all 32 tasks, each completed once"
 r1=$(sysfs requeued)
 ok $((r1 > r0 ? 0 : 1)) "the module re-delivered $((r1 - r0)) task(s) to the new usched"
 grep -q 'restored 4 programs, 4 kernels' "$T/usched.log"
 ok $? "the new usched restored the clients' program and kernel ids"
 
 # 4. SIGTERM mid-run: usched finishes what it took, exits 0; a successor does the rest.
-clients term 2 --tasks 24 --depth 6 --progress 1 --scale 1
+clients term 2 --tasks 32 --depth 6 --progress 1 --scale 1
 mid_run term 1 2
 kill -TERM "$upid"
 wait "$upid"
@@ -210,7 +216,7 @@ grep -Eq 'finishing [1-9][0-9]* task' "$T/usched.log" &&
 ok $? "it had tasks in flight and finished them all before exiting"
 start_usched
 check_clients term 1 2
-ok $? "the next usched completes the rest: both clients verify all 24 tasks"
+ok $? "the next usched completes the rest: both clients verify all 32 tasks"
 
 # 5. A program that does not compile comes back with its build log.
 "$BIN/tqdemo" --bad-program >"$T/bad" 2>&1
