@@ -524,6 +524,11 @@ static int tq_prog_check(const struct tq_desc *d, u64 arena_bytes)
  */
 int tq_desc_check(const struct tq_desc *d, u64 arena_bytes)
 {
+	/* The common NOP: one look at everything but opcode and user_data. */
+	if (d->opcode == TQ_OP_NOP && !(d->work_dim | d->nr_bufs | d->nr_scalars | d->flags) &&
+	    tq_zero(&d->program, sizeof(*d) - offsetof(struct tq_desc, program)))
+		return 0;
+	/* Anything else, or a bad NOP, which gets the errno of its first fault. */
 	if (d->opcode < TQ_OP_NOP || d->opcode > TQ_OP_KERNEL)
 		return -EOPNOTSUPP;
 	if (d->nr_bufs > TQ_MAX_BUFS || d->nr_scalars > TQ_MAX_SCALARS)

@@ -136,8 +136,11 @@ static void tq_flush_dirty(void)
 		tq_kick();
 }
 
-/* Write one CQ entry; the CQ entry was reserved when the task was taken. */
-static void tq_post(struct tq_ctx *ctx, const struct tq_cqe *cqe)
+/*
+ * The next CQ entry, reserved when its task was taken; the caller writes
+ * every field of it. NULL once the rings broke.
+ */
+static struct tq_cqe *tq_cq_next(struct tq_ctx *ctx)
 {
 	if (!ctx->cq.space) {
 		int space = tq_cq_reserve(&ctx->cq);
@@ -145,32 +148,52 @@ static void tq_post(struct tq_ctx *ctx, const struct tq_cqe *cqe)
 		if (space <= 0) {
 			/* Only a consumer index moved backwards gets here. */
 			tq_ctx_break(ctx);
-			return;
+			return NULL;
 		}
 		ctx->cq.space = space;
 	}
-	*tq_cq_entry(&ctx->cq, ctx->cq.cached++) = *cqe;
 	ctx->cq.space--;
 	ctx->completed++;
 	if (!ctx->is_dirty) {
 		ctx->is_dirty = true;
 		list_add_tail(&ctx->dirty, &tq.dirty);
 	}
+	return tq_cq_entry(&ctx->cq, ctx->cq.cached++);
 }
 
-/*
- * Stage one event for the reader, with what undoes it if the copy fails.
- * The header is cleared here; each caller writes the whole body.
+/**
+ * struct tq_reader - one read() call's progress
+ * @to: the reader's buffer
+ * @left: events it still has room for
+ * @delivered: TASK events copied
+ * @fault: a copy to the buffer failed; stop
+ * @now: the time tasks are taken, read once per call (0: not yet)
  */
-static struct tq_event *tq_stage(unsigned int *n, struct tq_ctx *ctx, struct tq_slot *slot,
-				 u16 type)
-{
-	struct tq_event *ev = &tq.ev_stage[*n];
+struct tq_reader {
+	struct iov_iter *to;
+	size_t left;
+	unsigned int delivered;
+	bool fault;
+	u64 now;
+};
 
-	memset(ev, 0, offsetof(struct tq_event, task));
-	tq.ev_undo[*n].ctx = ctx;
-	tq.ev_undo[*n].slot = slot;
-	(*n)++;
+/* Copy one whole event to the reader; false (and stop) if it did not fit. */
+static bool tq_emit(struct tq_reader *r, const struct tq_event *ev)
+{
+	if (copy_to_iter(ev, sizeof(*ev), r->to) != sizeof(*ev)) {
+		r->fault = true;
+		return false;
+	}
+	r->left--;
+	return true;
+}
+
+/* An OPEN or CLOSE event of @ctx; its body is the caller's. */
+static struct tq_event *tq_ctx_event(struct tq_ctx *ctx, u16 type)
+{
+	struct tq_event *ev = &tq.ev;
+
+	memset(ev, 0, sizeof(*ev));
 	ev->type = type;
 	ev->ctx_id = ctx->id;
 	ev->pid = ctx->ev_pid;
@@ -178,36 +201,67 @@ static struct tq_event *tq_stage(unsigned int *n, struct tq_ctx *ctx, struct tq_
 	return ev;
 }
 
-static void tq_deliver(struct tq_ctx *ctx, struct tq_slot *slot, unsigned int *n)
+/*
+ * Give the reader a pending or freshly taken task straight from its slot;
+ * it becomes delivered only once the copy succeeded.
+ */
+static bool tq_deliver(struct tq_ctx *ctx, struct tq_slot *slot, struct tq_reader *r)
 {
-	struct tq_event *ev = tq_stage(n, ctx, slot, TQ_EV_TASK);
+	struct tq_event *ev = &slot->ev;
 
+	ev->type = TQ_EV_TASK;
+	ev->flags = slot->requeued ? TQ_EV_F_REQUEUED : 0;
+	ev->ctx_id = ctx->id;
+	ev->pid = ctx->ev_pid;
+	ev->uid = ctx->ev_uid;
+	ev->tag = (u64)(slot->gen + 1) << 32 | (u32)(slot - ctx->slots);
+	if (!tq_emit(r, ev))
+		return false;
 	slot->gen++;
 	slot->state = TQ_SLOT_DELIVERED;
 	list_move_tail(&slot->node, &ctx->delivered);
-	ev->flags = slot->requeued ? TQ_EV_F_REQUEUED : 0;
-	ev->tag = (u64)slot->gen << 32 | (u32)(slot - ctx->slots);
-	ev->submit_ns = slot->submit_ns;
-	ev->task = slot->desc;
+	r->delivered++;
+	return true;
+}
+
+/* A descriptor failed validation: its error completion, and no slot. */
+static void tq_reject(struct tq_ctx *ctx, const struct tq_desc *d, int err, u64 now)
+{
+	struct tq_cqe *cqe = tq_cq_next(ctx);
+
+	ctx->rejected++;
+	if (!cqe)
+		return;
+	cqe->user_data = d->user_data;
+	cqe->status = err;
+	cqe->flags = 0;
+	cqe->result = 0;
+	cqe->queued_ns = now;
+	cqe->start_ns = 0;
+	cqe->end_ns = 0;
+	cqe->resv[0] = 0;
+	cqe->resv[1] = 0;
 }
 
 /*
- * Stage up to @max - *n tasks of @ctx: requeued ones first, then new ones
- * from its SQ while it has free slots and unreserved CQ entries. A bad
- * descriptor gets its error completion here and uses no slot.
+ * Give the reader up to TQ_QUANTUM tasks of @ctx: requeued ones first, then
+ * new ones from its SQ while it has free slots and unreserved CQ entries. Each descriptor is
+ * copied once into a free slot, validated there and copied from there to the
+ * reader. A bad one gets its error completion here and keeps no slot.
  */
-static void tq_take(struct tq_ctx *ctx, unsigned int *n, unsigned int max)
+static void tq_take(struct tq_ctx *ctx, struct tq_reader *r)
 {
+	size_t stop = r->left > TQ_QUANTUM ? r->left - TQ_QUANTUM : 0;
 	struct tq_slot *slot;
-	u32 taken = 0, inflight = 0;
+	u32 taken = 0, inflight = 0, rejected = 0;
 	int avail, room;
-	u64 now;
 
-	while (*n < max && !list_empty(&ctx->pending)) {
+	while (r->left > stop && !list_empty(&ctx->pending)) {
 		slot = list_first_entry(&ctx->pending, struct tq_slot, node);
-		tq_deliver(ctx, slot, n);
+		if (!tq_deliver(ctx, slot, r))
+			return;
 	}
-	if (*n == max)
+	if (r->left == stop)
 		return;
 	avail = tq_sq_peek(&ctx->sq);
 	room = avail > 0 ? tq_cq_reserve(&ctx->cq) : 0;
@@ -219,58 +273,59 @@ static void tq_take(struct tq_ctx *ctx, unsigned int *n, unsigned int max)
 	if (avail <= 0 || room <= 0)
 		return;
 
-	now = ktime_get_ns();
-	while (taken < avail && room > 0 && *n < max && !list_empty(&ctx->free)) {
+	if (!r->now)
+		r->now = ktime_get_ns();
+	while (taken < avail && room > 0 && r->left > stop && !list_empty(&ctx->free)) {
 		int err;
 
 		slot = list_first_entry(&ctx->free, struct tq_slot, node);
-		memcpy(&slot->desc, tq_sq_entry(&ctx->sq, ctx->sq.cached + taken),
-		       sizeof(slot->desc));
+		memcpy(&slot->ev.task, tq_sq_entry(&ctx->sq, ctx->sq.cached + taken),
+		       sizeof(slot->ev.task));
 		taken++;
 		room--;
-		err = tq_desc_check(&slot->desc, ctx->arena_bytes);
+		err = tq_desc_check(&slot->ev.task, ctx->arena_bytes);
 		if (err) {
-			struct tq_cqe cqe = {
-				.user_data = slot->desc.user_data,
-				.status = err,
-				.queued_ns = now,
-			};
-
-			tq_post(ctx, &cqe);
-			ctx->rejected++;
-			atomic64_inc(&tq.stats.rejected);
+			tq_reject(ctx, &slot->ev.task, err, r->now);
+			rejected++;
 			continue;
 		}
-		slot->submit_ns = now;
+		slot->ev.submit_ns = r->now;
 		slot->requeued = 0;
 		ctx->in_use++;
 		inflight++;
-		tq_deliver(ctx, slot, n);
+		if (!tq_deliver(ctx, slot, r)) {
+			/* The reader's buffer failed: the next read gets it. */
+			slot->state = TQ_SLOT_PENDING;
+			list_move_tail(&slot->node, &ctx->pending);
+			break;
+		}
 	}
 	tq_sq_release(&ctx->sq, taken);
 	ctx->submitted += taken;
 	atomic64_add(taken, &tq.stats.submitted);
 	atomic64_add(inflight, &tq.stats.in_flight);
+	if (rejected)
+		atomic64_add(rejected, &tq.stats.rejected);
 }
 
-/* Stage up to @max events: closes first, then each live context in turn. */
-static unsigned int tq_fill(unsigned int max)
+/*
+ * One pass over the contexts: closes first, then each live context in turn
+ * (its OPEN, then a quantum of its tasks). Returns whether it gave the
+ * reader anything.
+ */
+static bool tq_fill(struct tq_reader *r)
 {
 	struct tq_ctx *ctx, *last = NULL;
-	unsigned int n = 0;
+	size_t left = r->left;
 
 	list_for_each_entry(ctx, &tq.closed, node) {
-		if (n == max)
-			return n;
-		if (ctx->known && !ctx->close_sent) {
-			struct tq_event *ev = tq_stage(&n, ctx, NULL, TQ_EV_CLOSE);
-
-			memset(&ev->task, 0, sizeof(ev->task));
+		if (!r->left || r->fault)
+			return left != r->left;
+		if (ctx->known && !ctx->close_sent && tq_emit(r, tq_ctx_event(ctx, TQ_EV_CLOSE)))
 			ctx->close_sent = true;
-		}
 	}
 	list_for_each_entry(ctx, &tq.live, node) {
-		if (n == max)
+		if (!r->left || r->fault)
 			break;
 		last = ctx;
 		if (ctx->broken)
@@ -281,72 +336,36 @@ static unsigned int tq_fill(unsigned int max)
 			/* Ids as this scheduler sees them, for all its events. */
 			ctx->ev_pid = pid_vnr(ctx->pid);
 			ctx->ev_uid = from_kuid_munged(current_user_ns(), ctx->uid);
-			ev = tq_stage(&n, ctx, NULL, TQ_EV_OPEN);
-			memset(&ev->task, 0, sizeof(ev->task));
+			ev = tq_ctx_event(ctx, TQ_EV_OPEN);
 			ev->open.arena_bytes = ctx->arena_bytes;
 			ev->open.arena_offset = (u64)ctx->id << TQ_SCHED_ARENA_SHIFT;
 			ev->open.sq_entries = ctx->sq.nr;
 			ev->open.cq_entries = ctx->cq.nr;
 			ev->open.max_inflight = ctx->nr_slots;
+			if (!tq_emit(r, ev))
+				break;
 			ctx->known = true;
 		}
-		tq_take(ctx, &n, max);
+		tq_take(ctx, r);
 	}
-	/* A full batch: start the next one after the last context served. */
-	if (n == max && last && !list_is_last(&last->node, &tq.live))
+	/* The reader is full: its next read starts after the last context served. */
+	if (!r->left && last && !list_is_last(&last->node, &tq.live))
 		list_rotate_to_front(last->node.next, &tq.live);
-	return n;
-}
-
-/* Undo staged events [from, n) in reverse, as if never staged. */
-static void tq_unstage(unsigned int from, unsigned int n)
-{
-	while (n-- > from) {
-		struct tq_ctx *ctx = tq.ev_undo[n].ctx;
-		struct tq_slot *slot = tq.ev_undo[n].slot;
-
-		switch (tq.ev_stage[n].type) {
-		case TQ_EV_OPEN:
-			ctx->known = false;
-			break;
-		case TQ_EV_CLOSE:
-			ctx->close_sent = false;
-			break;
-		case TQ_EV_TASK:
-			slot->state = TQ_SLOT_PENDING;
-			list_move(&slot->node, &ctx->pending);
-			break;
-		}
-	}
+	return left != r->left;
 }
 
 /* Copy out as many whole events as fit; bytes copied, 0, or -EFAULT. */
-static ssize_t tq_read_some(struct iov_iter *to, size_t want)
+static ssize_t tq_read_some(struct tq_reader *r)
 {
-	const size_t size = sizeof(struct tq_event);
-	unsigned int delivered = 0;
-	bool fault = false;
-	ssize_t done = 0;
+	size_t want = r->left;
 
-	while (want) {
-		unsigned int n = tq_fill(min_t(size_t, want, TQ_STAGE));
-		unsigned int ok, i;
-
-		if (!n)
-			break;
-		ok = copy_to_iter(tq.ev_stage, n * size, to) / size;
-		tq_unstage(ok, n);
-		for (i = 0; i < ok; i++)
-			delivered += tq.ev_stage[i].type == TQ_EV_TASK;
-		done += ok * size;
-		if (ok < n) {
-			fault = true;
-			break;
-		}
-		want -= n;
-	}
-	atomic64_add(delivered, &tq.stats.delivered);
-	return fault && !done ? -EFAULT : done;
+	while (r->left && !r->fault && tq_fill(r))
+		;
+	atomic64_add(r->delivered, &tq.stats.delivered);
+	r->delivered = 0;
+	if (r->left == want)
+		return r->fault ? -EFAULT : 0;
+	return (want - r->left) * sizeof(struct tq_event);
 }
 
 /*
@@ -358,6 +377,7 @@ ssize_t tq_sched_read(struct kiocb *iocb, struct iov_iter *to)
 {
 	size_t want = iov_iter_count(to) / sizeof(struct tq_event);
 	bool nowait = (iocb->ki_flags & IOCB_NOWAIT) || (iocb->ki_filp->f_flags & O_NONBLOCK);
+	struct tq_reader r = { .to = to };
 	ssize_t ret;
 	int kick;
 
@@ -366,11 +386,12 @@ ssize_t tq_sched_read(struct kiocb *iocb, struct iov_iter *to)
 	for (;;) {
 		mutex_lock(&tq.lock);
 		kick = atomic_read(&tq.kick);
-		ret = tq_read_some(to, want);
+		r.left = want;
+		ret = tq_read_some(&r);
 		if (!ret) {
 			tq_set_need_wakeup(true);
 			smp_mb();	/* I, matches J */
-			ret = tq_read_some(to, want);
+			ret = tq_read_some(&r);
 			if (!ret)
 				WRITE_ONCE(tq.idle_kick, kick);
 		}
@@ -404,7 +425,7 @@ static int tq_complete(struct tq_writer *w, const struct tq_completion *c)
 {
 	struct tq_ctx *ctx = w->ctx;
 	struct tq_slot *slot;
-	struct tq_cqe cqe;
+	struct tq_cqe *cqe;
 	u32 idx;
 
 	if (c->resv || (c->flags & ~TQ_COMPL_F_RELEASE))
@@ -436,17 +457,18 @@ static int tq_complete(struct tq_writer *w, const struct tq_completion *c)
 	if (slot->state != TQ_SLOT_DELIVERED || slot->gen != upper_32_bits(c->tag))
 		return -ENOENT;
 
-	if (!ctx->closed && !ctx->broken) {
-		cqe = (struct tq_cqe) {
-			.user_data = slot->desc.user_data,
-			.status = c->status,
-			.flags = slot->requeued ? TQ_CQE_F_REQUEUED : 0,
-			.result = c->result,
-			.queued_ns = slot->submit_ns,
-			.start_ns = c->start_ns,
-			.end_ns = c->end_ns,
-		};
-		tq_post(ctx, &cqe);
+	/* Written in place: every field, since the entry is reused. */
+	cqe = ctx->closed || ctx->broken ? NULL : tq_cq_next(ctx);
+	if (cqe) {
+		cqe->user_data = slot->ev.task.user_data;
+		cqe->status = c->status;
+		cqe->flags = slot->requeued ? TQ_CQE_F_REQUEUED : 0;
+		cqe->result = c->result;
+		cqe->queued_ns = slot->ev.submit_ns;
+		cqe->start_ns = c->start_ns;
+		cqe->end_ns = c->end_ns;
+		cqe->resv[0] = 0;
+		cqe->resv[1] = 0;
 	}
 	slot->state = TQ_SLOT_FREE;
 	list_move(&slot->node, &ctx->free);

@@ -71,7 +71,8 @@
 #define TQ_CTX_ID_MAX		((1U << 22) - 1)
 
 #define TQ_RING_HARD_MAX	65536U	/* ceiling for the ring_entries_max parameter */
-#define TQ_STAGE		32	/* events or completions staged per copy */
+#define TQ_STAGE		32	/* completions staged per copy from the scheduler */
+#define TQ_QUANTUM		32	/* tasks of one context per turn in a read() */
 
 /**
  * struct tq_ring - the kernel's view of one mapped ring
@@ -106,19 +107,21 @@ enum tq_slot_state {
 /**
  * struct tq_slot - one task the kernel took from a context's SQ
  * @node: on the context's free, pending or delivered list
- * @submit_ns: when it was taken from the SQ
  * @gen: bumped at each delivery; the high half of its tag
  * @state: an enum tq_slot_state
  * @requeued: a scheduler exited while holding it
- * @desc: the validated copy; the SQ entry is reused once taken
+ * @ev: the task's event as the scheduler reads it: @ev.task is the validated
+ *	copy of the descriptor (the SQ entry is reused once taken) and
+ *	@ev.submit_ns when it was taken; the rest of the header is written at
+ *	each delivery, and @ev.resv stays zero. The event goes to the reader
+ *	from here, in one copy.
  */
 struct tq_slot {
 	struct list_head node;
-	u64 submit_ns;
 	u32 gen;
 	u8 state;
 	u8 requeued;
-	struct tq_desc desc;
+	struct tq_event ev;
 };
 
 /**
@@ -224,8 +227,7 @@ struct tq_stats {
  * @idle_kick: @kick's value when read() last found nothing
  * @need_wakeup: TQ_RING_NEED_WAKEUP is set in the live contexts' SQs
  * @dirty: contexts with completions to publish before tq.lock is dropped
- * @ev_stage: events staged for one copy to the scheduler
- * @ev_undo: for each staged event, its context and slot, to undo a failed copy
+ * @ev: an OPEN or CLOSE event being copied to the scheduler
  * @cmpl_stage: completions staged from one copy from the scheduler
  * @stats: the sysfs counters
  */
@@ -243,11 +245,7 @@ struct tq_dev {
 	int idle_kick;
 	bool need_wakeup;
 	struct list_head dirty;
-	struct tq_event ev_stage[TQ_STAGE];
-	struct tq_undo {
-		struct tq_ctx *ctx;
-		struct tq_slot *slot;
-	} ev_undo[TQ_STAGE];
+	struct tq_event ev;
 	struct tq_completion cmpl_stage[TQ_STAGE];
 	struct tq_stats stats;
 };
