@@ -26,7 +26,12 @@
  *    owners, each owner's in submission order; owners served move to the
  *    back, so one owner's flood cannot starve the others. A task flagged
  *    USCHED_TASK_ORDERED is not ready until its owner's previous task has
- *    completed; other tasks of one owner are independent. TG size is also
+ *    been launched; other tasks of one owner are independent. It may then
+ *    join the next TG while its predecessor is still in flight: its first
+ *    command waits on the predecessor's last event on the device (exec.c),
+ *    and the model gives it a release time, the predecessor's predicted end
+ *    (tg_order()). So a round of ordered tasks forms one TG behind the round
+ *    before, as the NoReorder baseline overlaps rounds. TG size is also
  *    capped by device memory (a quarter of it per TG).
  *
  * 4. The rolling horizon, just in time. A TG is launched when the device
@@ -207,6 +212,9 @@ int usched_submit(struct usched *u, const struct usched_task *d)
 	if (d->flags & USCHED_TASK_ORDERED && o->last) {
 		t->after = o->last;
 		o->last->next_ordered = t;
+	}
+	if (t->after && !t->after->launched) {
+		t->blocked = true;
 		list_add_tail(&t->node, &o->blocked);
 	} else {
 		list_add_tail(&t->node, &o->ready);
@@ -239,6 +247,7 @@ static unsigned int cancel_list(struct usched *u, struct list *l)
 		if (t->after)
 			t->after->next_ordered = NULL;
 		t->after = NULL;
+		t->blocked = false;
 		t->c.status = -ECANCELED;
 		list_del(&t->node);
 		list_add_tail(&t->node, &u->cancelled);
@@ -406,13 +415,18 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 	uint64_t t0;
 
 	tq_tg_init(&u->simtg);
+	tg->launch_ns = now_ns();
 	for (unsigned int i = 0; i < tg->n; i++) {
+		const struct task *pred = tasks[i]->after;
+
 		model_predict(u, tasks[i]);
 		tq_tg_add(&u->simtg, tasks[i]->pred[USCHED_HTD], tasks[i]->pred[USCHED_K],
 			  tasks[i]->pred[USCHED_DTH]);
+		/* a predecessor in flight: not before its predicted end, corrected (4) */
+		if (pred && (int64_t)(pred->pred_end + u->drift - tg->launch_ns) > 0)
+			tq_tg_set_release(&u->simtg, i, pred->pred_end + u->drift - tg->launch_ns);
 		d.order[i] = i;
 	}
-	tg->launch_ns = now_ns();
 	for (int s = 0; s < USCHED_STAGES; s++) {
 		uint64_t busy = u->busy_abs[s] + u->drift;
 
@@ -469,6 +483,30 @@ static void timer_set(struct usched *u, uint64_t at)
 	timerfd_settime(u->tfd, TFD_TIMER_ABSTIME, &its, NULL);	/* zero disarms */
 }
 
+/* Make @t's ordered successor ready, if it waits for @t's launch; under u->lock. */
+static void task_unblock(struct usched *u, struct task *t)
+{
+	struct task *next = t->next_ordered;
+
+	if (!next || !next->blocked)
+		return;
+	next->blocked = false;
+	list_del(&next->node);
+	list_add_tail(&next->node, &t->owner->ready);
+	u->nready++;
+}
+
+/* The TG's commands are enqueued: their ordered successors may join the next TG (3). */
+static void tg_launched(struct usched *u, struct tg *tg)
+{
+	pthread_mutex_lock(&u->lock);
+	for (unsigned int i = 0; i < tg->n; i++) {
+		tg->task[i]->launched = true;
+		task_unblock(u, tg->task[i]);
+	}
+	pthread_mutex_unlock(&u->lock);
+}
+
 /* Launch TGs while jit_when() says so, then set the timer for the next one. */
 static void tg_launch_next(struct usched *u)
 {
@@ -508,6 +546,7 @@ static void tg_launch_next(struct usched *u)
 		u->inflight[u->ninflight++] = tg;
 		u->inflight_bytes += tg->bytes;
 		exec_launch(u, tg);
+		tg_launched(u, tg);
 		tg->host_ns = now_ns() - t0;
 		u->host_ns = u->host_ns ? 0.875 * u->host_ns + 0.125 * tg->host_ns : tg->host_ns;
 	}
@@ -576,11 +615,12 @@ static void task_release(struct usched *u, struct task *t)
 	int status = t->c.status;
 
 	if (next) {
+		task_unblock(u, t);	/* it was never launched */
 		next->after = NULL;
-		list_del(&next->node);
-		list_add_tail(&next->node, &o->ready);
-		u->nready++;
 	}
+	/* completed before its predecessor (an error, or callbacks out of order) */
+	if (t->after)
+		t->after->next_ordered = NULL;
 	if (o->last == t)
 		o->last = NULL;
 	if (!--o->ntasks) {

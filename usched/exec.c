@@ -11,6 +11,11 @@
  * its DtH copies (else a DtH waiting for its kernel would hold up the HtD
  * copies behind it). Every queue is in order and profiled; a queue is
  * flushed before another queue waits on its events.
+ *
+ * An ordered task whose predecessor is still in flight (core.c, 3) makes
+ * its first command wait on the predecessor's last event. That event's
+ * queue was flushed when the predecessor's TG was launched, and it was
+ * enqueued before anything of this TG, so the wait cannot close a cycle.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -346,8 +351,12 @@ static int launch_in(struct usched *u, struct task *t)
 {
 	const struct usched_task *d = &t->t;
 	cl_kernel k = t->kern->k;
+	cl_event after = NULL;
 	bool local = false;
 	cl_int err;
+
+	if (t->after && t->after->nev)
+		after = t->after->ev[t->after->nev - 1];
 
 	for (unsigned int i = 0; i < d->nbufs; i++) {
 		t->dev[i] = pool_get(u, d->buf[i].len, &t->dev_bytes[i]);
@@ -356,7 +365,10 @@ static int launch_in(struct usched *u, struct task *t)
 	}
 	for (unsigned int i = 0; i < d->nbufs; i++) {
 		if (d->buf[i].dir & USCHED_IN) {
-			err = copy(t, u->q[USCHED_HTD], i, USCHED_HTD, 0, NULL);
+			/* the first waits for the predecessor; in order, the rest follow */
+			bool wait = after && !t->nev;
+
+			err = copy(t, u->q[USCHED_HTD], i, USCHED_HTD, wait, wait ? &after : NULL);
 			if (err)
 				return cl_errno(err, -EINVAL);
 		}
@@ -377,10 +389,15 @@ static int launch_in(struct usched *u, struct task *t)
 	for (unsigned int i = 0; i < d->dim; i++)
 		local |= d->local[i] != 0;
 	t->kq = u->kq_next++ % u->o.kqueues;
-	/* An in-order queue: waiting for the last HtD copy waits for them all. */
+	/*
+	 * An in-order queue: waiting for the last HtD copy waits for them all;
+	 * without one, for the predecessor.
+	 */
+	if (t->nev)
+		after = t->ev[t->nev - 1];
 	err = clEnqueueNDRangeKernel(u->kq[t->kq], k, d->dim, NULL, d->global,
-				     local ? d->local : NULL, t->nev ? 1 : 0,
-				     t->nev ? &t->ev[t->nev - 1] : NULL, &t->ev[t->nev]);
+				     local ? d->local : NULL, after ? 1 : 0,
+				     after ? &after : NULL, &t->ev[t->nev]);
 	if (err)
 		return cl_errno(err, -EINVAL);
 	t->ev_stage[t->nev++] = USCHED_K;

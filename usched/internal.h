@@ -138,7 +138,7 @@ struct owner {
 	struct list node;	/* in usched.owners, in round-robin order */
 	uint64_t id;
 	struct list ready;	/* tasks that may join a TG, in submission order */
-	struct list blocked;	/* ORDERED tasks waiting for their predecessor */
+	struct list blocked;	/* ORDERED tasks waiting for their predecessor's launch */
 	struct task *last;	/* latest task submitted, until it completes */
 	unsigned int ntasks;	/* submitted, not completed */
 };
@@ -153,8 +153,10 @@ struct task {
 	struct owner *owner;
 	struct kern *kern;
 	struct region *reg[USCHED_MAX_BUFS];
-	struct task *after;	/* ORDERED: the task this one waits for */
+	struct task *after;	/* ORDERED: the task this one waits for, until it completes */
 	struct task *next_ordered;	/* the task waiting for this one */
+	bool blocked;		/* on owner->blocked (under u->lock) */
+	bool launched;		/* its commands are enqueued (under u->lock) */
 	struct tg *tg;
 	double pred[USCHED_STAGES];	/* predicted standalone ns per stage */
 	uint64_t pred_end;	/* predicted end of its last command, less u->drift */

@@ -13,6 +13,11 @@
  *   the core can tell), form one TG of 4 per round: a round's tasks become
  *   ready one at a time as the round before completes, and wait for each
  *   other instead of going one or two at a time;
+ * - overlap: the same rounds with a profile that predicts a fast device, so
+ *   the launch is due at once: each round's successors join a TG of 4 as
+ *   soon as the round before is launched, while it is still in flight, and
+ *   each task's first command still starts after its predecessor's last
+ *   command ends (the event wait, from the profiling timestamps);
  * - the timer: a task submitted while a ~40 ms kernel runs is launched by
  *   the timer lead time before the kernel ends, not at once and not after;
  * - a full TG (max_tg ready) is launched at once behind a running one.
@@ -155,14 +160,23 @@ static void job(struct tl_job *j, struct tl_arena *a, const struct tqk_task *t,
 	j->task.flags = flags;
 }
 
-static void test_rounds(void)
+static const char slow_prof[] = "tq-profile 1\n"
+				"dma 2\n"
+				"htd alone 250000000 10.0\n"
+				"htd overlapped 250000000 10.0\n"
+				"dth alone 1000 10.0\n"
+				"dth overlapped 1000 10.0\n";
+static const char fast_prof[] = "tq-profile 1\n"
+				"dma 2\n"
+				"htd alone 1000 100.0\n"
+				"htd overlapped 1000 100.0\n"
+				"dth alone 1000 100.0\n"
+				"dth overlapped 1000 100.0\n";
+
+/* 4 owners x 3 rounds of ordered VA tasks under profile @prof. */
+static void test_rounds(const char *prof, bool overlap)
 {
-	static const char prof[] = "tq-profile 1\n"
-				   "dma 2\n"
-				   "htd alone 250000000 10.0\n"
-				   "htd overlapped 250000000 10.0\n"
-				   "dth alone 1000 10.0\n"
-				   "dth overlapped 1000 10.0\n";
+	const char *what = overlap ? "overlap" : "rounds";
 	char path[] = "/tmp/usched-profile-XXXXXX";
 	struct usched_opts o = { .profile = path };
 	struct tl_job j[ROUNDS][WORKERS];
@@ -172,41 +186,57 @@ static void test_rounds(void)
 	struct usched *u;
 	int fd;
 
+	unsigned int inflight = 0, early = 0;
+
 	fd = mkstemp(path);
-	if (fd < 0 || write(fd, prof, sizeof(prof) - 1) != sizeof(prof) - 1) {
+	if (fd < 0 || write(fd, prof, strlen(prof)) != (ssize_t)strlen(prof)) {
 		tap_diag("cannot write %s", path);
 		exit(1);
 	}
 	close(fd);
 	tl_sink_init(&sink);
 	u = open_core(&o, &sink);
-	tl_arena_init(&a, u, 4 << 20);
+	tl_arena_init(&a, u, 32 << 20);
 	for (unsigned int r = 0; r < ROUNDS; r++)
 		for (unsigned int w = 0; w < WORKERS; w++)
-			job(&j[r][w], &a, va, (struct tqk_size){ 4096, 0 }, w + 1,
-			    USCHED_TASK_ORDERED);
+			job(&j[r][w], &a, va, (struct tqk_size){ overlap ? 1 << 17 : 4096, 0 },
+			    w + 1, USCHED_TASK_ORDERED);
 	for (unsigned int r = 0; r < ROUNDS; r++)
 		for (unsigned int w = 0; w < WORKERS; w++)
 			usched_submit(u, &j[r][w].task);
 	tl_run(u, &sink, ROUNDS * WORKERS);
 
 	for (unsigned int r = 0; r < ROUNDS; r++) {
+		uint64_t prev_end = 0;
+
+		for (unsigned int w = 0; w < WORKERS && r; w++)
+			if (j[r - 1][w].c.end_ns > prev_end)
+				prev_end = j[r - 1][w].c.end_ns;
+		/* launched while the round before was still in flight */
+		if (r && tg_of(j[r][0].c.tg))
+			early += tg_of(j[r][0].c.tg)->launch_ns < prev_end;
 		for (unsigned int w = 0; w < WORKERS; w++) {
 			together &= j[r][w].c.tg == j[r][0].c.tg;
 			ok &= j[r][w].ncompl == 1 && !j[r][w].c.status &&
 			      !tl_job_verify(&j[r][w], NULL);
 			if (r)
 				ok &= j[r][w].c.start_ns >= j[r - 1][w].c.end_ns;
+			if (r && tg_of(j[r][w].c.tg))
+				inflight += tg_of(j[r][w].c.tg)->launch_ns < j[r - 1][w].c.end_ns;
 		}
 		tap_diag("round %u: TGs %lu %lu %lu %lu", r, (unsigned long)j[r][0].c.tg,
 			 (unsigned long)j[r][1].c.tg, (unsigned long)j[r][2].c.tg,
 			 (unsigned long)j[r][3].c.tg);
 	}
-	tap_ok(ok, "rounds: every task completed once, verified, after its predecessor");
-	tap_ok(together, "rounds: each round's %u tasks ran in one TG", WORKERS);
+	tap_ok(ok, "%s: every task completed once, verified, after its predecessor", what);
+	tap_ok(together, "%s: each round's %u tasks ran in one TG", what, WORKERS);
 	tap_ok(ntgs == ROUNDS && tgs[0].ntasks == WORKERS && tgs[1].ntasks == WORKERS &&
-	       tgs[2].ntasks == WORKERS, "rounds: %u TGs of %u, %u, %u tasks (want %u of %u)",
-	       ntgs, tgs[0].ntasks, tgs[1].ntasks, tgs[2].ntasks, ROUNDS, WORKERS);
+	       tgs[2].ntasks == WORKERS, "%s: %u TGs of %u, %u, %u tasks (want %u of %u)",
+	       what, ntgs, tgs[0].ntasks, tgs[1].ntasks, tgs[2].ntasks, ROUNDS, WORKERS);
+	if (overlap)
+		tap_ok(early == ROUNDS - 1, "overlap: %u of %u rounds were launched while the "
+		       "round before ran (%u of %u tasks before their predecessor ended)",
+		       early, ROUNDS - 1, inflight, (ROUNDS - 1) * WORKERS);
 	usched_destroy(u);
 	tl_arena_free(&a);
 	unlink(path);
@@ -300,7 +330,8 @@ int main(void)
 	}
 	syn = tqk_find("SYN");
 	va = tqk_find("VA");
-	test_rounds();
+	test_rounds(slow_prof, false);
+	test_rounds(fast_prof, true);
 	test_timer();
 	return tap_done();
 }
