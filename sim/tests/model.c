@@ -82,13 +82,12 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 		bool both;
 
 		for (int i = 0; i < nq; i++) {
-			const struct tq_task *t = &tg->task[order[q[i].pos]];
 			double gate = q[i].free;
 
 			if (!q[i].alive || q[i].run || next_stage[q[i].pos] != q[i].stage)
 				continue;
 			/* a task's first command waits for its release */
-			if (!q[i].c && first_stage_from(t, 0) == q[i].stage)
+			if (!q[i].c && first_stage_from(&tg->task[order[q[i].pos]], 0) == q[i].stage)
 				gate = fmax(gate, tg->release[order[q[i].pos]]);
 			if (gate > now) {
 				next = fmin(next, gate);
