@@ -514,6 +514,33 @@ static int tq_prog_check(const struct tq_desc *d, u64 arena_bytes)
 }
 
 /**
+ * tq_desc_copy() - copy a descriptor out of an SQ, and see a clean NOP
+ * @dst: the kernel's copy
+ * @src: the SQ entry, which the client may be rewriting
+ *
+ * Each word is read once; the words after @user_data are ORed on the way,
+ * so the common NOP needs no second look at its 240 bytes of zeros.
+ *
+ * Return: true for a valid NOP; otherwise tq_desc_check() decides.
+ */
+bool tq_desc_copy(struct tq_desc *dst, const struct tq_desc *src)
+{
+	const u64 *s = (const u64 *)src;
+	u64 *d = (u64 *)dst, tail = 0;
+	unsigned int i;
+
+	BUILD_BUG_ON(offsetof(struct tq_desc, program) != 2 * sizeof(u64));
+	d[0] = READ_ONCE(s[0]);
+	d[1] = READ_ONCE(s[1]);
+	for (i = 2; i < sizeof(*dst) / sizeof(u64); i++) {
+		d[i] = READ_ONCE(s[i]);
+		tail |= d[i];
+	}
+	return dst->opcode == TQ_OP_NOP && !tail &&
+	       !(dst->work_dim | dst->nr_bufs | dst->nr_scalars | dst->flags);
+}
+
+/**
  * tq_desc_check() - validate a descriptor the kernel copied out of an SQ
  * @d: the copy; the client may be rewriting the original
  * @arena_bytes: the context's arena size
@@ -524,11 +551,6 @@ static int tq_prog_check(const struct tq_desc *d, u64 arena_bytes)
  */
 int tq_desc_check(const struct tq_desc *d, u64 arena_bytes)
 {
-	/* The common NOP: one look at everything but opcode and user_data. */
-	if (d->opcode == TQ_OP_NOP && !(d->work_dim | d->nr_bufs | d->nr_scalars | d->flags) &&
-	    tq_zero(&d->program, sizeof(*d) - offsetof(struct tq_desc, program)))
-		return 0;
-	/* Anything else, or a bad NOP, which gets the errno of its first fault. */
 	if (d->opcode < TQ_OP_NOP || d->opcode > TQ_OP_KERNEL)
 		return -EOPNOTSUPP;
 	if (d->nr_bufs > TQ_MAX_BUFS || d->nr_scalars > TQ_MAX_SCALARS)

@@ -276,14 +276,13 @@ static void tq_take(struct tq_ctx *ctx, struct tq_reader *r)
 	if (!r->now)
 		r->now = ktime_get_ns();
 	while (taken < avail && room > 0 && r->left > stop && !list_empty(&ctx->free)) {
-		int err;
+		int err = 0;
 
 		slot = list_first_entry(&ctx->free, struct tq_slot, node);
-		memcpy(&slot->ev.task, tq_sq_entry(&ctx->sq, ctx->sq.cached + taken),
-		       sizeof(slot->ev.task));
+		if (!tq_desc_copy(&slot->ev.task, tq_sq_entry(&ctx->sq, ctx->sq.cached + taken)))
+			err = tq_desc_check(&slot->ev.task, ctx->arena_bytes);
 		taken++;
 		room--;
-		err = tq_desc_check(&slot->ev.task, ctx->arena_bytes);
 		if (err) {
 			tq_reject(ctx, &slot->ev.task, err, r->now);
 			rejected++;

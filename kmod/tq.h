@@ -317,6 +317,7 @@ void tq_ctx_close(struct tq_ctx *ctx);
 void tq_ctx_put(struct tq_ctx *ctx);
 void tq_ctx_unlink(struct tq_ctx *ctx);
 void tq_ctx_fdinfo(struct seq_file *m, struct tq_ctx *ctx);
+bool tq_desc_copy(struct tq_desc *dst, const struct tq_desc *src);
 int tq_desc_check(const struct tq_desc *d, u64 arena_bytes);
 void tq_ctx_set_flags(struct tq_ctx *ctx, u32 set, u32 clear);
 void tq_ctx_break(struct tq_ctx *ctx);
