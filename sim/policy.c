@@ -756,3 +756,25 @@ const struct tq_policy_ops *tq_policy_find(const char *name)
 			return tq_policies[i];
 	return NULL;
 }
+
+bool tq_next_perm(uint8_t *p, unsigned int n)
+{
+	int i = (int)n - 2, j = (int)n - 1;
+	uint8_t t;
+
+	while (i >= 0 && p[i] >= p[i + 1])
+		i--;
+	if (i < 0)
+		return false;
+	while (p[j] <= p[i])
+		j--;
+	t = p[i];
+	p[i] = p[j];
+	p[j] = t;
+	for (unsigned int a = i + 1, b = n - 1; a < b; a++, b--) {
+		t = p[a];
+		p[a] = p[b];
+		p[b] = t;
+	}
+	return true;
+}

@@ -349,36 +349,6 @@ static int cmd_order(int argc, char **argv)
 	return draw(&o, d.order);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Next permutation in lexicographic order; false after the last. */
-static bool next_perm(uint8_t *p, unsigned int n)
-{
-	int i = (int)n - 2, j = (int)n - 1;
-
-	while (i >= 0 && p[i] >= p[i + 1])
-		i--;
-	if (i < 0)
-		return false;
-	while (p[j] <= p[i])
-		j--;
-	uint8_t t = p[i];
-
-	p[i] = p[j];
-	p[j] = t;
-	for (unsigned int a = i + 1, b = n - 1; a < b; a++, b--) {
-		t = p[a];
-		p[a] = p[b];
-		p[b] = t;
-	}
-	return true;
-}
-
 static int cmd_perms(int argc, char **argv)
 {
 	enum { MAX_PERM_TASKS = 10 };
@@ -418,9 +388,8 @@ static int cmd_perms(int argc, char **argv)
 			memcpy(worst, p, n);
 		}
 		k++;
-	} while (next_perm(p, n));
-	qsort(ms, count, sizeof(*ms), cmp_double);
-	median = count % 2 ? ms[count / 2] : (ms[count / 2 - 1] + ms[count / 2]) / 2;
+	} while (tq_next_perm(p, n));
+	median = sort_median(ms, count);
 	printf("{\n  \"tasks\": %u,\n  \"permutations\": %zu,\n", n, count);
 	print_device(&o.dev);
 	printf("  \"best_ms\": %.6f,\n  \"worst_ms\": %.6f,\n  \"median_ms\": %.6f,\n"

@@ -280,6 +280,9 @@ extern const struct tq_policy_ops tq_policy_neh;
 extern const struct tq_policy_ops tq_policy_exact;
 extern const struct tq_policy_ops tq_policy_auto;
 
+/* @p to the next permutation of its n entries in lexicographic order; false after the last. */
+bool tq_next_perm(uint8_t *p, unsigned int n);
+
 /* NULL-terminated list of all policies, and lookup by name. */
 extern const struct tq_policy_ops *const tq_policies[];
 const struct tq_policy_ops *tq_policy_find(const char *name);

@@ -247,26 +247,10 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static bool next_perm(uint8_t *p, unsigned int n)
+double sort_median(double *v, size_t n)
 {
-	int i = (int)n - 2, j = (int)n - 1;
-	uint8_t t;
-
-	while (i >= 0 && p[i] >= p[i + 1])
-		i--;
-	if (i < 0)
-		return false;
-	while (p[j] <= p[i])
-		j--;
-	t = p[i];
-	p[i] = p[j];
-	p[j] = t;
-	for (unsigned int a = i + 1, b = n - 1; a < b; a++, b--) {
-		t = p[a];
-		p[a] = p[b];
-		p[b] = t;
-	}
-	return true;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Worst, median and best makespan over every order (T <= 8) or SAMPLES random ones. */
@@ -283,7 +267,7 @@ static bool spread(const struct tq_tg *tg, const struct tq_dev *dev, double *ms_
 	if (all) {
 		do
 			ms_buf[k++] = tq_makespan(tg, dev, p, n);
-		while (next_perm(p, n));
+		while (tq_next_perm(p, n));
 	} else {
 		for (; k < SAMPLES; k++) {
 			for (unsigned int i = n - 1; i > 0; i--) {
@@ -296,10 +280,9 @@ static bool spread(const struct tq_tg *tg, const struct tq_dev *dev, double *ms_
 			ms_buf[k] = tq_makespan(tg, dev, p, n);
 		}
 	}
-	qsort(ms_buf, k, sizeof(*ms_buf), cmp_double);
+	*median = sort_median(ms_buf, k);
 	*best = ms_buf[0];
 	*worst = ms_buf[k - 1];
-	*median = k % 2 ? ms_buf[k / 2] : (ms_buf[k / 2 - 1] + ms_buf[k / 2]) / 2;
 	return all;
 }
 

@@ -55,28 +55,6 @@ static void random_dev(struct tq_dev *dev, unsigned int i)
 			dev->busy_until[s] = uniform(0, 4e6);
 }
 
-static bool next_perm(uint8_t *p, unsigned int n)
-{
-	int i = (int)n - 2, j = (int)n - 1;
-	uint8_t t;
-
-	while (i >= 0 && p[i] >= p[i + 1])
-		i--;
-	if (i < 0)
-		return false;
-	while (p[j] <= p[i])
-		j--;
-	t = p[i];
-	p[i] = p[j];
-	p[j] = t;
-	for (unsigned int a = i + 1, b = n - 1; a < b; a++, b--) {
-		t = p[a];
-		p[a] = p[b];
-		p[b] = t;
-	}
-	return true;
-}
-
 static double best_of_all(const struct tq_tg *tg, const struct tq_dev *dev)
 {
 	uint8_t p[TQ_MAX_TASKS];
@@ -86,7 +64,7 @@ static double best_of_all(const struct tq_tg *tg, const struct tq_dev *dev)
 		p[i] = i;
 	do
 		best = fmin(best, tq_makespan(tg, dev, p, tg->ntasks));
-	while (next_perm(p, tg->ntasks));
+	while (tq_next_perm(p, tg->ntasks));
 	return best;
 }
 
@@ -302,7 +280,7 @@ static void test_paper_synthetic(void)
 			dev.slow[TQ_HTD] = dev.slow[TQ_DTH] = slow ? 1.08 : 1;
 			do
 				ms[k++] = tq_makespan(&tg, &dev, p, 4);
-			while (next_perm(p, 4));
+			while (tq_next_perm(p, 4));
 			/* insertion sort; the median of 24 is the mean of the middle two */
 			for (int i = 1; i < 24; i++)
 				for (int j = i; j > 0 && ms[j - 1] > ms[j]; j--) {
