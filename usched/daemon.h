@@ -201,6 +201,8 @@ void ctx_close(struct daemon *d, const struct tq_event *ev);
 void ctx_task(struct daemon *d, const struct tq_event *ev);
 void ctx_build_done(struct daemon *d, struct dbuild *b);
 void ctx_complete(void *arg, const struct usched_completion *c);
+/* Free a context's memory and unmap its arena; its core objects are the caller's. */
+void ctx_free(struct dctx *c);
 /* Drop every context without releasing it (the module does at our exit). */
 void ctx_free_all(struct daemon *d);
 uint32_t ctx_prog_add(struct dctx *c, bool builtin, const char *text, const char *opts);

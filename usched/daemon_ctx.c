@@ -157,33 +157,38 @@ void ctx_open(struct daemon *d, const struct tq_event *ev)
 		ctx_rebuild(d, c);
 }
 
+void ctx_free(struct dctx *c)
+{
+	for (uint32_t i = 0; i < c->nprogs; i++) {
+		free(c->progs[i].text);
+		free(c->progs[i].opts);
+	}
+	for (uint32_t i = 0; i < c->nkerns; i++)
+		free(c->kerns[i].name);
+	free(c->progs);
+	free(c->kerns);
+	if (c->arena)
+		munmap(c->arena, c->arena_bytes);
+	free(c);
+}
+
 /* Nothing of a closed context is left in flight: let it go. */
 static void ctx_release(struct daemon *d, struct dctx *c)
 {
 	struct dctx **pp;
-	uint32_t i;
 
 	for (pp = &d->ctx[c->id % DCTX_HASH]; *pp != c; pp = &(*pp)->next)
 		;
 	*pp = c->next;
-	for (i = 0; i < c->nprogs; i++) {
+	for (uint32_t i = 0; i < c->nprogs; i++)
 		if (c->progs[i].core)
 			usched_prog_put(d->u, c->progs[i].core);
-		free(c->progs[i].text);
-		free(c->progs[i].opts);
-	}
-	for (i = 0; i < c->nkerns; i++)
-		free(c->kerns[i].name);
-	free(c->progs);
-	free(c->kerns);
-	if (c->arena) {
+	if (c->arena)
 		usched_region_del(d->u, c->region);
-		munmap(c->arena, c->arena_bytes);
-	}
 	release_ctx(d, c->id);
 	d->st.contexts--;
 	dbg("context %u released", c->id);
-	free(c);
+	ctx_free(c);
 	state_compact(d);
 }
 
@@ -194,17 +199,7 @@ void ctx_free_all(struct daemon *d)
 			struct dctx *c = d->ctx[h];
 
 			d->ctx[h] = c->next;
-			for (uint32_t i = 0; i < c->nprogs; i++) {
-				free(c->progs[i].text);
-				free(c->progs[i].opts);
-			}
-			for (uint32_t i = 0; i < c->nkerns; i++)
-				free(c->kerns[i].name);
-			free(c->progs);
-			free(c->kerns);
-			if (c->arena)
-				munmap(c->arena, c->arena_bytes);
-			free(c);
+			ctx_free(c);
 		}
 	}
 }

@@ -251,19 +251,6 @@ static struct dctx *new_ctx(uint32_t id, uint32_t pid)
 	return c;
 }
 
-static void free_ctx(struct dctx *c)
-{
-	for (uint32_t i = 0; i < c->nprogs; i++) {
-		free(c->progs[i].text);
-		free(c->progs[i].opts);
-	}
-	for (uint32_t i = 0; i < c->nkerns; i++)
-		free(c->kerns[i].name);
-	free(c->progs);
-	free(c->kerns);
-	free(c);
-}
-
 static void test_state(void)
 {
 	static const char src[] = "__kernel void f(__global int *x)\n{\n\tx[0] = 1;\n}\n";
@@ -299,10 +286,10 @@ static void test_state(void)
 	       r->kerns[0].prog == 1 && !strcmp(r->kerns[0].name, "vec_add") &&
 	       r->kerns[1].prog == 2 && !strcmp(r->kerns[1].name, "f") && !r->progs[0].core,
 	       "state: a restarted daemon gets the same ids back (to rebuild)");
-	free_ctx(r);
+	ctx_free(r);
 	r = new_ctx(7, 999);
 	tap_ok(state_restore(&d2, r) == 0 && !r->nprogs, "state: not for another process");
-	free_ctx(r);
+	ctx_free(r);
 	close(d2.state_fd);
 	free(d2.saved);
 
@@ -315,7 +302,7 @@ static void test_state(void)
 	r = new_ctx(7, 1234);
 	tap_ok(state_restore(&d2, r) == 1 && r->nprogs == 2 && r->nkerns == 1,
 	       "state: a torn last record is dropped");
-	free_ctx(r);
+	ctx_free(r);
 	close(d2.state_fd);
 	free(d2.saved);
 
@@ -329,7 +316,7 @@ static void test_state(void)
 	fd = open(path, O_RDONLY);
 	tap_ok(st.st_size == 0 && fd >= 0, "state: compacted to nothing once it is gone");
 	close(fd);
-	free_ctx(c);
+	ctx_free(c);
 	state_close(&d);
 	dconf_free(&d.conf);
 }
