@@ -128,22 +128,12 @@ static const struct usched_tg_stat *tg_of(uint64_t seq)
 static struct usched *open_core(struct usched_opts *o, struct tl_sink *sink)
 {
 	struct usched *u;
-	int ret;
 
 	o->policy = "fifo";
 	o->complete = tl_complete;
 	o->complete_arg = sink;
 	o->tg_done = tg_done;
-	ret = usched_create(o, &u);
-	if (ret) {
-		tap_diag("usched_create: %s", strerror(-ret));
-		exit(1);
-	}
-	ret = tl_builtins(u, kernel);
-	if (ret) {
-		tap_diag("built-in programs: %s", strerror(-ret));
-		exit(1);
-	}
+	u = tl_open(o, kernel);
 	ntgs = 0;
 	return u;
 }

@@ -92,19 +92,8 @@ static struct usched *open_core(unsigned int dma, struct tl_sink *sink, const ch
 		.policy = "fifo", .dma = dma, .trace = trace,
 		.complete = tl_complete, .complete_arg = sink,
 	};
-	struct usched *u;
-	int ret = usched_create(&o, &u);
 
-	if (ret) {
-		tap_diag("usched_create: %s", strerror(-ret));
-		exit(1);
-	}
-	ret = tl_builtins(u, kernel);
-	if (ret) {
-		tap_diag("built-in programs: %s", strerror(-ret));
-		exit(1);
-	}
-	return u;
+	return tl_open(&o, kernel);
 }
 
 /* Each task ran once, correctly, all in one TG, and in stage order. */

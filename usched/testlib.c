@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../kernels/tqk_cl.h"
+#include "../tools/tap.h"
 #include "testlib.h"
 
 #define ALIGN	256	/* buffer alignment in the arena: every type's, and a cache line */
@@ -87,6 +88,23 @@ int tl_builtins(struct usched *u, uint32_t kernel[])
 			return ret;
 	}
 	return 0;
+}
+
+struct usched *tl_open(const struct usched_opts *o, uint32_t kernel[])
+{
+	struct usched *u;
+	int ret = usched_create(o, &u);
+
+	if (ret) {
+		tap_diag("usched_create: %s", strerror(-ret));
+		exit(1);
+	}
+	ret = tl_builtins(u, kernel);
+	if (ret) {
+		tap_diag("built-in programs: %s", strerror(-ret));
+		exit(1);
+	}
+	return u;
 }
 
 struct tqk_size tl_small(const struct tqk_task *tt, unsigned int which)

@@ -39,6 +39,8 @@ struct tl_job {
 
 /* Kernel ids of every built-in task, indexed as tqk_tasks[]. */
 int tl_builtins(struct usched *u, uint32_t kernel[]);
+/* usched_create(o), then tl_builtins(); on failure a TAP diagnostic and exit(1). */
+struct usched *tl_open(const struct usched_opts *o, uint32_t kernel[]);
 /* A small size of tt that runs quickly on a CPU; which picks one of a few. */
 struct tqk_size tl_small(const struct tqk_task *tt, unsigned int which);
 int tl_job_init(struct tl_job *j, struct tl_arena *a, const struct tqk_task *tt,
