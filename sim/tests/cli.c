@@ -8,45 +8,28 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tap.h"
+#include "testutil.h"
 
 static char dir[] = "/tmp/tqsim-cli-XXXXXX";
 
 static void put(const char *name, const char *text)
 {
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
+	test_write(dir, name, text);
 }
 
 /* Run "tqsim ARGS" in @dir; returns the exit status, output in @out. */
 static int run(const char *args, bool want_stderr, char *out, size_t len)
 {
 	char cmd[1024], top[512];
-	size_t n;
-	FILE *p;
-	int st;
 
 	if (!getcwd(top, sizeof(top)))
 		return -1;
 	snprintf(cmd, sizeof(cmd), "cd %s && %s/%s %s %s", dir, top, TQSIM_BIN, args,
 		 want_stderr ? "2>&1 >/dev/null" : "2>/dev/null");
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	n = fread(out, 1, len - 1, p);
-	out[n] = 0;
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return test_capture(cmd, out, len);
 }
 
 static const char header[] = "name,htd_ms,k_ms,dth_ms\n";

@@ -12,21 +12,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
-
-/* Run cmd, its output as TAP comments; its exit status, or -1. */
-static int run(const char *cmd)
-{
-	char line[512];
-	int st = -1;
-	FILE *f = popen(cmd, "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "status %d", &st) != 1)
-			printf("# %s", line);
-	if (f)
-		pclose(f);
-	return st;
-}
+#include "../testutil.h"
 
 /* Lines in dir/name, or -1 if it cannot be read; *first gets its first bytes. */
 static int lines(const char *dir, const char *name, char *first, size_t size)
@@ -60,7 +46,7 @@ int main(void)
 		tap_skip_all("cannot make a temporary directory");
 	snprintf(cmd, sizeof(cmd), "%s --quick -o %s/profile 2>&1; echo \"status $?\"",
 		 TQCALIB_BIN, dir);
-	st = run(cmd);
+	st = test_run_status(cmd);
 	if (st == 77) {
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 		if (system(cmd))
@@ -72,7 +58,7 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "%s --quick --profile %s/profile --out %s --data %s "
 		 "--configs 3x1 --stream-s 0.3 --stream-workers 2 2>&1; echo \"status $?\"",
 		 TQBENCH_BIN, dir, dir, TQ_DATA);
-	tap_ok(run(cmd) == 0, "tqbench --quick");
+	tap_ok(test_run_status(cmd) == 0, "tqbench --quick");
 
 	/* 2 suites x 5 benchmarks; per benchmark 3 NoReorder rows, 5 + 5 policies, 1 */
 	n = lines(dir, "tqbench.csv", first, sizeof(first));

@@ -11,6 +11,7 @@
 
 #include "../../sim/tqsim.h"
 #include "../tap.h"
+#include "../testutil.h"
 
 /* each kernels/ task's __kernel function: the names usched looks up */
 static const char *const tasks[] = { "mm", "black_scholes", "fwt", "floyd_warshall", "sep_conv",
@@ -18,7 +19,7 @@ static const char *const tasks[] = { "mm", "black_scholes", "fwt", "floyd_warsha
 
 int main(void)
 {
-	char path[] = "/tmp/tqcalib-test.XXXXXX", cmd[512], text[8192], line[256];
+	char path[] = "/tmp/tqcalib-test.XXXXXX", cmd[512], text[8192];
 	struct tq_profile p;
 	struct tq_parse_err err;
 	size_t len;
@@ -32,14 +33,7 @@ int main(void)
 	/* its report on stderr becomes TAP comments */
 	snprintf(cmd, sizeof(cmd), "%s --quick -o %s 2>&1; echo \"status $?\"", TQCALIB_BIN,
 		 path);
-	f = popen(cmd, "r");
-	st = -1;
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "status %d", &st) != 1)
-			printf("# %s", line);
-	}
-	if (f)
-		pclose(f);
+	st = test_run_status(cmd);
 	if (st == 77) {
 		unlink(path);
 		tap_skip_all("no OpenCL device");

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../tap.h"
+#include "../testutil.h"
 #include "counters.h"
 
 static const char prom[] =
@@ -32,42 +32,24 @@ static const char prom[] =
 	"tq_tg_size_tasks_other 1\n"
 	"\n";
 
-static void write_file(const char *dir, const char *name, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 /* Run tqstat with args; stdout into out, stderr into err; returns the exit status. */
 static int run(const char *args, char *out, size_t outsz, char *err, size_t errsz,
 	       const char *tmp)
 {
 	char cmd[1024], errpath[512];
 	size_t n;
-	FILE *p, *e;
+	FILE *e;
 	int st;
 
 	snprintf(errpath, sizeof(errpath), "%s/stderr", tmp);
 	snprintf(cmd, sizeof(cmd), "%s %s 2>%s", TQSTAT_BIN, args, errpath);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	n = fread(out, 1, outsz - 1, p);
-	out[n] = 0;
-	st = pclose(p);
+	st = test_capture(cmd, out, outsz);
 	e = fopen(errpath, "r");
 	n = e ? fread(err, 1, errsz - 1, e) : 0;
 	err[n] = 0;
 	if (e)
 		fclose(e);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return st;
 }
 
 static int count_lines(const char *s)
@@ -108,12 +90,12 @@ int main(void)
 	snprintf(sys, sizeof(sys), "%s/sys", tmp);
 	snprintf(metrics, sizeof(metrics), "%s/usched.prom", tmp);
 	mkdir(sys, 0755);
-	write_file(sys, "submitted", "5\n");
-	write_file(sys, "completed", "3\n");
-	write_file(sys, "in_flight", "2\n");
-	write_file(sys, "dev", "10:123\n");
-	write_file(sys, "uevent", "MAJOR=10\nMINOR=123\n");
-	write_file(tmp, "usched.prom", prom);
+	test_write(sys, "submitted", "5\n");
+	test_write(sys, "completed", "3\n");
+	test_write(sys, "in_flight", "2\n");
+	test_write(sys, "dev", "10:123\n");
+	test_write(sys, "uevent", "MAJOR=10\nMINOR=123\n");
+	test_write(tmp, "usched.prom", prom);
 
 	/* the sysfs reader */
 	tap_ok(ctr_read_sysfs(sys, &set) == 0 && set.n == 3, "sysfs: three integer attributes");
