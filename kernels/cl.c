@@ -1,32 +1,73 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cl.c - the OpenCL helpers of tqk_cl.h. */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "tqk_cl.h"
 
-cl_int tqk_cl_device(unsigned int index, cl_device_id *dev)
+#define MAX_PLATFORMS	16
+#define MAX_DEVICES	64
+
+cl_int tqk_cl_find(bool (*want)(const struct tqk_cl_dev *d, void *arg), void *arg,
+		   struct tqk_cl_dev *d)
 {
-	cl_platform_id plats[16];
-	cl_uint nplats, ndevs;
+	cl_platform_id plats[MAX_PLATFORMS];
+	cl_uint nplats;
 	cl_int err;
 
-	err = clGetPlatformIDs(16, plats, &nplats);
+	memset(d, 0, sizeof(*d));
+	err = clGetPlatformIDs(MAX_PLATFORMS, plats, &nplats);
 	if (err)
 		return err;
-	for (cl_uint p = 0; p < nplats && p < 16; p++) {
-		cl_device_id devs[64];
+	for (cl_uint p = 0; p < nplats && p < MAX_PLATFORMS; p++) {
+		cl_device_id devs[MAX_DEVICES];
+		cl_uint ndevs;
 
-		if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 64, devs, &ndevs))
+		if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devs, &ndevs))
 			continue;
-		if (ndevs > 64)
-			ndevs = 64;
-		if (index < ndevs) {
-			*dev = devs[index];
-			return CL_SUCCESS;
+		d->plat = plats[p];
+		d->plat_index = p;
+		memset(d->plat_name, 0, sizeof(d->plat_name));
+		clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof(d->plat_name) - 1,
+				  d->plat_name, NULL);
+		for (cl_uint i = 0; i < ndevs && i < MAX_DEVICES; i++, d->index++) {
+			d->dev = devs[i];
+			d->type = 0;
+			clGetDeviceInfo(devs[i], CL_DEVICE_TYPE, sizeof(d->type), &d->type, NULL);
+			memset(d->name, 0, sizeof(d->name));
+			clGetDeviceInfo(devs[i], CL_DEVICE_NAME, sizeof(d->name) - 1, d->name, NULL);
+			if (want(d, arg))
+				return CL_SUCCESS;
 		}
-		index -= ndevs;
 	}
 	return CL_DEVICE_NOT_FOUND;
+}
+
+bool tqk_cl_match(const char *choice, unsigned int index, const char *name)
+{
+	if (!choice)
+		return true;
+	if (*choice && strspn(choice, "0123456789") == strlen(choice))
+		return strtoul(choice, NULL, 10) == index;
+	return strcasestr(name, choice);
+}
+
+static bool has_index(const struct tqk_cl_dev *d, void *index)
+{
+	return d->index == *(unsigned int *)index;
+}
+
+cl_int tqk_cl_device(unsigned int index, cl_device_id *dev)
+{
+	struct tqk_cl_dev d;
+	cl_int err = tqk_cl_find(has_index, &index, &d);
+
+	if (!err)
+		*dev = d.dev;
+	return err;
 }
 
 cl_command_queue tqk_cl_queue(cl_context ctx, cl_device_id dev,
@@ -94,6 +135,41 @@ cl_int tqk_cl_enqueue(cl_command_queue q, cl_kernel k, const struct tqk_launch *
 		      cl_uint nwait, const cl_event *wait, cl_event *ev)
 {
 	return clEnqueueNDRangeKernel(q, k, l->dim, NULL, l->global, l->local, nwait, wait, ev);
+}
+
+struct waiter {
+	int fd;
+	cl_int status;
+};
+
+static void CL_CALLBACK waiter_done(cl_event ev, cl_int status, void *arg)
+{
+	struct waiter *w = arg;
+
+	(void)ev;
+	w->status = status;
+	eventfd_write(w->fd, 1);	/* the last touch of w: the waiter may return */
+}
+
+cl_int tqk_cl_wait(cl_event ev)
+{
+	struct waiter w = { .fd = eventfd(0, EFD_CLOEXEC) };
+	cl_command_queue q;
+	eventfd_t v;
+	cl_int err;
+
+	if (w.fd < 0)
+		return CL_OUT_OF_HOST_MEMORY;
+	err = clSetEventCallback(ev, CL_COMPLETE, waiter_done, &w);
+	if (!err && !clGetEventInfo(ev, CL_EVENT_COMMAND_QUEUE, sizeof(q), &q, NULL) && q)
+		clFlush(q);
+	if (!err) {
+		while (eventfd_read(w.fd, &v) && errno == EINTR)
+			;
+		err = w.status < 0 ? w.status : CL_SUCCESS;
+	}
+	close(w.fd);
+	return err;
 }
 
 const char *tqk_cl_strerror(cl_int err)

@@ -20,16 +20,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "../kernels/tqk_cl.h"
 #include "internal.h"
 
-#define MAX_PLATFORMS	16
-#define MAX_DEVICES	64
 #define POOL_MIN	4096	/* smallest device buffer */
 #define CLOCK_SAMPLES	5
 
@@ -47,89 +41,39 @@ int cl_errno(cl_int err, int fallback)
 	}
 }
 
-/* Waiting for one event without clWaitForEvents(), which spins on NVIDIA. */
-struct waiter {
-	int fd;
-	cl_int status;
-};
-
-static void CL_CALLBACK waiter_done(cl_event ev, cl_int status, void *arg)
-{
-	struct waiter *w = arg;
-
-	(void)ev;
-	w->status = status;
-	eventfd_write(w->fd, 1);	/* the last touch of w: the waiter may return */
-}
-
 int exec_wait(cl_event ev)
 {
-	struct waiter w = { .fd = eventfd(0, EFD_CLOEXEC) };
-	cl_command_queue q;
-	eventfd_t v;
-	int ret;
-
-	if (w.fd < 0)
-		return -errno;
-	ret = cl_errno(clSetEventCallback(ev, CL_COMPLETE, waiter_done, &w), -EIO);
-	if (!ret && !clGetEventInfo(ev, CL_EVENT_COMMAND_QUEUE, sizeof(q), &q, NULL))
-		clFlush(q);
-	if (!ret) {
-		while (eventfd_read(w.fd, &v) && errno == EINTR)
-			;
-		ret = w.status < 0 ? cl_errno(w.status, -EIO) : 0;
-	}
-	close(w.fd);
-	return ret;
+	return cl_errno(tqk_cl_wait(ev), -EIO);
 }
 
 /* Device choice */
 
-static bool is_index(const char *s)
-{
-	return *s && strspn(s, "0123456789") == strlen(s);
-}
+struct choice {
+	const struct usched_opts *o;
+	unsigned int devno;	/* among the devices of the platforms chosen */
+};
 
-static bool matches(const char *want, unsigned int index, const char *name)
+static bool chosen(const struct tqk_cl_dev *d, void *arg)
 {
-	if (!want)
-		return true;
-	if (is_index(want))
-		return strtoul(want, NULL, 10) == index;
-	return strcasestr(name, want);
+	struct choice *c = arg;
+
+	if (!tqk_cl_match(c->o->platform, d->plat_index, d->plat_name))
+		return false;
+	return tqk_cl_match(c->o->device, c->devno++, d->name);
 }
 
 /* The device the options name: platforms by index or name, then devices. */
 static int pick_device(struct usched *u)
 {
-	cl_platform_id plats[MAX_PLATFORMS];
-	unsigned int devno = 0;
-	cl_uint nplats;
+	struct choice c = { .o = &u->o };
+	struct tqk_cl_dev d;
 
-	if (clGetPlatformIDs(MAX_PLATFORMS, plats, &nplats) || !nplats)
+	if (tqk_cl_find(chosen, &c, &d))
 		return -ENODEV;
-	for (cl_uint p = 0; p < nplats && p < MAX_PLATFORMS; p++) {
-		cl_device_id devs[MAX_DEVICES];
-		char name[128] = "";
-		cl_uint ndevs;
-
-		clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof(name) - 1, name, NULL);
-		if (!matches(u->o.platform, p, name))
-			continue;
-		if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devs, &ndevs))
-			continue;
-		for (cl_uint d = 0; d < ndevs && d < MAX_DEVICES; d++, devno++) {
-			memset(name, 0, sizeof(name));
-			clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof(name) - 1, name, NULL);
-			if (!matches(u->o.device, devno, name))
-				continue;
-			u->platform = plats[p];
-			u->device = devs[d];
-			snprintf(u->st.device, sizeof(u->st.device), "%s", name);
-			return 0;
-		}
-	}
-	return -ENODEV;
+	u->platform = d.plat;
+	u->device = d.dev;
+	snprintf(u->st.device, sizeof(u->st.device), "%s", d.name);
+	return 0;
 }
 
 /*

@@ -4,15 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "clx.h"
-
-#define MAX_PLATFORMS	16
-#define MAX_DEVICES	64
 
 /*
  * The OpenCL runtime keeps its allocations until exit: in SAN=1 builds
@@ -25,58 +19,33 @@ const char *__lsan_default_suppressions(void)
 	       "leak:libnvidia-opencl.so\n";
 }
 
-static bool is_index(const char *s)
+static bool named(const struct tqk_cl_dev *d, void *want)
 {
-	return *s && strspn(s, "0123456789") == strlen(s);
+	return tqk_cl_match(want, d->index, d->name) || tqk_cl_match(want, d->index, d->plat_name);
 }
 
-/* The device want names (see clx_open()); the first GPU when want is NULL. */
+static bool is_gpu(const struct tqk_cl_dev *d, void *arg)
+{
+	(void)arg;
+	return d->type & CL_DEVICE_TYPE_GPU;
+}
+
+/* The device want names (see clx_open()); the first GPU, else any, when want is NULL. */
 static int pick(struct clx *c, const char *want)
 {
-	cl_platform_id plats[MAX_PLATFORMS];
-	cl_uint nplats;
-	unsigned int index = 0;
-	bool found = false;
+	struct tqk_cl_dev d;
+	cl_int err = tqk_cl_find(want ? named : is_gpu, (void *)want, &d);
 
-	if (clGetPlatformIDs(MAX_PLATFORMS, plats, &nplats) || !nplats)
+	if (err == CL_DEVICE_NOT_FOUND && !want)
+		err = tqk_cl_find(named, NULL, &d);
+	if (err)
 		return -ENODEV;
-	for (int pass = 0; pass < 2 && !found; pass++) {
-		index = 0;
-		for (cl_uint p = 0; p < nplats && p < MAX_PLATFORMS && !found; p++) {
-			cl_device_id devs[MAX_DEVICES];
-			char pname[128] = "";
-			cl_uint ndevs;
-
-			clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof(pname) - 1, pname,
-					  NULL);
-			if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devs, &ndevs))
-				continue;
-			for (cl_uint d = 0; d < ndevs && d < MAX_DEVICES && !found; d++, index++) {
-				char dname[128] = "";
-				cl_device_type type;
-
-				clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof(dname) - 1, dname,
-						NULL);
-				clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof(type), &type, NULL);
-				if (want && is_index(want))
-					found = strtoul(want, NULL, 10) == index;
-				else if (want)
-					found = strcasestr(dname, want) || strcasestr(pname, want);
-				else	/* first pass: a GPU; second: anything */
-					found = pass || (type & CL_DEVICE_TYPE_GPU);
-				if (found) {
-					c->plat = plats[p];
-					c->dev = devs[d];
-					c->gpu = type & CL_DEVICE_TYPE_GPU;
-					snprintf(c->name, sizeof(c->name), "%s", dname);
-					snprintf(c->platform, sizeof(c->platform), "%s", pname);
-				}
-			}
-		}
-		if (want)
-			break;
-	}
-	return found ? 0 : -ENODEV;
+	c->plat = d.plat;
+	c->dev = d.dev;
+	c->gpu = d.type & CL_DEVICE_TYPE_GPU;
+	snprintf(c->name, sizeof(c->name), "%s", d.name);
+	snprintf(c->platform, sizeof(c->platform), "%s", d.plat_name);
+	return 0;
 }
 
 int clx_open(struct clx *c, const char *want)
@@ -176,40 +145,9 @@ void clx_region_del(struct clx *c, struct clx_region *r)
 	r->mem = NULL;
 }
 
-struct waiter {
-	int fd;
-	cl_int status;
-};
-
-static void CL_CALLBACK waiter_done(cl_event ev, cl_int status, void *arg)
-{
-	struct waiter *w = arg;
-
-	(void)ev;
-	w->status = status;
-	eventfd_write(w->fd, 1);
-}
-
 int clx_wait(cl_event ev)
 {
-	struct waiter w = { .fd = eventfd(0, EFD_CLOEXEC) };
-	cl_command_queue q;
-	eventfd_t v;
-	int ret = 0;
-
-	if (w.fd < 0)
-		return -errno;
-	if (!clGetEventInfo(ev, CL_EVENT_COMMAND_QUEUE, sizeof(q), &q, NULL) && q)
-		clFlush(q);
-	if (clSetEventCallback(ev, CL_COMPLETE, waiter_done, &w)) {
-		ret = -EIO;
-	} else {
-		while (eventfd_read(w.fd, &v) && errno == EINTR)
-			;
-		ret = w.status < 0 ? -EIO : 0;
-	}
-	close(w.fd);
-	return ret;
+	return tqk_cl_wait(ev) ? -EIO : 0;
 }
 
 uint64_t clx_start(cl_event ev)
