@@ -202,14 +202,6 @@ void tl_complete(void *arg, const struct usched_completion *c)
 	pthread_mutex_unlock(&s->lock);
 }
 
-void tl_wait(struct tl_sink *s, unsigned long n)
-{
-	pthread_mutex_lock(&s->lock);
-	while (s->done < n)
-		pthread_cond_wait(&s->cond, &s->lock);
-	pthread_mutex_unlock(&s->lock);
-}
-
 void tl_run(struct usched *u, struct tl_sink *s, unsigned long n)
 {
 	struct pollfd pfd = { .fd = usched_fd(u), .events = POLLIN };

@@ -56,8 +56,7 @@ struct tl_sink {
 
 void tl_sink_init(struct tl_sink *s);
 void tl_complete(void *arg, const struct usched_completion *c);
-/* Wait for n completions: on the core's thread, or (loop) by running usched_process(). */
-void tl_wait(struct tl_sink *s, unsigned long n);
+/* Wait for n completions by running usched_process(). */
 void tl_run(struct usched *u, struct tl_sink *s, unsigned long n);
 
 #endif /* USCHED_TESTLIB_H */
