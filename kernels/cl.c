@@ -38,7 +38,8 @@ cl_int tqk_cl_find(bool (*want)(const struct tqk_cl_dev *d, void *arg), void *ar
 			d->type = 0;
 			clGetDeviceInfo(devs[i], CL_DEVICE_TYPE, sizeof(d->type), &d->type, NULL);
 			memset(d->name, 0, sizeof(d->name));
-			clGetDeviceInfo(devs[i], CL_DEVICE_NAME, sizeof(d->name) - 1, d->name, NULL);
+			clGetDeviceInfo(devs[i], CL_DEVICE_NAME, sizeof(d->name) - 1, d->name,
+					NULL);
 			if (want(d, arg))
 				return CL_SUCCESS;
 		}
