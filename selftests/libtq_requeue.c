@@ -69,7 +69,7 @@ int main(void)
 {
 	static const char *const limits[] = { "500", "1500", "2500" };
 	unsigned int i, requeued = 0, r;
-	long long requeued0;
+	long long requeued0, completed0;
 	pid_t pids[CLIENTS], echod;
 	int p[2], status, bad = 0;
 
@@ -85,11 +85,18 @@ int main(void)
 	}
 	close(p[1]);
 
-	/* One scheduler is killed while it works, whatever it holds. */
-	echod = lt_echod_start(NULL, NULL);
+	/*
+	 * One scheduler is killed while it works, whatever it holds: as soon as
+	 * it has completed something, and reading one event at a time, since a
+	 * delay on a loaded TCG host may otherwise let it finish nearly every
+	 * task and leave the -n ones below too few to reach their N.
+	 */
+	completed0 = lt_stat("completed");
+	echod = lt_echod_start("-b", "1");
 	status = 0;
 	if (echod > 0) {
-		usleep(20000);
+		for (i = 0; i < 5000 && lt_stat("completed") == completed0; i++)
+			usleep(1000);
 		kill(echod, SIGKILL);
 		waitpid(echod, &status, 0);
 	}
