@@ -402,8 +402,9 @@ static void jit_gather(struct usched *u, struct jit_in *in)
 /*
  * Order the TG with the policy, from the engines' predicted busy-until
  * times (4), and remember what the model predicts for the order chosen.
- * auto gets a budget of its own (u->budget of the TG's fifo makespan) but
- * small TGs go to exact, which proves the optimum in microseconds.
+ * auto gets a budget of its own, u->budget of the TG's fifo makespan, at
+ * every T: exact unbounded took 0.24% of a T = 6 TG on average (0.70% at
+ * most), and auto proves a small TG optimal well within its budget anyway.
  */
 static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 {
@@ -434,9 +435,7 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 				       busy - tg->launch_ns : 0;
 	}
 	t0 = now_ns();
-	if (pol == &tq_policy_auto && tg->n <= AUTO_EXACT_MAX) {
-		pol = &tq_policy_exact;
-	} else if (pol == &tq_policy_auto) {
+	if (pol == &tq_policy_auto) {
 		tq_simulate(&u->simtg, &u->dev, d.order, tg->n, res);
 		first = res->makespan;
 		for (unsigned int c = 0; c < u->simtg.ncmds; c++)

@@ -23,7 +23,6 @@
 #define TG_MAX_INFLIGHT	8	/* TGs launched and not finished, at most (core.c, 4) */
 #define LEAD_MARGIN_NS	300000	/* the default lead time: this + twice a TG's host time */
 #define LEAD_MAX_NS	5000000	/* ... at most */
-#define AUTO_EXACT_MAX	6	/* auto solves TGs of up to this many tasks exactly */
 #define AUTO_BUDGET	0.001	/* auto's default time per TG, of its predicted makespan */
 #define JIT_WAIT	UINT64_MAX	/* jit_when(): no launch until something happens */
 #define MAX_KQUEUES	8

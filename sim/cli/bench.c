@@ -97,6 +97,77 @@ static double bench_policy(FILE *f, const struct tq_policy_ops *pol, const struc
 	return st.max;
 }
 
+/*
+ * auto with usched's budget, 0.1% of the TG's fifo makespan, on the
+ * evaluation's TGs of @T tasks: its time over that makespan (each TG's best
+ * of three runs: an overshoot of the deadline repeats, a preemption does
+ * not), and the share of the best order's gain over the worst order it
+ * keeps (every run), the worst and the best from every order.
+ */
+static void bench_auto(FILE *f, const char *data_dir, unsigned int T)
+{
+	enum { REPS = 3 };
+	static struct tq_tg tgs[EVAL_TGS];
+	static struct tq_ws ws;
+	static double ms[40320];
+	struct stat share = { 0 }, ratio = { 0 };
+	struct tq_decision d;
+	struct tq_dev dev;
+
+	for (unsigned int di = 0; di < EVAL_DEVS; di++) {
+		eval_dev(&dev, di);
+		if (eval_tgs(data_dir, T, di, EVAL_SEEDS, tgs) != EVAL_TGS) {
+			fprintf(f, "auto       T=%-2u at 0.1%% budget: no data\n", T);
+			return;
+		}
+		/* warm up: reading the data leaves the first run several times slower */
+		for (unsigned int i = 0; i < EVAL_TGS; i++) {
+			struct tq_problem pb = { .tg = &tgs[i], .dev = &dev, .budget_ns = 1e3 };
+
+			tq_policy_auto.order(&pb, &ws, &d);
+		}
+		for (unsigned int i = 0; i < EVAL_TGS; i++) {
+			uint8_t p[TQ_MAX_TASKS];
+			double fifo, worst, best;
+			unsigned int n = 0;
+
+			for (unsigned int t = 0; t < T; t++)
+				p[t] = t;
+			fifo = tq_makespan(&tgs[i], &dev, p, T);
+			do
+				ms[n++] = tq_makespan(&tgs[i], &dev, p, T);
+			while (tq_next_perm(p, T));
+			sort_median(ms, n);
+			best = ms[0];
+			worst = ms[n - 1];
+			double tmin = INFINITY;
+
+			for (int r = 0; r < REPS; r++) {
+				struct tq_problem pb = { .tg = &tgs[i], .dev = &dev,
+							 .budget_ns = 1e-3 * fifo, .seed = r + 1 };
+				uint64_t t0 = tq_clock_ns();
+				double x;
+
+				tq_policy_auto.order(&pb, &ws, &d);
+				tmin = fmin(tmin, (tq_clock_ns() - t0) / fifo);
+				/* as tqsim eval: 1 when every order is as good */
+				x = worst / best - 1 < 1e-12 ? 1 :
+				    (worst / d.makespan - 1) / (worst / best - 1);
+				share.sum += x;
+				share.max = fmax(share.max, 1 - x);	/* the worst loss */
+				share.n++;
+			}
+			ratio.sum += tmin;
+			ratio.max = fmax(ratio.max, tmin);
+			ratio.n++;
+		}
+	}
+	fprintf(f, "auto       T=%-2u at 0.1%% budget: policy time / fifo makespan %.4f%% mean "
+		"%.4f%% max  (target 0.1%%); best gain over worst kept %.2f%% mean %.2f%% min\n",
+		T, 100 * ratio.sum / ratio.n, 100 * ratio.max, 100 * share.sum / share.n,
+		100 * (1 - share.max));
+}
+
 void bench_all(FILE *f, const char *data_dir)
 {
 	enum { BENCH_TGS = 200 };
@@ -136,6 +207,8 @@ void bench_all(FILE *f, const char *data_dir)
 		have_eval ? "" : " without the evaluation's TGs: no data");
 	for (int i = 0; i < EVAL_DEVS; i++)
 		bench_policy(f, &tq_policy_exact, &dev[i], tgs10, 20, what[i], "");
+	for (unsigned int T = 4; T <= 8; T += 2)
+		bench_auto(f, data_dir, T);
 }
 
 int cmd_bench(int argc, char **argv)

@@ -324,6 +324,21 @@ static void test_budget_and_errors(void)
 	}
 	tap_ok(!bad, "exact and auto with a 1 ns budget still return a permutation, "
 	       "optimal only when proven");
+	/* 1 ms stops iterated greedy inside an iteration: its best so far must come back */
+	bad = 0;
+	pb.budget_ns = 1e6;
+	for (int r = 0; r < 20; r++) {	/* about a third go past exact */
+		struct tq_decision dn;
+
+		random_tg(&tg, 16);
+		pb.seed = r + 1;
+		tq_policy_neh.order(&pb, &ws, &dn);
+		bad += tq_policy_auto.order(&pb, &ws, &d) || !is_perm(d.order, 16) ||
+		       d.makespan != tq_makespan(&tg, &dev, d.order, 16) ||
+		       d.makespan > dn.makespan;
+	}
+	tap_ok(!bad, "auto cut by its deadline returns a whole order, as good as neh's or better");
+	pb.budget_ns = 1;
 	tq_tg_init(&tg);
 	tap_ok(tq_policy_neh.order(&pb, &ws, &d) == -EINVAL, "an empty TG is refused");
 	tq_tg_add(&tg, 1, 1, 1);
