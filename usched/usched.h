@@ -119,7 +119,7 @@ typedef void (*usched_tg_fn)(void *arg, const struct usched_tg_stat *s);
  * @lead_us: launch the next TG this long before the device would run out
  *	of work; 0: 300 us plus twice the measured host time of a TG's launch
  * @budget: auto's time per TG as a fraction of the TG's predicted
- *	makespan; 0: 0.001. TGs of up to 6 tasks are always solved exactly.
+ *	makespan, at every TG size; 0: 0.001
  * @tg_done: per-TG callback (every finished TG); NULL: none
  * @tg_arg: its first argument
  *
