@@ -6,19 +6,33 @@
 # contexts), everything into "$OUT". Run from the repository root, with
 # ./gpu made by tools/gpu-bundle (here) and carried there:
 #
-#   OUT=/some/dir tools/gpu-run.sh [--quick]
+#   OUT=/some/dir tools/gpu-run.sh [--quick] [--profile FILE] [-- TQBENCH-ARGS...]
+#
+# --profile skips the calibration and uses FILE (a second run on the same
+# machine kind); arguments after -- replace tqbench's default experiment
+# set (the set is sized to fit one 10-minute device command).
 #
 # On a machine with NVIDIA's OpenCL (/usr/lib/libnvidia-opencl.so.1) it
 # registers that ICD itself (../shared/notes/h200.md); elsewhere it uses the
 # ICDs installed (PoCL here). What comes back: results.tar.gz (the profile,
 # every CSV and SVG, the logs), and beside it summary.md, profile and
-# run.log to read at once. The full set is sized for about 7 minutes on an
+# run.log to read at once. The default set is sized for about 7 minutes on an
 # H200; --quick for a few minutes anywhere.
 set -uo pipefail
 
 : "${OUT:?set OUT to the output directory}"
 quick=0
-[ "${1:-}" = --quick ] && quick=1
+profile=
+bench=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) quick=1 ;;
+	--profile) profile=$(realpath "$2"); shift ;;
+	--) shift; bench=("$@"); break ;;
+	*) echo "gpu-run: unknown argument $1" >&2; exit 2 ;;
+	esac
+	shift
+done
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 [ -x gpu/tqbench ] || { echo "gpu-run: no gpu/ here: run tools/gpu-bundle first" >&2; exit 1; }
@@ -43,26 +57,31 @@ nproc
 
 if [ $quick = 1 ]; then
 	calib=(--quick)
-	bench=(--quick --time-limit 120)
+	[ ${#bench[@]} = 0 ] && bench=(--quick --time-limit 120)
 else
 	calib=()
 	# the experiments in order of importance; those that would start after
 	# the limit are skipped, so the whole run stays within the lease
-	bench=(--configs 4x1,4x2,6x1,8x1 --runs 3 --time-limit 330)
+	[ ${#bench[@]} = 0 ] && bench=(--configs 4x1,6x1,8x1 --runs 3 --time-limit 420)
 fi
 
 t0=$SECONDS
-echo "== tqcalib ${calib[*]}"
-timeout 180 gpu/tqcalib "${calib[@]}" -o "$work/profile" --csv "$work/calib.csv" || {
-	echo "gpu-run: tqcalib failed"; status=1; }
-echo "== tqcalib took $((SECONDS - t0)) s"
+if [ -n "$profile" ]; then
+	echo "== profile $profile (no calibration)"
+	cp "$profile" "$work/profile" || status=1
+else
+	echo "== tqcalib ${calib[*]}"
+	timeout 180 gpu/tqcalib "${calib[@]}" -o "$work/profile" --csv "$work/calib.csv" || {
+		echo "gpu-run: tqcalib failed"; status=1; }
+	echo "== tqcalib took $((SECONDS - t0)) s"
+fi
 cat "$work/profile" 2>/dev/null
 
 if [ -z "${status:-}" ]; then
 	t1=$SECONDS
 	echo "== tqbench ${bench[*]}"
 	# a hang must not cost the files already written
-	timeout 450 gpu/tqbench --profile "$work/profile" --data gpu/data --out "$work/bench" \
+	timeout "${TQBENCH_TIMEOUT:-500}" gpu/tqbench --profile "$work/profile" --data gpu/data --out "$work/bench" \
 		"${bench[@]}" >"$work/table.txt" || { echo "gpu-run: tqbench failed"; status=1; }
 	cat "$work/table.txt"
 	echo "== tqbench took $((SECONDS - t1)) s"

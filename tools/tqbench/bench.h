@@ -108,6 +108,8 @@ struct env {
 	size_t arena_len;
 	void *arena;			/* c's host memory, shared by every task slot */
 	struct clx_region reg;
+	FILE *cmds;			/* NoReorder's command timelines (N == 1); NULL: off */
+	FILE *stream_tasks;		/* the stream's counted tasks, stage by stage; NULL: off */
 };
 
 /* tasks.c */

@@ -173,6 +173,45 @@ static void insts_fini(const struct result *r, struct binst *in)
 		binst_fini(&in[s]);
 }
 
+/*
+ * One line of commands.csv per command of the order just run: when it was
+ * submitted to the device, started and ended (from the first start), its
+ * standalone time, and where the model put it. Where a TG runs slower than
+ * the model says, this shows whether commands ran longer or started later.
+ */
+static void timeline_write(struct env *e, const struct result *r, const struct binst *in,
+			   unsigned int order_no, unsigned int run)
+{
+	static struct tq_sim_result res;
+	const uint8_t *order = r->perm[order_no];
+	struct span sp = { 0 };
+	struct tq_tg tg;
+
+	result_tg(r, &tg);
+	tq_simulate(&tg, &e->dev, order, r->nslots, &res);
+	for (unsigned int s = 0; s < r->nslots; s++)
+		span_add(&sp, &in[s]);
+	for (unsigned int pos = 0; pos < r->nslots; pos++) {
+		unsigned int s = order[pos];
+		const struct btask *b = in[s].b;
+
+		for (unsigned int c = 0; c < in[s].nev && c < b->ncmds; c++) {
+			unsigned int tc = tg.task[s].first[0] + c;
+			cl_ulong sub = 0;
+
+			clGetEventProfilingInfo(in[s].ev[c], CL_PROFILING_COMMAND_SUBMIT,
+						sizeof(sub), &sub, NULL);
+			fprintf(e->cmds, "%s,%s,%u,%u,%u,%u,%u,%s,%s,%u,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n",
+				r->s->name, r->s->bench[r->bench], r->T, r->N, order_no, run, pos,
+				b->name, (const char *[]){ "htd", "k", "dth" }[in[s].ev_stage[c]],
+				c, b->cmd_ns[c] / 1e3, res.start[tc] / 1e3, res.end[tc] / 1e3,
+				sub ? ((double)sub - (double)sp.first) / 1e3 : NAN,
+				((double)clx_start(in[s].ev[c]) - (double)sp.first) / 1e3,
+				((double)clx_end(in[s].ev[c]) - (double)sp.first) / 1e3);
+		}
+	}
+}
+
 int run_noreorder(struct env *e, struct result *r)
 {
 	static struct binst in[MAX_SLOTS];
@@ -190,6 +229,8 @@ int run_noreorder(struct env *e, struct result *r)
 	for (unsigned int k = 0; k < runs && !ret; k++) {
 		for (unsigned int p = 0; p < r->nperms && !ret; p++) {
 			ret = run_order(e, r, in, r->perm[p], &v[(size_t)p * runs + k]);
+			if (!ret && e->cmds && r->N == 1)
+				timeline_write(e, r, in, p, k);
 			progress_step(1, NULL);
 		}
 	}
@@ -382,6 +423,22 @@ static struct coll *cur;	/* the run the callback reports to (this thread only) *
 
 static void stream_submit(struct stream *st, uint64_t owner);
 
+/* A line of stream-tasks.csv: one counted task's stages, from the window's start. */
+static void stream_task_write(const struct stream *st, const struct usched_completion *c,
+			      const struct btask *b, const double *alone)
+{
+	double t0 = st->t_win;
+
+	fprintf(st->e->stream_tasks, "%s,%llu,%s,%.1f", policy_names[st->p - pol], (unsigned long long)c->tg,
+		b->name, (c->queued_ns - t0) / 1e3);
+	for (int s = 0; s < CLX_STAGES; s++)
+		fprintf(st->e->stream_tasks, ",%.1f,%.1f", c->stage_end[s] > c->stage_start[s] ?
+			(c->stage_start[s] - t0) / 1e3 : NAN,
+			c->stage_end[s] > c->stage_start[s] ? (c->stage_end[s] - t0) / 1e3 : NAN);
+	fprintf(st->e->stream_tasks, ",%.1f,%.1f,%.1f\n", alone[CLX_HTD] / 1e3,
+		alone[CLX_K] / 1e3, alone[CLX_DTH] / 1e3);
+}
+
 static void on_complete(void *arg, const struct usched_completion *c)
 {
 	struct coll *co = cur;
@@ -405,15 +462,20 @@ static void on_complete(void *arg, const struct usched_completion *c)
 		if (c->end_ns >= st->t_win && c->end_ns <= st->t_end && st->counted < st->cap) {
 			const struct btask *b = &st->s->pool[c->user_data];
 
+			double alone[CLX_STAGES] = { 0 };
+
 			st->lat_ms[st->counted] = (c->end_ns - c->queued_ns) / 1e6;
 			for (int s = 0; s < CLX_STAGES; s++) {
 				st->iv[st->counted][s][0] = c->stage_start[s];
 				st->iv[st->counted][s][1] = c->stage_end[s];
 				for (unsigned int k = 0; k < b->ncmds; k++)
 					if (b->cmd_stage[k] == s)
-						st->load[s] += b->cmd_ns[k];
+						alone[s] += b->cmd_ns[k];
+				st->load[s] += alone[s];
 			}
 			st->counted++;
+			if (st->e->stream_tasks)
+				stream_task_write(st, c, b, alone);
 		}
 		if (tq_clock_ns() < st->t_end)
 			stream_submit(st, c->owner);

@@ -322,7 +322,13 @@ int main(int argc, char **argv)
 			     "util_htd,util_k,util_dth,busiest_load,p50_ms,p99_ms,tg_err,"
 			     "sched_share,tasks_per_tg");
 	fs.tasks = out_open(&o, "tasks.txt", NULL);
-	if (!fs.csv || !fs.perms || !fs.tg || !fs.stream || !fs.tasks)
+	e.cmds = out_open(&o, "commands.csv", "suite,bench,T,N,order_no,run,pos,task,stage,cmd,"
+			  "alone_us,pred_start_us,pred_end_us,submit_us,start_us,end_us");
+	e.stream_tasks = out_open(&o, "stream-tasks.csv", "setup,tg,task,queued_us,htd_start_us,"
+				  "htd_end_us,k_start_us,k_end_us,dth_start_us,dth_end_us,"
+				  "alone_htd_us,alone_k_us,alone_dth_us");
+	if (!fs.csv || !fs.perms || !fs.tg || !fs.stream || !fs.tasks || !e.cmds ||
+	    !e.stream_tasks)
 		goto out;
 
 	if (has(o.suites, "synthetic")) {
@@ -413,6 +419,10 @@ out:
 		fclose(fs.stream);
 	if (fs.tasks)
 		fclose(fs.tasks);
+	if (e.cmds)
+		fclose(e.cmds);
+	if (e.stream_tasks)
+		fclose(e.stream_tasks);
 	clx_close(&e.c);
 	return ret;
 }
