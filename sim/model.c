@@ -12,6 +12,7 @@ void tq_tg_init(struct tq_tg *tg)
 {
 	tg->ntasks = 0;
 	tg->ncmds = 0;
+	tg->nafter = 0;
 }
 
 int tq_tg_add_task(struct tq_tg *tg)
@@ -25,6 +26,7 @@ int tq_tg_add_task(struct tq_tg *tg)
 	for (int s = 0; s < TQ_STAGES; s++)
 		t->first[s] = tg->ncmds;
 	tg->release[tg->ntasks] = 0;
+	tg->after[tg->ntasks] = -1;
 	return tg->ntasks++;
 }
 
@@ -33,6 +35,15 @@ int tq_tg_set_release(struct tq_tg *tg, unsigned int t, double ns)
 	if (t >= tg->ntasks || !isfinite(ns) || ns < 0)
 		return -EINVAL;
 	tg->release[t] = ns;
+	return 0;
+}
+
+int tq_tg_set_after(struct tq_tg *tg, unsigned int t, unsigned int pred)
+{
+	if (t >= tg->ntasks || pred >= t || tg->after[t] >= 0)
+		return -EINVAL;
+	tg->after[t] = pred;
+	tg->nafter++;
 	return 0;
 }
 
@@ -120,6 +131,12 @@ static inline double max_d(double a, double b)
 }
 
 /*
+ * The simulator's steps take @prec, whether the TG has precedence, as a
+ * constant: inlined, they compile to a copy without it, as fast as before.
+ */
+#define SIM_STEP static inline __attribute__((always_inline))
+
+/*
  * The simulation. Kernels never change speed and never run alongside each
  * other, so the K queue is a recurrence: a kernel starts when the previous
  * one ends and its task's HtD stage is done (place_kernels()), computed as
@@ -132,6 +149,13 @@ static inline double max_d(double a, double b)
  * overlap slowdown of HtD and DtH, and the event loop in copy_engines()
  * steps from one HtD or DtH start or end to the next, re-estimating both
  * ends at each step (the paper's Figure 5).
+ *
+ * Precedence (@prec): a task's first command also waits for the end
+ * of its predecessor's last command (first_ready()), INFINITY while that is
+ * unknown. A feasible order has the predecessor ahead in every queue, so its
+ * end becomes known without the task's help. With one copy engine, the
+ * copy FIFO takes the DtHs up to the predecessor's before the task's HtD,
+ * which would otherwise wait for them forever.
  */
 struct sim {
 	const struct tq_tg *tg;
@@ -141,10 +165,12 @@ struct sim {
 	double makespan;
 	double *hend;			/* per position: end of the HtD stage, release if absent */
 	double *kend;			/* end of the K stage, once placed */
+	double *dend;			/* end of the DtH stage, before d.pos */
+	const int8_t *ppos;		/* @prec: per position, its predecessor's or -1 */
 	unsigned int kpos;		/* tasks whose kernels are placed */
 	double kfree;			/* the K engine is free from then on */
 	double now;			/* two engines: the event loop's clock */
-	struct tq_copyq h, d;		/* two engines: the copy queues */
+	struct tq_copyq h, d;		/* the copy queues; one engine: d.pos only */
 };
 
 static inline const struct tq_task *task_at(const struct sim *sm, unsigned int pos)
@@ -163,10 +189,38 @@ static inline void record(struct sim *sm, int s, unsigned int cmd, double start,
 }
 
 /*
- * Place every kernel whose start is known: in FIFO order, as long as its
- * task has no HtD or its HtD ended (the tasks before @hknown).
+ * When the task at @pos may start its first command: its release (hend
+ * holds it until its HtD ends), and with precedence the end of its
+ * predecessor's last command, INFINITY while unknown (the HtDs before
+ * @hknown are known). A predecessor without commands ends when it may start.
  */
-static inline void place_kernels(struct sim *sm, unsigned int hknown)
+SIM_STEP double first_ready(const struct sim *sm, bool prec, unsigned int hknown,
+			   unsigned int pos)
+{
+	double r = sm->hend[pos];
+
+	if (!prec)
+		return r;
+	for (int p = sm->ppos[pos]; p >= 0; p = sm->ppos[p]) {
+		const struct tq_task *t = task_at(sm, p);
+
+		if (t->n[TQ_DTH])
+			return max_d(r, (unsigned int)p < sm->d.pos ? sm->dend[p] : INFINITY);
+		if (t->n[TQ_K])
+			return max_d(r, (unsigned int)p < sm->kpos ? sm->kend[p] : INFINITY);
+		if (t->n[TQ_HTD])
+			return max_d(r, (unsigned int)p < hknown ? sm->hend[p] : INFINITY);
+		r = max_d(r, sm->hend[p]);
+	}
+	return r;
+}
+
+/*
+ * Place every kernel whose start is known: in FIFO order, as long as its
+ * task has no HtD or its HtD ended (the tasks before @hknown), and a task
+ * without HtD knows when it may start.
+ */
+SIM_STEP void place_kernels(struct sim *sm, bool prec, unsigned int hknown)
 {
 	for (; sm->kpos < sm->n; sm->kpos++) {
 		const struct tq_task *t = task_at(sm, sm->kpos);
@@ -174,6 +228,11 @@ static inline void place_kernels(struct sim *sm, unsigned int hknown)
 
 		if (t->n[TQ_HTD] && sm->kpos >= hknown && t->n[TQ_K])
 			break;
+		if (prec && !t->n[TQ_HTD]) {
+			ready = first_ready(sm, prec, hknown, sm->kpos);
+			if (ready == INFINITY && t->n[TQ_K])
+				break;
+		}
 		for (unsigned int c = 0; c < t->n[TQ_K]; c++) {
 			double start = max_d(sm->kfree, ready);
 
@@ -188,13 +247,16 @@ static inline void place_kernels(struct sim *sm, unsigned int hknown)
  * When the DtH of the task at @pos may start, INFINITY while unknown: after
  * its kernels, else after its HtD (known for the tasks before @hknown).
  */
-static inline double dth_ready(const struct sim *sm, unsigned int hknown, unsigned int pos)
+SIM_STEP double dth_ready(const struct sim *sm, bool prec, unsigned int hknown,
+			  unsigned int pos)
 {
 	const struct tq_task *t = task_at(sm, pos);
 
 	if (t->n[TQ_K])
 		return pos < sm->kpos ? sm->kend[pos] : INFINITY;
-	return pos < hknown || !t->n[TQ_HTD] ? sm->hend[pos] : INFINITY;
+	if (!t->n[TQ_HTD])
+		return first_ready(sm, prec, hknown, pos);
+	return pos < hknown ? sm->hend[pos] : INFINITY;
 }
 
 /* Run the commands of stage @s back to back from @free; returns the engine's release. */
@@ -211,23 +273,32 @@ static inline double run_stage(struct sim *sm, unsigned int pos, int s, double f
 	return free;
 }
 
-static inline double release_at(const struct sim *sm, unsigned int pos)
+/* One copy engine: the DtHs of the tasks before @upto, the HtDs before @hknown known. */
+SIM_STEP double run_dths(struct sim *sm, bool prec, unsigned int hknown, unsigned int upto,
+			 double free)
 {
-	return sm->tg->release[sm->order[pos]];
+	place_kernels(sm, prec, hknown);
+	for (; sm->d.pos < upto; sm->d.pos++)
+		if (task_at(sm, sm->d.pos)->n[TQ_DTH])
+			sm->dend[sm->d.pos] = free = run_stage(sm, sm->d.pos, TQ_DTH,
+				max_d(free, dth_ready(sm, prec, hknown, sm->d.pos)));
+	return free;
 }
 
-/* One copy engine: every HtD in order, then every DtH in order. */
-static inline double copy_engine(struct sim *sm, double free)
+/*
+ * One copy engine: every HtD in order, then every DtH in order; with
+ * precedence, the DtHs up to a task's predecessor's before its HtD.
+ */
+SIM_STEP double copy_engine(struct sim *sm, bool prec, double free)
 {
-	for (unsigned int pos = 0; pos < sm->n; pos++)
+	for (unsigned int pos = 0; pos < sm->n; pos++) {
+		if (prec && sm->ppos[pos] >= (int)sm->d.pos)
+			free = run_dths(sm, prec, pos, sm->ppos[pos] + 1, free);
 		if (task_at(sm, pos)->n[TQ_HTD])
 			sm->hend[pos] = free = run_stage(sm, pos, TQ_HTD,
-							 max_d(free, release_at(sm, pos)));
-	place_kernels(sm, sm->n);
-	for (unsigned int pos = 0; pos < sm->n; pos++)
-		if (task_at(sm, pos)->n[TQ_DTH])
-			free = run_stage(sm, pos, TQ_DTH, max_d(free, dth_ready(sm, sm->n, pos)));
-	return free;
+				max_d(free, first_ready(sm, prec, pos, pos)));
+	}
+	return run_dths(sm, prec, sm->n, sm->n, free);
 }
 
 /* Move @q past tasks without a command in stage @s. */
@@ -260,7 +331,7 @@ static inline void retire(struct sim *sm, struct tq_copyq *q, int s, double now)
  * Two copy engines: HtD and DtH progress at 1/slow while both run. Runs to
  * the end, or with @to_end false only until the HtD queue is empty.
  */
-static inline void copy_engines(struct sim *sm, const struct tq_dev *dev, bool to_end)
+SIM_STEP void copy_engines(struct sim *sm, bool prec, const struct tq_dev *dev, bool to_end)
 {
 	const double slow_h = dev->slow[TQ_HTD], slow_d = dev->slow[TQ_DTH];
 	struct tq_copyq *h = &sm->h, *d = &sm->d;
@@ -268,8 +339,10 @@ static inline void copy_engines(struct sim *sm, const struct tq_dev *dev, bool t
 
 	while (h->any || (to_end && d->any)) {
 		double fh = 1, fd = 1, h_end = INFINITY, d_end = INFINITY, next;
-		double d_ready = d->any ? max_d(d->free, dth_ready(sm, h->pos, d->pos)) : INFINITY;
-		double h_ready = h->any && !h->c ? max_d(h->free, release_at(sm, h->pos)) : h->free;
+		double d_ready = d->any ? max_d(d->free, dth_ready(sm, prec, h->pos, d->pos)) :
+				 INFINITY;
+		double h_ready = h->any && !h->c ?
+				 max_d(h->free, first_ready(sm, prec, h->pos, h->pos)) : h->free;
 
 		/* an HtD waits for its engine and its task's release; a DtH for its task's K */
 		if (h->any && !h->run && h_ready <= now)
@@ -301,38 +374,70 @@ static inline void copy_engines(struct sim *sm, const struct tq_dev *dev, bool t
 			if (h->c == task_at(sm, h->pos)->n[TQ_HTD])
 				sm->hend[h->pos] = now;
 			seek(sm, h, TQ_HTD);
-			place_kernels(sm, h->pos);
+			place_kernels(sm, prec, h->pos);
 		}
 		if (d->run && d_end == now) {
 			retire(sm, d, TQ_DTH, now);
-			seek(sm, d, TQ_DTH);
+			if (prec && d->c == task_at(sm, d->pos)->n[TQ_DTH]) {
+				sm->dend[d->pos] = now;
+				seek(sm, d, TQ_DTH);
+				/* a kernel may wait for this end */
+				place_kernels(sm, prec, h->pos);
+			} else {
+				seek(sm, d, TQ_DTH);
+			}
 		}
 	}
 	sm->now = now;
 	if (to_end)
-		place_kernels(sm, sm->n);	/* tasks after the last HtD */
+		place_kernels(sm, prec, sm->n);	/* tasks after the last HtD */
 }
 
 /* Bring both copy queues and the K queue up to the tasks added to the order. */
-static inline void copy_engines_seek(struct sim *sm)
+SIM_STEP void copy_engines_seek(struct sim *sm, bool prec)
 {
 	seek(sm, &sm->h, TQ_HTD);
 	seek(sm, &sm->d, TQ_DTH);
-	place_kernels(sm, sm->h.pos);	/* leading tasks without HtD */
+	place_kernels(sm, prec, sm->h.pos);	/* leading tasks without HtD */
+}
+
+/*
+ * Each position's predecessor's position in @order (its nearest ancestor
+ * there), -1 for none; false when one comes after the task (infeasible).
+ */
+static bool chain_positions(const struct tq_tg *tg, const uint8_t *order, unsigned int n,
+			    int8_t *ppos)
+{
+	int8_t at[TQ_MAX_TASKS];
+
+	memset(at, -1, sizeof(at));
+	for (unsigned int pos = 0; pos < n; pos++)
+		at[order[pos]] = pos;
+	for (unsigned int pos = 0; pos < n; pos++) {
+		int p = tg->after[order[pos]];
+
+		while (p >= 0 && at[p] < 0)
+			p = tg->after[p];
+		ppos[pos] = p < 0 ? -1 : at[p];
+		if (ppos[pos] > (int)pos)
+			return false;
+	}
+	return true;
 }
 
 /*
  * The core; @res == NULL skips the per-command record. Inlined into both
- * entry points so the makespan path carries no record branches.
+ * entry points so the makespan path carries no record branches, and once
+ * per value of @prec.
  */
-static inline __attribute__((always_inline)) double
-simulate(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
-	 unsigned int n, struct tq_sim_result *res)
+SIM_STEP double simulate(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
+			 unsigned int n, struct tq_sim_result *res, bool prec)
 {
 	const double *busy = dev->busy_until;
-	double hend[TQ_MAX_TASKS], kend[TQ_MAX_TASKS];
+	double hend[TQ_MAX_TASKS], kend[TQ_MAX_TASKS], dend[TQ_MAX_TASKS];
+	int8_t ppos[TQ_MAX_TASKS];
 	struct sim sm = { .tg = tg, .order = order, .n = n, .res = res, .hend = hend,
-			  .kend = kend, .kfree = busy[TQ_K] };
+			  .kend = kend, .dend = dend, .kfree = busy[TQ_K] };
 
 	for (unsigned int pos = 0; pos < n; pos++)
 		hend[pos] = tg->release[order[pos]];
@@ -341,17 +446,30 @@ simulate(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
 		for (unsigned int c = 0; c < tg->ncmds; c++)
 			res->start[c] = res->end[c] = NAN;	/* tasks left out */
 	}
+	if (prec) {
+		if (!chain_positions(tg, order, n, ppos)) {
+			if (res) {
+				for (int s = 0; s < TQ_STAGES; s++)
+					res->engine_end[s] = INFINITY;
+				res->makespan = INFINITY;
+			}
+			return INFINITY;
+		}
+		sm.ppos = ppos;
+		for (unsigned int pos = 0; pos < n; pos++)
+			dend[pos] = INFINITY;	/* read only once run; this keeps gcc quiet */
+	}
 	if (dev->dma == 2) {
 		sm.h.free = busy[TQ_HTD];
 		sm.d.free = busy[TQ_DTH];
-		copy_engines_seek(&sm);
-		copy_engines(&sm, dev, true);
+		copy_engines_seek(&sm, prec);
+		copy_engines(&sm, prec, dev, true);
 		if (res) {
 			res->engine_end[TQ_HTD] = sm.h.free;
 			res->engine_end[TQ_DTH] = sm.d.free;
 		}
 	} else {
-		double free = copy_engine(&sm, max_d(busy[TQ_HTD], busy[TQ_DTH]));
+		double free = copy_engine(&sm, prec, max_d(busy[TQ_HTD], busy[TQ_DTH]));
 
 		if (res)
 			res->engine_end[TQ_HTD] = res->engine_end[TQ_DTH] = free;
@@ -366,13 +484,17 @@ simulate(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
 void tq_simulate(const struct tq_tg *tg, const struct tq_dev *dev,
 		 const uint8_t *order, unsigned int n, struct tq_sim_result *res)
 {
-	simulate(tg, dev, order, n, res);
+	if (tg->nafter)
+		simulate(tg, dev, order, n, res, true);
+	else
+		simulate(tg, dev, order, n, res, false);
 }
 
 double tq_makespan(const struct tq_tg *tg, const struct tq_dev *dev,
 		   const uint8_t *order, unsigned int n)
 {
-	return simulate(tg, dev, order, n, NULL);
+	return tg->nafter ? simulate(tg, dev, order, n, NULL, true) :
+			    simulate(tg, dev, order, n, NULL, false);
 }
 
 /*
@@ -384,7 +506,8 @@ static inline void prefix_load(struct sim *sm, const struct tq_tg *tg, struct tq
 			       const struct tq_prefix *p)
 {
 	*sm = (struct sim){ .tg = tg, .order = buf->order, .n = p->n, .hend = buf->hend,
-			    .kend = buf->kend, .makespan = p->makespan, .kpos = p->kpos,
+			    .kend = buf->kend, .dend = buf->dend,
+			    .ppos = buf->ppos, .makespan = p->makespan, .kpos = p->kpos,
 			    .kfree = p->kfree, .now = p->now, .h = p->h, .d = p->d };
 }
 
@@ -414,10 +537,24 @@ void tq_prefix_push(const struct tq_tg *tg, const struct tq_dev *dev, struct tq_
 
 	buf->order[p->n] = task;
 	buf->hend[p->n] = tg->release[task];
+	if (tg->nafter) {
+		int a = tg->after[task], pos = -1;
+
+		/* its nearest ancestor in the prefix, as chain_positions() */
+		for (; a >= 0 && pos < 0; a = tg->after[a])
+			for (pos = p->n - 1; pos >= 0 && buf->order[pos] != a; pos--)
+				;
+		buf->ppos[p->n] = pos;
+	}
 	prefix_load(&sm, tg, buf, p);
 	sm.n++;
-	copy_engines_seek(&sm);
-	copy_engines(&sm, dev, false);
+	if (tg->nafter) {
+		copy_engines_seek(&sm, true);
+		copy_engines(&sm, true, dev, false);
+	} else {
+		copy_engines_seek(&sm, false);
+		copy_engines(&sm, false, dev, false);
+	}
 	prefix_store(&sm, p);
 }
 
@@ -427,6 +564,9 @@ double tq_prefix_finish(const struct tq_tg *tg, const struct tq_dev *dev,
 	struct sim sm;
 
 	prefix_load(&sm, tg, buf, p);
-	copy_engines(&sm, dev, true);
+	if (tg->nafter)
+		copy_engines(&sm, true, dev, true);
+	else
+		copy_engines(&sm, false, dev, true);
 	return sm.makespan;
 }

@@ -19,6 +19,14 @@
  * A task's release time is a head: it enters bb_push and the bounds as
  * max(engine free, release), which only moves them later where the model
  * does, so they stay lower bounds.
+ *
+ * Precedence (tq_tg_set_after()): every policy builds feasible orders only.
+ * The searches branch on, pick or insert a task only where its predecessor
+ * is before it; the simulator gives INFINITY for any other order, so an
+ * insertion never chooses an infeasible position. The bounds ignore the
+ * waits for predecessors, a relaxation: each stays a lower bound, except
+ * the copy bound (the HtD engine may now wait), which is skipped as for
+ * release times.
  */
 #include <errno.h>
 #include <math.h>
@@ -65,7 +73,9 @@ static int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
 	for (unsigned int t = 0; t < tg->ntasks; t++) {
 		tq_tg_add_task(&ws->tg);
 		tq_tg_set_release(&ws->tg, t, tg->release[t]);
-		ws->released |= tg->release[t] > 0;
+		if (tg->nafter && tg->after[t] >= 0)
+			tq_tg_set_after(&ws->tg, t, tg->after[t]);
+		ws->released |= tg->release[t] > 0 || ws->tg.after[t] >= 0;
 		for (int s = 0; s < TQ_STAGES; s++) {
 			ws->work[t][s] = tq_task_work(tg, t, s);
 			if (tg->task[t].n[s])
@@ -90,6 +100,23 @@ static double sim(struct tq_ws *ws, const struct tq_dev *dev, const uint8_t *ord
 {
 	ws->evals++;
 	return tq_makespan(&ws->tg, dev, order, n);
+}
+
+/* The tasks of @rest whose predecessor is not in @rest: those that may go next. */
+static uint64_t available(const struct tq_ws *ws, uint64_t rest)
+{
+	uint64_t av = rest;
+
+	if (!ws->tg.nafter)
+		return rest;
+	for (uint64_t m = rest; m; m &= m - 1) {
+		unsigned int t = __builtin_ctzll(m);
+		int a = ws->tg.after[t];
+
+		if (a >= 0 && (rest >> a & 1))
+			av &= ~(1ULL << t);
+	}
+	return av;
 }
 
 /* The budget check; the only place a policy looks at a clock. */
@@ -138,10 +165,13 @@ static void bb_init(const struct tq_ws *ws, const struct tq_dev *dev, struct tq_
 		st->d = busy[TQ_DTH];
 		return;
 	}
-	/* one copy engine: every HtD of the TG runs before the first DtH */
+	/*
+	 * one copy engine: every HtD of the TG runs before the first DtH,
+	 * unless a task waits for a predecessor (then DtHs may come first)
+	 */
 	st->h = max_d(busy[TQ_HTD], busy[TQ_DTH]);
 	st->d = st->h;
-	for (unsigned int t = 0; t < ws->tg.ntasks; t++)
+	for (unsigned int t = 0; t < ws->tg.ntasks && !ws->tg.nafter; t++)
 		st->d += ws->work[t][TQ_HTD];
 }
 
@@ -372,7 +402,7 @@ static void bb_dfs(struct tq_ws *ws, const struct tq_dev *dev, unsigned int dept
 		return;
 	}
 	/* children sorted by bound, so the best-looking prefix is tried first */
-	for (uint64_t m = rest; m; m &= m - 1) {
+	for (uint64_t m = available(ws, rest); m; m &= m - 1) {
 		unsigned int t = __builtin_ctzll(m), i;
 		double cut = d->makespan * (1 - BB_EPS), lb;
 
@@ -430,6 +460,28 @@ static double insert_best(struct tq_ws *ws, const struct tq_dev *dev, uint8_t *s
 }
 
 /*
+ * The insertion order: @start, each task moved behind its predecessor (the
+ * first task of @start whose predecessor is placed goes next), so that each
+ * insertion has a feasible position: after the predecessor, and no
+ * successor placed yet.
+ */
+static void neh_chains(const struct tq_ws *ws, const uint8_t *start, uint8_t *ins)
+{
+	unsigned int n = ws->tg.ntasks;
+	uint64_t rest = all_tasks(n);
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t av = available(ws, rest);
+		unsigned int j = 0;
+
+		while (!(av >> start[j] & 1))
+			j++;
+		ins[i] = start[j];
+		rest &= ~(1ULL << start[j]);
+	}
+}
+
+/*
  * NEH: tasks by descending total work, each inserted where the simulated
  * makespan is least. The start order is kept if it is better, so neh is
  * never worse than its start order.
@@ -448,10 +500,11 @@ static void neh(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *
 			start[i] = start[i - 1];
 		start[i] = t;
 	}
-	d->order[0] = start[0];
+	neh_chains(ws, start, ws->cur);
+	d->order[0] = ws->cur[0];
 	ms = sim(ws, dev, d->order, 1);
 	for (unsigned int i = 1; i < n; i++)
-		ms = insert_best(ws, dev, d->order, i, start[i]);
+		ms = insert_best(ws, dev, d->order, i, ws->cur[i]);
 	start_ms = sim(ws, dev, start, n);
 	if (start_ms < ms) {
 		memcpy(d->order, start, n);
@@ -497,6 +550,18 @@ static void iterated_greedy(struct tq_ws *ws, const struct tq_dev *dev, struct t
 			ws->removed[j] = ws->seq[r];
 			memmove(ws->seq + r, ws->seq + r + 1, --len - r);
 		}
+		/*
+		 * with precedence, reinsert by index (predecessors first): each
+		 * then has a feasible position, after its nearest ancestor and
+		 * before the descendants still in seq
+		 */
+		for (unsigned int j = 1; j < ndestroy && ws->tg.nafter; j++)
+			for (uint8_t *r = ws->removed + j; r > ws->removed && r[-1] > r[0]; r--) {
+				uint8_t t = r[0];
+
+				r[0] = r[-1];
+				r[-1] = t;
+			}
 		/* a reinsertion is T sims: stop at the deadline between them */
 		for (unsigned int j = 0; j < ndestroy && !expired(ws); j++)
 			ms = insert_best(ws, dev, ws->seq, len++, ws->removed[j]);
@@ -593,6 +658,7 @@ static unsigned int paper_next(const struct tq_ws *ws, uint64_t rest, const doub
 	return best;
 }
 
+/* With precedence, paper picks each task among those whose predecessor is placed. */
 static void paper(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
 {
 	unsigned int n = ws->tg.ntasks, len = 0;
@@ -600,11 +666,11 @@ static void paper(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision
 	uint8_t *ot = d->order;
 	double tm[TQ_STAGES];
 
-	ot[len] = paper_first(ws, rest);
+	ot[len] = paper_first(ws, available(ws, rest));
 	rest &= ~(1ULL << ot[len++]);
 	while (len + 2 < n) {
 		paper_update(ws, dev, ot, len, tm);
-		ot[len] = paper_next(ws, rest, tm);
+		ot[len] = paper_next(ws, available(ws, rest), tm);
 		rest &= ~(1ULL << ot[len++]);
 	}
 	if (len + 2 == n) {
@@ -615,7 +681,9 @@ static void paper(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision
 		 * select_last_tasks: select_next_task with the DtH criterion first,
 		 * the shorter DtH last so the TG does not end on a long transfer.
 		 */
-		if (da != db) {
+		if (available(ws, rest) != rest) {
+			ot[len] = a;	/* b runs after a */
+		} else if (da != db) {
 			ot[len] = da > db ? a : b;
 		} else {
 			paper_update(ws, dev, ot, len, tm);

@@ -243,7 +243,7 @@ static int draw(const struct opts *o, const uint8_t *order)
 	return 0;
 }
 
-/* --order: a permutation of 0..n-1. */
+/* --order: a permutation of 0..n-1, each task after its predecessor. */
 static int parse_order(const struct opts *o, uint8_t *order)
 {
 	unsigned int n = o->ts.tg.ntasks;
@@ -263,6 +263,8 @@ static int parse_order(const struct opts *o, uint8_t *order)
 		seen[(int)v[i]] = true;
 		order[i] = v[i];
 	}
+	if (tq_makespan(&o->ts.tg, &o->dev, order, n) == INFINITY)
+		return fail_usage("--order '%s' puts a task before its predecessor", o->order);
 	return 0;
 }
 
@@ -378,6 +380,8 @@ static int cmd_perms(int argc, char **argv)
 		p[i] = i;
 	do {
 		ms[k] = tq_makespan(&o.ts.tg, &o.dev, p, n);
+		if (ms[k] == INFINITY)
+			continue;	/* a task before its predecessor */
 		sum += ms[k];
 		if (!k || ms[k] < lo) {
 			lo = ms[k];
@@ -389,6 +393,7 @@ static int cmd_perms(int argc, char **argv)
 		}
 		k++;
 	} while (tq_next_perm(p, n));
+	count = k;	/* the feasible orders; TG order is one */
 	median = sort_median(ms, count);
 	printf("{\n  \"tasks\": %u,\n  \"permutations\": %zu,\n", n, count);
 	print_device(&o.dev);

@@ -52,6 +52,9 @@ struct tq_tg {
 	 * e.g. when a predecessor in flight ends. 0 from tq_tg_add_task().
 	 */
 	double release[TQ_MAX_TASKS];
+	/* Per task: the task it runs after (tq_tg_set_after()), -1: none. */
+	int8_t after[TQ_MAX_TASKS];
+	unsigned int nafter;		/* tasks with one */
 };
 
 void tq_tg_init(struct tq_tg *tg);
@@ -71,6 +74,16 @@ int tq_tg_add(struct tq_tg *tg, double htd_ns, double k_ns, double dth_ns);
  * negative or non-finite time.
  */
 int tq_tg_set_release(struct tq_tg *tg, unsigned int t, double ns);
+/*
+ * Precedence: task @t's first command starts no earlier than task @pred's
+ * last command ends, as when an in-order queue waits for @pred's last event
+ * (the commands behind it in its queue wait too). Chains only: @pred < @t
+ * (so TG order is always feasible) and one predecessor per task; 0, or
+ * -EINVAL. An order that puts a task before its predecessor would deadlock
+ * the device's queues: its makespan is INFINITY. In an order that leaves a
+ * predecessor out, the task waits for its nearest ancestor in the order.
+ */
+int tq_tg_set_after(struct tq_tg *tg, unsigned int t, unsigned int pred);
 /* Total standalone work of stage @s of task @t. */
 double tq_task_work(const struct tq_tg *tg, unsigned int t, enum tq_stage s);
 
@@ -108,7 +121,8 @@ struct tq_sim_result {
  * Simulate the tasks order[0..n-1] (distinct task indices; a subset of the
  * TG is fine, the others are left out). Only makes sense on a checked
  * device. tq_makespan() is the fast path for policies: no per-command
- * record.
+ * record. An infeasible order (a task before its predecessor) gives
+ * makespan INFINITY and no command times (NaN).
  */
 void tq_simulate(const struct tq_tg *tg, const struct tq_dev *dev,
 		 const uint8_t *order, unsigned int n, struct tq_sim_result *res);
@@ -123,6 +137,7 @@ double tq_makespan(const struct tq_tg *tg, const struct tq_dev *dev,
  * task without one could start its DtH earlier). So tq_prefix_* need
  * dev->dma == 2 and an HtD stage in every task. tq_prefix_finish() runs the
  * rest: the makespan tq_makespan() gives for the same order, to the bit.
+ * With precedence, push each task after its predecessor (feasible orders).
  *
  * The per-position arrays sit in a struct tq_prefix_buf shared along a
  * search path (a push writes only the new position); the struct tq_prefix is
@@ -148,8 +163,10 @@ struct tq_prefix {
 
 struct tq_prefix_buf {
 	uint8_t order[TQ_MAX_TASKS];
-	double hend[TQ_MAX_TASKS];	/* per position: end of its HtD stage */
+	int8_t ppos[TQ_MAX_TASKS];	/* per position: its predecessor's, -1: none */
+	double hend[TQ_MAX_TASKS];	/* end of its HtD stage */
 	double kend[TQ_MAX_TASKS];	/* end of its K stage, once placed */
+	double dend[TQ_MAX_TASKS];	/* end of its DtH stage, once run */
 };
 
 void tq_prefix_init(struct tq_prefix *p, const struct tq_dev *dev);
@@ -252,7 +269,7 @@ struct tq_ws {
 	double work[TQ_MAX_TASKS][TQ_STAGES];
 	bool all[TQ_STAGES];		/* every task has the stage */
 	bool bb_sim;			/* exact's nodes simulate their prefix */
-	bool released;			/* some task has a release time */
+	bool released;			/* some task has a release time or a predecessor */
 	uint8_t johnson[2][TQ_MAX_TASKS];	/* HtD-K and K-DtH orders */
 	struct tq_sim_result res;
 	struct tq_bb_child child[TQ_MAX_TASKS][TQ_MAX_TASKS];

@@ -3,6 +3,8 @@
  * taskfile.c - the tqsim task file: CSV with the header
  * "name,htd_ms,k_ms,dth_ms", one task per line, '#' starts a comment. A time
  * of 0 means the stage is absent; "a+b+..." gives a stage several commands.
+ * An optional fifth column "after" names the task's predecessor, a task on
+ * an earlier line (tq_tg_set_after()), or is empty.
  */
 #include <errno.h>
 #include <math.h>
@@ -110,15 +112,28 @@ static const char *add_cell(struct tq_tg *tg, enum tq_stage s, char *cell)
 	return NULL;
 }
 
+/* The "after" cell of task @t: empty, or the name of an earlier task. */
+static const char *add_after(struct tq_tg *tg, const struct taskset *ts, unsigned int t,
+			     char *cell)
+{
+	cell = trim(cell);
+	if (!*cell)
+		return NULL;
+	for (unsigned int p = 0; p < t; p++)
+		if (!strcmp(ts->name[p], cell))
+			return tq_tg_set_after(tg, t, p) ? "after: cannot set" : NULL;
+	return "after: not the name of a task on an earlier line";
+}
+
 static int parse(const char *path, char *text, struct taskset *ts)
 {
-	unsigned int line = 0, header_line = 0;
+	unsigned int line = 0, header_line = 0, nfields = 4;
 	bool header = false;
 	char *l;
 
 	tq_tg_init(&ts->tg);
 	for (l = strsep(&text, "\n"); l; l = strsep(&text, "\n")) {
-		char *f[5], *p = l, *hash = strchr(l, '#');
+		char *f[6], *p = l, *hash = strchr(l, '#');
 		unsigned int nf = 0;
 		const char *why;
 		int t;
@@ -128,18 +143,23 @@ static int parse(const char *path, char *text, struct taskset *ts)
 			*hash = 0;
 		if (!*trim(l))
 			continue;
-		while (nf < 5 && (f[nf] = strsep(&p, ",")))
+		while (nf < 6 && (f[nf] = strsep(&p, ",")))
 			nf++;
 		if (!header) {
-			if (nf != 4 || strcmp(trim(f[0]), "name") || strcmp(trim(f[1]), "htd_ms") ||
-			    strcmp(trim(f[2]), "k_ms") || strcmp(trim(f[3]), "dth_ms"))
-				return bad(path, line, "expected header 'name,htd_ms,k_ms,dth_ms'");
+			if (nf < 4 || nf > 5 || strcmp(trim(f[0]), "name") ||
+			    strcmp(trim(f[1]), "htd_ms") || strcmp(trim(f[2]), "k_ms") ||
+			    strcmp(trim(f[3]), "dth_ms") ||
+			    (nf == 5 && strcmp(trim(f[4]), "after")))
+				return bad(path, line,
+					   "expected header 'name,htd_ms,k_ms,dth_ms[,after]'");
 			header = true;
 			header_line = line;
+			nfields = nf;
 			continue;
 		}
-		if (nf != 4)
-			return bad(path, line, "expected 4 fields, got %s", nf > 4 ? "more" : "fewer");
+		if (nf != nfields)
+			return bad(path, line, "expected %u fields, got %s", nfields,
+				   nf > nfields ? "more" : "fewer");
 		f[0] = trim(f[0]);
 		if (!*f[0])
 			return bad(path, line, "empty task name");
@@ -155,6 +175,8 @@ static int parse(const char *path, char *text, struct taskset *ts)
 		for (int s = 0; s < TQ_STAGES; s++)
 			if ((why = add_cell(&ts->tg, s, f[s + 1])))
 				return bad(path, line, "%s", why);
+		if (nf == 5 && (why = add_after(&ts->tg, ts, t, f[4])))
+			return bad(path, line, "%s", why);
 	}
 	if (!header)
 		return bad(path, line ? line : 1, "no header line");

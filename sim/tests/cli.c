@@ -41,7 +41,15 @@ static void test_bad_files(void)
 		const char *body;
 		const char *want;	/* the start of stderr */
 	} cases[] = {
-		{ "a,1,2,3\n", NULL, "bad.csv:1: expected header 'name,htd_ms,k_ms,dth_ms'" },
+		{ "a,1,2,3\n", NULL,
+		  "bad.csv:1: expected header 'name,htd_ms,k_ms,dth_ms[,after]'" },
+		{ "name,htd_ms,k_ms,dth_ms,before\n", NULL, "bad.csv:1: expected header" },
+		{ "name,htd_ms,k_ms,dth_ms,after\na,1,1,1\n", NULL,
+		  "bad.csv:2: expected 5 fields, got fewer" },
+		{ "name,htd_ms,k_ms,dth_ms,after\na,1,1,1,b\nb,1,1,1,\n", NULL,
+		  "bad.csv:2: after: not the name of a task on an earlier line" },
+		{ "name,htd_ms,k_ms,dth_ms,after\na,1,1,1,a\n", NULL,
+		  "bad.csv:2: after: not the name of a task on an earlier line" },
 		{ NULL, "a,1,2\n", "bad.csv:2: expected 4 fields, got fewer" },
 		{ NULL, "a,1,2,3,4\n", "bad.csv:2: expected 4 fields, got more" },
 		{ NULL, "a,x,2,3\n", "bad.csv:2: htd_ms: 'x' is not a number" },
@@ -117,7 +125,7 @@ static void test_bad_options(void)
 
 static void test_outputs(void)
 {
-	char out[8192], *p;
+	char out[8192], body[128], *p;
 	double best = 0, worst = 0, median = 0;
 	FILE *f;
 
@@ -163,6 +171,18 @@ static void test_outputs(void)
 	} else {
 		tap_ok(0, "--svg draws the Gantt chart");
 	}
+	/* BK50 with T5 after T4: half the orders are feasible */
+	put("chain.csv", "name,htd_ms,k_ms,dth_ms,after\nT0,1,8,1,\nT1,2,7,1,\nT4,6,2,2,\n"
+	    "T5,2,2,6,T4\n");
+	tap_ok(!run("perms chain.csv", false, out, sizeof(out)) &&
+	       strstr(out, "\"permutations\": 12,") && (p = strstr(out, "\"best_ms\":")) &&
+	       sscanf(p, "\"best_ms\": %lf", &best) == 1 && best >= 21,
+	       "after: perms counts the 12 feasible orders (best %.3f ms)", best);
+	snprintf(body, sizeof(body), "\"makespan_ms\": %.6f", best);
+	tap_ok(!run("order --policy exact chain.csv", false, out, sizeof(out)) && strstr(out, body),
+	       "after: exact finds perms' best");
+	tap_ok(run("makespan --order 3,0,1,2 chain.csv", true, out, sizeof(out)) == 2 &&
+	       strstr(out, "before its predecessor"), "after: an infeasible --order exits 2");
 	put("ok.profile", "tq-profile 1\ndma 1\nhtd alone 0 10\ndth alone 0 10\n");
 	tap_ok(!run("makespan --profile ok.profile bk.csv", false, out, sizeof(out)) &&
 	       strstr(out, "\"dma\": 1"), "--profile sets the copy engines");

@@ -26,24 +26,30 @@ static double uniform(double lo, double hi)
 
 /* ---- the reference: every queue in one loop, stage readiness by flags ---- */
 
+/* A queue: its list of (position, stage) entries, the head at entry i, command c. */
 struct rq {
-	unsigned int pos, c;
-	int stage, last_stage;
+	unsigned int len, i, c, pos;
+	uint8_t epos[2 * TQ_MAX_TASKS], estage[2 * TQ_MAX_TASKS];
+	int stage;
 	bool alive, run;
 	double free, rem, end, start;
 };
 
-static bool rq_seek(const struct tq_tg *tg, const uint8_t *order, unsigned int n, struct rq *q)
+static void rq_add(struct rq *q, unsigned int pos, int stage)
 {
-	for (;;) {
-		for (; q->pos < n; q->pos++, q->c = 0)
-			if (q->c < tg->task[order[q->pos]].n[q->stage])
-				return true;
-		if (q->stage == q->last_stage)
-			return false;
-		q->stage = q->last_stage;	/* one copy engine: DtH after all HtD */
-		q->pos = 0;
+	q->epos[q->len] = pos;
+	q->estage[q->len++] = stage;
+}
+
+static bool rq_seek(const struct tq_tg *tg, const uint8_t *order, struct rq *q)
+{
+	for (; q->i < q->len; q->i++, q->c = 0) {
+		q->pos = q->epos[q->i];
+		q->stage = q->estage[q->i];
+		if (q->c < tg->task[order[q->pos]].n[q->stage])
+			return true;
 	}
+	return false;
 }
 
 static int first_stage_from(const struct tq_task *t, int s)
@@ -53,49 +59,96 @@ static int first_stage_from(const struct tq_task *t, int s)
 	return s;
 }
 
+/*
+ * Precedence by its definition: each position's nearest ancestor in the
+ * order, found by search; INFINITY as the makespan when one comes later.
+ */
+static bool ref_chains(const struct tq_tg *tg, const uint8_t *order, unsigned int n, int *pp)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		pp[i] = -1;
+		for (int a = tg->nafter ? tg->after[order[i]] : -1; a >= 0 && pp[i] < 0;
+		     a = tg->after[a])
+			for (unsigned int j = 0; j < n; j++)
+				if (order[j] == a)
+					pp[i] = j;
+		if (pp[i] > (int)i)
+			return false;
+	}
+	return true;
+}
+
 static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
 			   unsigned int n, double *start, double *end)
 {
-	struct rq q[3] = { { 0 } };
-	int nq = dev->dma == 2 ? 3 : 2, next_stage[TQ_MAX_TASKS];
+	static struct rq q[3];
+	int nq = dev->dma == 2 ? 3 : 2, next_stage[TQ_MAX_TASKS], pp[TQ_MAX_TASKS];
 	struct rq *qh = &q[0], *qd = dev->dma == 2 ? &q[2] : NULL;
-	double now = 0, makespan = 0;
+	double now = 0, makespan = 0, tend[TQ_MAX_TASKS];
+	bool done[TQ_MAX_TASKS];
 
-	for (unsigned int i = 0; i < n; i++)
+	if (!ref_chains(tg, order, n, pp))
+		return INFINITY;
+	memset(q, 0, sizeof(q));
+	for (unsigned int i = 0; i < n; i++) {
 		next_stage[i] = first_stage_from(&tg->task[order[i]], 0);
+		done[i] = false;
+	}
 	if (dev->dma == 2) {
 		for (int s = 0; s < 3; s++) {
-			q[s].stage = q[s].last_stage = s;
+			for (unsigned int i = 0; i < n; i++)
+				rq_add(&q[s], i, s);
 			q[s].free = dev->busy_until[s];
 		}
 	} else {
-		q[0].stage = TQ_HTD;
-		q[0].last_stage = TQ_DTH;
+		/* the copy FIFO: HtDs, the DtHs up to a predecessor's before its successor */
+		unsigned int dnext = 0;
+
+		for (unsigned int i = 0; i < n; i++) {
+			for (; (int)dnext <= pp[i]; dnext++)
+				rq_add(&q[0], dnext, TQ_DTH);
+			rq_add(&q[0], i, TQ_HTD);
+		}
+		for (; dnext < n; dnext++)
+			rq_add(&q[0], dnext, TQ_DTH);
 		q[0].free = fmax(dev->busy_until[TQ_HTD], dev->busy_until[TQ_DTH]);
-		q[1].stage = q[1].last_stage = TQ_K;
+		for (unsigned int i = 0; i < n; i++)
+			rq_add(&q[1], i, TQ_K);
 		q[1].free = dev->busy_until[TQ_K];
 	}
 	for (int i = 0; i < nq; i++)
-		q[i].alive = rq_seek(tg, order, n, &q[i]);
+		q[i].alive = rq_seek(tg, order, &q[i]);
 	for (;;) {
 		double next = INFINITY;
 		bool both;
 
+		/* a task without commands ends when it may start */
+		for (unsigned int i = 0; i < n; i++)
+			if (!done[i] && next_stage[i] == TQ_STAGES && (pp[i] < 0 || done[pp[i]])) {
+				done[i] = true;
+				tend[i] = fmax(tg->release[order[i]], pp[i] < 0 ? 0 : tend[pp[i]]);
+			}
 		for (int i = 0; i < nq; i++) {
 			double gate = q[i].free;
+			unsigned int pos = q[i].pos;
 
-			if (!q[i].alive || q[i].run || next_stage[q[i].pos] != q[i].stage)
+			if (!q[i].alive || q[i].run || next_stage[pos] != q[i].stage)
 				continue;
-			/* a task's first command waits for its release */
-			if (!q[i].c && first_stage_from(&tg->task[order[q[i].pos]], 0) == q[i].stage)
-				gate = fmax(gate, tg->release[order[q[i].pos]]);
+			/* a task's first command waits for its release and its predecessor */
+			if (!q[i].c && first_stage_from(&tg->task[order[pos]], 0) == q[i].stage) {
+				if (pp[pos] >= 0 && !done[pp[pos]])
+					continue;
+				gate = fmax(gate, tg->release[order[pos]]);
+				if (pp[pos] >= 0)
+					gate = fmax(gate, tend[pp[pos]]);
+			}
 			if (gate > now) {
 				next = fmin(next, gate);
 				continue;
 			}
 			q[i].run = true;
 			q[i].start = now;
-			q[i].rem = tg->cmd_ns[tg->task[order[q[i].pos]].first[q[i].stage] + q[i].c];
+			q[i].rem = tg->cmd_ns[tg->task[order[pos]].first[q[i].stage] + q[i].c];
 			q[i].end = now + q[i].rem;
 		}
 		both = qd && qh->run && qd->run;
@@ -119,20 +172,25 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 		now = next;
 		for (int i = 0; i < nq; i++) {
 			const struct tq_task *t;
-			unsigned int cmd;
+			unsigned int cmd, pos = q[i].pos;
 
 			if (!q[i].run || q[i].end != now)
 				continue;
-			t = &tg->task[order[q[i].pos]];
+			t = &tg->task[order[pos]];
 			cmd = t->first[q[i].stage] + q[i].c;
 			start[cmd] = q[i].start;
 			end[cmd] = now;
 			makespan = fmax(makespan, now);
 			q[i].run = false;
 			q[i].free = now;
-			if (++q[i].c == t->n[q[i].stage])
-				next_stage[q[i].pos] = first_stage_from(t, q[i].stage + 1);
-			q[i].alive = rq_seek(tg, order, n, &q[i]);
+			if (++q[i].c == t->n[q[i].stage]) {
+				next_stage[pos] = first_stage_from(t, q[i].stage + 1);
+				if (next_stage[pos] == TQ_STAGES) {
+					done[pos] = true;
+					tend[pos] = now;
+				}
+			}
+			q[i].alive = rq_seek(tg, order, &q[i]);
 		}
 	}
 	return makespan;
@@ -161,6 +219,31 @@ static void random_release(struct tq_tg *tg)
 	for (unsigned int t = 0; t < tg->ntasks; t++)
 		if (uniform(0, 1) < 0.5)
 			tq_tg_set_release(tg, t, uniform(0, 20e6));
+}
+
+/* A predecessor for about half the tasks, any earlier task. */
+static void random_after(struct tq_tg *tg)
+{
+	for (unsigned int t = 1; t < tg->ntasks; t++)
+		if (uniform(0, 1) < 0.5)
+			tq_tg_set_after(tg, t, uniform(0, t));
+}
+
+/* A random order of the TG with each task after its predecessor. */
+static void feasible_order(const struct tq_tg *tg, uint8_t *order)
+{
+	bool placed[TQ_MAX_TASKS] = { false };
+
+	for (unsigned int i = 0; i < tg->ntasks; i++) {
+		unsigned int cand[TQ_MAX_TASKS], nc = 0, pick;
+
+		for (unsigned int t = 0; t < tg->ntasks; t++)
+			if (!placed[t] && (tg->after[t] < 0 || placed[tg->after[t]]))
+				cand[nc++] = t;
+		pick = cand[(unsigned int)uniform(0, nc)];
+		placed[pick] = true;
+		order[i] = pick;
+	}
 }
 
 static void random_dev(struct tq_dev *dev)
@@ -195,7 +278,8 @@ static void test_against_reference(void)
 {
 	static struct tq_sim_result res;
 	static double start[TQ_MAX_CMDS], end[TQ_MAX_CMDS];
-	unsigned int bad_cmd = 0, bad_ms = 0, bad_fast = 0, bad_busy = 0, runs = 3000;
+	unsigned int bad_cmd = 0, bad_ms = 0, bad_fast = 0, bad_busy = 0, runs = 4000;
+	unsigned int chained = 0, infeasible = 0;
 	struct tq_tg tg;
 	struct tq_dev dev;
 	uint8_t order[TQ_MAX_TASKS];
@@ -209,14 +293,23 @@ static void test_against_reference(void)
 			random_release(&tg);
 		random_dev(&dev);
 		shuffle(order, n);
+		if (r % 4 == 1) {	/* precedence, mostly feasible orders */
+			random_after(&tg);
+			if (r % 16 != 1)
+				feasible_order(&tg, order);
+		}
 		keep = r % 5 ? n : 1 + uniform(0, n);	/* sometimes a prefix only */
 		for (unsigned int c = 0; c < tg.ncmds; c++)
 			start[c] = end[c] = NAN;
 		double ref = ref_simulate(&tg, &dev, order, keep, start, end);
 
 		tq_simulate(&tg, &dev, order, keep, &res);
-		bad_ms += !close_to(ref, res.makespan);
+		chained += tg.nafter && ref < INFINITY;
+		infeasible += ref == INFINITY;
+		bad_ms += ref != res.makespan && !close_to(ref, res.makespan);
 		bad_fast += tq_makespan(&tg, &dev, order, keep) != res.makespan;
+		if (ref == INFINITY)
+			continue;
 		for (unsigned int c = 0; c < tg.ncmds; c++) {
 			if (isnan(start[c]) != isnan(res.start[c]) ||
 			    (!isnan(start[c]) && (!close_to(start[c], res.start[c]) ||
@@ -236,7 +329,9 @@ static void test_against_reference(void)
 		for (int s = 0; s < TQ_STAGES; s++)
 			bad_busy += !close_to(busy[s], res.busy[s]);
 	}
-	tap_ok(!bad_cmd, "every command's start and end match the reference (%u runs)", runs);
+	tap_ok(!bad_cmd, "every command's start and end match the reference (%u runs, %u with "
+	       "precedence, %u infeasible)", runs, chained, infeasible);
+	tap_ok(chained > 500 && infeasible > 30, "precedence covered: feasible and infeasible orders");
 	tap_ok(!bad_ms, "makespan matches the reference");
 	tap_ok(!bad_fast, "tq_makespan equals tq_simulate's makespan");
 	tap_ok(!bad_busy, "per-engine busy time is the sum of the command times");
@@ -256,9 +351,14 @@ static void test_collapse(void)
 		random_tg(&tg, n, true);
 		random_dev(&dev);
 		shuffle(order, n);
+		if (r % 2)
+			random_after(&tg);
+		feasible_order(&tg, order);
 		tq_tg_init(&one);
 		for (unsigned int t = 0; t < n; t++) {
 			tq_tg_add_task(&one);
+			if (tg.after[t] >= 0)
+				tq_tg_set_after(&one, t, tg.after[t]);
 			for (int s = 0; s < TQ_STAGES; s++)
 				if (tg.task[t].n[s])
 					tq_tg_add_cmd(&one, s, tq_task_work(&tg, t, s));
@@ -303,6 +403,10 @@ static void test_prefix(void)
 		random_dev(&dev);
 		dev.dma = 2;
 		shuffle(order, n);
+		if (r % 2) {
+			random_after(&tg);
+			feasible_order(&tg, order);
+		}
 		tq_simulate(&tg, &dev, order, n, &res);
 		tq_prefix_init(&p, &dev);
 		for (unsigned int i = 0; i < n; i++) {
@@ -366,6 +470,65 @@ static void test_release(void)
 	dev.dma = 1;
 	tap_ok(tq_makespan(&tg, &dev, o_ab, 2) == 7e6 && tq_makespan(&tg, &dev, o_ba, 2) == 11e6,
 	       "the same with one copy engine");
+}
+
+/*
+ * Precedence, by hand (ms): A = (2, 3, 1), B = (1, 1, 1) after A,
+ * C = (1, 1, 1); two engines, no slowdown.
+ * A, B, C: A 0-2 2-5 5-6; B's HtD waits for A's end: 6-7 7-8 8-9; C's HtD
+ * queues behind B's: 7-8 8-9 9-10. 10 ms.
+ * A, C, B: C 2-3 5-6 6-7; B 6-7 7-8 8-9. 9 ms.
+ * One copy engine, A, C, B: the copy FIFO is A.htd C.htd A.dth B.htd C.dth
+ * B.dth: A 0-2 2-5 5-6, C 2-3 5-6 7-8, B 6-7 7-8 8-9. 9 ms. A, B, C: A.htd
+ * A.dth B.htd C.htd B.dth C.dth: 6-7 for B's HtD, C 7-8 8-9 9-10. 10 ms.
+ */
+static void test_after(void)
+{
+	static const double acb[] = { 0, 2, 2, 5, 5, 6, 6, 7, 7, 8, 8, 9, 2, 3, 5, 6, 6, 7 };
+	static const double abc[] = { 0, 2, 2, 5, 5, 6, 6, 7, 7, 8, 8, 9, 7, 8, 8, 9, 9, 10 };
+	static const double acb1[] = { 0, 2, 2, 5, 5, 6, 6, 7, 7, 8, 8, 9, 2, 3, 5, 6, 7, 8 };
+	static struct tq_sim_result res;
+	const uint8_t o_abc[] = { 0, 1, 2 }, o_acb[] = { 0, 2, 1 }, o_bac[] = { 1, 0, 2 };
+	const uint8_t o_b[] = { 1 }, o_cb[] = { 2, 1 };
+	struct tq_tg tg;
+	struct tq_dev dev;
+	bool ok[3] = { true, true, true };
+
+	tq_tg_init(&tg);
+	tq_tg_add(&tg, 2e6, 3e6, 1e6);
+	tq_tg_add(&tg, 1e6, 1e6, 1e6);
+	tq_tg_add(&tg, 1e6, 1e6, 1e6);
+	tap_ok(tq_tg_set_after(&tg, 0, 0) == -EINVAL && tq_tg_set_after(&tg, 0, 1) == -EINVAL &&
+	       tq_tg_set_after(&tg, 3, 0) == -EINVAL && tg.nafter == 0 && tg.after[1] == -1,
+	       "tq_tg_set_after refuses pred >= t and a bad task");
+	tap_ok(tq_tg_set_after(&tg, 1, 0) == 0 && tq_tg_set_after(&tg, 1, 0) == -EINVAL &&
+	       tg.nafter == 1 && tg.after[1] == 0, "and a second predecessor (chains)");
+	tq_dev_init(&dev);
+	tq_simulate(&tg, &dev, o_abc, 3, &res);
+	for (unsigned int c = 0; c < 9; c++)
+		ok[0] &= res.start[c] == abc[2 * c] * 1e6 && res.end[c] == abc[2 * c + 1] * 1e6;
+	tap_ok(ok[0] && res.makespan == 10e6,
+	       "A, B, C: B's HtD waits for A's DtH and holds up C's (10 ms)");
+	tq_simulate(&tg, &dev, o_acb, 3, &res);
+	for (unsigned int c = 0; c < 9; c++)
+		ok[1] &= res.start[c] == acb[2 * c] * 1e6 && res.end[c] == acb[2 * c + 1] * 1e6;
+	tap_ok(ok[1] && res.makespan == 9e6, "A, C, B: C runs while B waits (9 ms)");
+	tq_simulate(&tg, &dev, o_bac, 3, &res);
+	tap_ok(res.makespan == INFINITY && isnan(res.start[0]) &&
+	       tq_makespan(&tg, &dev, o_bac, 3) == INFINITY &&
+	       tq_makespan(&tg, &dev, o_cb, 2) < INFINITY && tq_makespan(&tg, &dev, o_b, 1) == 3e6,
+	       "B before A is infeasible (INFINITY); without A in the order, B is free");
+	dev.dma = 1;
+	tq_simulate(&tg, &dev, o_acb, 3, &res);
+	for (unsigned int c = 0; c < 9; c++)
+		ok[2] &= res.start[c] == acb1[2 * c] * 1e6 && res.end[c] == acb1[2 * c + 1] * 1e6;
+	tap_ok(ok[2] && res.makespan == 9e6 && tq_makespan(&tg, &dev, o_abc, 3) == 10e6 &&
+	       tq_makespan(&tg, &dev, o_bac, 3) == INFINITY,
+	       "one copy engine: A's DtH goes before B's HtD (9 and 10 ms), B before A infeasible");
+	tq_tg_set_release(&tg, 1, 8e6);
+	dev.dma = 2;
+	tap_ok(tq_makespan(&tg, &dev, o_acb, 3) == 11e6,
+	       "a release later than the predecessor's end wins (max of the two)");
 }
 
 static void test_builder(void)
@@ -486,6 +649,7 @@ int main(void)
 	test_empty();
 	test_profile();
 	test_release();
+	test_after();
 	test_against_reference();
 	test_collapse();
 	test_prefix();

@@ -249,6 +249,100 @@ static void test_release(void)
 	tap_ok(!lb_over, "no root lower bound exceeds the best makespan");
 }
 
+/*
+ * Chains: half the TGs as usched forms them for W owners of ordered tasks
+ * (task t after task t - W), half with each task after a random earlier one
+ * about half the time.
+ */
+static void random_after(struct tq_tg *tg, unsigned int r)
+{
+	unsigned int w = 1 + r % 3;
+
+	for (unsigned int t = 1; t < tg->ntasks; t++) {
+		if (r % 2 && t >= w)
+			tq_tg_set_after(tg, t, t - w);
+		else if (!(r % 2) && uniform(0, 1) < 0.5)
+			tq_tg_set_after(tg, t, uniform(0, t));
+	}
+}
+
+/*
+ * Precedence: on chain-constrained TGs of 2-8 tasks every policy's order is
+ * feasible and its makespan is that of its order, exact equals the best
+ * feasible permutation, auto with a generous budget too, no bound exceeds
+ * it. And at T = 16 under a tight budget (iterated greedy's removals and
+ * reinsertions), auto's order is still feasible.
+ */
+static void test_after(void)
+{
+	enum { RUNS = 150 };
+	static struct tq_ws ws;
+	unsigned int infeasible = 0, wrong_ms = 0, off = 0, lb_over = 0, decisions = 0;
+
+	for (unsigned int r = 0; r < RUNS; r++) {
+		unsigned int n = r < RUNS - 10 ? 2 + r % 6 : 8;
+		struct tq_tg tg;
+		struct tq_dev dev;
+		double best;
+
+		random_tg(&tg, n);
+		random_after(&tg, r);
+		if (r % 5 == 4)
+			for (unsigned int t = 0; t < n; t++)
+				if (uniform(0, 1) < 0.4)
+					tq_tg_set_release(&tg, t, uniform(0, 12e6));
+		random_dev(&dev, r);
+		best = best_of_all(&tg, &dev);
+		for (int p = 0; tq_policies[p]; p++) {
+			struct tq_problem pb = { .tg = &tg, .dev = &dev, .seed = r,
+						 .budget_ns = 50e6 };
+			const struct tq_policy_ops *pol = tq_policies[p];
+			struct tq_decision d;
+			double ms;
+
+			if (pol->order(&pb, &ws, &d)) {
+				infeasible++;
+				continue;
+			}
+			decisions++;
+			ms = tq_makespan(&tg, &dev, d.order, n);
+			infeasible += !is_perm(d.order, n) || ms == INFINITY;
+			wrong_ms += !close_to(d.makespan, ms);
+			lb_over += d.lower_bound > best * (1 + 1e-12);
+			if ((pol == &tq_policy_exact || pol == &tq_policy_auto) &&
+			    (!close_to(d.makespan, best) || !d.optimal) && !off++)
+				tap_diag("run %u %s: %.6f ms, best %.6f ms", r, pol->name,
+					 d.makespan / 1e6, best / 1e6);
+		}
+	}
+	tap_ok(!infeasible, "with chains every policy's order is feasible (%u decisions)",
+	       decisions);
+	tap_ok(!wrong_ms, "and its reported makespan is tq_makespan of its order");
+	tap_ok(!off, "exact and auto equal the best feasible permutation (%d TGs, T = 2..8)",
+	       RUNS);
+	tap_ok(!lb_over, "no lower bound exceeds it");
+	infeasible = 0;
+	for (unsigned int r = 0; r < 24; r++) {
+		struct tq_problem pb;
+		struct tq_decision d;
+		struct tq_tg tg;
+		struct tq_dev dev;
+
+		random_tg(&tg, 16);
+		random_after(&tg, r);
+		random_dev(&dev, r);
+		pb = (struct tq_problem){ .tg = &tg, .dev = &dev, .seed = r + 1, .budget_ns = 2e5 };
+		for (int p = 0; tq_policies[p]; p++) {
+			tq_policies[p]->order(&pb, &ws, &d);
+			infeasible += !is_perm(d.order, 16) ||
+				      tq_makespan(&tg, &dev, d.order, 16) == INFINITY ||
+				      !close_to(d.makespan, tq_makespan(&tg, &dev, d.order, 16));
+		}
+	}
+	tap_ok(!infeasible, "T = 16 with chains, 200 us budget: every order feasible, "
+	       "makespan its own");
+}
+
 /* The paper's synthetic benchmarks (Tables 2 and 3): paper beats the median order. */
 static void test_paper_synthetic(void)
 {
@@ -352,6 +446,7 @@ int main(void)
 {
 	test_properties();
 	test_release();
+	test_after();
 	test_exact_slowdown();
 	test_paper_synthetic();
 	test_budget_and_errors();
