@@ -26,13 +26,17 @@
  *    owners, each owner's in submission order; owners served move to the
  *    back, so one owner's flood cannot starve the others. A task flagged
  *    USCHED_TASK_ORDERED is not ready until its owner's previous task has
- *    been launched; other tasks of one owner are independent. It may then
- *    join the next TG while its predecessor is still in flight: its first
- *    command waits on the predecessor's last event on the device (exec.c),
- *    and the model gives it a release time, the predecessor's predicted end
- *    (tg_order()). So a round of ordered tasks forms one TG behind the round
- *    before, as the NoReorder baseline overlaps rounds. TG size is also
- *    capped by device memory (a quarter of it per TG).
+ *    been taken into a TG; other tasks of one owner are independent. Taking
+ *    a task makes its ordered successor ready at once, so the next pass of
+ *    the same formation may take it too: a T x N submission of ordered
+ *    tasks forms a first TG of min(max_tg, T x N) tasks, round by round, and
+ *    the policy orders the chains as a whole (tg_order() tells the model,
+ *    tq_tg_set_after(); every policy keeps each task after its
+ *    predecessor). A successor in a later TG, its predecessor in flight,
+ *    gets a release time instead, the predecessor's predicted end. Either
+ *    way its first command waits on the predecessor's last event on the
+ *    device (exec.c). TG size is also capped by device memory (a quarter of
+ *    it per TG).
  *
  * 4. The rolling horizon, just in time. A TG is launched when the device
  *    is about to need it, not as soon as a slot frees: at once on an idle
@@ -213,7 +217,7 @@ int usched_submit(struct usched *u, const struct usched_task *d)
 		t->after = o->last;
 		o->last->next_ordered = t;
 	}
-	if (t->after && !t->after->launched) {
+	if (t->after && !t->after->taken) {
 		t->blocked = true;
 		list_add_tail(&t->node, &o->blocked);
 	} else {
@@ -296,9 +300,12 @@ static uint64_t task_bytes(const struct task *t)
 	return bytes;
 }
 
+static void task_unblock(struct usched *u, struct task *t);
+
 /*
  * Take the next TG's tasks, round-robin over owners (3), within limit bytes
- * (one task always fits an idle device); under u->lock.
+ * (one task always fits an idle device); under u->lock. A task taken makes
+ * its ordered successor ready for the next pass.
  */
 static unsigned int tg_form(struct usched *u, struct task **tasks, uint64_t limit,
 			    uint64_t *bytes)
@@ -323,6 +330,8 @@ static unsigned int tg_form(struct usched *u, struct task **tasks, uint64_t limi
 				continue;
 			*bytes += task_bytes(t);
 			list_del(&t->node);
+			t->taken = true;
+			task_unblock(u, t);
 			tasks[n++] = t;
 			list_del(&o->node);
 			list_add_tail(&o->node, &served);
@@ -419,12 +428,18 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 	tg->launch_ns = now_ns();
 	for (unsigned int i = 0; i < tg->n; i++) {
 		const struct task *pred = tasks[i]->after;
+		unsigned int j = 0;
 
 		model_predict(u, tasks[i]);
 		tq_tg_add(&u->simtg, tasks[i]->pred[USCHED_HTD], tasks[i]->pred[USCHED_K],
 			  tasks[i]->pred[USCHED_DTH]);
+		/* a predecessor in this TG was taken before it (3) */
+		while (pred && j < i && tasks[j] != pred)
+			j++;
+		if (pred && j < i)
+			tq_tg_set_after(&u->simtg, i, j);
 		/* a predecessor in flight: not before its predicted end, corrected (4) */
-		if (pred && (int64_t)(pred->pred_end + u->drift - tg->launch_ns) > 0)
+		else if (pred && (int64_t)(pred->pred_end + u->drift - tg->launch_ns) > 0)
 			tq_tg_set_release(&u->simtg, i, pred->pred_end + u->drift - tg->launch_ns);
 		d.order[i] = i;
 	}
@@ -442,8 +457,9 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 			first = fmin(first, res->start[c]);
 		pb.budget_ns = fmax(u->budget * (res->makespan - first), 1);
 	}
-	if (pol->order(&pb, u->ws, &d)) {
-		for (unsigned int i = 0; i < tg->n; i++)	/* cannot happen: keep fifo */
+	/* an error or an order against a chain cannot happen: keep fifo, always feasible */
+	if (pol->order(&pb, u->ws, &d) || !(d.makespan < INFINITY)) {
+		for (unsigned int i = 0; i < tg->n; i++)
 			d.order[i] = i;
 	}
 	tg->policy_ns = now_ns() - t0;
@@ -482,7 +498,7 @@ static void timer_set(struct usched *u, uint64_t at)
 	timerfd_settime(u->tfd, TFD_TIMER_ABSTIME, &its, NULL);	/* zero disarms */
 }
 
-/* Make @t's ordered successor ready, if it waits for @t's launch; under u->lock. */
+/* Make @t's ordered successor ready, if it waits for @t; under u->lock. */
 static void task_unblock(struct usched *u, struct task *t)
 {
 	struct task *next = t->next_ordered;
@@ -493,17 +509,6 @@ static void task_unblock(struct usched *u, struct task *t)
 	list_del(&next->node);
 	list_add_tail(&next->node, &t->owner->ready);
 	u->nready++;
-}
-
-/* The TG's commands are enqueued: their ordered successors may join the next TG (3). */
-static void tg_launched(struct usched *u, struct tg *tg)
-{
-	pthread_mutex_lock(&u->lock);
-	for (unsigned int i = 0; i < tg->n; i++) {
-		tg->task[i]->launched = true;
-		task_unblock(u, tg->task[i]);
-	}
-	pthread_mutex_unlock(&u->lock);
 }
 
 /* Launch TGs while jit_when() says so, then set the timer for the next one. */
@@ -545,7 +550,6 @@ static void tg_launch_next(struct usched *u)
 		u->inflight[u->ninflight++] = tg;
 		u->inflight_bytes += tg->bytes;
 		exec_launch(u, tg);
-		tg_launched(u, tg);
 		tg->host_ns = now_ns() - t0;
 		u->host_ns = u->host_ns ? 0.875 * u->host_ns + 0.125 * tg->host_ns : tg->host_ns;
 	}
@@ -614,7 +618,7 @@ static void task_release(struct usched *u, struct task *t)
 	int status = t->c.status;
 
 	if (next) {
-		task_unblock(u, t);	/* it was never launched */
+		task_unblock(u, t);	/* it was never taken */
 		next->after = NULL;
 	}
 	/* completed before its predecessor (an error, or callbacks out of order) */

@@ -16,6 +16,11 @@
  * its first command wait on the predecessor's last event. That event's
  * queue was flushed when the predecessor's TG was launched, and it was
  * enqueued before anything of this TG, so the wait cannot close a cycle.
+ * A predecessor in the same TG comes earlier in the launch order (the
+ * policies keep chains), so its last event exists by then: its queue is
+ * flushed before the wait, and with one copy engine the DtH copies up to
+ * the predecessor's go before the successor's HtD copies, as the model has
+ * it (sim/model.c), since an HtD waiting for a DtH behind it would never run.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -299,8 +304,12 @@ static int launch_in(struct usched *u, struct task *t)
 	bool local = false;
 	cl_int err;
 
-	if (t->after && t->after->nev)
+	if (t->after && t->after->nev) {
 		after = t->after->ev[t->after->nev - 1];
+		/* a predecessor of this TG: its DtH queue is not flushed yet */
+		if (t->after->tg == t->tg && t->after->ev_stage[t->after->nev - 1] == USCHED_DTH)
+			clFlush(u->q[u->dev.dma == 2 ? USCHED_DTH : USCHED_HTD]);
+	}
 
 	for (unsigned int i = 0; i < d->nbufs; i++) {
 		t->dev[i] = pool_get(u, d->buf[i].len, &t->dev_bytes[i]);
@@ -365,6 +374,19 @@ static int launch_out(struct task *t, cl_command_queue q)
 	return 0;
 }
 
+/* One copy engine: the DtH copies of the TG's tasks [from, to), in order; returns @to. */
+static unsigned int launch_outs(struct tg *tg, unsigned int from, unsigned int to,
+				cl_command_queue out)
+{
+	for (; from < to; from++) {
+		struct task *t = tg->task[from];
+
+		if (!t->err)
+			t->err = launch_out(t, out);
+	}
+	return to;
+}
+
 /*
  * Launch the TG's tasks in their order. A task the device refuses gets its
  * error in t->err and completes when what it did launch has finished.
@@ -372,22 +394,21 @@ static int launch_out(struct task *t, cl_command_queue q)
 int exec_launch(struct usched *u, struct tg *tg)
 {
 	cl_command_queue out = u->q[u->dev.dma == 2 ? USCHED_DTH : USCHED_HTD];
+	unsigned int outs = 0;	/* one copy engine: tasks whose DtHs are enqueued */
 
 	for (unsigned int i = 0; i < tg->n; i++) {
 		struct task *t = tg->task[i];
 
+		/* one copy engine: the DtHs up to a predecessor's in this TG first */
+		for (unsigned int j = outs; u->dev.dma == 1 && t->after && j < i; j++)
+			if (tg->task[j] == t->after)
+				outs = launch_outs(tg, outs, j + 1, out);
 		t->err = launch_in(u, t);
 		if (u->dev.dma == 2 && !t->err)
 			t->err = launch_out(t, out);
 	}
-	if (u->dev.dma == 1) {
-		for (unsigned int i = 0; i < tg->n; i++) {
-			struct task *t = tg->task[i];
-
-			if (!t->err)
-				t->err = launch_out(t, out);
-		}
-	}
+	if (u->dev.dma == 1)
+		launch_outs(tg, outs, tg->n, out);
 	clFlush(out);
 	for (unsigned int i = 0; i < tg->n; i++) {
 		struct task *t = tg->task[i];

@@ -137,7 +137,7 @@ struct owner {
 	struct list node;	/* in usched.owners, in round-robin order */
 	uint64_t id;
 	struct list ready;	/* tasks that may join a TG, in submission order */
-	struct list blocked;	/* ORDERED tasks waiting for their predecessor's launch */
+	struct list blocked;	/* ORDERED tasks waiting for their predecessor to join a TG */
 	struct task *last;	/* latest task submitted, until it completes */
 	unsigned int ntasks;	/* submitted, not completed */
 };
@@ -155,7 +155,7 @@ struct task {
 	struct task *after;	/* ORDERED: the task this one waits for, until it completes */
 	struct task *next_ordered;	/* the task waiting for this one */
 	bool blocked;		/* on owner->blocked (under u->lock) */
-	bool launched;		/* its commands are enqueued (under u->lock) */
+	bool taken;		/* taken into a TG (under u->lock) */
 	struct tg *tg;
 	double pred[USCHED_STAGES];	/* predicted standalone ns per stage */
 	uint64_t pred_end;	/* predicted end of its last command, less u->drift */

@@ -8,16 +8,20 @@
  * with nothing ready, nothing goes. Then on the device, the loop run by
  * hand as the daemon does:
  *
- * - rounds: 4 owners x 3 rounds of ordered tasks, with a profile whose
- *   copies are predicted to take 250 ms (the device is busy for as long as
- *   the core can tell), form one TG of 4 per round: a round's tasks become
- *   ready one at a time as the round before completes, and wait for each
- *   other instead of going one or two at a time;
+ * - rounds: 4 owners x 3 rounds of ordered tasks, all submitted at once,
+ *   with a profile whose copies are predicted to take 250 ms (the device is
+ *   busy for as long as the core can tell): taking a task into a TG makes
+ *   its successor ready, so the first TG holds rounds 1 and 2 (max_tg 8)
+ *   and round 3 waits for the next TG, all 4 together;
  * - overlap: the same rounds with a profile that predicts a fast device, so
- *   the launch is due at once: each round's successors join a TG of 4 as
- *   soon as the round before is launched, while it is still in flight, and
- *   each task's first command still starts after its predecessor's last
- *   command ends (the event wait, from the profiling timestamps);
+ *   the launch is due at once: round 3 joins a TG as soon as the first is
+ *   launched, while it is still in flight; and in every case each task's
+ *   first command starts after its predecessor's last command ends (the
+ *   event wait, from the profiling timestamps), whether the predecessor is
+ *   in the same TG or in flight;
+ * - chains: 4 owners x 2 rounds ordered by auto form one TG of 8, launched
+ *   in an order that keeps each chain, outputs verified; also with one copy
+ *   engine (a predecessor's DtH copies go before its successor's HtD);
  * - the timer: a task submitted while a ~40 ms kernel runs is launched by
  *   the timer lead time before the kernel ends, not at once and not after;
  * - a full TG (max_tg ready) is launched at once behind a running one.
@@ -129,7 +133,8 @@ static struct usched *open_core(struct usched_opts *o, struct tl_sink *sink)
 {
 	struct usched *u;
 
-	o->policy = "fifo";
+	if (!o->policy)
+		o->policy = "fifo";
 	o->complete = tl_complete;
 	o->complete_arg = sink;
 	o->tg_done = tg_done;
@@ -163,14 +168,24 @@ static const char fast_prof[] = "tq-profile 1\n"
 				"dth alone 1000 100.0\n"
 				"dth overlapped 1000 100.0\n";
 
-/* 4 owners x 3 rounds of ordered VA tasks under profile @prof. */
-static void test_rounds(const char *prof, bool overlap)
+/* one copy engine: exec puts a predecessor's DtH before its successor's HtD */
+static const char fast1_prof[] = "tq-profile 1\n"
+				 "dma 1\n"
+				 "htd alone 1000 100.0\n"
+				 "dth alone 1000 100.0\n";
+
+/*
+ * 4 owners x @rounds rounds of ordered VA tasks under profile @prof, the
+ * policy @policy; max_tg is 8, so each TG holds two rounds.
+ */
+static void test_rounds(const char *prof, const char *what, unsigned int rounds,
+			const char *policy)
 {
-	const char *what = overlap ? "overlap" : "rounds";
+	bool overlap = prof == fast_prof;
 	char path[] = "/tmp/usched-profile-XXXXXX";
-	struct usched_opts o = { .profile = path };
+	struct usched_opts o = { .profile = path, .policy = policy, .max_tg = 8 };
 	struct tl_job j[ROUNDS][WORKERS];
-	bool together = true, ok = true;
+	bool together = true, ok = true, sizes = true;
 	struct tl_arena a;
 	struct tl_sink sink;
 	struct usched *u;
@@ -187,16 +202,16 @@ static void test_rounds(const char *prof, bool overlap)
 	tl_sink_init(&sink);
 	u = open_core(&o, &sink);
 	tl_arena_init(&a, u, 32 << 20);
-	for (unsigned int r = 0; r < ROUNDS; r++)
+	for (unsigned int r = 0; r < rounds; r++)
 		for (unsigned int w = 0; w < WORKERS; w++)
 			job(&j[r][w], &a, va, (struct tqk_size){ overlap ? 1 << 17 : 4096, 0 },
 			    w + 1, USCHED_TASK_ORDERED);
-	for (unsigned int r = 0; r < ROUNDS; r++)
+	for (unsigned int r = 0; r < rounds; r++)
 		for (unsigned int w = 0; w < WORKERS; w++)
 			usched_submit(u, &j[r][w].task);
-	tl_run(u, &sink, ROUNDS * WORKERS);
+	tl_run(u, &sink, rounds * WORKERS);
 
-	for (unsigned int r = 0; r < ROUNDS; r++) {
+	for (unsigned int r = 0; r < rounds; r++) {
 		uint64_t prev_end = 0;
 
 		for (unsigned int w = 0; w < WORKERS && r; w++)
@@ -206,7 +221,8 @@ static void test_rounds(const char *prof, bool overlap)
 		if (r && tg_of(j[r][0].c.tg))
 			early += tg_of(j[r][0].c.tg)->launch_ns < prev_end;
 		for (unsigned int w = 0; w < WORKERS; w++) {
-			together &= j[r][w].c.tg == j[r][0].c.tg;
+			/* rounds 2k and 2k + 1 in TG k + 1 */
+			together &= j[r][w].c.tg == r / 2 + 1;
 			ok &= j[r][w].ncompl == 1 && !j[r][w].c.status &&
 			      !tl_job_verify(&j[r][w], NULL);
 			if (r)
@@ -218,15 +234,16 @@ static void test_rounds(const char *prof, bool overlap)
 			 (unsigned long)j[r][1].c.tg, (unsigned long)j[r][2].c.tg,
 			 (unsigned long)j[r][3].c.tg);
 	}
+	for (unsigned int k = 0; k < ntgs; k++)	/* two rounds a TG, the last may have one */
+		sizes &= tgs[k].ntasks == (tgs[k].seq * 2 <= rounds ? 2 : 1) * WORKERS;
 	tap_ok(ok, "%s: every task completed once, verified, after its predecessor", what);
-	tap_ok(together, "%s: each round's %u tasks ran in one TG", what, WORKERS);
-	tap_ok(ntgs == ROUNDS && tgs[0].ntasks == WORKERS && tgs[1].ntasks == WORKERS &&
-	       tgs[2].ntasks == WORKERS, "%s: %u TGs of %u, %u, %u tasks (want %u of %u)",
-	       what, ntgs, tgs[0].ntasks, tgs[1].ntasks, tgs[2].ntasks, ROUNDS, WORKERS);
-	if (overlap)
-		tap_ok(early == ROUNDS - 1, "overlap: %u of %u rounds were launched while the "
+	tap_ok(together && sizes && ntgs == (rounds + 1) / 2,
+	       "%s: %u TG(s), two rounds of every owner a TG (the first %u tasks)",
+	       what, ntgs, ntgs ? tgs[0].ntasks : 0);
+	if (overlap && rounds > 2)
+		tap_ok(early == rounds - 1, "overlap: %u of %u rounds were launched while the "
 		       "round before ran (%u of %u tasks before their predecessor ended)",
-		       early, ROUNDS - 1, inflight, (ROUNDS - 1) * WORKERS);
+		       early, rounds - 1, inflight, (rounds - 1) * WORKERS);
 	usched_destroy(u);
 	tl_arena_free(&a);
 	unlink(path);
@@ -320,8 +337,10 @@ int main(void)
 	}
 	syn = tqk_find("SYN");
 	va = tqk_find("VA");
-	test_rounds(slow_prof, false);
-	test_rounds(fast_prof, true);
+	test_rounds(slow_prof, "rounds", ROUNDS, NULL);
+	test_rounds(fast_prof, "overlap", ROUNDS, NULL);
+	test_rounds(fast_prof, "chains", 2, "auto");
+	test_rounds(fast1_prof, "chains, dma 1", 2, "auto");
 	test_timer();
 	return tap_done();
 }
