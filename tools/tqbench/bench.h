@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bench.h - tqbench's pieces: the task sets (tasks.c), the executors
- * (run.c: fixed orders, independent contexts, usched) and the reports
- * (report.c: table, CSV, SVG).
+ * (run.c: fixed orders, independent contexts, usched in-process; proc.c:
+ * the usched daemon and worker processes) and the reports (report.c:
+ * table, CSV, SVG).
  *
  * An experiment is T workers with N dependent tasks each, T * N task
  * slots; slot r * T + w is worker w's task of round r. An order lists the
@@ -46,6 +47,8 @@ struct opts {
 	unsigned int stream_workers;
 	unsigned int stream_depth;
 	uint64_t seed;
+	bool process;			/* policies: the daemon and worker processes */
+	const char *usched;		/* the daemon */
 };
 
 extern const char *const policy_names[NPOL];
@@ -81,6 +84,7 @@ struct result {
 	double pol_tg_ms[NPOL];		/* mean measured TG makespan */
 	double pol_tg_err[NPOL];	/* geometric mean |pred - meas| / meas over TGs */
 	unsigned int pol_tgs[NPOL];
+	bool pol_proc;			/* the policies ran as worker processes */
 	double indep_ms;		/* independent contexts (median); 0: not run */
 };
 
@@ -108,8 +112,10 @@ struct env {
 	size_t arena_len;
 	void *arena;			/* c's host memory, shared by every task slot */
 	struct clx_region reg;
+	unsigned int proc_failed;	/* experiments whose process runs failed */
 	FILE *cmds;			/* NoReorder's command timelines (N == 1); NULL: off */
 	FILE *stream_tasks;		/* the stream's counted tasks, stage by stage; NULL: off */
+	FILE *usched_tasks;		/* the policies' counted runs, task by task; NULL: off */
 };
 
 /* tasks.c */
@@ -134,6 +140,11 @@ int run_usched(struct env *e, struct result *r, FILE *tgcsv);
 int run_independent(struct env *e, struct result *r);
 int run_stream(struct env *e, const struct suite *real, const char *setup,
 	       struct stream_result *sr);
+
+/* proc.c */
+/* --workers process can run here: the module, no other scheduler, the daemon. */
+int proc_check(struct opts *o);
+int run_procs(struct env *e, struct result *r);
 
 /* report.c */
 void report_tasks(FILE *f, const struct suite *s);

@@ -304,6 +304,7 @@ struct coll {
 	uint64_t first, last;		/* CLOCK_MONOTONIC ns */
 	/* every TG finished: a line of tg.csv each, and their errors */
 	FILE *tgcsv;
+	FILE *tasks;			/* usched-tasks.csv, with tgcsv */
 	const char *tag;
 	double err_sum;			/* of log(|predicted - measured| / measured) */
 	unsigned int nerr;
@@ -451,6 +452,14 @@ static void on_complete(void *arg, const struct usched_completion *c)
 		co->failed++;
 		return;
 	}
+	if (co->tasks) {
+		fprintf(co->tasks, "%s,%llu,%llu,%.1f", co->tag, (unsigned long long)c->tg,
+			(unsigned long long)c->user_data, c->queued_ns / 1e3);
+		for (int s = 0; s < CLX_STAGES; s++)
+			fprintf(co->tasks, ",%.1f,%.1f", c->stage_start[s] / 1e3,
+				c->stage_end[s] / 1e3);
+		fputc('\n', co->tasks);
+	}
 	if (!co->first || c->start_ns < co->first)
 		co->first = c->start_ns;
 	if (c->end_ns > co->last)
@@ -528,10 +537,10 @@ static int usched_once(struct env *e, struct result *r, int p, double *ms, FILE 
 		       const char *tag, double *err_sum, unsigned int *nerr)
 {
 	struct pol *pp = &pol[p];
-	struct coll co = { .want = r->nslots, .tgcsv = tgcsv, .tag = tag };
+	struct coll co = { .want = r->nslots, .tgcsv = tgcsv, .tag = tag,
+			   .tasks = tgcsv ? e->usched_tasks : NULL };
 	int ret = 0;
 
-	(void)e;
 	/* round by round, workers in order: the first TG is one task of each */
 	for (unsigned int s = 0; s < r->nslots && !ret; s++) {
 		struct usched_task t;

@@ -11,7 +11,9 @@
  * setups: NoReorder (every order of the T tasks per round, (T!)^N, or a 5%
  * sample of them; each run --runs times, median); each policy's own order
  * run the same way; each policy through usched; and independent contexts,
- * one per worker, as applications run without tq. Then a stream: P workers
+ * one per worker, as applications run without tq (--workers process: the
+ * policies through the usched daemon, each worker a process submitting
+ * through libtq and /dev/tqsubmit). Then a stream: P workers
  * keep tasks in flight for --stream-s seconds through usched (fifo, paper,
  * auto) and through independent contexts.
  *
@@ -58,7 +60,14 @@ static void usage(FILE *f)
 		"  --stream-workers P    stream workers (default 8)\n"
 		"  --stream-depth D      tasks each stream worker keeps in flight (default 4)\n"
 		"  --time-limit S        skip experiments that would start after S seconds\n"
-		"  --seed N              the random draws (default 1)\n");
+		"  --seed N              the random draws (default 1)\n"
+		"  --workers MODE        the policies' workers: thread (usched in-process,\n"
+		"                        driven by tqbench; the default) or process (the\n"
+		"                        usched daemon, one process per worker through\n"
+		"                        libtq and /dev/tqsubmit: root, module loaded);\n"
+		"                        the other setups run in-process either way\n"
+		"  --usched PATH         the daemon for --workers process\n"
+		"                        (default: the usched beside tqbench)\n");
 }
 
 static bool has(const char *list, const char *word)
@@ -92,7 +101,7 @@ static int parse_configs(struct opts *o, const char *s)
 static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 {
 	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
-	       PMAX, UNIT, SCALE, TABLE5, SSECS, SWORK, SDEPTH, LIMIT, SEED };
+	       PMAX, UNIT, SCALE, TABLE5, SSECS, SWORK, SDEPTH, LIMIT, SEED, WORKERS, USCHED };
 	static const struct option lo[] = {
 		{ "profile", required_argument, NULL, PROFILE },
 		{ "out", required_argument, NULL, OUT },
@@ -113,6 +122,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "stream-depth", required_argument, NULL, SDEPTH },
 		{ "time-limit", required_argument, NULL, LIMIT },
 		{ "seed", required_argument, NULL, SEED },
+		{ "workers", required_argument, NULL, WORKERS },
+		{ "usched", required_argument, NULL, USCHED },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -146,6 +157,14 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		case SDEPTH: o->stream_depth = atoi(optarg); break;
 		case LIMIT: *limit = atof(optarg); break;
 		case SEED: o->seed = strtoull(optarg, NULL, 0); break;
+		case WORKERS:
+			if (strcmp(optarg, "thread") && strcmp(optarg, "process")) {
+				fprintf(stderr, "tqbench: --workers: thread or process\n");
+				return -1;
+			}
+			o->process = !strcmp(optarg, "process");
+			break;
+		case USCHED: o->usched = optarg; break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -269,7 +288,8 @@ static int experiment(struct env *e, const struct suite *s, unsigned int b, unsi
 			s->bench[b], T, N, strerror(-ret));
 		return ret;
 	}
-	ret = has(o->setups, "policies") ? run_usched(e, r, fs->tg) : 0;
+	if (has(o->setups, "policies"))
+		ret = o->process ? run_procs(e, r) : run_usched(e, r, fs->tg);
 	if (ret)
 		fprintf(stderr, "tqbench: usched runs failed (%s); going on without them\n",
 			strerror(-ret));
@@ -302,6 +322,8 @@ int main(int argc, char **argv)
 			 argv[i]);
 	if (parse_opts(argc, argv, &o, &limit))
 		return 2;
+	if (o.process && proc_check(&o))
+		return 1;
 	if (clx_open(&e.c, o.device))
 		return 77;
 	if (load_profile(&e))
@@ -313,7 +335,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "tqbench: %s (%s), dma %u, %s\n", e.c.name, e.c.platform, e.prof.dma,
 		cmdline);
 	fs.csv = out_open(&o, "tqbench.csv", "suite,bench,T,N,setup,makespan_ms,speedup,share,"
-			  "predicted_ms,model_err,model_err_max,tgs,sched_us,tg_ms,orders");
+			  "predicted_ms,model_err,model_err_max,tgs,sched_us,tg_ms,orders,workers");
 	fs.perms = out_open(&o, "perms.csv", "suite,bench,T,N,order_no,order,measured_ms,"
 			    "predicted_ms");
 	fs.tg = out_open(&o, "tg.csv", "suite,bench,T,N,policy,tg,tasks,predicted_ms,"
@@ -327,8 +349,11 @@ int main(int argc, char **argv)
 	e.stream_tasks = out_open(&o, "stream-tasks.csv", "setup,tg,task,queued_us,htd_start_us,"
 				  "htd_end_us,k_start_us,k_end_us,dth_start_us,dth_end_us,"
 				  "alone_htd_us,alone_k_us,alone_dth_us");
+	e.usched_tasks = out_open(&o, "usched-tasks.csv", "suite,bench,T,N,policy,tg,slot,queued_us,"
+				  "htd_start_us,htd_end_us,k_start_us,k_end_us,dth_start_us,"
+				  "dth_end_us");
 	if (!fs.csv || !fs.perms || !fs.tg || !fs.stream || !fs.tasks || !e.cmds ||
-	    !e.stream_tasks)
+	    !e.stream_tasks || !e.usched_tasks)
 		goto out;
 
 	if (has(o.suites, "synthetic")) {
@@ -401,7 +426,10 @@ int main(int argc, char **argv)
 			strerror(-ret));
 	else
 		fprintf(stderr, "tqbench: wrote %s/ in %.0f s\n", o.out, now_s() - t0);
-	ret = ret ? 1 : 0;
+	if (e.proc_failed)
+		fprintf(stderr, "tqbench: --workers process failed in %u experiment(s)\n",
+			e.proc_failed);
+	ret = ret || e.proc_failed ? 1 : 0;
 out_results:
 	for (unsigned int i = 0; i < nr; i++) {
 		result_fini(rs[i]);
@@ -423,6 +451,8 @@ out:
 		fclose(e.cmds);
 	if (e.stream_tasks)
 		fclose(e.stream_tasks);
+	if (e.usched_tasks)
+		fclose(e.usched_tasks);
 	clx_close(&e.c);
 	return ret;
 }
