@@ -388,8 +388,12 @@ static void bb_dfs(struct tq_ws *ws, const struct tq_dev *dev, unsigned int dept
 	struct tq_bb_node *nd = &ws->node[depth + 1];
 	unsigned int n = ws->tg.ntasks, nc = 0;
 
-	/* a node costs ~0.1-1 us and a clock read ~25 ns: check every 16th */
-	if (!(++ws->evals & 15) && expired(ws))
+	/*
+	 * a child or a leaf costs ~0.1-0.4 us, a clock read ~25 ns: check
+	 * every 4th, so that the deadline holds also at T = 16, where a node
+	 * has up to 16 children
+	 */
+	if (!(++ws->evals & 3) && expired(ws))
 		return;
 	if (depth + 1 == n) {
 		bb_place(ws, dev, depth, __builtin_ctzll(rest));
@@ -406,6 +410,8 @@ static void bb_dfs(struct tq_ws *ws, const struct tq_dev *dev, unsigned int dept
 		unsigned int t = __builtin_ctzll(m), i;
 		double cut = d->makespan * (1 - BB_EPS), lb;
 
+		if (!(++ws->evals & 3) && expired(ws))
+			return;
 		bb_place(ws, dev, depth, t);
 		if (ws->bb_sim)
 			bb_from_prefix(ws, &nd->pf, &nd->st);
@@ -431,10 +437,11 @@ static void bb_dfs(struct tq_ws *ws, const struct tq_dev *dev, unsigned int dept
 
 /*
  * Insert @t into seq[0..len-1] where the makespan is least (earliest
- * position on ties); returns that makespan.
+ * position on ties); returns that makespan. With @timed it stops at the
+ * deadline (every 4th sim), seq untouched: INFINITY.
  */
 static double insert_best(struct tq_ws *ws, const struct tq_dev *dev, uint8_t *seq,
-			  unsigned int len, uint8_t t)
+			  unsigned int len, uint8_t t, bool timed)
 {
 	uint8_t *try = ws->tmp;
 	double best = INFINITY;
@@ -443,6 +450,8 @@ static double insert_best(struct tq_ws *ws, const struct tq_dev *dev, uint8_t *s
 	try[0] = t;
 	memcpy(try + 1, seq, len);
 	for (unsigned int pos = 0; pos <= len; pos++) {
+		if (timed && !(pos & 3) && expired(ws))
+			return INFINITY;
 		double ms = sim(ws, dev, try, len + 1);
 
 		if (ms < best) {
@@ -504,7 +513,7 @@ static void neh(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *
 	d->order[0] = ws->cur[0];
 	ms = sim(ws, dev, d->order, 1);
 	for (unsigned int i = 1; i < n; i++)
-		ms = insert_best(ws, dev, d->order, i, ws->cur[i]);
+		ms = insert_best(ws, dev, d->order, i, ws->cur[i], false);
 	start_ms = sim(ws, dev, start, n);
 	if (start_ms < ms) {
 		memcpy(d->order, start, n);
@@ -562,9 +571,9 @@ static void iterated_greedy(struct tq_ws *ws, const struct tq_dev *dev, struct t
 				r[0] = r[-1];
 				r[-1] = t;
 			}
-		/* a reinsertion is T sims: stop at the deadline between them */
-		for (unsigned int j = 0; j < ndestroy && !expired(ws); j++)
-			ms = insert_best(ws, dev, ws->seq, len++, ws->removed[j]);
+		/* a reinsertion is T sims: stop at the deadline within one */
+		for (unsigned int j = 0; j < ndestroy && !ws->timed_out; j++)
+			ms = insert_best(ws, dev, ws->seq, len++, ws->removed[j], true);
 		if (ws->timed_out)
 			break;		/* seq is partial; d holds the best so far */
 		if (ms > cur_ms) {
@@ -790,20 +799,25 @@ static int exact_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_
  */
 static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d)
 {
-	uint64_t start, budget;
+	uint64_t start = tq_clock_ns(), budget;
 	int ret = ws_setup(pb, ws);
 
 	if (ret)
 		return ret;
-	start = tq_clock_ns();
 	budget = budget_ns(pb, ws);
 	ws->deadline_ns = start + budget / 4 * 3;
 	branch_and_bound(ws, pb->dev, d);
 	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
 	d->optimal = false;
 	if (ws->timed_out) {
+		/*
+		 * stop early by the time of 16 evaluations so far (sims,
+		 * nodes): what runs after the last clock read fits
+		 */
+		uint64_t now = tq_clock_ns(), tail = 16 * (now - start) / (ws->evals + 1);
+
 		ws->timed_out = false;
-		ws->deadline_ns = start + budget;
+		ws->deadline_ns = start + budget > now + tail ? start + budget - tail : now;
 		iterated_greedy(ws, pb->dev, d);
 		ws->timed_out = true;
 	}
