@@ -34,14 +34,15 @@ $(TESTBIN)/tqcalib: $(OBJ)/tools/tqcalib/test.o $(LIB)/libtqsim.a | $(BIN)/tqcal
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-TQBENCH_OBJS := $(addprefix $(OBJ)/tools/tqbench/,tqbench.o tasks.o run.o report.o)
+TQBENCH_OBJS := $(addprefix $(OBJ)/tools/tqbench/,tqbench.o tasks.o run.o report.o proc.o)
 
 BINS += $(BIN)/tqbench
 
+# --workers process: the workers are libtq clients of the usched daemon.
 $(BIN)/tqbench: $(TQBENCH_OBJS) $(CALIB_OBJS) $(LIB)/libusched.a $(LIB)/libtqsim.a \
-		$(LIB)/libtqkernels.a
+		$(LIB)/libtqkernels.a $(LIB)/libtq.a | $(BIN)/usched
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB)/libtq.a $(USCHED_LINK) $(LDLIBS)
 
 # The smoke test runs both tools on PoCL; the paper's tables come from data.
 TESTS += $(TESTBIN)/tqbench

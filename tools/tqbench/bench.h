@@ -33,6 +33,7 @@ struct opts {
 	const char *out;		/* directory for CSV, SVG, markdown */
 	const char *device;
 	const char *suites;		/* "synthetic,real" */
+	const char *benches;		/* "BK0,BK50"; NULL: all */
 	const char *setups;		/* "noreorder,policies,independent,stream" */
 	bool quick;
 	double unit_ms;			/* synthetic time unit */
@@ -46,6 +47,7 @@ struct opts {
 	double stream_s;
 	unsigned int stream_workers;
 	unsigned int stream_depth;
+	unsigned int max_tg;		/* usched's; 0: its default */
 	uint64_t seed;
 	bool process;			/* policies: the daemon and worker processes */
 	const char *usched;		/* the daemon */

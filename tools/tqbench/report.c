@@ -95,12 +95,18 @@ void report_tasks(FILE *f, const struct suite *s)
 
 static bool header_done;
 
-/* One row of tqbench.csv; rest holds the columns from model_err on. */
+/*
+ * One row of tqbench.csv; rest holds the columns from model_err to orders.
+ * workers: process for the policies through the daemon, else thread.
+ */
 static void csv_row(FILE *f, const struct result *r, const struct summary *s,
 		    const char *setup, double ms, double pred, const char *rest)
 {
-	fprintf(f, "%s,%s,%u,%u,%s,%.4f,%.4f,%.4f,%.4f%s\n", r->s->name, r->s->bench[r->bench],
-		r->T, r->N, setup, ms, speedup(s, ms), share(s, ms), pred, rest);
+	bool proc = r->pol_proc && !strncmp(setup, "usched_", 7);
+
+	fprintf(f, "%s,%s,%u,%u,%s,%.4f,%.4f,%.4f,%.4f%s,%s\n", r->s->name, r->s->bench[r->bench],
+		r->T, r->N, setup, ms, speedup(s, ms), share(s, ms), pred, rest,
+		proc ? "process" : "thread");
 }
 
 void report_row(FILE *t, FILE *csv, FILE *perms, const struct result *r)
@@ -115,8 +121,8 @@ void report_row(FILE *t, FILE *csv, FILE *perms, const struct result *r)
 			"worst_ms", "best", "med");
 		for (int p = 0; p < NPOL; p++)
 			fprintf(t, " %5s", hdr[p]);
-		fprintf(t, " | %5s %5s | %5s %6s %6s\n", "auto*", "indep", "share", "model%",
-			"tg%");
+		fprintf(t, " | %5s %5s | %5s %6s %6s %s\n", "auto*", "indep", "share", "model%",
+			"tg%", "policies");
 		header_done = true;
 	}
 	fprintf(t, "%-9s %-5s %2ux%u %5u/%-5llu %8.2f %5.2f %5.2f |", r->s->name, bench, r->T,
@@ -131,7 +137,7 @@ void report_row(FILE *t, FILE *csv, FILE *perms, const struct result *r)
 	cell(t, 100 * share(&s, r->pol_ms[NPOL - 1]), " %*.0f%%", 4);
 	cell(t, 100 * s.model_err, " %*.2f", 6);
 	cell(t, 100 * r->pol_tg_err[NPOL - 1], " %*.2f", 6);
-	fputc('\n', t);
+	fprintf(t, " %s\n", r->pol_proc ? "process" : "thread");
 	fflush(t);
 
 	if (csv) {

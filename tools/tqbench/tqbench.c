@@ -46,6 +46,7 @@ static void usage(FILE *f)
 		"  --device D            device index or name substring (default: first GPU)\n"
 		"  --quick               a smoke run: small unit, 4x1 only, one run, short stream\n"
 		"  --suites LIST         synthetic,real (default: both)\n"
+		"  --benches LIST        BK0,BK25,... (default: every benchmark)\n"
 		"  --setups LIST         noreorder,orders,policies,independent,stream\n"
 		"                        (default: all)\n"
 		"  --configs LIST        TxN,... (default: 4x1,4x2,6x1,8x1; quick: 4x1)\n"
@@ -59,6 +60,7 @@ static void usage(FILE *f)
 		"  --stream-s S          stream length per setup (default 3; quick 0.5)\n"
 		"  --stream-workers P    stream workers (default 8)\n"
 		"  --stream-depth D      tasks each stream worker keeps in flight (default 4)\n"
+		"  --max-tg N            usched's most tasks in one TG (default: usched's, 8)\n"
 		"  --time-limit S        skip experiments that would start after S seconds\n"
 		"  --seed N              the random draws (default 1)\n"
 		"  --workers MODE        the policies' workers: thread (usched in-process,\n"
@@ -101,7 +103,8 @@ static int parse_configs(struct opts *o, const char *s)
 static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 {
 	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
-	       PMAX, UNIT, SCALE, TABLE5, SSECS, SWORK, SDEPTH, LIMIT, SEED, WORKERS, USCHED };
+	       PMAX, UNIT, SCALE, TABLE5, SSECS, SWORK, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
+	       BENCHES, MAXTG };
 	static const struct option lo[] = {
 		{ "profile", required_argument, NULL, PROFILE },
 		{ "out", required_argument, NULL, OUT },
@@ -124,6 +127,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "seed", required_argument, NULL, SEED },
 		{ "workers", required_argument, NULL, WORKERS },
 		{ "usched", required_argument, NULL, USCHED },
+		{ "benches", required_argument, NULL, BENCHES },
+		{ "max-tg", required_argument, NULL, MAXTG },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -165,6 +170,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 			o->process = !strcmp(optarg, "process");
 			break;
 		case USCHED: o->usched = optarg; break;
+		case BENCHES: o->benches = optarg; break;
+		case MAXTG: o->max_tg = atoi(optarg); break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -189,9 +196,9 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	o->real_scale = o->real_scale > 0 ? o->real_scale : o->quick ? 0.25 : 1;
 	o->stream_s = o->stream_s > 0 ? o->stream_s : o->quick ? 0.5 : 3;
 	if (o->stream_workers < 1 || o->stream_workers > MAX_WORKERS || o->stream_depth < 1 ||
-	    o->runs > 64) {
+	    o->runs > 64 || o->max_tg > USCHED_MAX_TG) {
 		fprintf(stderr, "tqbench: --stream-workers 1..%d, --stream-depth >= 1, "
-			"--runs <= 64\n", MAX_WORKERS);
+			"--runs <= 64, --max-tg <= %d\n", MAX_WORKERS, USCHED_MAX_TG);
 		return -1;
 	}
 	return 0;
@@ -377,6 +384,8 @@ int main(int argc, char **argv)
 	for (unsigned int c = 0; c < o.ncfg; c++) {
 		for (unsigned int i = 0; i < ns; i++) {
 			for (unsigned int b = 0; b < suites[i].nbench; b++) {
+				if (o.benches && !has(o.benches, suites[i].bench[b]))
+					continue;
 				if (limit && now_s() - t0 > limit) {
 					skipped = true;
 					continue;

@@ -1,0 +1,838 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * proc.c - the policies through the real system (--workers process).
+ *
+ * For each policy tqbench starts the usched daemon with that policy, its
+ * device and its profile, and waits until it is attached and serving (it
+ * tells us as it tells systemd: READY=1 on NOTIFY_SOCKET). Then it forks
+ * T workers. Each opens its own context of /dev/tqsubmit through libtq,
+ * registers the kernels its tasks need, and gives each of its N tasks
+ * buffers of its own in its arena. Per run the parent says go and each
+ * worker submits its tasks one at a time, the next after the previous one's
+ * completion (the ABI has no ordered flag: a client that needs order waits
+ * for completions), and reports each task's status, how many completions it
+ * saw and the start and end stamps the completion carries. Outside the
+ * timed window the parent then has every worker check its outputs against
+ * the host reference and fill its inputs again. The makespan is the first
+ * start to the last end over the run's tasks. Then the workers exit, the
+ * daemon gets SIGTERM, and we wait for it.
+ *
+ * Synthetic tasks are SYN on device memory beside copies of their own; the
+ * ABI binds every buffer to a kernel argument, so here the copies are two
+ * more arguments of a SYN kernel the kernel does not touch. Through the
+ * module usched's kernel model sees m as the product of the global sizes,
+ * the same for T0..T7, so each task gets a kernel of its own (one program).
+ * Their outputs are device memory only: nothing to check but the status.
+ *
+ * The daemon and the workers die with tqbench (PR_SET_PDEATHSIG); the
+ * daemon's log goes to OUT/usched.log, its metrics (the TG counts and
+ * times of the report) to OUT/usched.prom.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../libtq/tq.h"
+#include "../tqcalib/fit.h"
+#include "../tqcalib/progress.h"
+#include "bench.h"
+
+#define SYSFS_PID	"/sys/class/misc/" TQ_DEVICE_NAME "/scheduler_pid"
+#define MAX_ROUNDS	(MAX_SLOTS / 2)		/* T >= 2 */
+#define START_S		120	/* the daemon up; workers registered (a build each) */
+#define RUN_S		300	/* a run's tasks, or their checks */
+#define STOP_S		60	/* the daemon, after SIGTERM */
+
+/* Parent to worker, one byte. */
+enum { CMD_GO = 1, CMD_CHECK };
+
+/* Worker to parent: ready (after setup or a check), or a run's report. */
+enum { MSG_READY = 1, MSG_REPORT };
+
+struct wtask {
+	int32_t status;			/* the completion's */
+	uint32_t seen;			/* completions of it: exactly one */
+	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */
+};
+
+struct wmsg {
+	uint32_t kind;
+	int32_t err;			/* 0, or the worker failed (it said why) */
+	uint32_t stray;			/* completions of no task of this run */
+	uint32_t verified, wrong;	/* outputs checked against the host reference */
+	struct wtask t[MAX_ROUNDS];	/* by round */
+};
+
+/* One task of a worker: its kernel and its buffers in the worker's arena. */
+struct wslot {
+	const struct btask *b;
+	uint32_t prog, kern;
+	void *buf[TQK_MAX_BUFS];
+	uint64_t off[TQK_MAX_BUFS];
+	uint64_t seed;			/* of its inputs (tqk_fill) */
+};
+
+static char usched_path[PATH_MAX];
+static char syn_src[16384];		/* the synthetic suite's program */
+
+/* A process we started: its pid, 0 once reaped. */
+struct child {
+	pid_t pid;
+	int sock;			/* workers: our end of the socket pair */
+};
+
+struct run {
+	struct env *e;
+	struct result *r;
+	int p;
+	struct child d;			/* usched */
+	struct child w[MAX_WORKERS];
+	struct wmsg msg[MAX_WORKERS];
+	char log[600], prom[600];
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static pid_t sysfs_pid(void)
+{
+	FILE *f = fopen(SYSFS_PID, "r");
+	int pid = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &pid) != 1)
+			pid = -1;
+		fclose(f);
+	}
+	return pid;
+}
+
+int proc_check(struct opts *o)
+{
+	pid_t pid;
+
+	if (access(TQ_DEVICE_PATH, F_OK)) {
+		fprintf(stderr, "tqbench: --workers process: %s: %s: the tqsubmit module is not "
+			"loaded (insmod kmod/tqsubmit.ko)\n", TQ_DEVICE_PATH, strerror(errno));
+		return -ENODEV;
+	}
+	pid = sysfs_pid();
+	if (pid > 0) {
+		fprintf(stderr, "tqbench: --workers process: another scheduler (pid %d) is attached "
+			"to %s; stop it first\n", pid, TQ_DEVICE_PATH);
+		return -EBUSY;
+	}
+	if (o->usched) {
+		snprintf(usched_path, sizeof(usched_path), "%s", o->usched);
+	} else {
+		/* the usched built beside this tqbench */
+		ssize_t n = readlink("/proc/self/exe", usched_path, sizeof(usched_path) - 1);
+		char *slash;
+
+		usched_path[n > 0 ? n : 0] = 0;
+		slash = strrchr(usched_path, '/');
+		snprintf(slash ? slash + 1 : usched_path,
+			 sizeof(usched_path) - (slash ? slash + 1 - usched_path : 0), "usched");
+	}
+	if (access(usched_path, X_OK)) {
+		fprintf(stderr, "tqbench: --workers process: %s: %s (--usched names the daemon)\n",
+			usched_path, strerror(errno));
+		return -ENOENT;
+	}
+	o->usched = usched_path;
+	return 0;
+}
+
+/* How a child ended, for a message. */
+static const char *how(int st, char *buf, size_t len)
+{
+	if (WIFSIGNALED(st))
+		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(st),
+			 strsignal(WTERMSIG(st)));
+	else
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(st));
+	return buf;
+}
+
+/* Reap c within secs, else SIGKILL it; its wait status, or -1 if none was to be had. */
+static int reap(struct child *c, double secs)
+{
+	double end = now_s() + secs;
+	int st = -1;
+
+	while (c->pid > 0) {
+		pid_t got = waitpid(c->pid, &st, WNOHANG);
+
+		if (got == c->pid || (got < 0 && errno != EINTR)) {
+			c->pid = 0;
+			break;
+		}
+		if (now_s() > end) {
+			kill(c->pid, SIGKILL);
+			end = INFINITY;
+		}
+		usleep(10000);
+	}
+	return st;
+}
+
+/* The daemon's last lines, on stderr. */
+static void log_tail(const struct run *ru)
+{
+	char buf[2048], *p = buf;
+	FILE *f = fopen(ru->log, "r");
+	long size;
+	size_t n;
+
+	if (!f)
+		return;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fseek(f, size > (long)sizeof(buf) - 1 ? size - (long)sizeof(buf) + 1 : 0, SEEK_SET);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	if (size > (long)n && strchr(buf, '\n'))	/* from the first whole line */
+		p = strchr(buf, '\n') + 1;
+	fprintf(stderr, "tqbench: the end of %s:\n%s", ru->log, p);
+}
+
+/* Is the daemon still there? If not, say so. */
+static bool daemon_alive(struct run *ru)
+{
+	char b[64];
+	int st;
+
+	if (ru->d.pid <= 0)
+		return false;
+	if (waitpid(ru->d.pid, &st, WNOHANG) != ru->d.pid)
+		return true;
+	ru->d.pid = 0;
+	fprintf(stderr, "tqbench: usched (%s) %s\n", policy_names[ru->p], how(st, b, sizeof(b)));
+	log_tail(ru);
+	return false;
+}
+
+static int daemon_start(struct run *ru)
+{
+	const struct env *e = ru->e;
+	char name[64], env_notify[80], dev[300];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *argv[] = {
+		usched_path, "--foreground", "--config", "/dev/null", "--state", "",
+		"--policy", policy_names[ru->p], "--profile", e->o->profile, "--device", dev,
+		"--metrics", ru->prom, "--metrics-interval", "0", NULL
+	};
+	char **envp;
+	size_t nenv = 0;
+	double end = now_s() + START_S;
+	int sfd, logfd, nullfd, ret = -ETIMEDOUT;
+	socklen_t salen;
+	pid_t parent = getpid(), sched;
+
+	/* the device tqbench opened, by platform and name (usched splits at the first '/') */
+	if (strchr(e->c.platform, '/'))
+		snprintf(dev, sizeof(dev), "%s", e->c.name);
+	else
+		snprintf(dev, sizeof(dev), "%s/%s", e->c.platform, e->c.name);
+	snprintf(name, sizeof(name), "tqbench-%d-%s", (int)parent, policy_names[ru->p]);
+	memcpy(sa.sun_path + 1, name, strlen(name));	/* abstract: sun_path[0] is 0 */
+	salen = offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name);
+	snprintf(env_notify, sizeof(env_notify), "NOTIFY_SOCKET=@%s", name);
+	while (environ[nenv])
+		nenv++;
+	envp = calloc(nenv + 2, sizeof(*envp));
+	sfd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	logfd = open(ru->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (!envp || sfd < 0 || logfd < 0 || nullfd < 0 || bind(sfd, (void *)&sa, salen)) {
+		ret = -errno;
+		fprintf(stderr, "tqbench: cannot start usched: %s\n", strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0, k = 0; i < nenv; i++)
+		if (strncmp(environ[i], "NOTIFY_SOCKET=", 14))
+			envp[k++] = environ[i];
+	for (nenv = 0; envp[nenv]; nenv++)
+		;
+	envp[nenv] = env_notify;
+	dprintf(logfd, "== tqbench: usched --policy %s for %s %s %ux%u\n", policy_names[ru->p],
+		ru->r->s->name, ru->r->s->bench[ru->r->bench], ru->r->T, ru->r->N);
+	fflush(NULL);
+	ru->d.pid = fork();
+	if (ru->d.pid < 0) {
+		ret = -errno;
+		ru->d.pid = 0;
+		goto out;
+	}
+	if (!ru->d.pid) {
+		/* it stops (SIGTERM: cleanly) when tqbench dies */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(1);
+		dup2(nullfd, 0);
+		dup2(logfd, 1);
+		dup2(logfd, 2);
+		close_range(3, ~0U, 0);
+		execve(usched_path, (char **)argv, envp);
+		_exit(127);	/* the parent reports the status */
+	}
+	while (now_s() < end) {
+		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+		char msg[256];
+		ssize_t n;
+
+		if (poll(&pfd, 1, 100) > 0) {
+			n = recv(sfd, msg, sizeof(msg) - 1, 0);
+			msg[n > 0 ? n : 0] = 0;
+			if (strstr(msg, "READY=1")) {
+				ret = 0;
+				break;
+			}
+		}
+		if (!daemon_alive(ru)) {
+			ret = -ESRCH;
+			break;
+		}
+	}
+	sched = sysfs_pid();
+	if (!ret && sched >= 0 && sched != ru->d.pid) {
+		fprintf(stderr, "tqbench: usched (pid %d) is ready but %s names pid %d\n",
+			ru->d.pid, SYSFS_PID, sched);
+		ret = -EBUSY;
+	}
+	if (ret == -ETIMEDOUT)
+		fprintf(stderr, "tqbench: usched (%s) not ready after %d s\n", policy_names[ru->p],
+			START_S);
+out:
+	free(envp);
+	if (sfd >= 0)
+		close(sfd);
+	if (logfd >= 0)
+		close(logfd);
+	if (nullfd >= 0)
+		close(nullfd);
+	return ret;
+}
+
+/* SIGTERM; the daemon finishes what it holds and exits 0. */
+static int daemon_stop(struct run *ru)
+{
+	char b[64];
+	int st;
+
+	if (ru->d.pid <= 0)
+		return 0;	/* never started, or gone (said so) */
+	kill(ru->d.pid, SIGTERM);
+	st = reap(&ru->d, STOP_S);
+	if (st && st != -1) {
+		fprintf(stderr, "tqbench: usched (%s) %s after SIGTERM\n", policy_names[ru->p],
+			how(st, b, sizeof(b)));
+		log_tail(ru);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* The daemon's counters we report: TGs, their measured makespans, policy time. */
+struct mstat {
+	double tgs, measured_s, policy_s;
+};
+
+static int metrics_read(const char *path, struct mstat *m)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	int n = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		n += sscanf(line, "tq_tgs_total %lf", &m->tgs) == 1;
+		n += sscanf(line, "tq_tg_makespan_seconds_total{kind=\"measured\"} %lf",
+			    &m->measured_s) == 1;
+		n += sscanf(line, "tq_policy_seconds_total %lf", &m->policy_s) == 1;
+	}
+	fclose(f);
+	return n == 3 ? 0 : -EINVAL;
+}
+
+/* The counters now: SIGHUP makes the daemon write them (through a rename). */
+static int metrics_now(struct run *ru, struct mstat *m)
+{
+	double end = now_s() + 10;
+
+	unlink(ru->prom);
+	kill(ru->d.pid, SIGHUP);
+	while (now_s() < end && daemon_alive(ru)) {
+		if (!metrics_read(ru->prom, m))
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* The worker side */
+
+static bool synthetic_task(const struct btask *b)
+{
+	return b->tk == tqk_find("SYN");
+}
+
+/* The synthetic suite's program: SYN (kernels/syn.cl) once per task, copies as arguments. */
+static void syn_program(const struct suite *s)
+{
+	size_t len = 0;
+
+	for (unsigned int i = 0; i < s->npool && len < sizeof(syn_src); i++)
+		len += snprintf(syn_src + len, sizeof(syn_src) - len,
+				"__kernel void syn_%s(__global uint *input, int num_iterations, "
+				"uint factor,\n\t\t__global const uint *copy_in, "
+				"__global uint *copy_out)\n{\n\tint idx = get_global_id(0);\n\n"
+				"\tfor (int i = 0; i < num_iterations; i++)\n"
+				"\t\tinput[idx] *= factor;\n}\n\n", s->pool[i].name);
+}
+
+/* The arena a worker needs: every copied buffer of its tasks, and room to register. */
+static size_t worker_arena(const struct result *r, unsigned int w)
+{
+	size_t n = 1 << 16;
+
+	for (unsigned int s = w; s < r->nslots; s += r->T)
+		for (unsigned int i = 0; i < r->slot[s].l.nbufs; i++)
+			if (r->slot[s].dir[i] != BT_SCRATCH)
+				n += (r->slot[s].l.buf[i].bytes + 4095) & ~4095ull;
+	return n;
+}
+
+static int slot_setup(struct tq *tq, struct wslot *ws, const struct wslot *prev, unsigned int n)
+{
+	const struct btask *b = ws->b;
+	char kname[40];
+	int ret = 0;
+
+	/* the kernel: once per task kind in this context */
+	for (unsigned int i = 0; i < n; i++) {
+		if (!strcmp(prev[i].b->name, b->name)) {
+			ws->prog = prev[i].prog;
+			ws->kern = prev[i].kern;
+		}
+	}
+	if (!ws->kern && synthetic_task(b)) {
+		for (unsigned int i = 0; i < n && !ws->prog; i++)
+			ws->prog = prev[i].prog;
+		if (!ws->prog)
+			ret = tq_register_program(tq, syn_src, strlen(syn_src), NULL, &ws->prog);
+		snprintf(kname, sizeof(kname), "syn_%s", b->name);
+		ret = ret ?: tq_lookup_kernel(tq, ws->prog, kname, &ws->kern);
+	} else if (!ws->kern) {
+		ret = tq_register_builtin(tq, b->tk->name, &ws->prog);
+		ret = ret ?: tq_lookup_kernel(tq, ws->prog, b->tk->kernel, &ws->kern);
+	}
+	if (ret) {
+		fprintf(stderr, "tqbench: worker %d: registering %s: %s\n", getpid(), b->name,
+			tq_strerror(ret));
+		return ret;
+	}
+	for (unsigned int i = 0; i < b->l.nbufs && !ret; i++) {
+		if (b->dir[i] == BT_SCRATCH)
+			continue;
+		ret = b->l.buf[i].bytes > UINT32_MAX ? -E2BIG :
+			tq_buf_alloc(tq, b->l.buf[i].bytes, &ws->buf[i], &ws->off[i]);
+	}
+	if (ret)
+		fprintf(stderr, "tqbench: worker %d: arena for %s: %s\n", getpid(), b->name,
+			tq_strerror(ret));
+	return ret;
+}
+
+/* Fill the task's descriptor: its kernel's arguments as tqk_plan() gives them. */
+static int slot_prep(const struct wslot *ws, struct tq_desc *d)
+{
+	const struct btask *b = ws->b;
+	const struct tqk_launch *l = &b->l;
+	size_t global[2], local[2];
+	unsigned int arg;
+	int ret = 0;
+
+	for (unsigned int i = 0; i < l->dim; i++) {
+		global[i] = l->global[i];
+		local[i] = l->local[i];
+	}
+	tq_prep_task(d, ws->prog, ws->kern, l->dim, global, local);
+	for (arg = 0; arg < l->nargs && !ret; arg++) {
+		const struct tqk_arg *a = &l->arg[arg];
+
+		if (a->kind == TQK_ARG_SCALAR)
+			ret = tq_prep_scalar(d, arg, a->val, a->size);
+		else
+			ret = tq_prep_buf(d, arg, ws->off[a->buf], l->buf[a->buf].bytes,
+					  b->dir[a->buf]);
+	}
+	/* SYN's copies: copy_in, copy_out; a word of device memory where there is none */
+	for (uint32_t dir = BT_IN; synthetic_task(b) && dir <= BT_OUT && !ret; dir++, arg++) {
+		unsigned int i;
+
+		for (i = 0; i < l->nbufs && b->dir[i] != dir; i++)
+			;
+		ret = i < l->nbufs ? tq_prep_buf(d, arg, ws->off[i], l->buf[i].bytes, dir) :
+				     tq_prep_buf(d, arg, 0, 4, TQ_DIR_SCRATCH);
+	}
+	return ret;
+}
+
+static void slots_fill(struct wslot *ws, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (!synthetic_task(ws[i].b))
+			tqk_fill(ws[i].b->tk, ws[i].b->sz, ws[i].seed, ws[i].buf);
+}
+
+static void slots_check(struct wslot *ws, unsigned int n, struct wmsg *m)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct tqk_mismatch mm;
+
+		if (synthetic_task(ws[i].b))
+			continue;
+		if (!tqk_verify(ws[i].b->tk, ws[i].b->sz, ws[i].seed, ws[i].buf, &mm)) {
+			m->verified++;
+			continue;
+		}
+		if (!m->wrong++)
+			fprintf(stderr, "tqbench: worker %d: %s: wrong output: buffer %u [%llu] is "
+				"%g, not %g\n", getpid(), ws[i].b->name, mm.buf,
+				(unsigned long long)mm.index, mm.got, mm.want);
+	}
+}
+
+/* One run: the tasks one after another, each after the previous one's completion. */
+static int worker_run(struct tq *tq, struct wslot *ws, unsigned int n, uint32_t run,
+		      struct wmsg *m)
+{
+	struct tq_cqe *cqe;
+	int ret = 0;
+
+	for (unsigned int rd = 0; rd < n && !ret; rd++) {
+		struct tq_desc *d = tq_get_desc(tq);
+		uint64_t tag = (uint64_t)run << 32 | rd;
+
+		if (!d)
+			return -EBUSY;
+		ret = slot_prep(&ws[rd], d);
+		tq_desc_set_data(d, tag);
+		if (!ret) {
+			ret = tq_submit(tq);
+			ret = ret < 0 ? ret : 0;
+		}
+		while (!ret && !m->t[rd].seen) {
+			ret = tq_wait(tq, &cqe, RUN_S * 1000);
+			if (ret)
+				break;
+			if (cqe->user_data >> 32 == run && (uint32_t)cqe->user_data <= rd) {
+				struct wtask *t = &m->t[(uint32_t)cqe->user_data];
+
+				t->seen++;
+				t->status = cqe->status;
+				t->start_ns = cqe->start_ns;
+				t->end_ns = cqe->end_ns;
+			} else {
+				m->stray++;
+			}
+			tq_cqe_seen(tq, cqe);
+		}
+	}
+	/* anything more now is a second completion or a stray */
+	while (!ret && !tq_peek(tq, &cqe)) {
+		if (cqe->user_data >> 32 == run && (uint32_t)cqe->user_data < n)
+			m->t[(uint32_t)cqe->user_data].seen++;
+		else
+			m->stray++;
+		tq_cqe_seen(tq, cqe);
+	}
+	if (ret)
+		fprintf(stderr, "tqbench: worker %d: run %u: %s\n", getpid(), run, tq_strerror(ret));
+	return ret;
+}
+
+static void send_msg(int sock, struct wmsg *m)
+{
+	if (send(sock, m, sizeof(*m), MSG_NOSIGNAL) != sizeof(*m))
+		_exit(3);
+}
+
+/* A worker process: w of r; commands on sock until it closes. */
+static void __attribute__((noreturn)) worker_main(const struct run *ru, unsigned int w, int sock)
+{
+	const struct result *r = ru->r;
+	static struct wslot ws[MAX_ROUNDS];
+	struct wmsg m = { .kind = MSG_READY };
+	unsigned int n = r->N;
+	uint32_t run = 0;
+	struct tq tq;
+	char cmd;
+
+	memset(ws, 0, sizeof(ws));
+	m.err = tq_open(&tq, 64, worker_arena(r, w), 0);
+	if (m.err) {
+		fprintf(stderr, "tqbench: worker %d: tq_open (%zu MiB arena): %s\n", getpid(),
+			worker_arena(r, w) >> 20, tq_strerror(m.err));
+		send_msg(sock, &m);
+		_exit(1);
+	}
+	for (unsigned int rd = 0; rd < n && !m.err; rd++) {
+		ws[rd].b = &r->slot[rd * r->T + w];
+		ws[rd].seed = ru->e->o->seed * 1000 + rd * r->T + w;
+		m.err = slot_setup(&tq, &ws[rd], ws, rd);
+	}
+	slots_fill(ws, n);
+	send_msg(sock, &m);
+	while (!m.err && recv(sock, &cmd, 1, 0) == 1) {
+		memset(&m, 0, sizeof(m));
+		if (cmd == CMD_GO) {
+			m.kind = MSG_REPORT;
+			m.err = worker_run(&tq, ws, n, ++run, &m);
+		} else {
+			m.kind = MSG_READY;
+			slots_check(ws, n, &m);
+			slots_fill(ws, n);
+		}
+		send_msg(sock, &m);
+	}
+	tq_close(&tq);
+	_exit(m.err ? 1 : 0);
+}
+
+/* The parent side */
+
+static int workers_start(struct run *ru)
+{
+	pid_t parent = getpid();
+
+	fflush(NULL);
+	for (unsigned int w = 0; w < ru->r->T; w++) {
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+			return -errno;
+		ru->w[w].pid = fork();
+		if (ru->w[w].pid < 0) {
+			ru->w[w].pid = 0;
+			close(sv[0]);
+			close(sv[1]);
+			return -errno;
+		}
+		if (!ru->w[w].pid) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(1);
+			/* the others' ends: each worker must see EOF when we close ours */
+			for (unsigned int k = 0; k < w; k++)
+				close(ru->w[k].sock);
+			close(sv[0]);
+			worker_main(ru, w, sv[1]);
+		}
+		close(sv[1]);
+		ru->w[w].sock = sv[0];
+	}
+	return 0;
+}
+
+/* A message of kind from every worker; 0, or -errno having said why. */
+static int gather(struct run *ru, uint32_t kind, int secs)
+{
+	unsigned int T = ru->r->T, left = T;
+	bool got[MAX_WORKERS] = { false };
+	double end = now_s() + secs;
+
+	while (left) {
+		struct pollfd pfd[MAX_WORKERS];
+
+		for (unsigned int w = 0; w < T; w++)
+			pfd[w] = (struct pollfd){ .fd = got[w] ? -1 : ru->w[w].sock,
+						  .events = POLLIN };
+		poll(pfd, T, 200);
+		for (unsigned int w = 0; w < T; w++) {
+			struct wmsg *m = &ru->msg[w];
+			char b[64];
+
+			if (got[w] || !pfd[w].revents)
+				continue;
+			if (recv(ru->w[w].sock, m, sizeof(*m), 0) != sizeof(*m)) {
+				pid_t pid = ru->w[w].pid;
+
+				fprintf(stderr, "tqbench: worker %u (pid %d) %s\n", w, pid,
+					how(reap(&ru->w[w], 2), b, sizeof(b)));
+				return -ECHILD;
+			}
+			if (m->kind != kind || m->err) {
+				fprintf(stderr, "tqbench: worker %u failed (%s)\n", w,
+					m->err ? strerror(-m->err) : "protocol");
+				return m->err ?: -EPROTO;
+			}
+			got[w] = true;
+			left--;
+		}
+		if (!daemon_alive(ru))
+			return -ESRCH;
+		if (left && now_s() > end) {
+			fprintf(stderr, "tqbench: %u worker(s) silent for %d s\n", left, secs);
+			return -ETIMEDOUT;
+		}
+	}
+	return 0;
+}
+
+static int command(struct run *ru, char cmd)
+{
+	for (unsigned int w = 0; w < ru->r->T; w++)
+		if (send(ru->w[w].sock, &cmd, 1, MSG_NOSIGNAL) != 1)
+			return -errno;
+	return 0;
+}
+
+/* Every task completed once with status 0; the makespan of the run in *ms. */
+static int run_result(struct run *ru, double *ms)
+{
+	const struct result *r = ru->r;
+	uint64_t first = UINT64_MAX, last = 0;
+
+	for (unsigned int w = 0; w < r->T; w++) {
+		const struct wmsg *m = &ru->msg[w];
+
+		if (m->stray) {
+			fprintf(stderr, "tqbench: worker %u: %u stray completion(s)\n", w, m->stray);
+			return -EPROTO;
+		}
+		for (unsigned int rd = 0; rd < r->N; rd++) {
+			const struct wtask *t = &m->t[rd];
+
+			if (t->seen != 1 || t->status || !t->start_ns || t->end_ns < t->start_ns) {
+				fprintf(stderr, "tqbench: worker %u, task %u (%s): %u completion(s), "
+					"status %d (%s)\n", w, rd, r->slot[rd * r->T + w].name,
+					t->seen, t->status, strerror(-t->status));
+				return -EIO;
+			}
+			first = t->start_ns < first ? t->start_ns : first;
+			last = t->end_ns > last ? t->end_ns : last;
+		}
+	}
+	*ms = (last - first) / 1e6;
+	return 0;
+}
+
+/* Outputs checked: every real task's, none wrong. */
+static int check_result(struct run *ru, unsigned int *verified)
+{
+	unsigned int want = 0, got = 0, wrong = 0;
+
+	for (unsigned int s = 0; s < ru->r->nslots; s++)
+		want += !synthetic_task(&ru->r->slot[s]);
+	for (unsigned int w = 0; w < ru->r->T; w++) {
+		got += ru->msg[w].verified;
+		wrong += ru->msg[w].wrong;
+	}
+	*verified += got;
+	if (wrong || got != want) {
+		fprintf(stderr, "tqbench: %u of %u outputs wrong, %u verified\n", wrong, want, got);
+		return -EIO;
+	}
+	return 0;
+}
+
+static void workers_stop(struct run *ru, bool failed)
+{
+	for (unsigned int w = 0; w < ru->r->T; w++) {
+		if (failed && ru->w[w].pid > 0)
+			kill(ru->w[w].pid, SIGKILL);
+		if (ru->w[w].sock > 0)
+			close(ru->w[w].sock);	/* EOF: the worker exits */
+		ru->w[w].sock = -1;
+	}
+	for (unsigned int w = 0; w < ru->r->T; w++)
+		reap(&ru->w[w], 10);
+}
+
+/* Policy p through the daemon: warm-up, then --runs runs. */
+static int policy_procs(struct env *e, struct result *r, int p)
+{
+	struct run ru = { .e = e, .r = r, .p = p };
+	unsigned int runs = e->o->runs > 64 ? 64 : e->o->runs, verified = 0;
+	struct mstat a = { 0 }, b = { 0 };
+	double v[64];
+	bool have_a = false;
+	int ret, stop;
+
+	snprintf(ru.log, sizeof(ru.log), "%s/usched.log", e->o->out);
+	snprintf(ru.prom, sizeof(ru.prom), "%s/usched.prom", e->o->out);
+	for (unsigned int w = 0; w < MAX_WORKERS; w++)
+		ru.w[w].sock = -1;
+	ret = daemon_start(&ru);
+	ret = ret ?: workers_start(&ru);
+	ret = ret ?: gather(&ru, MSG_READY, START_S);
+	for (unsigned int k = 0; k <= runs && !ret; k++) {
+		double ms;
+
+		ret = command(&ru, CMD_GO);
+		ret = ret ?: gather(&ru, MSG_REPORT, RUN_S);
+		ret = ret ?: run_result(&ru, &ms);
+		ret = ret ?: command(&ru, CMD_CHECK);
+		ret = ret ?: gather(&ru, MSG_READY, RUN_S);
+		ret = ret ?: check_result(&ru, &verified);
+		if (!ret && k)
+			v[k - 1] = ms;
+		/* the counters from here on: the warm-up run is not counted */
+		if (!ret && !k)
+			have_a = !metrics_now(&ru, &a);
+		progress_step(1, policy_names[p]);
+	}
+	workers_stop(&ru, ret);
+	stop = daemon_stop(&ru);
+	ret = ret ?: stop;
+	if (ret)
+		return ret;
+	r->pol_ms[p] = median(v, runs);
+	if (have_a && !metrics_read(ru.prom, &b) && b.tgs > a.tgs) {
+		r->pol_tgs[p] = b.tgs - a.tgs;
+		r->pol_sched_ns[p] = (b.policy_s - a.policy_s) * 1e9 / r->pol_tgs[p];
+		r->pol_tg_ms[p] = (b.measured_s - a.measured_s) * 1e3 / r->pol_tgs[p];
+	}
+	fprintf(stderr, "tqbench: process %s: %u runs x %u tasks, each completed once with status "
+		"0; %u outputs verified\n", policy_names[p], runs + 1, r->nslots, verified);
+	return 0;
+}
+
+int run_procs(struct env *e, struct result *r)
+{
+	int ret = 0;
+
+	if (r->T > MAX_WORKERS || r->N > MAX_ROUNDS)
+		return -EINVAL;
+	if (r->s->synthetic)
+		syn_program(r->s);
+	r->pol_proc = true;
+	progress_begin("policies (processes)", NPOL * (e->o->runs + 1.0));
+	for (int p = 0; p < NPOL && !ret; p++)
+		ret = policy_procs(e, r, p);
+	progress_end();
+	if (ret)
+		e->proc_failed++;
+	return ret;
+}
