@@ -336,6 +336,7 @@ static int pol_open(struct env *e, int p)
 		.device = e->c.name,
 		.policy = policy_names[p],
 		.profile = e->o->profile,
+		.max_tg = e->o->max_tg,
 		.complete = on_complete,
 		.tg_done = on_tg,
 	};

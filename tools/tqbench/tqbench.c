@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../../usched/usched.h"
 #include "../tqcalib/progress.h"
 #include "bench.h"
 
