@@ -319,8 +319,13 @@ struct stream {
 	uint64_t rng;
 	uint64_t t_win, t_end;		/* counting window: [t_win, t_end] */
 	uint64_t submitted, outstanding, counted;
-	double *lat_ms;
-	double (*iv)[CLX_STAGES][2];	/* per counted task: stage start, end */
+	double *lat_ms;			/* per counted task */
+	/*
+	 * Per task completed, counted or not: stage start, end. A task that
+	 * ends after the window may have run its kernel inside it.
+	 */
+	double (*iv)[CLX_STAGES][2];
+	size_t niv;
 	double load[CLX_STAGES];	/* standalone work of the counted tasks */
 	size_t cap;
 	int err;
@@ -469,15 +474,19 @@ static void on_complete(void *arg, const struct usched_completion *c)
 		struct stream *st = co->st;
 
 		st->outstanding--;
+		if (st->niv < st->cap) {
+			for (int s = 0; s < CLX_STAGES; s++) {
+				st->iv[st->niv][s][0] = c->stage_start[s];
+				st->iv[st->niv][s][1] = c->stage_end[s];
+			}
+			st->niv++;
+		}
 		if (c->end_ns >= st->t_win && c->end_ns <= st->t_end && st->counted < st->cap) {
 			const struct btask *b = &st->s->pool[c->user_data];
-
 			double alone[CLX_STAGES] = { 0 };
 
 			st->lat_ms[st->counted] = (c->end_ns - c->queued_ns) / 1e6;
 			for (int s = 0; s < CLX_STAGES; s++) {
-				st->iv[st->counted][s][0] = c->stage_start[s];
-				st->iv[st->counted][s][1] = c->stage_end[s];
 				for (unsigned int k = 0; k < b->ncmds; k++)
 					if (b->cmd_stage[k] == s)
 						alone[s] += b->cmd_ns[k];
@@ -836,7 +845,7 @@ static int stream_usched(struct env *e, const struct suite *real, int p,
 	sr->tasks = st.counted;
 	sr->secs = (st.t_end - st.t_win) / 1e9;
 	sr->tput = st.counted / sr->secs;
-	stream_util(sr, st.iv, st.counted, st.t_win, st.t_end);
+	stream_util(sr, st.iv, st.niv, st.t_win, st.t_end);
 	for (int s = 0; s < CLX_STAGES; s++)
 		sr->bound_util = fmax(sr->bound_util, st.load[s] / (st.t_end - st.t_win));
 	percentiles(st.lat_ms, st.counted, &sr->p50_ms, &sr->p99_ms);
