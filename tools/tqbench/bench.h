@@ -115,7 +115,7 @@ struct env {
 	void *arena;			/* c's host memory, shared by every task slot */
 	struct clx_region reg;
 	unsigned int proc_failed;	/* experiments whose process runs failed */
-	FILE *cmds;			/* NoReorder's command timelines (N == 1); NULL: off */
+	FILE *cmds;			/* NoReorder's command timelines; NULL: off */
 	FILE *stream_tasks;		/* the stream's counted tasks, stage by stage; NULL: off */
 	FILE *usched_tasks;		/* the policies' counted runs, task by task; NULL: off */
 };

@@ -229,7 +229,7 @@ int run_noreorder(struct env *e, struct result *r)
 	for (unsigned int k = 0; k < runs && !ret; k++) {
 		for (unsigned int p = 0; p < r->nperms && !ret; p++) {
 			ret = run_order(e, r, in, r->perm[p], &v[(size_t)p * runs + k]);
-			if (!ret && e->cmds && r->N == 1)
+			if (!ret && e->cmds && (r->N == 1 || e->dev.dma == 2))
 				timeline_write(e, r, in, p, k);
 			progress_step(1, NULL);
 		}
@@ -242,7 +242,14 @@ int run_noreorder(struct env *e, struct result *r)
 	return ret;
 }
 
-/* The order policy p picks for r from the standalone times: round by round. */
+/*
+ * The order policy p picks for r from the standalone times. On two copy
+ * engines, all T x N tasks at once with each worker's tasks chained, as
+ * usched orders them when they are submitted together; with one copy
+ * engine round by round, as run_order() runs them (see predict_ms()).
+ * exact gets a second on the larger sets, where proving the best order can
+ * take far longer.
+ */
 static int policy_order(struct env *e, const struct result *r, int p, uint8_t *order)
 {
 	static struct tq_ws ws;
@@ -250,6 +257,18 @@ static int policy_order(struct env *e, const struct result *r, int p, uint8_t *o
 	struct tq_tg tg;
 	struct tq_decision d;
 
+	if (!ops)
+		return -EINVAL;
+	if (e->dev.dma == 2) {
+		struct tq_problem pb = { .tg = &tg, .dev = &e->dev, .seed = e->o->seed,
+					 .budget_ns = r->nslots > 8 ? 1e9 : 0 };
+
+		result_tg(r, &tg);
+		if (ops->order(&pb, &ws, &d))
+			return -EINVAL;
+		memcpy(order, d.order, r->nslots);
+		return 0;
+	}
 	for (unsigned int rd = 0; rd < r->N; rd++) {
 		struct tq_problem pb = { .tg = &tg, .dev = &e->dev, .seed = e->o->seed };
 
@@ -261,7 +280,7 @@ static int policy_order(struct env *e, const struct result *r, int p, uint8_t *o
 			for (unsigned int c = 0; c < b->ncmds; c++)
 				tq_tg_add_cmd(&tg, b->cmd_stage[c], b->cmd_ns[c]);
 		}
-		if (!ops || ops->order(&pb, &ws, &d))
+		if (ops->order(&pb, &ws, &d))
 			return -EINVAL;
 		for (unsigned int i = 0; i < r->T; i++)
 			order[rd * r->T + i] = rd * r->T + d.order[i];

@@ -509,20 +509,24 @@ void result_tg(const struct result *r, struct tq_tg *tg)
 		tq_tg_add_task(tg);
 		for (unsigned int c = 0; c < b->ncmds; c++)
 			tq_tg_add_cmd(tg, b->cmd_stage[c], b->cmd_ns[c]);
+		/* a worker's next task starts once its previous one has ended */
+		if (i >= r->T)
+			tq_tg_set_after(tg, i, i - r->T);
 	}
 }
 
 /*
- * The model's makespan of an order, from the standalone times. One round
- * (N == 1) is one TG, as the model knows it; with more rounds a worker's
- * next task waits for its previous one, which the model does not express:
- * 0 then.
+ * The model's makespan of an order, from the standalone times: the T x N
+ * tasks as one TG, each worker's tasks chained, as run_order() runs them on
+ * two copy engines. With one, run_order() puts each round's DtH copies
+ * after its HtD copies, which the chains do not express: 0 then, unless
+ * N == 1.
  */
 double predict_ms(const struct env *e, const struct result *r, const uint8_t *order)
 {
 	struct tq_tg tg;
 
-	if (r->N != 1)
+	if (r->N != 1 && e->dev.dma != 2)
 		return 0;
 	result_tg(r, &tg);
 	return tq_makespan(&tg, &e->dev, order, r->nslots) / 1e6;
