@@ -116,6 +116,9 @@ int tq_dev_check(const struct tq_dev *dev)
 		if (s != TQ_K && !(dev->slow[s] >= 1.0 && isfinite(dev->slow[s])))
 			return -EINVAL;
 	}
+	if (!(isfinite(dev->dep_ns) && dev->dep_ns >= 0 && isfinite(dev->gap_ns) &&
+	      dev->gap_ns >= 0))
+		return -EINVAL;
 	return 0;
 }
 
@@ -128,6 +131,12 @@ static inline double min_d(double a, double b)
 static inline double max_d(double a, double b)
 {
 	return a > b ? a : b;
+}
+
+/* When an engine busy until @busy may start its first command: gap_ns after, if it is busy. */
+static inline double engine_free(double busy, double gap)
+{
+	return busy > 0 ? busy + gap : 0;
 }
 
 /*
@@ -150,6 +159,10 @@ static inline double max_d(double a, double b)
  * steps from one HtD or DtH start or end to the next, re-estimating both
  * ends at each step (the paper's Figure 5).
  *
+ * Latencies: an engine's free time includes gap_ns after its last command
+ * (free, kfree), and hend, kend and dend hold a stage's end + dep_ns, when a
+ * command waiting on it may start; a release is stored as is.
+ *
  * Precedence (@prec): a task's first command also waits for the end
  * of its predecessor's last command (first_ready()), INFINITY while that is
  * unknown. A feasible order has the predecessor ahead in every queue, so its
@@ -163,12 +176,14 @@ struct sim {
 	unsigned int n;
 	struct tq_sim_result *res;	/* NULL: makespan only */
 	double makespan;
-	double *hend;			/* per position: end of the HtD stage, release if absent */
-	double *kend;			/* end of the K stage, once placed */
-	double *dend;			/* end of the DtH stage, before d.pos */
+	double dep, gap;		/* the device's latencies */
+	/* per position, a stage's end + dep (struct tq_prefix_buf) */
+	double *hend;			/* the HtD stage; the release until then or if absent */
+	double *kend;			/* the K stage, once placed */
+	double *dend;			/* the DtH stage, before d.pos */
 	const int8_t *ppos;		/* @prec: per position, its predecessor's or -1 */
 	unsigned int kpos;		/* tasks whose kernels are placed */
-	double kfree;			/* the K engine is free from then on */
+	double kfree;			/* the K engine may start a kernel from then on */
 	double now;			/* two engines: the event loop's clock */
 	struct tq_copyq h, d;		/* the copy queues; one engine: d.pos only */
 };
@@ -185,6 +200,7 @@ static inline void record(struct sim *sm, int s, unsigned int cmd, double start,
 		sm->res->start[cmd] = start;
 		sm->res->end[cmd] = end;
 		sm->res->busy[s] += end - start;
+		sm->res->engine_end[s] = end;	/* an engine runs its commands in order */
 	}
 }
 
@@ -236,10 +252,12 @@ SIM_STEP void place_kernels(struct sim *sm, bool prec, unsigned int hknown)
 		for (unsigned int c = 0; c < t->n[TQ_K]; c++) {
 			double start = max_d(sm->kfree, ready);
 
-			ready = sm->kfree = start + sm->tg->cmd_ns[t->first[TQ_K] + c];
+			ready = start + sm->tg->cmd_ns[t->first[TQ_K] + c];
+			sm->kfree = ready + sm->gap;
 			record(sm, TQ_K, t->first[TQ_K] + c, start, ready);
 		}
-		sm->kend[sm->kpos] = ready;
+		/* read only when the task has kernels */
+		sm->kend[sm->kpos] = ready + sm->dep;
 	}
 }
 
@@ -259,18 +277,18 @@ SIM_STEP double dth_ready(const struct sim *sm, bool prec, unsigned int hknown,
 	return pos < hknown ? sm->hend[pos] : INFINITY;
 }
 
-/* Run the commands of stage @s back to back from @free; returns the engine's release. */
-static inline double run_stage(struct sim *sm, unsigned int pos, int s, double free)
+/* Run the (>= 1) commands of stage @s back to back from @start; returns the last end. */
+static inline double run_stage(struct sim *sm, unsigned int pos, int s, double start)
 {
 	const struct tq_task *t = task_at(sm, pos);
+	double end = start;
 
 	for (unsigned int c = 0; c < t->n[s]; c++) {
-		double end = free + sm->tg->cmd_ns[t->first[s] + c];
-
-		record(sm, s, t->first[s] + c, free, end);
-		free = end;
+		end = start + sm->tg->cmd_ns[t->first[s] + c];
+		record(sm, s, t->first[s] + c, start, end);
+		start = end + sm->gap;
 	}
-	return free;
+	return end;
 }
 
 /* One copy engine: the DtHs of the tasks before @upto, the HtDs before @hknown known. */
@@ -278,10 +296,15 @@ SIM_STEP double run_dths(struct sim *sm, bool prec, unsigned int hknown, unsigne
 			 double free)
 {
 	place_kernels(sm, prec, hknown);
-	for (; sm->d.pos < upto; sm->d.pos++)
-		if (task_at(sm, sm->d.pos)->n[TQ_DTH])
-			sm->dend[sm->d.pos] = free = run_stage(sm, sm->d.pos, TQ_DTH,
-				max_d(free, dth_ready(sm, prec, hknown, sm->d.pos)));
+	for (; sm->d.pos < upto; sm->d.pos++) {
+		if (task_at(sm, sm->d.pos)->n[TQ_DTH]) {
+			double end = run_stage(sm, sm->d.pos, TQ_DTH,
+					       max_d(free, dth_ready(sm, prec, hknown, sm->d.pos)));
+
+			sm->dend[sm->d.pos] = end + sm->dep;
+			free = end + sm->gap;
+		}
+	}
 	return free;
 }
 
@@ -294,9 +317,13 @@ SIM_STEP double copy_engine(struct sim *sm, bool prec, double free)
 	for (unsigned int pos = 0; pos < sm->n; pos++) {
 		if (prec && sm->ppos[pos] >= (int)sm->d.pos)
 			free = run_dths(sm, prec, pos, sm->ppos[pos] + 1, free);
-		if (task_at(sm, pos)->n[TQ_HTD])
-			sm->hend[pos] = free = run_stage(sm, pos, TQ_HTD,
-				max_d(free, first_ready(sm, prec, pos, pos)));
+		if (task_at(sm, pos)->n[TQ_HTD]) {
+			double end = run_stage(sm, pos, TQ_HTD,
+					       max_d(free, first_ready(sm, prec, pos, pos)));
+
+			sm->hend[pos] = end + sm->dep;
+			free = end + sm->gap;
+		}
 	}
 	return run_dths(sm, prec, sm->n, sm->n, free);
 }
@@ -323,7 +350,7 @@ static inline void retire(struct sim *sm, struct tq_copyq *q, int s, double now)
 {
 	record(sm, s, task_at(sm, q->pos)->first[s] + q->c, q->start, now);
 	q->run = false;
-	q->free = now;
+	q->free = now + sm->gap;
 	q->c++;
 }
 
@@ -372,14 +399,14 @@ SIM_STEP void copy_engines(struct sim *sm, bool prec, const struct tq_dev *dev, 
 		if (h->run && h_end == now) {
 			retire(sm, h, TQ_HTD, now);
 			if (h->c == task_at(sm, h->pos)->n[TQ_HTD])
-				sm->hend[h->pos] = now;
+				sm->hend[h->pos] = now + sm->dep;
 			seek(sm, h, TQ_HTD);
 			place_kernels(sm, prec, h->pos);
 		}
 		if (d->run && d_end == now) {
 			retire(sm, d, TQ_DTH, now);
 			if (prec && d->c == task_at(sm, d->pos)->n[TQ_DTH]) {
-				sm->dend[d->pos] = now;
+				sm->dend[d->pos] = now + sm->dep;
 				seek(sm, d, TQ_DTH);
 				/* a kernel may wait for this end */
 				place_kernels(sm, prec, h->pos);
@@ -437,12 +464,14 @@ SIM_STEP double simulate(const struct tq_tg *tg, const struct tq_dev *dev, const
 	double hend[TQ_MAX_TASKS], kend[TQ_MAX_TASKS], dend[TQ_MAX_TASKS];
 	int8_t ppos[TQ_MAX_TASKS];
 	struct sim sm = { .tg = tg, .order = order, .n = n, .res = res, .hend = hend,
-			  .kend = kend, .dend = dend, .kfree = busy[TQ_K] };
+			  .kend = kend, .dend = dend, .dep = dev->dep_ns, .gap = dev->gap_ns,
+			  .kfree = engine_free(busy[TQ_K], dev->gap_ns) };
 
 	for (unsigned int pos = 0; pos < n; pos++)
 		hend[pos] = tg->release[order[pos]];
 	if (res) {
 		memset(res->busy, 0, sizeof(res->busy));
+		memcpy(res->engine_end, busy, sizeof(res->engine_end));	/* record() moves them */
 		for (unsigned int c = 0; c < tg->ncmds; c++)
 			res->start[c] = res->end[c] = NAN;	/* tasks left out */
 	}
@@ -460,24 +489,20 @@ SIM_STEP double simulate(const struct tq_tg *tg, const struct tq_dev *dev, const
 			dend[pos] = INFINITY;	/* read only once run; this keeps gcc quiet */
 	}
 	if (dev->dma == 2) {
-		sm.h.free = busy[TQ_HTD];
-		sm.d.free = busy[TQ_DTH];
+		sm.h.free = engine_free(busy[TQ_HTD], sm.gap);
+		sm.d.free = engine_free(busy[TQ_DTH], sm.gap);
 		copy_engines_seek(&sm, prec);
 		copy_engines(&sm, prec, dev, true);
-		if (res) {
-			res->engine_end[TQ_HTD] = sm.h.free;
-			res->engine_end[TQ_DTH] = sm.d.free;
-		}
 	} else {
-		double free = copy_engine(&sm, prec, max_d(busy[TQ_HTD], busy[TQ_DTH]));
-
+		copy_engine(&sm, prec, engine_free(max_d(busy[TQ_HTD], busy[TQ_DTH]), sm.gap));
+		/* one engine: its last command, else its busy time */
 		if (res)
-			res->engine_end[TQ_HTD] = res->engine_end[TQ_DTH] = free;
+			res->engine_end[TQ_HTD] = res->engine_end[TQ_DTH] =
+				max_d(max_d(res->engine_end[TQ_HTD], res->engine_end[TQ_DTH]),
+				      max_d(busy[TQ_HTD], busy[TQ_DTH]));
 	}
-	if (res) {
-		res->engine_end[TQ_K] = sm.kfree;
+	if (res)
 		res->makespan = sm.makespan;
-	}
 	return sm.makespan;
 }
 
@@ -502,11 +527,12 @@ double tq_makespan(const struct tq_tg *tg, const struct tq_dev *dev,
  * queue runs dry and resumed when a task is appended. The same steps in the
  * same order, so the same makespan to the bit.
  */
-static inline void prefix_load(struct sim *sm, const struct tq_tg *tg, struct tq_prefix_buf *buf,
-			       const struct tq_prefix *p)
+static inline void prefix_load(struct sim *sm, const struct tq_tg *tg, const struct tq_dev *dev,
+			       struct tq_prefix_buf *buf, const struct tq_prefix *p)
 {
 	*sm = (struct sim){ .tg = tg, .order = buf->order, .n = p->n, .hend = buf->hend,
 			    .kend = buf->kend, .dend = buf->dend,
+			    .dep = dev->dep_ns, .gap = dev->gap_ns,
 			    .ppos = buf->ppos, .makespan = p->makespan, .kpos = p->kpos,
 			    .kfree = p->kfree, .now = p->now, .h = p->h, .d = p->d };
 }
@@ -525,9 +551,9 @@ static inline void prefix_store(const struct sim *sm, struct tq_prefix *p)
 void tq_prefix_init(struct tq_prefix *p, const struct tq_dev *dev)
 {
 	memset(p, 0, sizeof(*p));
-	p->kfree = dev->busy_until[TQ_K];
-	p->h.free = dev->busy_until[TQ_HTD];
-	p->d.free = dev->busy_until[TQ_DTH];
+	p->kfree = engine_free(dev->busy_until[TQ_K], dev->gap_ns);
+	p->h.free = engine_free(dev->busy_until[TQ_HTD], dev->gap_ns);
+	p->d.free = engine_free(dev->busy_until[TQ_DTH], dev->gap_ns);
 }
 
 void tq_prefix_push(const struct tq_tg *tg, const struct tq_dev *dev, struct tq_prefix_buf *buf,
@@ -546,7 +572,7 @@ void tq_prefix_push(const struct tq_tg *tg, const struct tq_dev *dev, struct tq_
 				;
 		buf->ppos[p->n] = pos;
 	}
-	prefix_load(&sm, tg, buf, p);
+	prefix_load(&sm, tg, dev, buf, p);
 	sm.n++;
 	if (tg->nafter) {
 		copy_engines_seek(&sm, true);
@@ -563,7 +589,7 @@ double tq_prefix_finish(const struct tq_tg *tg, const struct tq_dev *dev,
 {
 	struct sim sm;
 
-	prefix_load(&sm, tg, buf, p);
+	prefix_load(&sm, tg, dev, buf, p);
 	if (tg->nafter)
 		copy_engines(&sm, true, dev, true);
 	else

@@ -4,7 +4,9 @@
  *
  * Every policy works on the TG collapsed to one command per stage (ws->tg):
  * a stage's commands run back to back on one engine, so the collapsed TG has
- * the same makespan for every order and simulates faster.
+ * the same makespan for every order and simulates faster. Not with a gap
+ * between commands (dev->gap_ns): a collapsed copy would be slowed during
+ * the gaps, so ws->tg is then the TG as given.
  *
  * exact is a depth-first branch and bound over order prefixes. A node's
  * state is each engine's free time after the prefix, computed with the
@@ -19,6 +21,10 @@
  * A task's release time is a head: it enters bb_push and the bounds as
  * max(engine free, release), which only moves them later where the model
  * does, so they stay lower bounds.
+ *
+ * The command latencies (dev->dep_ns, gap_ns) only delay commands: the
+ * bounds and bb_push leave them out and stay lower bounds, except the copy
+ * bound's least overlap, which assumes no gaps (see copy_bound()).
  *
  * Precedence (tq_tg_set_after()): every policy builds feasible orders only.
  * The searches branch on, pick or insert a task only where its predecessor
@@ -63,6 +69,7 @@ static void johnson_order(struct tq_ws *ws, int a, uint8_t *order)
 static int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
 {
 	const struct tq_tg *tg = pb->tg;
+	bool collapse = pb->dev->gap_ns == 0;
 
 	if (!tg->ntasks || tq_dev_check(pb->dev))
 		return -EINVAL;
@@ -78,8 +85,10 @@ static int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
 		ws->released |= tg->release[t] > 0 || ws->tg.after[t] >= 0;
 		for (int s = 0; s < TQ_STAGES; s++) {
 			ws->work[t][s] = tq_task_work(tg, t, s);
-			if (tg->task[t].n[s])
+			if (tg->task[t].n[s] && collapse)
 				tq_tg_add_cmd(&ws->tg, s, ws->work[t][s]);
+			for (unsigned int c = 0; c < tg->task[t].n[s] && !collapse; c++)
+				tq_tg_add_cmd(&ws->tg, s, tg->cmd_ns[tg->task[t].first[s] + c]);
 			ws->all[s] &= tg->task[t].n[s] != 0;
 		}
 	}
@@ -204,8 +213,8 @@ static void bb_push(const struct tq_ws *ws, struct tq_bb_state *st, unsigned int
  * The state of a prefix simulated up to its last HtD's end (bb_sim). Up to
  * then the simulation of any completion is this one, so h and k are exact.
  * The prefix's DtHs left then can only be slowed by the HtDs to come, so
- * running them at full speed gives a DtH release never later than the true
- * one.
+ * running them at full speed (and without gaps) gives a DtH release never
+ * later than the true one.
  */
 static void bb_from_prefix(const struct tq_ws *ws, const struct tq_prefix *p,
 			   struct tq_bb_state *st)
@@ -214,15 +223,20 @@ static void bb_from_prefix(const struct tq_ws *ws, const struct tq_prefix *p,
 	double free = p->d.run ? p->now + p->d.rem : max_d(p->now, p->d.free);
 
 	st->dres = p->d.run ? p->d.rem : 0;
-	/* one DtH command per task (ws->tg is collapsed) */
-	for (unsigned int pos = p->d.pos + p->d.run; pos < p->n; pos++) {
+	for (unsigned int pos = p->d.pos; pos < p->n; pos++) {
 		unsigned int t = buf->order[pos];
+		const struct tq_task *task = &ws->tg.task[t];
+		/* the head's commands after the running one (several if not collapsed) */
+		unsigned int c = pos == p->d.pos ? p->d.c + p->d.run : 0;
 
-		if (!has(ws, t, TQ_DTH))
+		if (c >= task->n[TQ_DTH])
 			continue;
-		free = max_d(free, has(ws, t, TQ_K) ? buf->kend[pos] : buf->hend[pos]);
-		free += ws->work[t][TQ_DTH];
-		st->dres += ws->work[t][TQ_DTH];
+		if (!c)
+			free = max_d(free, has(ws, t, TQ_K) ? buf->kend[pos] : buf->hend[pos]);
+		for (; c < task->n[TQ_DTH]; c++) {
+			free += ws->tg.cmd_ns[task->first[TQ_DTH] + c];
+			st->dres += ws->tg.cmd_ns[task->first[TQ_DTH] + c];
+		}
 	}
 	st->h = p->h.free;
 	st->k = p->kfree;
@@ -244,18 +258,25 @@ static void bb_from_prefix(const struct tq_ws *ws, const struct tq_prefix *p,
  * after them), and from then on the DtH engine works at >= 1/slow_d until
  * those are done. Without this bound the slowdown is invisible to the
  * others, and the best order ends several % above them.
+ *
+ * With latencies the HtD engine may idle z in gaps, while a DtH runs at full
+ * speed: hE grows by z and dw - x/slow_d shrinks by at most z, so the
+ * inequality holds, but the DtH engine may do its forced work in those gaps
+ * instead of alongside an HtD (and dep_ns delays `ready'), so x has no lower
+ * limit but 0. The DtH engine may also run alone in the gap before h.
  */
 static double copy_bound(const struct tq_ws *ws, const struct tq_dev *dev,
 			 const struct tq_bb_state *st, const double *sum, uint64_t rest)
 {
 	const double sh = dev->slow[TQ_HTD], sd = dev->slow[TQ_DTH];
 	double a = 1 - 1 / sh, hw = sum[TQ_HTD], dw = st->dres + sum[TQ_DTH], best = INFINITY;
+	bool lat = dev->dep_ns > 0 || dev->gap_ns > 0;
 
 	for (uint64_t m = rest; m; m &= m - 1) {
 		const double *w = ws->work[__builtin_ctzll(m)];
 		double tail = w[TQ_K] + w[TQ_DTH], before = dw - w[TQ_DTH];
 		double ready = max_d(st->k, st->h + sh * (hw - w[TQ_HTD])) + sum[TQ_K] - w[TQ_K];
-		double lo = sd * min_d(before, max_d(0, (st->h + hw - ready) / sd));
+		double lo = lat ? 0 : sd * min_d(before, max_d(0, (st->h + hw - ready) / sd));
 		double hi = max_d(lo, min_d(sh * hw, sd * before));
 		/* the least over [lo, hi]: below the kink the slope is a - 1/slow_d */
 		double x = a < 1 / sd ? sd * (dw - tail) : 0;
@@ -263,7 +284,8 @@ static double copy_bound(const struct tq_ws *ws, const struct tq_dev *dev,
 		x = min_d(max_d(x, lo), hi);
 		best = min_d(best, hw + a * x + max_d(tail, dw - x / sd));
 	}
-	return st->h + best;
+	/* with a gap, from the last HtD's end (h - gap), where dres is counted */
+	return (lat ? st->h - dev->gap_ns : st->h) + best;
 }
 
 /*
@@ -607,7 +629,8 @@ static void paper_update(struct tq_ws *ws, const struct tq_dev *dev, const uint8
 	for (unsigned int i = 0; i < len; i++)
 		for (int s = 0; s < TQ_STAGES; s++)
 			if (has(ws, ot[i], s))
-				tm[s] = fmax(tm[s], ws->res.end[ws->tg.task[ot[i]].first[s]]);
+				tm[s] = fmax(tm[s], ws->res.end[ws->tg.task[ot[i]].first[s] +
+							      ws->tg.task[ot[i]].n[s] - 1]);
 }
 
 /*

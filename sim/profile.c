@@ -79,7 +79,7 @@ static const char *rest_of(struct line *l)
 	return l->word[1];
 }
 
-enum { SEEN_DEVICE = 1, SEEN_DMA = 2 };
+enum { SEEN_DEVICE = 1, SEEN_DMA = 2, SEEN_DEP = 4, SEEN_GAP = 8 };
 
 static int parse_line(struct tq_profile *p, struct line *l, unsigned int ln, unsigned int *seen,
 		      bool *xfer_seen, struct tq_parse_err *err)
@@ -123,6 +123,19 @@ static int parse_line(struct tq_profile *p, struct line *l, unsigned int ln, uns
 		x = ov ? &p->overlapped[s] : &p->alone[s];
 		x->lat_ns = v[0];
 		x->bytes_per_ns = v[1];
+		return 0;
+	}
+	if (!strcmp(key, "latency")) {
+		bool dep = l->nwords == 3 && !strcmp(l->word[1], "dependency");
+		unsigned int bit = dep ? SEEN_DEP : SEEN_GAP;
+
+		if (l->nwords != 3 || (!dep && strcmp(l->word[1], "queue")) ||
+		    !number(l->word[2], &v[0]))
+			return fail(err, ln, "expected: latency dependency|queue NS");
+		if (*seen & bit)
+			return fail(err, ln, "latency %s given twice", l->word[1]);
+		*seen |= bit;
+		*(dep ? &p->dep_ns : &p->gap_ns) = v[0];
 		return 0;
 	}
 	if (!strcmp(key, "kernel")) {
@@ -206,6 +219,8 @@ void tq_profile_to_dev(const struct tq_profile *p, struct tq_dev *dev)
 {
 	tq_dev_init(dev);
 	dev->dma = p->dma;
+	dev->dep_ns = p->dep_ns;
+	dev->gap_ns = p->gap_ns;
 	if (p->dma != 2)
 		return;
 	/* the model's slowdown is the bandwidth ratio; latency is paid once */

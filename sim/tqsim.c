@@ -9,8 +9,9 @@
  *   tqsim bench [--data DIR]
  *
  * DEVICE: --dma 1|2, --slow F | --slow-htd F --slow-dth F, --busy H,K,D (ms
- * each engine is busy at t = 0), --profile FILE (dma and slowdowns from a
- * device profile; the other options override it).
+ * each engine is busy at t = 0), --latency DEP,GAP (ms, the command
+ * latencies), --profile FILE (dma, slowdowns and latencies from a device
+ * profile; the other options override it).
  * DRAW: --trace FILE.json (Chrome trace events), --svg FILE.svg.
  * Results are JSON on stdout; bad input exits 2 with FILE:LINE: reason.
  * Documentation/sim.md has the details.
@@ -31,7 +32,7 @@ static const char usage[] =
 	"       tqsim eval [--data DIR] [--out FILE.md] [--svg FILE.svg] [--quick]\n"
 	"       tqsim bench [--data DIR]\n"
 	"DEVICE: --dma 1|2  --slow F | --slow-htd F --slow-dth F  --busy H,K,D (ms)\n"
-	"        --profile FILE\n"
+	"        --latency DEP,GAP (ms)  --profile FILE\n"
 	"DRAW:   --trace FILE.json  --svg FILE.svg\n";
 
 struct opts {
@@ -41,6 +42,7 @@ struct opts {
 	double slow[TQ_STAGES];		/* 0: not given */
 	double busy_ms[TQ_STAGES];
 	bool busy_given;
+	double lat_ms[2];		/* dependency, queue gap; < 0: not given */
 	const char *order;
 	const char *policy;
 	double budget_us;
@@ -85,7 +87,7 @@ static int parse_list(const char *s, double *v, int max)
 }
 
 enum {
-	OPT_DMA = 256, OPT_SLOW, OPT_SLOW_HTD, OPT_SLOW_DTH, OPT_BUSY, OPT_PROFILE,
+	OPT_DMA = 256, OPT_SLOW, OPT_SLOW_HTD, OPT_SLOW_DTH, OPT_BUSY, OPT_LATENCY, OPT_PROFILE,
 	OPT_ORDER, OPT_POLICY, OPT_BUDGET, OPT_SEED, OPT_TRACE, OPT_SVG, OPT_TIMELINE,
 };
 
@@ -95,6 +97,7 @@ static const struct option long_opts[] = {
 	{ "slow-htd", required_argument, NULL, OPT_SLOW_HTD },
 	{ "slow-dth", required_argument, NULL, OPT_SLOW_DTH },
 	{ "busy", required_argument, NULL, OPT_BUSY },
+	{ "latency", required_argument, NULL, OPT_LATENCY },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "order", required_argument, NULL, OPT_ORDER },
 	{ "policy", required_argument, NULL, OPT_POLICY },
@@ -142,6 +145,10 @@ static int make_device(struct opts *o)
 			o->dev.slow[s] = o->slow[s];
 		o->dev.busy_until[s] = o->busy_ms[s] * NS_PER_MS;
 	}
+	if (o->lat_ms[0] >= 0) {
+		o->dev.dep_ns = o->lat_ms[0] * NS_PER_MS;
+		o->dev.gap_ns = o->lat_ms[1] * NS_PER_MS;
+	}
 	return 0;
 }
 
@@ -151,6 +158,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
+	o->lat_ms[0] = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
 		switch (c) {
@@ -175,6 +183,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (parse_list(optarg, o->busy_ms, TQ_STAGES) != TQ_STAGES ||
 			    o->busy_ms[0] < 0 || o->busy_ms[1] < 0 || o->busy_ms[2] < 0)
 				return fail_usage("--busy wants three times >= 0 in ms, not '%s'",
+						  optarg);
+			break;
+		case OPT_LATENCY:
+			if (parse_list(optarg, o->lat_ms, 2) != 2 || o->lat_ms[0] < 0 ||
+			    o->lat_ms[1] < 0)
+				return fail_usage("--latency wants two times >= 0 in ms, not '%s'",
 						  optarg);
 			break;
 		case OPT_PROFILE:
@@ -230,6 +244,10 @@ static void print_device(const struct tq_dev *dev)
 {
 	printf("  \"dma\": %u,\n  \"slow_htd\": %g,\n  \"slow_dth\": %g,\n", dev->dma,
 	       dev->slow[TQ_HTD], dev->slow[TQ_DTH]);
+	/* only when set, so the output of a device without them stays as it was */
+	if (dev->dep_ns || dev->gap_ns)
+		printf("  \"dep_ms\": %.6f,\n  \"gap_ms\": %.6f,\n", dev->dep_ns / NS_PER_MS,
+		       dev->gap_ns / NS_PER_MS);
 }
 
 static int draw(const struct opts *o, const uint8_t *order)

@@ -92,16 +92,25 @@ double tq_task_work(const struct tq_tg *tg, unsigned int t, enum tq_stage s);
  * progresses at 1/slow[TQ_HTD] (resp. 1/slow[TQ_DTH]) of its standalone
  * rate. With dma == 1 there is one copy engine, busy until the later of
  * busy_until[TQ_HTD] and busy_until[TQ_DTH]; slow[] is unused.
+ *
+ * Command latencies (the paper's model has none; 0 by default): a command
+ * waiting on another command's end starts dep_ns after it (K after its
+ * task's HtD stage, DtH after its K stage, a task's first command after its
+ * predecessor's last), and a command starts gap_ns after the previous one on
+ * its engine ended (from busy_until too, when it is > 0). A release time
+ * gets no latency.
  */
 struct tq_dev {
 	unsigned int dma;		/* copy engines: 1 or 2 */
 	double slow[TQ_STAGES];		/* [TQ_HTD], [TQ_DTH] >= 1; [TQ_K] unused */
 	double busy_until[TQ_STAGES];	/* ns from t = 0 each engine is still busy */
+	double dep_ns;			/* a dependency's end to the waiting command's start */
+	double gap_ns;			/* one engine: a command's end to the next one's start */
 };
 
-/* dma 2, no slowdown, all engines idle. */
+/* dma 2, no slowdown, no latencies, all engines idle. */
 void tq_dev_init(struct tq_dev *dev);
-/* 0, or -EINVAL when dma, slow[] or busy_until[] is out of range. */
+/* 0, or -EINVAL when dma, slow[], busy_until[] or a latency is out of range. */
 int tq_dev_check(const struct tq_dev *dev);
 
 /*
@@ -149,14 +158,14 @@ struct tq_copyq {
 	bool run;		/* the head is running */
 	double rem;		/* standalone ns left of the running command */
 	double start;
-	double free;		/* the engine is free from then on */
+	double free;		/* the engine may start a command from then on (gap_ns in) */
 };
 
 struct tq_prefix {
 	unsigned int n;		/* tasks in the prefix */
 	unsigned int kpos;	/* tasks whose kernels are placed */
 	double now;		/* where the simulation stopped: the last HtD's end */
-	double kfree;		/* the K engine is free from then on */
+	double kfree;		/* the K engine may start a kernel from then on */
 	double makespan;	/* latest end so far */
 	struct tq_copyq h, d;	/* the copy queues */
 };
@@ -164,9 +173,10 @@ struct tq_prefix {
 struct tq_prefix_buf {
 	uint8_t order[TQ_MAX_TASKS];
 	int8_t ppos[TQ_MAX_TASKS];	/* per position: its predecessor's, -1: none */
-	double hend[TQ_MAX_TASKS];	/* end of its HtD stage */
-	double kend[TQ_MAX_TASKS];	/* end of its K stage, once placed */
-	double dend[TQ_MAX_TASKS];	/* end of its DtH stage, once run */
+	/* when a command waiting on it may start: the stage's end + dep_ns */
+	double hend[TQ_MAX_TASKS];	/* its HtD stage (its release until then) */
+	double kend[TQ_MAX_TASKS];	/* its K stage, once placed */
+	double dend[TQ_MAX_TASKS];	/* its DtH stage, once run */
 };
 
 void tq_prefix_init(struct tq_prefix *p, const struct tq_dev *dev);
@@ -203,6 +213,7 @@ struct tq_profile {
 	struct tq_xfer_model overlapped[TQ_STAGES];
 	unsigned int nkernels;
 	struct tq_kernel_model kernel[TQ_PROFILE_KERNELS];
+	double dep_ns, gap_ns;		/* tq_dev's command latencies; 0 if absent */
 };
 
 /* Where parsing stopped and why. */
@@ -218,7 +229,7 @@ int tq_profile_parse(struct tq_profile *p, const char *text, size_t len,
 double tq_profile_xfer_ns(const struct tq_profile *p, enum tq_stage s, double bytes);
 /* Time of kernel @name on size @m, or -1 when the profile lacks it. */
 double tq_profile_kernel_ns(const struct tq_profile *p, const char *name, double m);
-/* dma and the slowdowns (alone / overlapped bandwidth); busy_until = 0. */
+/* dma, the slowdowns (alone / overlapped bandwidth) and the latencies; busy_until = 0. */
 void tq_profile_to_dev(const struct tq_profile *p, struct tq_dev *dev);
 
 /*

@@ -96,6 +96,8 @@ static void test_bad_options(void)
 		"makespan --slow 0.5 bk.csv",
 		"makespan --slow 1.1 --slow-htd 1.2 bk.csv",
 		"makespan --busy 1,2 bk.csv",
+		"makespan --latency 0.008 bk.csv",
+		"makespan --latency 0.008,-1 bk.csv",
 		"makespan --order 0,1,2 bk.csv",
 		"makespan --order 0,1,2,2 bk.csv",
 		"makespan --order 0,1,2,4 bk.csv",

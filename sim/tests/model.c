@@ -84,7 +84,11 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 	static struct rq q[3];
 	int nq = dev->dma == 2 ? 3 : 2, next_stage[TQ_MAX_TASKS], pp[TQ_MAX_TASKS];
 	struct rq *qh = &q[0], *qd = dev->dma == 2 ? &q[2] : NULL;
-	double now = 0, makespan = 0, tend[TQ_MAX_TASKS];
+	/*
+	 * tend: when a successor may start (a task with commands: its end +
+	 * dep_ns); sready: when the task's next stage may start
+	 */
+	double now = 0, makespan = 0, tend[TQ_MAX_TASKS], sready[TQ_MAX_TASKS];
 	bool done[TQ_MAX_TASKS];
 
 	if (!ref_chains(tg, order, n, pp))
@@ -99,6 +103,8 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 			for (unsigned int i = 0; i < n; i++)
 				rq_add(&q[s], i, s);
 			q[s].free = dev->busy_until[s];
+			/* an engine busy at t = 0 starts gap_ns after */
+			q[s].free += q[s].free > 0 ? dev->gap_ns : 0;
 		}
 	} else {
 		/* the copy FIFO: HtDs, the DtHs up to a predecessor's before its successor */
@@ -112,9 +118,11 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 		for (; dnext < n; dnext++)
 			rq_add(&q[0], dnext, TQ_DTH);
 		q[0].free = fmax(dev->busy_until[TQ_HTD], dev->busy_until[TQ_DTH]);
+		q[0].free += q[0].free > 0 ? dev->gap_ns : 0;
 		for (unsigned int i = 0; i < n; i++)
 			rq_add(&q[1], i, TQ_K);
 		q[1].free = dev->busy_until[TQ_K];
+		q[1].free += q[1].free > 0 ? dev->gap_ns : 0;
 	}
 	for (int i = 0; i < nq; i++)
 		q[i].alive = rq_seek(tg, order, &q[i]);
@@ -141,6 +149,8 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 				gate = fmax(gate, tg->release[order[pos]]);
 				if (pp[pos] >= 0)
 					gate = fmax(gate, tend[pp[pos]]);
+			} else if (!q[i].c) {
+				gate = fmax(gate, sready[pos]);	/* its previous stage + dep */
 			}
 			if (gate > now) {
 				next = fmin(next, gate);
@@ -182,12 +192,13 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 			end[cmd] = now;
 			makespan = fmax(makespan, now);
 			q[i].run = false;
-			q[i].free = now;
+			q[i].free = now + dev->gap_ns;
 			if (++q[i].c == t->n[q[i].stage]) {
 				next_stage[pos] = first_stage_from(t, q[i].stage + 1);
+				sready[pos] = now + dev->dep_ns;
 				if (next_stage[pos] == TQ_STAGES) {
 					done[pos] = true;
-					tend[pos] = now;
+					tend[pos] = now + dev->dep_ns;
 				}
 			}
 			q[i].alive = rq_seek(tg, order, &q[i]);
@@ -254,6 +265,11 @@ static void random_dev(struct tq_dev *dev)
 	dev->slow[TQ_DTH] = uniform(0, 1) < 0.3 ? 1 : uniform(1, 2);
 	for (int s = 0; s < TQ_STAGES; s++)
 		dev->busy_until[s] = uniform(0, 1) < 0.5 ? 0 : uniform(0, 5e6);
+	/* latencies half the time, each alone or both, up to a tenth of a command */
+	if (uniform(0, 1) < 0.5) {
+		dev->dep_ns = uniform(0, 1) < 0.3 ? 0 : uniform(0, 1e6);
+		dev->gap_ns = uniform(0, 1) < 0.3 ? 0 : uniform(0, 1e6);
+	}
 }
 
 static void shuffle(uint8_t *order, unsigned int n)
@@ -337,7 +353,7 @@ static void test_against_reference(void)
 	tap_ok(!bad_busy, "per-engine busy time is the sum of the command times");
 }
 
-/* A stage's commands back to back behave as one command of their total time. */
+/* Without gaps a stage's commands behave as one command of their total time. */
 static void test_collapse(void)
 {
 	unsigned int bad = 0;
@@ -350,6 +366,7 @@ static void test_collapse(void)
 
 		random_tg(&tg, n, true);
 		random_dev(&dev);
+		dev.gap_ns = 0;		/* a gap comes between the commands of a stage */
 		shuffle(order, n);
 		if (r % 2)
 			random_after(&tg);
@@ -371,13 +388,14 @@ static void test_collapse(void)
 /*
  * The prefix simulation: pushing an order task by task and finishing gives
  * tq_makespan() to the bit, and each prefix stops at the end of its last HtD
- * with the K engine where the whole order's simulation has them then.
+ * with the K engine where the whole order's simulation has them then (its
+ * last kernel's end + gap_ns, the gap also after a busy engine).
  */
 static void test_prefix(void)
 {
 	static struct tq_sim_result res;
 	static struct tq_prefix_buf buf;
-	unsigned int bad_ms = 0, bad_now = 0, runs = 2000;
+	unsigned int bad_ms = 0, bad_now = 0, runs = 2000, lat = 0;
 	struct tq_tg tg;
 	struct tq_dev dev;
 	uint8_t order[TQ_MAX_TASKS];
@@ -411,22 +429,25 @@ static void test_prefix(void)
 		tq_prefix_init(&p, &dev);
 		for (unsigned int i = 0; i < n; i++) {
 			const struct tq_task *t = &tg.task[order[i]];
-			double kend = dev.busy_until[TQ_K];
+			double kend = dev.busy_until[TQ_K] > 0 ?
+				      dev.busy_until[TQ_K] + dev.gap_ns : 0;
 
 			tq_prefix_push(&tg, &dev, &buf, &p, order[i]);
 			for (unsigned int j = 0; j <= i; j++) {
 				const struct tq_task *u = &tg.task[order[j]];
 
 				if (u->n[TQ_K])
-					kend = res.end[u->first[TQ_K] + u->n[TQ_K] - 1];
+					kend = res.end[u->first[TQ_K] + u->n[TQ_K] - 1] +
+					       dev.gap_ns;
 			}
 			bad_now += p.now != res.end[t->first[TQ_HTD] + t->n[TQ_HTD] - 1] ||
 				   p.kfree != kend;
 		}
 		bad_ms += tq_prefix_finish(&tg, &dev, &buf, &p) != res.makespan;
+		lat += dev.dep_ns > 0 && dev.gap_ns > 0;
 	}
 	tap_ok(!bad_now, "each prefix stops at its last HtD's end, K engine as in the whole "
-	       "order (%u runs)", runs);
+	       "order (%u runs, %u with both latencies)", runs, lat);
 	tap_ok(!bad_ms, "pushing the order task by task gives tq_makespan to the bit");
 }
 
@@ -569,6 +590,17 @@ static void test_builder(void)
 	tq_dev_init(&dev);
 	dev.busy_until[TQ_K] = -1;
 	tap_ok(tq_dev_check(&dev) == -EINVAL, "negative busy_until refused");
+	tq_dev_init(&dev);
+	tap_ok(dev.dep_ns == 0 && dev.gap_ns == 0, "no latencies by default");
+	dev.dep_ns = -1;
+	tap_ok(tq_dev_check(&dev) == -EINVAL, "negative dependency latency refused");
+	dev.dep_ns = 8000;
+	dev.gap_ns = INFINITY;
+	tap_ok(tq_dev_check(&dev) == -EINVAL, "infinite queue gap refused");
+	dev.gap_ns = NAN;
+	tap_ok(tq_dev_check(&dev) == -EINVAL, "NaN queue gap refused");
+	dev.gap_ns = 1300;
+	tap_ok(!tq_dev_check(&dev), "latencies >= 0 accepted");
 }
 
 static void test_empty(void)
@@ -619,7 +651,16 @@ static void test_profile(void)
 		{ "tq-profile 1\n", 1, "missing dma" },
 		{ "tq-profile 1\ndma 2\nhtd alone 1 1\ndth alone 1 1\n", 4, "dma 2 needs" },
 		{ "", 0, "empty profile" },
+		{ "tq-profile 1\nlatency dependency -1\n", 2, "expected: latency dependency|queue" },
+		{ "tq-profile 1\nlatency dependency inf\n", 2, "expected: latency dependency|queue" },
+		{ "tq-profile 1\nlatency dependency\n", 2, "expected: latency dependency|queue" },
+		{ "tq-profile 1\nlatency kernel 5\n", 2, "expected: latency dependency|queue" },
+		{ "tq-profile 1\nlatency queue 1 2\n", 2, "expected: latency dependency|queue" },
+		{ "tq-profile 1\nlatency queue 1\nlatency queue 2\n", 3, "latency queue given twice" },
 	};
+	static const char lat_profile[] =
+		"tq-profile 1\ndma 1\nhtd alone 1 1\ndth alone 1 1\n"
+		"latency dependency 8000.5\nlatency queue 1300 # back to back\n";
 	struct tq_profile p;
 	struct tq_parse_err err;
 	struct tq_dev dev;
@@ -634,6 +675,13 @@ static void test_profile(void)
 	tq_profile_to_dev(&p, &dev);
 	tap_ok(dev.dma == 2 && dev.slow[TQ_HTD] == 1.25 && dev.slow[TQ_DTH] == 2 &&
 	       !tq_dev_check(&dev), "slowdowns are the alone/overlapped bandwidth ratios");
+	tap_ok(p.dep_ns == 0 && p.gap_ns == 0 && dev.dep_ns == 0 && dev.gap_ns == 0,
+	       "a profile without latency lines has none");
+	ret = tq_profile_parse(&p, lat_profile, strlen(lat_profile), &err);
+	tq_profile_to_dev(&p, &dev);
+	tap_ok(!ret && p.dep_ns == 8000.5 && p.gap_ns == 1300 && dev.dep_ns == 8000.5 &&
+	       dev.gap_ns == 1300 && dev.dma == 1 && !tq_dev_check(&dev),
+	       "latency dependency and queue read, and copied to the device");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ret = tq_profile_parse(&p, bad[i].text, strlen(bad[i].text), &err);
 		tap_ok(ret == -EINVAL && err.line == bad[i].line &&

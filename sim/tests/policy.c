@@ -442,12 +442,86 @@ static void test_budget_and_errors(void)
 	       "policies are found by name");
 }
 
+/*
+ * Command latencies: exact equals the best permutation and says so, no
+ * bound exceeds it, and each policy's makespan is its order's, on TGs of
+ * 1..7 tasks on every device kind and of 8 with the slowdown, with and
+ * without several commands per stage (then not collapsed), release times
+ * and chains.
+ */
+static void test_latency(void)
+{
+	enum { RUNS = 240 };
+	static struct tq_ws ws;
+	unsigned int off = 0, lb_over = 0, not_optimal = 0, bad_ms = 0;
+
+	for (unsigned int r = 0; r < RUNS; r++) {
+		unsigned int n = r < RUNS - 40 ? 1 + r % 7 : 8;
+		const struct tq_policy_ops *const *pol;
+		struct tq_problem pb;
+		struct tq_decision d;
+		struct tq_tg tg;
+		struct tq_dev dev;
+		double best;
+
+		random_tg(&tg, n);
+		if (r % 3 == 1) {	/* a second command in some stages */
+			struct tq_tg one = tg;
+
+			tq_tg_init(&tg);
+			for (unsigned int t = 0; t < n; t++) {
+				tq_tg_add_task(&tg);
+				for (int s = 0; s < TQ_STAGES; s++)
+					for (unsigned int c = 0; c < one.task[t].n[s]; c++) {
+						double ns = one.cmd_ns[one.task[t].first[s] + c];
+						bool two = uniform(0, 1) < 0.5;
+
+						tq_tg_add_cmd(&tg, s, two ? ns / 3 : ns);
+						if (two)
+							tq_tg_add_cmd(&tg, s, ns * 2 / 3);
+					}
+			}
+		}
+		if (r % 5 == 2)
+			for (unsigned int t = 0; t < n; t++)
+				if (uniform(0, 1) < 0.5)
+					tq_tg_set_release(&tg, t, uniform(0, 12e6));
+		if (r % 4 == 3)
+			random_after(&tg, r);
+		random_dev(&dev, r);
+		if (n == 8) {
+			dev.dma = 2;
+			dev.slow[TQ_HTD] = uniform(1, 1.6);
+			dev.slow[TQ_DTH] = uniform(1, 1.6);
+		}
+		dev.dep_ns = r % 7 == 3 ? 0 : uniform(0, 1e6);
+		dev.gap_ns = r % 7 == 5 ? 0 : uniform(0, 0.5e6);
+		best = best_of_all(&tg, &dev);
+		pb = (struct tq_problem){ .tg = &tg, .dev = &dev };
+		tq_policy_exact.order(&pb, &ws, &d);
+		if (!close_to(d.makespan, best) && !off++)
+			tap_diag("run %u: exact %.6f ms, best %.6f ms", r, d.makespan / 1e6,
+				 best / 1e6);
+		not_optimal += !d.optimal;
+		for (pol = tq_policies; *pol; pol++) {
+			(*pol)->order(&pb, &ws, &d);
+			lb_over += d.lower_bound > best * (1 + 1e-12);
+			bad_ms += !close_to(d.makespan, tq_makespan(&tg, &dev, d.order, n));
+		}
+	}
+	tap_ok(!off, "with latencies exact equals the best of all permutations (%d TGs)", RUNS);
+	tap_ok(!not_optimal, "and says it proved optimality");
+	tap_ok(!lb_over, "no lower bound exceeds the best makespan");
+	tap_ok(!bad_ms, "every policy's makespan is its order's");
+}
+
 int main(void)
 {
 	test_properties();
 	test_release();
 	test_after();
 	test_exact_slowdown();
+	test_latency();
 	test_paper_synthetic();
 	test_budget_and_errors();
 	return tap_done();
