@@ -49,6 +49,10 @@ int main(void)
 	if (!tap_ok(tq_profile_parse(&p, text, len, &err) == 0, "the profile parses"))
 		tap_diag("line %u: %s", err.line, err.reason);
 	tap_ok(p.dma == 1 || p.dma == 2, "dma is 1 or 2 (%u)", p.dma);
+	text[len < sizeof(text) ? len : 0] = 0;
+	tap_ok(strstr(text, "\nlatency dependency ") && strstr(text, "\nlatency queue "),
+	       "both command latencies written (dependency %.1f us, queue %.1f us)",
+	       p.dep_ns / 1e3, p.gap_ns / 1e3);
 	tap_ok(p.alone[TQ_HTD].bytes_per_ns > 0 && p.alone[TQ_DTH].bytes_per_ns > 0,
 	       "both directions have a bandwidth (%.2f, %.2f GB/s)",
 	       p.alone[TQ_HTD].bytes_per_ns, p.alone[TQ_DTH].bytes_per_ns);

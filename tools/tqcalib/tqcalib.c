@@ -13,9 +13,12 @@
  * number of copy engines. Kernels: every kernels/ task over growing sizes
  * until it takes --kernel-ms, T = eta * m + gamma fitted over the sizes
  * that take at least 1/64 of that; the profile names each by its __kernel
- * function, as usched looks it up, with m as kernels/ defines it. Every
- * time comes from the commands' profiling stamps, median of --reps runs;
- * waits sleep, they never spin.
+ * function, as usched looks it up, with m as kernels/ defines it. The
+ * model's command latencies: how long after an event on another queue a
+ * command waiting on it starts, and after the previous command on its own
+ * queue (measure_latencies()). Every time comes from the commands'
+ * profiling stamps, median of --reps runs (31 for the latencies); waits
+ * sleep, they never spin.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -35,6 +38,7 @@
 #define MAX_STEPS	48
 #define MAX_REPS	64
 #define OTHERS		4	/* copies the other way around each overlapped one */
+#define LAT_BYTES	(64 << 10)	/* the copies of the latency runs */
 
 struct opts {
 	const char *out;
@@ -52,6 +56,17 @@ enum { HTD_ALONE, DTH_ALONE, HTD_OV, DTH_OV, NXFER };
 
 static const char *const xfer_name[NXFER] = { "htd_alone", "dth_alone", "htd_overlapped",
 					      "dth_overlapped" };
+
+/* The latency runs' medians and p90s in ns: the pooled medians go to the profile. */
+enum { LAT_HTD_K, LAT_K_DTH, LAT_K_K, LAT_HTD_HTD, NLAT };
+
+static const char *const lat_name[NLAT] = { "k_after_htd", "dth_after_k", "k_after_k",
+					    "htd_after_htd" };
+
+struct lats {
+	double med[NLAT], p90[NLAT];
+	double dep_ns, gap_ns;
+};
 
 struct xfers {
 	unsigned int n;
@@ -77,17 +92,24 @@ static void usage(FILE *f)
 		"  --tasks LIST        kernels to measure, comma-separated (default: all)\n");
 }
 
-static int enqueue_copy(struct clx *c, int stage, cl_command_queue q, cl_mem dev, char *host,
-			size_t bytes, cl_event *ev)
+/* A copy in direction @stage once the @nwait events in @wait are done. */
+static int enqueue_copy_after(int stage, cl_command_queue q, cl_mem dev, char *host, size_t bytes,
+			      cl_uint nwait, const cl_event *wait, cl_event *ev)
 {
 	cl_int err;
 
-	(void)c;
 	if (stage == CLX_HTD)
-		err = clEnqueueWriteBuffer(q, dev, CL_FALSE, 0, bytes, host, 0, NULL, ev);
+		err = clEnqueueWriteBuffer(q, dev, CL_FALSE, 0, bytes, host, nwait, wait, ev);
 	else
-		err = clEnqueueReadBuffer(q, dev, CL_FALSE, 0, bytes, host, 0, NULL, ev);
+		err = clEnqueueReadBuffer(q, dev, CL_FALSE, 0, bytes, host, nwait, wait, ev);
 	return err ? -EIO : 0;
+}
+
+static int enqueue_copy(struct clx *c, int stage, cl_command_queue q, cl_mem dev, char *host,
+			size_t bytes, cl_event *ev)
+{
+	(void)c;
+	return enqueue_copy_after(stage, q, dev, host, bytes, 0, NULL, ev);
 }
 
 /* Transfer memory: one device buffer and one host area per direction. */
@@ -174,12 +196,31 @@ static void xmem_free(struct clx *c, struct xmem *m)
 			clReleaseMemObject(m->dev[s]);
 }
 
+/* @max bytes each way: 0, or -ENOMEM (then xmem_free() it all the same). */
+static int xmem_init(struct clx *c, struct xmem *m, size_t max)
+{
+	cl_int err;
+
+	m->len = 2 * max;
+	m->base = clx_mmap(m->len);
+	if (!m->base || clx_region_add(c, m->base, m->len, &m->r))
+		return -ENOMEM;
+	m->host[CLX_HTD] = clx_host(&m->r, 0);
+	m->host[CLX_DTH] = m->host[CLX_HTD] + max;
+	memset(m->host[CLX_HTD], 0x5a, m->len);	/* touch every page before timing */
+	for (int s = CLX_HTD; s <= CLX_DTH; s += 2) {
+		m->dev[s] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, max, NULL, &err);
+		if (err)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int measure_xfers(struct clx *c, const struct opts *o, struct xfers *x, FILE *csv)
 {
 	struct xmem m = { 0 };
 	uint64_t max = o->max_bytes;
-	cl_int err;
-	int ret = -ENOMEM;
+	int ret;
 
 	if (max > c->max_alloc)
 		max = c->max_alloc;
@@ -188,20 +229,9 @@ static int measure_xfers(struct clx *c, const struct opts *o, struct xfers *x, F
 		x->bytes[x->n++] = b;
 	x->bytes[x->n++] = max;
 
-	m.len = 2 * max;
-	m.base = clx_mmap(m.len);
-	if (!m.base || clx_region_add(c, m.base, m.len, &m.r))
+	ret = xmem_init(c, &m, max);
+	if (ret)
 		goto out;
-	m.host[CLX_HTD] = clx_host(&m.r, 0);
-	m.host[CLX_DTH] = m.host[CLX_HTD] + max;
-	memset(m.host[CLX_HTD], 0x5a, m.len);	/* touch every page before timing */
-	for (int s = CLX_HTD; s <= CLX_DTH; s += 2) {
-		m.dev[s] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, max, NULL, &err);
-		if (err)
-			goto out;
-	}
-
-	ret = 0;
 	for (unsigned int i = 0; i < x->n && !ret; i++) {
 		size_t bytes = x->bytes[i];
 		/* more runs where they are cheap and noisy */
@@ -405,6 +435,131 @@ static int sweep_kernel(struct clx *c, const struct tqk_task *t, const struct op
 	return 0;
 }
 
+/* When @b started after @a ended, ns; < 0 if the two engines' stamps disagree. */
+static double after_ns(cl_event a, cl_event b)
+{
+	return (double)clx_start(b) - (double)clx_end(a);
+}
+
+/*
+ * One latency round: a small HtD, SYN on the K queue waiting on it, a small
+ * DtH waiting on SYN; then two SYNs and two HtDs back to back, each pair
+ * held by a user event until both are queued, so the second is waiting
+ * when the first ends. v[LAT_*] in ns.
+ */
+static int lat_round(struct clx *c, struct xmem *m, struct binst *in, double *v)
+{
+	cl_event ev[7] = { 0 }, gate = NULL;
+	const struct tqk_launch *l = &in->b->l;
+	cl_command_queue *q = c->q;
+	cl_int err;
+	int ret = -EIO;
+
+	if (enqueue_copy_after(CLX_HTD, q[CLX_HTD], m->dev[CLX_HTD], m->host[CLX_HTD], LAT_BYTES,
+			       0, NULL, &ev[0]) ||
+	    tqk_cl_enqueue(q[CLX_K], in->k, l, 1, &ev[0], &ev[1]) ||
+	    enqueue_copy_after(CLX_DTH, q[CLX_DTH], m->dev[CLX_DTH], m->host[CLX_DTH], LAT_BYTES,
+			       1, &ev[1], &ev[2]))
+		goto out;
+	clFlush(q[CLX_HTD]);
+	clFlush(q[CLX_K]);
+	if (clx_wait(ev[2]))
+		goto out;
+	gate = clCreateUserEvent(c->ctx, &err);
+	if (err ||
+	    tqk_cl_enqueue(q[CLX_K], in->k, l, 1, &gate, &ev[3]) ||
+	    tqk_cl_enqueue(q[CLX_K], in->k, l, 0, NULL, &ev[4]) ||
+	    enqueue_copy_after(CLX_HTD, q[CLX_HTD], m->dev[CLX_HTD], m->host[CLX_HTD], LAT_BYTES,
+			       1, &gate, &ev[5]) ||
+	    enqueue_copy_after(CLX_HTD, q[CLX_HTD], m->dev[CLX_HTD], m->host[CLX_HTD], LAT_BYTES,
+			       0, NULL, &ev[6]))
+		goto out;
+	clSetUserEventStatus(gate, CL_COMPLETE);
+	clFlush(q[CLX_K]);
+	if (clx_wait(ev[6]) || clx_wait(ev[4]))
+		goto out;
+	v[LAT_HTD_K] = after_ns(ev[0], ev[1]);
+	v[LAT_K_DTH] = after_ns(ev[1], ev[2]);
+	v[LAT_K_K] = after_ns(ev[3], ev[4]);
+	v[LAT_HTD_HTD] = after_ns(ev[5], ev[6]);
+	ret = 0;
+out:
+	if (gate) {
+		clSetUserEventStatus(gate, CL_COMPLETE);	/* no-op once set */
+		clReleaseEvent(gate);
+	}
+	for (int i = 0; i < 7; i++)
+		if (ev[i])
+			clReleaseEvent(ev[i]);
+	return ret;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The model's command latencies (Documentation/sim.md): dependency = the
+ * median over both waits of the dependent chain (K after HtD, DtH after K),
+ * queue gap = the median over both back-to-back pairs (K, K and HtD, HtD).
+ * A negative median (stamps of two engines that disagree) counts as 0.
+ */
+static int measure_latencies(struct clx *c, const struct opts *o, struct lats *lt, FILE *csv)
+{
+	const struct tqk_task *syn = tqk_find("SYN");
+	unsigned int reps = o->quick ? 7 : 31;
+	double v[NLAT][MAX_REPS], pool[2 * MAX_REPS];
+	struct xmem m = { 0 };
+	struct binst in = { 0 };
+	struct btask b;
+	int ret;
+
+	ret = xmem_init(c, &m, LAT_BYTES);
+	ret = ret ?: btask_syn(&b, "SYN", syn->n_min, 1, 0, 0);	/* the tiniest kernel */
+	ret = ret ?: binst_init(c, &b, &in);
+	for (unsigned int i = 0; i <= reps && !ret; i++) {
+		double w[NLAT];
+
+		ret = lat_round(c, &m, &in, w);
+		for (int k = 0; k < NLAT && i; k++)	/* round 0 warms up */
+			v[k][i - 1] = w[k];
+		progress_step(1, NULL);
+	}
+	binst_fini(&in);
+	xmem_free(c, &m);
+	if (ret) {
+		fprintf(stderr, "tqcalib: the latency runs failed\n");
+		return ret;
+	}
+	for (int k = 0; k < NLAT; k++) {
+		qsort(v[k], reps, sizeof(double), cmp_double);
+		lt->med[k] = median(v[k], reps);
+		lt->p90[k] = v[k][(reps - 1) * 9 / 10];
+		if (csv)
+			fprintf(csv, "latency,%s,,,,%d,%.0f,\n", lat_name[k], LAT_BYTES, lt->med[k]);
+	}
+	memcpy(pool, v[LAT_HTD_K], reps * sizeof(double));
+	memcpy(pool + reps, v[LAT_K_DTH], reps * sizeof(double));
+	lt->dep_ns = fmax(0, median(pool, 2 * reps));
+	memcpy(pool, v[LAT_K_K], reps * sizeof(double));
+	memcpy(pool + reps, v[LAT_HTD_HTD], reps * sizeof(double));
+	lt->gap_ns = fmax(0, median(pool, 2 * reps));
+	return 0;
+}
+
+/* The latency runs on stderr. */
+static void report_lats(const struct lats *lt)
+{
+	fprintf(stderr, "start after the previous end, median (p90) us:");
+	for (int k = 0; k < NLAT; k++)
+		fprintf(stderr, " %s %.1f (%.1f)", lat_name[k], lt->med[k] / 1e3, lt->p90[k] / 1e3);
+	fprintf(stderr, "\nlatency: dependency %.1f us, queue %.1f us\n", lt->dep_ns / 1e3,
+		lt->gap_ns / 1e3);
+}
+
 static bool wanted(const struct opts *o, const char *name)
 {
 	const char *p = o->tasks;
@@ -443,6 +598,10 @@ static void print_profile(FILE *f, const struct clx *c, const struct tq_profile 
 			fprintf(f, "%s overlapped %.0f %.4f\n", dir[s], p->overlapped[s].lat_ns,
 				p->overlapped[s].bytes_per_ns);
 	}
+	fprintf(f, "# command latencies, ns: a waited-on event's end to the waiting command's "
+		   "start;\n# the previous command's end to the next one's on its queue\n");
+	fprintf(f, "latency dependency %.0f\n", p->dep_ns);
+	fprintf(f, "latency queue %.0f\n", p->gap_ns);
 	fprintf(f, "# kernel function eta_ns gamma_ns (T = eta * m + gamma, m as kernels/ "
 		   "defines it)\n");
 	for (unsigned int i = 0; i < p->nkernels; i++)
@@ -546,6 +705,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 int main(int argc, char **argv)
 {
 	static struct xfers x;
+	struct lats lat;
 	struct tq_profile p = { 0 }, back;
 	struct tq_parse_err perr;
 	struct opts o;
@@ -591,6 +751,14 @@ int main(int argc, char **argv)
 		p.dma = 1;
 	}
 	report_xfers(&x, &p);
+
+	progress_begin("latencies", (o.quick ? 7 : 31) + 1);
+	if (measure_latencies(&c, &o, &lat, csv))
+		goto out;
+	progress_end();
+	report_lats(&lat);
+	p.dep_ns = lat.dep_ns;
+	p.gap_ns = lat.gap_ns;
 
 	progress_begin("kernels", ntasks);
 	for (unsigned int i = 0; i < tqk_ntasks; i++) {
