@@ -53,3 +53,7 @@ $(OBJ)/tools/tqbench/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"' \
 $(TESTBIN)/tqbench: $(OBJ)/tools/tqbench/test.o | $(BIN)/tqbench $(BIN)/tqcalib
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# --workers process end to end, in the test VM: usched, worker processes, failures.
+VM_TESTS += tools/tqbench/test_proc.sh
+tools/tqbench/test_proc.sh: $(BIN)/tqbench $(BIN)/usched $(BIN)/tq_echod

@@ -233,12 +233,13 @@ static bool daemon_alive(struct run *ru)
 static int daemon_start(struct run *ru)
 {
 	const struct env *e = ru->e;
-	char name[64], env_notify[80], dev[300];
+	char name[64], env_notify[80], dev[300], max_tg[16];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *argv[] = {
 		usched_path, "--foreground", "--config", "/dev/null", "--state", "",
 		"--policy", policy_names[ru->p], "--profile", e->o->profile, "--device", dev,
-		"--metrics", ru->prom, "--metrics-interval", "0", NULL
+		"--metrics", ru->prom, "--metrics-interval", "0",
+		e->o->max_tg ? "--max-tg" : NULL, max_tg, NULL
 	};
 	char **envp;
 	size_t nenv = 0;
@@ -247,6 +248,7 @@ static int daemon_start(struct run *ru)
 	socklen_t salen;
 	pid_t parent = getpid(), sched;
 
+	snprintf(max_tg, sizeof(max_tg), "%u", e->o->max_tg);
 	/* the device tqbench opened, by platform and name (usched splits at the first '/') */
 	if (strchr(e->c.platform, '/'))
 		snprintf(dev, sizeof(dev), "%s", e->c.name);
@@ -332,16 +334,24 @@ out:
 	return ret;
 }
 
-/* SIGTERM; the daemon finishes what it holds and exits 0. */
+/*
+ * SIGTERM; the daemon finishes what it holds and exits 0. The module lets
+ * go of it a moment later (its io_uring drops the file asynchronously), and
+ * the next one can attach only then.
+ */
 static int daemon_stop(struct run *ru)
 {
+	pid_t pid = ru->d.pid;
+	double end;
 	char b[64];
 	int st;
 
-	if (ru->d.pid <= 0)
+	if (pid <= 0)
 		return 0;	/* never started, or gone (said so) */
-	kill(ru->d.pid, SIGTERM);
+	kill(pid, SIGTERM);
 	st = reap(&ru->d, STOP_S);
+	for (end = now_s() + 10; sysfs_pid() == pid && now_s() < end; )
+		usleep(10000);
 	if (st && st != -1) {
 		fprintf(stderr, "tqbench: usched (%s) %s after SIGTERM\n", policy_names[ru->p],
 			how(st, b, sizeof(b)));

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# test_proc.sh - tqbench --workers process in the test VM (tqsubmit.ko
+# loaded, PoCL): each policy through the usched daemon, each worker a process
+# submitting through libtq. A tiny run of both suites (2 workers x 2 tasks,
+# one benchmark each, from tables of our own that name few tasks, so that
+# few kernels are built and tuned under emulation) must give
+# every policy's row, say that every task completed once with status 0 and
+# every real output matched the host reference, and leave no daemon behind.
+# Then the failures: another scheduler attached, and a worker SIGKILLed
+# mid-run. Prints TAP. Run from the repository root (tools/runtests does).
+set -uo pipefail
+
+BIN=${BIN:-build/bin}
+SYS=/sys/class/misc/tqsubmit
+POLICIES="fifo paper neh exact auto"
+n=0 failed=0
+
+ok() {	# ok STATUS NAME
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+skip_all() { echo "1..0 # SKIP $*"; exit 77; }
+diag() { sed 's/^/# /'; }
+sched_pid() { local v=-1; read -r v <"$SYS/scheduler_pid" 2>/dev/null; echo "$v"; }
+
+# wait_for SECONDS COMMAND...: until COMMAND succeeds; 1 if it never does.
+wait_for() {
+	local end=$((SECONDS + $1))
+
+	shift
+	until "$@"; do
+		[ $SECONDS -ge $end ] && return 1
+		sleep 0.1
+	done
+}
+
+# No usched and no tqbench left, and the module without a scheduler.
+nothing_left() {
+	! pgrep -x usched >/dev/null && ! pgrep -x tqbench >/dev/null &&
+		[ "$(sched_pid)" = 0 ]
+}
+
+[ -c /dev/tqsubmit ] || skip_all "no /dev/tqsubmit (run in the test VM: make check)"
+[ -x "$BIN/tqbench" ] && [ -x "$BIN/usched" ] && [ -x "$BIN/tq_echod" ] ||
+	skip_all "tqbench, usched or tq_echod not built"
+dev=$(clinfo -l 2>/dev/null | sed -n 's/.*Device #0: //p' | head -n1)
+[ -n "$dev" ] || skip_all "no OpenCL device"
+[ "$(sched_pid)" = 0 ] || skip_all "another scheduler is attached"
+
+T=$(mktemp -d /tmp/tqbench-proc.XXXXXX)
+epid=
+cleanup() {
+	[ -n "$epid" ] && kill "$epid" 2>/dev/null
+	jobs -p | xargs -r kill -KILL 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# A profile as tqcalib --quick measures PoCL in this guest (tqcalib takes a minute here).
+cat >"$T/profile" <<EOF
+tq-profile 1
+device $dev
+dma 2
+htd alone 5200 3.04
+htd overlapped 0 2.61
+dth alone 1969 3.44
+dth overlapped 0 3.54
+kernel vec_add 4.26 13318
+kernel synthetic_kernel 0.580 120060
+EOF
+# Two synthetic tasks (one DK, one DT) in one benchmark and one real task
+# (VA): few kernels to build and tune under emulation.
+mkdir "$T/data"
+cat >"$T/data/synthetic_tasks.csv" <<EOF
+name,htd,k,dth,class
+T0,0.1,0.8,0.1,DK
+T4,0.6,0.2,0.2,DT
+EOF
+cat >"$T/data/synthetic_benchmarks.csv" <<EOF
+benchmark,tasks
+BK50,T0 T4 T0 T4
+EOF
+cat >"$T/data/real_task_ranges.csv" <<EOF
+device,task,dominance,htd_min,htd_max,k_min,k_max,dth_min,dth_max
+test,VA,DT,2.51,12.54,0.09,0.44,1.25,6.19
+EOF
+args=(--workers process --quick --profile "$T/profile" --data "$T/data" --table5 test
+      --benches BK50 --configs 2x2 --setups policies)
+
+# 1. Both suites, every policy, every task checked.
+timeout 300 "$BIN/tqbench" "${args[@]}" --out "$T/out" >"$T/table" 2>"$T/err"
+rc=$?
+ok $rc "tqbench --workers process: both suites, 2x2, every policy (status $rc)"
+[ $rc -eq 0 ] || tail -n 20 "$T/err" | diag
+bad=0
+for s in synthetic real; do
+	for p in $POLICIES; do
+		awk -F, -v s=$s -v p=usched_$p '$1 == s && $2 == "BK50" && $5 == p &&
+			$6 > 0 && $NF == "process" { f = 1 } END { exit !f }' "$T/out/tqbench.csv" ||
+			{ bad=1; echo "no row for $s $p" | diag; }
+	done
+done
+ok $bad "tqbench.csv: a row per suite and policy, makespan > 0, workers=process"
+[ "$(grep -c ' process$' "$T/table")" = 2 ]
+ok $? "the table's rows say the policies ran as processes"
+# synthetic: SYN's outputs are device memory; real: 2 runs x 4 tasks checked
+c=$(grep -c 'runs x 4 tasks, each completed once with status 0; 0 outputs verified' "$T/err")
+v=$(grep -c '2 runs x 4 tasks, each completed once with status 0; 8 outputs verified' "$T/err")
+[ "$c" = 5 ] && [ "$v" = 5 ]
+ok $? "every task completed once with status 0; every real output verified ($c + $v policies)"
+wait_for 10 nothing_left
+ok $? "no usched or tqbench left; the module has no scheduler"
+grep -c '^== tqbench: usched --policy' "$T/out/usched.log" | grep -qx 10
+ok $? "usched.log: one daemon per suite and policy"
+
+# 2. Another scheduler attached: a clear message at once.
+"$BIN/tq_echod" -q -p "$T/echod.pid" &
+epid=$!
+wait_for 10 test -s "$T/echod.pid"
+timeout 60 "$BIN/tqbench" "${args[@]}" --out "$T/busy" >/dev/null 2>"$T/err"
+rc=$?
+grep -q "another scheduler (pid $epid) is attached" "$T/err"
+ok $(( $? || rc != 1 )) "another scheduler attached: status 1 (got $rc) and the reason"
+[ $rc -eq 1 ] || diag <"$T/err"
+kill "$epid"
+wait "$epid"
+epid=
+wait_for 10 nothing_left
+ok $? "nothing left after the refusal"
+
+# 3. A worker killed mid-run: reported, the run fails, the daemon stopped, no orphans.
+timeout 300 "$BIN/tqbench" "${args[@]}" --suites synthetic --runs 3 --out "$T/kill" \
+	>/dev/null 2>"$T/err" &
+tpid=$!
+victim=
+# timeout's child is tqbench; the workers are tqbench's children of its name
+wait_for 120 eval 'victim=$(pgrep -P "$(pgrep -P $tpid -x tqbench)" -x tqbench | head -n1)
+	[ -n "$victim" ]'
+[ -n "$victim" ] && kill -KILL "$victim"
+wait "$tpid"
+rc=$?
+grep -q "worker [0-9]* (pid $victim) killed by signal 9" "$T/err"
+ok $(( $? || rc != 1 )) "a worker SIGKILLed: reported, tqbench exits 1 (got $rc)"
+[ $rc -eq 1 ] || tail -n 20 "$T/err" | diag
+wait_for 10 nothing_left
+ok $? "the daemon stopped and the other workers gone; the module has no scheduler"
+
+echo "1..$n"
+[ $failed -eq 0 ]
