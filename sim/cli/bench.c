@@ -184,7 +184,7 @@ void bench_all(FILE *f, const char *data_dir)
 	enum { BENCH_TGS = 200 };
 	static const char *const what[EVAL_DEVS] = { "dma2 slow1.00", "dma2 slow1.08", "dma1" };
 	static struct tq_tg tgs8[BENCH_TGS], tgs10[BENCH_TGS], eval8[EVAL_DEVS][EVAL_TGS];
-	struct tq_dev dev[EVAL_DEVS];
+	struct tq_dev dev[EVAL_DEVS], lat_dev;
 	double worst = 0;
 	char label[64];
 	bool have_eval = true;
@@ -197,6 +197,11 @@ void bench_all(FILE *f, const char *data_dir)
 	}
 	for (int i = 0; i < EVAL_DEVS; i++)
 		bench_sim(f, &dev[i], what[i]);
+	/* with the H200's command latencies: the same steps, a few more adds */
+	lat_dev = dev[1];
+	lat_dev.dep_ns = 8000;
+	lat_dev.gap_ns = 1300;
+	bench_sim(f, &lat_dev, "dma2 1.08 +lat");
 	for (int i = 0; i < EVAL_DEVS; i++)
 		bench_policy(f, &tq_policy_paper, &dev[i], tgs8, BENCH_TGS, what[i], "");
 	for (int i = 0; i < EVAL_DEVS; i++)
