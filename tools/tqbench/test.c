@@ -4,12 +4,16 @@
  * (PoCL here), small enough for make check: the profile, then every setup
  * on three workers, and every output file there and well formed. The
  * numbers are not checked: speed is for the benchmarks, not the tests.
- * Skips when there is no OpenCL device.
+ * Skips that when there is no OpenCL device. Before it, what needs no
+ * device: --workers process without the module is refused at once, with
+ * the reason (tools/tqbench/test_proc.sh runs it in the test VM).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <linux/tqsubmit.h>
 
 #include "../tap.h"
 #include "../testutil.h"
@@ -35,6 +39,30 @@ static int lines(const char *dir, const char *name, char *first, size_t size)
 	return n;
 }
 
+/* --workers process where there is no module; timeout: a hang fails too. */
+static void no_module(const char *dir)
+{
+	char cmd[1024], out[4096];
+	int st;
+
+	if (!access("/dev/" TQ_DEVICE_NAME, F_OK)) {
+		tap_skip("--workers process without the module", "the module is loaded here");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "timeout 60 %s --workers process --profile %s/none --out %s "
+		 "2>&1", TQBENCH_BIN, dir, dir);
+	st = test_capture(cmd, out, sizeof(out));
+	tap_ok(st == 1 && strstr(out, "/dev/" TQ_DEVICE_NAME) &&
+	       strstr(out, "module is not loaded"),
+	       "--workers process without the module: status 1 (got %d), says why", st);
+	out[strcspn(out, "\n")] = 0;
+	tap_diag("%s", out);
+	snprintf(cmd, sizeof(cmd), "%s --workers fibers --profile %s/none 2>&1", TQBENCH_BIN, dir);
+	st = test_capture(cmd, out, sizeof(out));
+	tap_ok(st == 2 && strstr(out, "--workers: thread or process"),
+	       "--workers fibers: a usage error (status %d)", st);
+}
+
 int main(void)
 {
 	static const char *const svgs[] = { "speedup-synthetic.svg", "speedup-real.svg",
@@ -44,14 +72,16 @@ int main(void)
 
 	if (!mkdtemp(dir))
 		tap_skip_all("cannot make a temporary directory");
+	no_module(dir);
 	snprintf(cmd, sizeof(cmd), "%s --quick -o %s/profile 2>&1; echo \"status $?\"",
 		 TQCALIB_BIN, dir);
 	st = test_run_status(cmd);
 	if (st == 77) {
+		tap_skip("tqcalib and tqbench on a device", "no OpenCL device");
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 		if (system(cmd))
 			tap_diag("could not remove %s", dir);
-		tap_skip_all("no OpenCL device");
+		return tap_done();
 	}
 	tap_ok(st == 0, "tqcalib --quick");
 
@@ -63,6 +93,10 @@ int main(void)
 	/* 2 suites x 5 benchmarks; per benchmark 3 NoReorder rows, 5 + 5 policies, 1 */
 	n = lines(dir, "tqbench.csv", first, sizeof(first));
 	tap_ok(n == 1 + 10 * 14, "tqbench.csv: a row per experiment and setup (%d lines)", n);
+	snprintf(cmd, sizeof(cmd), "grep -c ',thread$' %s/tqbench.csv", dir);
+	test_capture(cmd, first, sizeof(first));
+	tap_ok(atoi(first) == 10 * 14, "tqbench.csv: every row says workers=thread (%d)",
+	       atoi(first));
 	n = lines(dir, "perms.csv", first, sizeof(first));
 	tap_ok(n == 1 + 10 * 6, "perms.csv: every order of 3 tasks, 10 times (%d lines)", n);
 	n = lines(dir, "stream.csv", first, sizeof(first));
