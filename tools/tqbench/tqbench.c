@@ -21,7 +21,8 @@
  * experiment and setup), perms.csv (every order run), tg.csv (usched's
  * predicted and measured makespan per TG), stream.csv, tasks.txt,
  * speedup-{synthetic,real}.svg (the paper's Figures 9 and 10), model.svg
- * (Figure 7), means.svg (Figure 11), stream.svg and summary.md.
+ * (Figure 7), means.svg (Figure 11), stream.svg and summary.md; with
+ * --workers process also usched.log and usched.prom (the daemon's).
  */
 #include <errno.h>
 #include <getopt.h>
