@@ -457,22 +457,56 @@ static void bb_dfs(struct tq_ws *ws, const struct tq_dev *dev, unsigned int dept
 
 /* ---- insertion (NEH and iterated greedy) ---- */
 
+/* Whether task @a comes before task @t in @t's chain of predecessors. */
+static bool ancestor(const struct tq_ws *ws, unsigned int a, unsigned int t)
+{
+	for (int p = ws->tg.after[t]; p >= 0; p = ws->tg.after[p])
+		if ((unsigned int)p == a)
+			return true;
+	return false;
+}
+
+/*
+ * Where @t may go in seq[0..len-1]: after its last ancestor and up to its
+ * first descendant, [*lo, *hi]; every position without precedence.
+ */
+static void window(const struct tq_ws *ws, const uint8_t *seq, unsigned int len, uint8_t t,
+		   unsigned int *lo, unsigned int *hi)
+{
+	*lo = 0;
+	*hi = len;
+	if (!ws->tg.nafter)
+		return;
+	for (unsigned int i = 0; i < len; i++) {
+		if (ancestor(ws, seq[i], t)) {
+			*lo = i + 1;
+		} else if (ancestor(ws, t, seq[i])) {
+			*hi = i;
+			break;
+		}
+	}
+}
+
 /*
  * Insert @t into seq[0..len-1] where the makespan is least (earliest
- * position on ties); returns that makespan. With @timed it stops at the
- * deadline (every 4th sim), seq untouched: INFINITY.
+ * position on ties), among the feasible positions; returns that makespan.
+ * With @timed it stops at the deadline (every 4th sim), seq untouched:
+ * INFINITY.
  */
 static double insert_best(struct tq_ws *ws, const struct tq_dev *dev, uint8_t *seq,
 			  unsigned int len, uint8_t t, bool timed)
 {
 	uint8_t *try = ws->tmp;
 	double best = INFINITY;
-	unsigned int at = 0;
+	unsigned int lo, hi, at;
 
-	try[0] = t;
-	memcpy(try + 1, seq, len);
-	for (unsigned int pos = 0; pos <= len; pos++) {
-		if (timed && !(pos & 3) && expired(ws))
+	window(ws, seq, len, t, &lo, &hi);
+	at = lo;
+	memcpy(try, seq, lo);
+	try[lo] = t;
+	memcpy(try + lo + 1, seq + lo, len - lo);
+	for (unsigned int pos = lo; pos <= hi; pos++) {
+		if (timed && !((pos - lo) & 3) && expired(ws))
 			return INFINITY;
 		double ms = sim(ws, dev, try, len + 1);
 
@@ -480,7 +514,7 @@ static double insert_best(struct tq_ws *ws, const struct tq_dev *dev, uint8_t *s
 			best = ms;
 			at = pos;
 		}
-		if (pos < len) {	/* move t one place later */
+		if (pos < hi) {	/* move t one place later */
 			try[pos] = try[pos + 1];
 			try[pos + 1] = t;
 		}
