@@ -438,9 +438,10 @@ static int slot_setup(struct tq *tq, struct wslot *ws, const struct wslot *prev,
 	char kname[40];
 	int ret = 0;
 
-	/* the kernel: once per task kind in this context */
+	/* the kernel: once per kernels/ task (synthetic: per task) in this context */
 	for (unsigned int i = 0; i < n; i++) {
-		if (!strcmp(prev[i].b->name, b->name)) {
+		if (prev[i].b->tk == b->tk &&
+		    (!synthetic_task(b) || !strcmp(prev[i].b->name, b->name))) {
 			ws->prog = prev[i].prog;
 			ws->kern = prev[i].kern;
 		}
@@ -602,8 +603,9 @@ static void __attribute__((noreturn)) worker_main(const struct run *ru, unsigned
 	memset(ws, 0, sizeof(ws));
 	m.err = tq_open(&tq, 64, worker_arena(r, w), 0);
 	if (m.err) {
-		fprintf(stderr, "tqbench: worker %d: tq_open (%zu MiB arena): %s\n", getpid(),
-			worker_arena(r, w) >> 20, tq_strerror(m.err));
+		fprintf(stderr, "tqbench: worker %d: tq_open (%zu MiB arena): %s%s\n", getpid(),
+			worker_arena(r, w) >> 20, tq_strerror(m.err), m.err != -EFBIG ? "" :
+			" (/sys/module/tqsubmit/parameters/arena_bytes_max)");
 		send_msg(sock, &m);
 		_exit(1);
 	}
