@@ -163,7 +163,9 @@ int proc_check(struct opts *o)
 /* How a child ended, for a message. */
 static const char *how(int st, char *buf, size_t len)
 {
-	if (WIFSIGNALED(st))
+	if (st == -1)
+		snprintf(buf, len, "is gone (no status)");
+	else if (WIFSIGNALED(st))
 		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(st),
 			 strsignal(WTERMSIG(st)));
 	else
@@ -230,6 +232,23 @@ static bool daemon_alive(struct run *ru)
 	return false;
 }
 
+/* Our environment with notify (NOTIFY_SOCKET=...) for the daemon's; free() it. */
+static char **daemon_env(char *notify)
+{
+	size_t n = 0, k = 0;
+	char **envp;
+
+	while (environ[n])
+		n++;
+	envp = calloc(n + 2, sizeof(*envp));
+	for (size_t i = 0; envp && i < n; i++)
+		if (strncmp(environ[i], "NOTIFY_SOCKET=", 14))
+			envp[k++] = environ[i];
+	if (envp)
+		envp[k] = notify;
+	return envp;
+}
+
 static int daemon_start(struct run *ru)
 {
 	const struct env *e = ru->e;
@@ -242,7 +261,6 @@ static int daemon_start(struct run *ru)
 		e->o->max_tg ? "--max-tg" : NULL, max_tg, NULL
 	};
 	char **envp;
-	size_t nenv = 0;
 	double end = now_s() + START_S;
 	int sfd, logfd, nullfd, ret = -ETIMEDOUT;
 	socklen_t salen;
@@ -258,9 +276,7 @@ static int daemon_start(struct run *ru)
 	memcpy(sa.sun_path + 1, name, strlen(name));	/* abstract: sun_path[0] is 0 */
 	salen = offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name);
 	snprintf(env_notify, sizeof(env_notify), "NOTIFY_SOCKET=@%s", name);
-	while (environ[nenv])
-		nenv++;
-	envp = calloc(nenv + 2, sizeof(*envp));
+	envp = daemon_env(env_notify);
 	sfd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	logfd = open(ru->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -269,12 +285,6 @@ static int daemon_start(struct run *ru)
 		fprintf(stderr, "tqbench: cannot start usched: %s\n", strerror(errno));
 		goto out;
 	}
-	for (size_t i = 0, k = 0; i < nenv; i++)
-		if (strncmp(environ[i], "NOTIFY_SOCKET=", 14))
-			envp[k++] = environ[i];
-	for (nenv = 0; envp[nenv]; nenv++)
-		;
-	envp[nenv] = env_notify;
 	dprintf(logfd, "== tqbench: usched --policy %s for %s %s %ux%u\n", policy_names[ru->p],
 		ru->r->s->name, ru->r->s->bench[ru->r->bench], ru->r->T, ru->r->N);
 	fflush(NULL);
