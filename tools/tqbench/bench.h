@@ -88,6 +88,8 @@ struct result {
 	unsigned int pol_tgs[NPOL];
 	bool pol_proc;			/* the policies ran as worker processes */
 	double indep_ms;		/* independent contexts (median); 0: not run */
+	double drift_sum;		/* NoReorder's copies that ran alone: duration / standalone */
+	unsigned int drift_n;
 };
 
 struct stream_result {

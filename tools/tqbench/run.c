@@ -174,12 +174,35 @@ static void insts_fini(const struct result *r, struct binst *in)
 }
 
 /*
+ * How long copy @c of @in ran over its standalone time, if no copy the
+ * other way overlapped it and it is long enough to time well; else 0.
+ */
+static double copy_stretch(const struct result *r, const struct binst *in, unsigned int s,
+			   unsigned int c)
+{
+	int other = in[s].ev_stage[c] == CLX_HTD ? CLX_DTH : CLX_HTD;
+	double a = clx_start(in[s].ev[c]), b = clx_end(in[s].ev[c]);
+
+	if (in[s].ev_stage[c] == CLX_K || in[s].b->cmd_ns[c] < 200e3)
+		return 0;
+	for (unsigned int o = 0; o < r->nslots; o++)
+		for (unsigned int k = 0; k < in[o].nev; k++)
+			if (in[o].ev_stage[k] == other && clx_start(in[o].ev[k]) < b &&
+			    clx_end(in[o].ev[k]) > a)
+				return 0;
+	return (b - a) / in[s].b->cmd_ns[c];
+}
+
+/*
  * One line of commands.csv per command of the order just run: when it was
  * submitted to the device, started and ended (from the first start), its
  * standalone time, and where the model put it. Where a TG runs slower than
  * the model says, this shows whether commands ran longer or started later.
+ * Copies that ran alone also go into r's copy drift: how much slower than
+ * standalone the device copied while the experiment ran (a host or link
+ * slowed by something else shows here, not in the model).
  */
-static void timeline_write(struct env *e, const struct result *r, const struct binst *in,
+static void timeline_write(struct env *e, struct result *r, const struct binst *in,
 			   unsigned int order_no, unsigned int run)
 {
 	static struct tq_sim_result res;
@@ -197,8 +220,13 @@ static void timeline_write(struct env *e, const struct result *r, const struct b
 
 		for (unsigned int c = 0; c < in[s].nev && c < b->ncmds; c++) {
 			unsigned int tc = tg.task[s].first[0] + c;
+			double x = copy_stretch(r, in, s, c);
 			cl_ulong sub = 0;
 
+			if (x > 0) {
+				r->drift_sum += x;
+				r->drift_n++;
+			}
 			clGetEventProfilingInfo(in[s].ev[c], CL_PROFILING_COMMAND_SUBMIT,
 						sizeof(sub), &sub, NULL);
 			fprintf(e->cmds, "%s,%s,%u,%u,%u,%u,%u,%s,%s,%u,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n",
