@@ -414,6 +414,8 @@ static void jit_gather(struct usched *u, struct jit_in *in)
  * auto gets a budget of its own, u->budget of the TG's fifo makespan, at
  * every T: exact unbounded took 0.24% of a T = 6 TG on average (0.70% at
  * most), and auto proves a small TG optimal well within its budget anyway.
+ * exact gets EXACT_BUDGET times that, so that it still proves TGs of up to
+ * 8 tasks but a large TG of chains cannot hold the loop up.
  */
 static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 {
@@ -450,12 +452,13 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 				       busy - tg->launch_ns : 0;
 	}
 	t0 = now_ns();
-	if (pol == &tq_policy_auto) {
+	if (pol == &tq_policy_auto || pol == &tq_policy_exact) {
 		tq_simulate(&u->simtg, &u->dev, d.order, tg->n, res);
 		first = res->makespan;
 		for (unsigned int c = 0; c < u->simtg.ncmds; c++)
 			first = fmin(first, res->start[c]);
-		pb.budget_ns = fmax(u->budget * (res->makespan - first), 1);
+		pb.budget_ns = fmax(u->budget * (pol == &tq_policy_exact ? EXACT_BUDGET : 1) *
+				    (res->makespan - first), 1);
 	}
 	/* an error or an order against a chain cannot happen: keep fifo, always feasible */
 	if (pol->order(&pb, u->ws, &d) || !(d.makespan < INFINITY)) {

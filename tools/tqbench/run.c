@@ -275,7 +275,7 @@ int run_noreorder(struct env *e, struct result *r)
  * engines, all T x N tasks at once with each worker's tasks chained, as
  * usched orders them when they are submitted together; with one copy
  * engine round by round, as run_order() runs them (see predict_ms()).
- * exact gets a second on the larger sets, where proving the best order can
+ * exact gets 0.2 s on the larger sets, where proving the best order can
  * take far longer.
  */
 static int policy_order(struct env *e, const struct result *r, int p, uint8_t *order)
@@ -289,7 +289,7 @@ static int policy_order(struct env *e, const struct result *r, int p, uint8_t *o
 		return -EINVAL;
 	if (e->dev.dma == 2) {
 		struct tq_problem pb = { .tg = &tg, .dev = &e->dev, .seed = e->o->seed,
-					 .budget_ns = r->nslots > 8 ? 1e9 : 0 };
+					 .budget_ns = r->nslots > 8 ? 2e8 : 0 };
 
 		result_tg(r, &tg);
 		if (ops->order(&pb, &ws, &d))
