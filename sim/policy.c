@@ -804,12 +804,18 @@ static int neh_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_de
 }
 
 /* Branch and bound seeded with neh; proves optimality unless the deadline hits. */
-static void branch_and_bound(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
+/* Branch and bound from d, neh's order: its makespan is the first incumbent. */
+static void bb_from(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
 {
-	neh(ws, dev, d);
 	if (root_bound(ws, dev) >= d->makespan * (1 - BB_EPS))
 		return;
 	bb_dfs(ws, dev, 0, all_tasks(ws->tg.ntasks), d);
+}
+
+static void branch_and_bound(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
+{
+	neh(ws, dev, d);
+	bb_from(ws, dev, d);
 }
 
 static int exact_finish(struct tq_ws *ws, struct tq_decision *d)
@@ -821,9 +827,9 @@ static int exact_finish(struct tq_ws *ws, struct tq_decision *d)
 	return 0;
 }
 
-static uint64_t budget_ns(const struct tq_problem *pb, struct tq_ws *ws)
+static uint64_t budget_ns(const struct tq_problem *pb, struct tq_ws *ws, double seed_ms)
 {
-	double ns = pb->budget_ns;
+	double ns = pb->budget_frac > 0 ? pb->budget_frac * seed_ms : pb->budget_ns;
 
 	if (!(ns > 0)) {
 		uint8_t order[TQ_MAX_TASKS];
@@ -869,7 +875,7 @@ static void chains_search(struct tq_ws *ws, const struct tq_dev *dev, struct tq_
 	double ms;
 
 	ws->deadline_ns = start + budget / 8;
-	branch_and_bound(ws, dev, d);
+	bb_from(ws, dev, d);
 	if (!ws->timed_out)
 		return;
 	for (unsigned int i = 0; i < n; i++)
@@ -900,7 +906,8 @@ static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_d
 
 	if (ret)
 		return ret;
-	budget = budget_ns(pb, ws);
+	neh(ws, pb->dev, d);	/* the seed: always to its end */
+	budget = budget_ns(pb, ws, d->makespan);
 	if (ws->tg.nafter && ws->tg.ntasks > 4) {
 		chains_search(ws, pb->dev, d, start, budget);
 		d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
@@ -909,7 +916,7 @@ static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_d
 		return exact_finish(ws, d);
 	}
 	ws->deadline_ns = start + budget / 4 * 3;
-	branch_and_bound(ws, pb->dev, d);
+	bb_from(ws, pb->dev, d);
 	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
 	d->optimal = false;
 	if (ws->timed_out) {

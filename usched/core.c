@@ -411,11 +411,14 @@ static void jit_gather(struct usched *u, struct jit_in *in)
 /*
  * Order the TG with the policy, from the engines' predicted busy-until
  * times (4), and remember what the model predicts for the order chosen.
- * auto gets a budget of its own, u->budget of the TG's fifo makespan, at
- * every T: exact unbounded took 0.24% of a T = 6 TG on average (0.70% at
- * most), and auto proves a small TG optimal well within its budget anyway.
- * exact gets EXACT_BUDGET times that, so that it still proves TGs of up to
- * 8 tasks but a large TG of chains cannot hold the loop up.
+ * auto gets a budget of its own, u->budget of the makespan of its neh
+ * seed, at every T: exact unbounded took 0.24% of a T = 6 TG on average
+ * (0.70% at most), and auto proves a small TG optimal well within its
+ * budget anyway. (Of the fifo makespan, the budget ran 0.10-0.13% of the
+ * device time of the shorter TGs auto made on the H200.) exact gets
+ * EXACT_BUDGET times u->budget of the fifo makespan, so that it still
+ * proves TGs of up to 8 tasks but a large TG of chains cannot hold the
+ * loop up.
  */
 static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 {
@@ -452,13 +455,13 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 				       busy - tg->launch_ns : 0;
 	}
 	t0 = now_ns();
-	if (pol == &tq_policy_auto || pol == &tq_policy_exact) {
+	pb.budget_frac = u->budget;	/* auto */
+	if (pol == &tq_policy_exact) {
 		tq_simulate(&u->simtg, &u->dev, d.order, tg->n, res);
 		first = res->makespan;
 		for (unsigned int c = 0; c < u->simtg.ncmds; c++)
 			first = fmin(first, res->start[c]);
-		pb.budget_ns = fmax(u->budget * (pol == &tq_policy_exact ? EXACT_BUDGET : 1) *
-				    (res->makespan - first), 1);
+		pb.budget_ns = fmax(u->budget * EXACT_BUDGET * (res->makespan - first), 1);
 	}
 	/* an error or an order against a chain cannot happen: keep fifo, always feasible */
 	if (pol->order(&pb, u->ws, &d) || !(d.makespan < INFINITY)) {
