@@ -9,8 +9,7 @@ cd "$(dirname "$0")"
 
 names=$( { sed -n 's/^[[:space:]]*\(tq_[a-z_]*\);$/\1/p' libtq.map
 	   sed -n 's/^static inline [^(]*[ *]\(tq_[a-z_]*\)(.*/\1/p' tq.h; } | sort -u)
-n=0 fail=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
+. ../tools/tap.sh
 
 for f in $names; do
 	test -f "man/$f.3"
@@ -26,5 +25,4 @@ for p in man/*.3 man/*.7; do
 	ok $([ -z "$w" ]; echo $?) "$p formats cleanly"
 	[ -z "$w" ] || echo "$w" | sed 's/^/# /'
 done
-echo "1..$n"
-exit $fail
+tap_done

@@ -102,6 +102,16 @@ int main(void)
 	n = lines(dir, "stream.csv", first, sizeof(first));
 	tap_ok(n == 1 + 4, "stream.csv: fifo, paper, auto, independent (%d lines)", n);
 	tap_ok(lines(dir, "tg.csv", first, sizeof(first)) > 1, "tg.csv has TGs");
+	/* per experiment 6 orders x 3 tasks of 3 or more commands each */
+	n = lines(dir, "commands.csv", first, sizeof(first));
+	tap_ok(n >= 1 + 10 * 6 * 9 && !strncmp(first, "suite,bench,T,N,order_no", 24),
+	       "commands.csv: every command of every order (%d lines)", n);
+	/* 10 experiments x 5 policies x 1 counted run x 3 tasks */
+	n = lines(dir, "usched-tasks.csv", first, sizeof(first));
+	tap_ok(n == 1 + 10 * 5 * 3, "usched-tasks.csv: every task of the policies' runs (%d lines)",
+	       n);
+	tap_ok(lines(dir, "stream-tasks.csv", first, sizeof(first)) > 1,
+	       "stream-tasks.csv has the stream's tasks");
 	n = lines(dir, "summary.md", first, sizeof(first));
 	tap_ok(n > 20 && !strncmp(first, "<!--", 4), "summary.md written (%d lines)", n);
 	for (size_t i = 0; i < sizeof(svgs) / sizeof(svgs[0]); i++) {

@@ -15,31 +15,8 @@ set -uo pipefail
 BIN=${BIN:-build/bin}
 SYS=/sys/class/misc/tqsubmit
 POLICIES="fifo paper neh exact auto"
-n=0 failed=0
-
-ok() {	# ok STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-skip_all() { echo "1..0 # SKIP $*"; exit 77; }
-diag() { sed 's/^/# /'; }
+. tools/tap.sh
 sched_pid() { local v=-1; read -r v <"$SYS/scheduler_pid" 2>/dev/null; echo "$v"; }
-
-# wait_for SECONDS COMMAND...: until COMMAND succeeds; 1 if it never does.
-wait_for() {
-	local end=$((SECONDS + $1))
-
-	shift
-	until "$@"; do
-		[ $SECONDS -ge $end ] && return 1
-		sleep 0.1
-	done
-}
 
 # No usched and no tqbench left, and the module without a scheduler.
 nothing_left() {
@@ -153,5 +130,4 @@ ok $(( $? || rc != 1 )) "a worker SIGKILLed: reported, tqbench exits 1 (got $rc)
 wait_for 10 nothing_left
 ok $? "the daemon stopped and the other workers gone; the module has no scheduler"
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

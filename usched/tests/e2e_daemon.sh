@@ -13,32 +13,9 @@ set -uo pipefail
 BIN=${BIN:-build/bin}
 SYS=/sys/class/misc/tqsubmit
 MIX=VA,MT,BS,DCT	# no INOUT buffers: a re-run after a restart sees its inputs intact
-n=0 failed=0
-
-ok() {	# ok STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-skip_all() { echo "1..0 # SKIP $*"; exit 77; }
-diag() { sed 's/^/# /'; }
+. tools/tap.sh
 # Builtins only where tests poll: a fork costs a lot under emulation.
 sysfs() { local v=-1; read -r v <"$SYS/$1" 2>/dev/null; echo "$v"; }
-
-# wait_for SECONDS COMMAND...: until COMMAND succeeds; 1 if it never does.
-wait_for() {
-	local end=$((SECONDS + $1))
-
-	shift
-	until "$@"; do
-		[ $SECONDS -ge $end ] && return 1
-		sleep 0.2
-	done
-}
 
 [ -c /dev/tqsubmit ] || skip_all "no /dev/tqsubmit (run in the test VM: make check)"
 [ -x "$BIN/usched" ] && [ -x "$BIN/tqdemo" ] || skip_all "usched or tqdemo not built"
@@ -244,5 +221,4 @@ python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["traceE
 ok "${PIPESTATUS[0]}" "trace: valid Chrome trace JSON with events"
 
 [ $failed -eq 0 ] || { echo "# usched's log:"; tail -n 40 "$T/usched.log" | diag; }
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done
