@@ -77,7 +77,7 @@ checkpatch: $(LINUX_SRC)/.stamp
 check: deps
 	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
 	@$(MAKE) --no-print-directory SAN=$(SAN) user
-	@tools/runtests $(addprefix native:,$(TESTS)) $(addprefix vm:,$(VM_TESTS)) \
+	@BIN=$(BIN) tools/runtests $(addprefix native:,$(TESTS)) $(addprefix vm:,$(VM_TESTS)) \
 		$(CHECK_SCRIPTS)
 
 run: deps
