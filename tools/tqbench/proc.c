@@ -41,7 +41,6 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../libtq/tq.h"
@@ -102,14 +101,6 @@ struct run {
 	struct wmsg msg[MAX_WORKERS];
 	char log[600], prom[600];
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static pid_t sysfs_pid(void)
 {

@@ -173,22 +173,39 @@ static void insts_fini(const struct result *r, struct binst *in)
 		binst_fini(&in[s]);
 }
 
+/* The profiling stamps of every command of the order just run, read once. */
+struct stamps {
+	double start[MAX_SLOTS][CLX_MAX_CMDS], end[MAX_SLOTS][CLX_MAX_CMDS];
+	double first;			/* the earliest start */
+};
+
+static void stamps_read(const struct result *r, const struct binst *in, struct stamps *t)
+{
+	t->first = INFINITY;
+	for (unsigned int s = 0; s < r->nslots; s++) {
+		for (unsigned int c = 0; c < in[s].nev; c++) {
+			t->start[s][c] = clx_start(in[s].ev[c]);
+			t->end[s][c] = clx_end(in[s].ev[c]);
+			t->first = fmin(t->first, t->start[s][c]);
+		}
+	}
+}
+
 /*
- * How long copy @c of @in ran over its standalone time, if no copy the
+ * How long copy @c of slot @s ran over its standalone time, if no copy the
  * other way overlapped it and it is long enough to time well; else 0.
  */
-static double copy_stretch(const struct result *r, const struct binst *in, unsigned int s,
-			   unsigned int c)
+static double copy_stretch(const struct result *r, const struct binst *in,
+			   const struct stamps *t, unsigned int s, unsigned int c)
 {
 	int other = in[s].ev_stage[c] == CLX_HTD ? CLX_DTH : CLX_HTD;
-	double a = clx_start(in[s].ev[c]), b = clx_end(in[s].ev[c]);
+	double a = t->start[s][c], b = t->end[s][c];
 
 	if (in[s].ev_stage[c] == CLX_K || in[s].b->cmd_ns[c] < 200e3)
 		return 0;
 	for (unsigned int o = 0; o < r->nslots; o++)
 		for (unsigned int k = 0; k < in[o].nev; k++)
-			if (in[o].ev_stage[k] == other && clx_start(in[o].ev[k]) < b &&
-			    clx_end(in[o].ev[k]) > a)
+			if (in[o].ev_stage[k] == other && t->start[o][k] < b && t->end[o][k] > a)
 				return 0;
 	return (b - a) / in[s].b->cmd_ns[c];
 }
@@ -205,22 +222,22 @@ static double copy_stretch(const struct result *r, const struct binst *in, unsig
 static void timeline_write(struct env *e, struct result *r, const struct binst *in,
 			   unsigned int order_no, unsigned int run)
 {
+	static const char *const stage[CLX_STAGES] = { "htd", "k", "dth" };
 	static struct tq_sim_result res;
+	static struct stamps t;
 	const uint8_t *order = r->perm[order_no];
-	struct span sp = { 0 };
 	struct tq_tg tg;
 
 	result_tg(r, &tg);
 	tq_simulate(&tg, &e->dev, order, r->nslots, &res);
-	for (unsigned int s = 0; s < r->nslots; s++)
-		span_add(&sp, &in[s]);
+	stamps_read(r, in, &t);
 	for (unsigned int pos = 0; pos < r->nslots; pos++) {
 		unsigned int s = order[pos];
 		const struct btask *b = in[s].b;
 
 		for (unsigned int c = 0; c < in[s].nev && c < b->ncmds; c++) {
 			unsigned int tc = tg.task[s].first[0] + c;
-			double x = copy_stretch(r, in, s, c);
+			double x = copy_stretch(r, in, &t, s, c);
 			cl_ulong sub = 0;
 
 			if (x > 0) {
@@ -229,13 +246,13 @@ static void timeline_write(struct env *e, struct result *r, const struct binst *
 			}
 			clGetEventProfilingInfo(in[s].ev[c], CL_PROFILING_COMMAND_SUBMIT,
 						sizeof(sub), &sub, NULL);
-			fprintf(e->cmds, "%s,%s,%u,%u,%u,%u,%u,%s,%s,%u,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n",
-				r->s->name, r->s->bench[r->bench], r->T, r->N, order_no, run, pos,
-				b->name, (const char *[]){ "htd", "k", "dth" }[in[s].ev_stage[c]],
-				c, b->cmd_ns[c] / 1e3, res.start[tc] / 1e3, res.end[tc] / 1e3,
-				sub ? ((double)sub - (double)sp.first) / 1e3 : NAN,
-				((double)clx_start(in[s].ev[c]) - (double)sp.first) / 1e3,
-				((double)clx_end(in[s].ev[c]) - (double)sp.first) / 1e3);
+			fprintf(e->cmds, "%s,%s,%u,%u,%u,%u,%u,%s,%s,%u,", r->s->name,
+				r->s->bench[r->bench], r->T, r->N, order_no, run, pos, b->name,
+				stage[in[s].ev_stage[c]], c);
+			fprintf(e->cmds, "%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n", b->cmd_ns[c] / 1e3,
+				res.start[tc] / 1e3, res.end[tc] / 1e3,
+				sub ? ((double)sub - t.first) / 1e3 : NAN,
+				(t.start[s][c] - t.first) / 1e3, (t.end[s][c] - t.first) / 1e3);
 		}
 	}
 }

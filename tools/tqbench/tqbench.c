@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "../../usched/usched.h"
 #include "../tqcalib/progress.h"
@@ -247,14 +246,6 @@ static FILE *out_open(const struct opts *o, const char *name, const char *header
 	else if (header)
 		fprintf(f, "%s\n", header);
 	return f;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* Largest bytes any pool task copies in, and out. */

@@ -3,9 +3,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../../sim/tqsim.h"
 #include "progress.h"
 
 #define BAR	30
@@ -17,12 +17,9 @@ static struct {
 	bool tty;
 } pg;
 
-static double now_s(void)
+double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
+	return tq_clock_ns() / 1e9;
 }
 
 void progress_begin(const char *what, double total)

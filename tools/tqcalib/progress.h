@@ -11,5 +11,7 @@ void progress_begin(const char *what, double total);
 /* Advance by done units; note is shown after the bar (may be NULL). */
 void progress_step(double done, const char *note);
 void progress_end(void);
+/* The clock the bar reads: CLOCK_MONOTONIC in seconds (sim's tq_clock_ns()). */
+double now_s(void);
 
 #endif /* TQ_PROGRESS_H */
