@@ -893,6 +893,71 @@ static void chains_search(struct tq_ws *ws, const struct tq_dev *dev, struct tq_
 }
 
 /*
+ * Iterated greedy from d until the end of the budget, stopping early by the
+ * time of 16 evaluations so far (sims, nodes): what runs after the last
+ * clock read fits.
+ */
+static void greedy_rest(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
+			uint64_t start, uint64_t budget)
+{
+	uint64_t now = tq_clock_ns(), tail = 16 * (now - start) / (ws->evals + 1);
+
+	ws->timed_out = false;
+	ws->deadline_ns = start + budget > now + tail ? start + budget - tail : now;
+	iterated_greedy(ws, dev, d);
+	ws->timed_out = true;
+}
+
+/* Whether @order is a permutation of the TG's tasks. */
+static bool is_perm(const struct tq_ws *ws, const uint8_t *order)
+{
+	uint64_t seen = 0;
+
+	for (unsigned int i = 0; i < ws->tg.ntasks; i++) {
+		if (order[i] >= ws->tg.ntasks || seen >> order[i] & 1)
+			return false;
+		seen |= 1ULL << order[i];
+	}
+	return true;
+}
+
+/*
+ * A resumed search (pb->resume): an order proven before is simulated once
+ * and returned (true). Else d becomes the better of it and neh's order, and
+ * iterated greedy goes on from there for the whole budget: branch and bound
+ * from the same incumbent would only repeat the last TG's search, while
+ * iterated greedy, seeded anew, adds to it.
+ */
+static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
+			uint64_t start)
+{
+	unsigned int n = ws->tg.ntasks;
+	double ms;
+
+	if (!pb->resume || !is_perm(ws, pb->resume))
+		return false;
+	ms = sim(ws, pb->dev, pb->resume, n);
+	if (pb->resume_optimal && ms < INFINITY) {
+		memcpy(d->order, pb->resume, n);
+		d->makespan = ms;
+		d->lower_bound = fmin(root_bound(ws, pb->dev), ms);
+		d->optimal = false;
+		d->evals = ws->evals;
+		return true;
+	}
+	neh(ws, pb->dev, d);
+	if (ms < d->makespan) {
+		memcpy(d->order, pb->resume, n);
+		d->makespan = ms;
+	}
+	greedy_rest(ws, pb->dev, d, start, budget_ns(pb, ws, d->makespan));
+	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
+	d->optimal = false;
+	d->evals = ws->evals;
+	return true;
+}
+
+/*
  * auto: branch and bound for the first 3/4 of the budget; if it cannot
  * prove the optimum by then, iterated greedy from its best order for the
  * rest. On T = 6-8 TGs at a tight budget (0.1%) exact's best order is the
@@ -906,6 +971,8 @@ static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_d
 
 	if (ret)
 		return ret;
+	if (auto_resume(pb, ws, d, start))
+		return 0;
 	neh(ws, pb->dev, d);	/* the seed: always to its end */
 	budget = budget_ns(pb, ws, d->makespan);
 	if (ws->tg.nafter && ws->tg.ntasks > 4) {
@@ -919,18 +986,8 @@ static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_d
 	bb_from(ws, pb->dev, d);
 	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
 	d->optimal = false;
-	if (ws->timed_out) {
-		/*
-		 * stop early by the time of 16 evaluations so far (sims,
-		 * nodes): what runs after the last clock read fits
-		 */
-		uint64_t now = tq_clock_ns(), tail = 16 * (now - start) / (ws->evals + 1);
-
-		ws->timed_out = false;
-		ws->deadline_ns = start + budget > now + tail ? start + budget - tail : now;
-		iterated_greedy(ws, pb->dev, d);
-		ws->timed_out = true;
-	}
+	if (ws->timed_out)
+		greedy_rest(ws, pb->dev, d, start, budget);
 	d->evals = ws->evals;
 	return exact_finish(ws, d);
 }

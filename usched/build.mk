@@ -3,9 +3,9 @@
 # usched/: the scheduling core libusched.a (usched/usched.h) and its tests.
 # Users include "../usched/usched.h" and link $(USCHED_LINK).
 
-USCHED_OBJS := $(addprefix $(OBJ)/usched/,core.o exec.o objects.o model.o trace.o)
+USCHED_OBJS := $(addprefix $(OBJ)/usched/,core.o exec.o objects.o model.o plans.o trace.o)
 USCHED_LINK := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a -lOpenCL
-USCHED_TESTS := $(addprefix $(TESTBIN)/usched-,model queues inproc api jit)
+USCHED_TESTS := $(addprefix $(TESTBIN)/usched-,model queues inproc api jit plans)
 
 LIBS += $(LIB)/libusched.a
 TESTS += $(USCHED_TESTS)

@@ -409,6 +409,21 @@ static void jit_gather(struct usched *u, struct jit_in *in)
 }
 
 /*
+ * Whether the TG in u->simtg has a plan (plans.c): its mix is the whole
+ * problem, nothing in flight before it and no task released later.
+ */
+static bool tg_plannable(const struct usched *u)
+{
+	for (int s = 0; s < USCHED_STAGES; s++)
+		if (u->dev.busy_until[s] > 0)
+			return false;
+	for (unsigned int i = 0; i < u->simtg.ntasks; i++)
+		if (u->simtg.release[i] > 0)
+			return false;
+	return true;
+}
+
+/*
  * Order the TG with the policy, from the engines' predicted busy-until
  * times (4), and remember what the model predicts for the order chosen.
  * auto gets a budget of its own, u->budget of the makespan of its neh
@@ -425,7 +440,9 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 	struct tq_problem pb = { .tg = &u->simtg, .dev = &u->dev, .seed = tg->seq };
 	const struct tq_policy_ops *pol = u->policy;
 	struct tq_sim_result *res = u->res;
+	uint8_t resume[TQ_MAX_TASKS];
 	struct tq_decision d;
+	bool planned;
 	double first;
 	uint64_t t0;
 
@@ -456,6 +473,12 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 	}
 	t0 = now_ns();
 	pb.budget_frac = u->budget;	/* auto */
+	planned = pol == &tq_policy_auto && u->plans && tg_plannable(u);
+	if (planned && plans_find(u->plans, tasks, &u->simtg, u->match, resume,
+				  &pb.resume_optimal)) {
+		pb.resume = resume;
+		tg->plan = pb.resume_optimal ? USCHED_PLAN_PROVEN : USCHED_PLAN_RESUMED;
+	}
 	if (pol == &tq_policy_exact) {
 		tq_simulate(&u->simtg, &u->dev, d.order, tg->n, res);
 		first = res->makespan;
@@ -467,6 +490,9 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 	if (pol->order(&pb, u->ws, &d) || !(d.makespan < INFINITY)) {
 		for (unsigned int i = 0; i < tg->n; i++)
 			d.order[i] = i;
+	} else if (planned) {
+		plans_keep(u->plans, u->match, &d, d.optimal || tg->plan == USCHED_PLAN_PROVEN,
+			   tg->seq);
 	}
 	tg->policy_ns = now_ns() - t0;
 
@@ -578,13 +604,14 @@ static void tg_finish(struct usched *u, struct tg *tg)
 		.seq = tg->seq, .ntasks = tg->n, .inflight = tg->inflight,
 		.predicted_ns = tg->pred_ns, .measured_ns = measured,
 		.policy_ns = tg->policy_ns, .host_ns = tg->host_ns, .launch_ns = tg->launch_ns,
-		.start_ns = tg->first_start, .end_ns = tg->last_end,
+		.start_ns = tg->first_start, .end_ns = tg->last_end, .plan = tg->plan,
 	};
 	free(tg);
 
 	pthread_mutex_lock(&u->lock);
 	u->st.tgs++;
 	u->st.policy_ns += ts.policy_ns;
+	u->st.planned[ts.plan]++;
 	u->st.last = ts;
 	if (measured) {
 		u->st.predicted_ns_sum += ts.predicted_ns;
@@ -757,6 +784,8 @@ static void usched_free(struct usched *u)
 		free(list_entry(p, struct owner, node));
 	free(u->ws);
 	free(u->res);
+	plans_destroy(u->plans);
+	free(u->match);
 	if (u->efd >= 0)
 		close(u->efd);
 	if (u->tfd >= 0)
@@ -811,13 +840,17 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 	u->epfd = epoll_create1(EPOLL_CLOEXEC);
 	u->ws = malloc(sizeof(*u->ws));
 	u->res = malloc(sizeof(*u->res));
+	if (!o->no_plans) {
+		u->plans = plans_create();
+		u->match = malloc(sizeof(*u->match));
+	}
 	ret = -EINVAL;
 	if (!u->policy)
 		goto out_free;
 	snprintf(u->st.policy, sizeof(u->st.policy), "%s", u->policy->name);
 	ret = -ENOMEM;
 	if (u->efd < 0 || u->tfd < 0 || u->epfd < 0 || !u->ws || !u->res ||
-	    epoll_add(u->epfd, u->efd) || epoll_add(u->epfd, u->tfd))
+	    (!o->no_plans && (!u->plans || !u->match)) || epoll_add(u->epfd, u->efd) || epoll_add(u->epfd, u->tfd))
 		goto out_free;
 	ret = exec_init(u);
 	if (!ret)

@@ -45,6 +45,7 @@ struct dconf {
 	char *devnode;
 	bool foreground;
 	bool verbose;
+	bool no_plans;
 };
 
 void dconf_init(struct dconf *c);

@@ -46,6 +46,8 @@ static const struct setting settings[] = {
 	{ "foreground", BOOL, F(foreground), 0, 0, NULL,
 	  "stay in the foreground, log to stderr (-f)" },
 	{ "verbose", BOOL, F(verbose), 0, 0, NULL, "log each context opened and closed (-v)" },
+	{ "no-plans", BOOL, F(no_plans), 0, 0, NULL,
+	  "auto orders every task group afresh, not from the best order kept for its mix" },
 };
 
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))

@@ -82,6 +82,7 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 		    double uptime_s)
 {
 	static const char *const ev[] = { NULL, "open", "task", "close" };
+	static const char *const plan_use[] = { "none", "resumed", "proven" };
 	double mean_err = s->tgs ? s->abs_err_sum / s->tgs : 0;
 
 	metric(f, "tq_info", "gauge", "The device and settings usched runs with.");
@@ -133,6 +134,12 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 	fprintf(f, "tq_last_tg_tasks %u\n", s->last.ntasks);
 	metric(f, "tq_policy_seconds_total", "counter", "Time the policy spent ordering.");
 	fprintf(f, "tq_policy_seconds_total %.9f\n", s->policy_ns * 1e-9);
+	metric(f, "tq_tg_plans_total", "counter",
+	       "Task groups auto ordered from the best order kept for their mix, by use: "
+	       "none (afresh), resumed (searched on from it), proven (taken as it is).");
+	for (int i = 0; i < 3; i++)
+		fprintf(f, "tq_tg_plans_total{plan=\"%s\"} %llu\n", plan_use[i],
+			(unsigned long long)s->planned[i]);
 
 	metric(f, "tq_tg_error_ratio", "histogram",
 	       "Per task group, |predicted / measured makespan - 1|.");

@@ -187,6 +187,31 @@ struct tg {
 	uint64_t policy_ns;
 	uint64_t host_ns;	/* forming, ordering and launching it */
 	uint64_t first_start, last_end;		/* measured */
+	enum usched_plan plan;
+};
+
+/* A task as a plan knows it: what it runs and what it copies (plans.c). */
+struct plan_task {
+	uint32_t kern;
+	uint32_t depth;		/* predecessors in the TG */
+	uint64_t m;
+	double htd, dth;	/* predicted copy times: fixed by the sizes */
+};
+
+/* A TG's mix of tasks, canonically ordered (plans.c). */
+struct plan_key {
+	unsigned int n;
+	struct plan_task task[USCHED_MAX_TG];
+	int8_t after[USCHED_MAX_TG];	/* its predecessor's canonical index, -1: none */
+};
+
+/* plans_find()'s result, for plans_keep(). */
+struct plan_match {
+	struct plan_key key;
+	uint64_t hash;
+	uint8_t canon[USCHED_MAX_TG];	/* canonical index -> TG index */
+	uint8_t rank[USCHED_MAX_TG];	/* TG index -> canonical index */
+	struct plan *plan;		/* the mix's plan; NULL: none yet */
 };
 
 /*
@@ -261,8 +286,26 @@ struct usched {
 	struct tq_tg simtg;
 	struct tq_ws *ws;
 	struct tq_sim_result *res;
+	struct plans *plans;	/* NULL: o.no_plans */
+	struct plan_match *match;
 	struct trace *trace;
 };
+
+/* plans.c: auto's best order per recurring mix of tasks, on the loop thread */
+struct plans *plans_create(void);
+void plans_destroy(struct plans *p);
+/*
+ * The plan of the TG of @tasks, whose chains are in @tg: its order into
+ * @resume (TG indices) and whether it was proven; false: none.
+ */
+bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
+		struct plan_match *m, uint8_t *resume, bool *optimal);
+/*
+ * Keep @d, auto's decision for the TG plans_find() matched into @m, TG
+ * number @seq; @proven: d's order is optimal (proven now or before).
+ */
+void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision *d,
+		bool proven, uint64_t seq);
 
 /* core.c */
 uint64_t now_ns(void);

@@ -182,6 +182,7 @@ int main(int argc, char **argv)
 	o.dma = d.conf.copy_engines;
 	o.profile = d.conf.profile;
 	o.trace = d.conf.trace;
+	o.no_plans = d.conf.no_plans;
 	ret = usched_create(&o, &d.u);
 	if (ret) {
 		err("scheduling core: %s", strerror(-ret));

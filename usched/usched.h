@@ -29,6 +29,7 @@
 #ifndef USCHED_H
 #define USCHED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -81,6 +82,13 @@ struct usched_completion {
 /* Called on the core's thread (usched_process()'s caller); may submit. */
 typedef void (*usched_complete_fn)(void *arg, const struct usched_completion *c);
 
+/* How auto used a plan, the best order kept for the TG's mix (usched/plans.c). */
+enum usched_plan {
+	USCHED_PLAN_NONE,	/* no plan: ordered afresh, or not auto */
+	USCHED_PLAN_RESUMED,	/* the search went on from the plan's order */
+	USCHED_PLAN_PROVEN,	/* the plan's order, proven optimal before */
+};
+
 /*
  * One finished TG; makespans run from its first command's start to its
  * last's end. Times are CLOCK_MONOTONIC ns.
@@ -96,6 +104,7 @@ struct usched_tg_stat {
 	uint64_t launch_ns;	/* when it was launched */
 	uint64_t start_ns;	/* its first command's start (0: none ran) */
 	uint64_t end_ns;	/* its last command's end */
+	uint32_t plan;		/* an enum usched_plan */
 };
 
 /* Called on the core's thread once per finished TG, before its tasks' completions. */
@@ -122,6 +131,8 @@ typedef void (*usched_tg_fn)(void *arg, const struct usched_tg_stat *s);
  *	makespan, at every TG size; 0: 0.001
  * @tg_done: per-TG callback (every finished TG); NULL: none
  * @tg_arg: its first argument
+ * @no_plans: auto orders every TG afresh, not from the best order found
+ *	for the same mix of tasks before (usched/plans.c)
  *
  * The strings are read by usched_create() only.
  */
@@ -140,6 +151,7 @@ struct usched_opts {
 	double budget;
 	usched_tg_fn tg_done;
 	void *tg_arg;
+	bool no_plans;
 };
 
 /* Which copies surround the kernel, as in the uapi's enum tq_dir. */
@@ -219,6 +231,7 @@ struct usched_stats {
 	uint64_t bytes_htd;
 	uint64_t bytes_dth;
 	uint64_t policy_ns;
+	uint64_t planned[3];	/* TGs finished, by enum usched_plan */
 	uint64_t waiting;	/* queue depth: submitted, not yet in a TG */
 	uint64_t running;	/* in a TG, not yet complete */
 	double predicted_ns_sum;	/* over finished TGs */

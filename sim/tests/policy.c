@@ -515,6 +515,64 @@ static void test_latency(void)
 	tap_ok(!bad_ms, "every policy's makespan is its order's");
 }
 
+/*
+ * auto resumed from an earlier order: a proven one comes back as it is,
+ * after one simulation (not claimed optimal); an unproven one is a seed, so the result is never
+ * worse than it nor than neh's; an order against a chain is never taken,
+ * and a resume that is no permutation is ignored.
+ */
+static void test_resume(void)
+{
+	static struct tq_ws ws;
+	struct tq_tg tg;
+	struct tq_dev dev;
+	struct tq_decision d, dn, dx;
+	struct tq_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 2e4 };
+	unsigned int bad_opt = 0, bad_seed = 0, bad_chain = 0;
+	uint8_t bogus[TQ_MAX_TASKS];
+
+	for (unsigned int r = 0; r < 40; r++) {
+		unsigned int n = 4 + r % 5;
+
+		random_dev(&dev, r);
+		random_tg(&tg, n);
+		if (r % 2)
+			for (unsigned int t = n / 2; t < n; t++)
+				tq_tg_set_after(&tg, t, t - n / 2);
+		pb.resume = NULL;
+		pb.resume_optimal = false;
+		tq_policy_exact.order(&(struct tq_problem){ .tg = &tg, .dev = &dev }, &ws, &dx);
+		pb.resume = dx.order;
+		pb.resume_optimal = true;
+		bad_opt += tq_policy_auto.order(&pb, &ws, &d) || d.optimal || d.evals != 1 ||
+			   memcmp(d.order, dx.order, n) || !close_to(d.makespan, dx.makespan);
+		/* a worse order as the seed: the reverse of fifo */
+		for (unsigned int i = 0; i < n; i++)
+			bogus[i] = n - 1 - i;
+		pb.resume = bogus;
+		pb.resume_optimal = r % 3 == 0;	/* a false claim: infeasible with chains */
+		tq_policy_neh.order(&pb, &ws, &dn);
+		pb.seed = r + 1;
+		if (tq_policy_auto.order(&pb, &ws, &d) || !is_perm(d.order, n) ||
+		    !close_to(d.makespan, tq_makespan(&tg, &dev, d.order, n)))
+			bad_seed++;
+		else if (r % 2)
+			bad_chain += !(d.makespan < INFINITY) || d.makespan > dn.makespan;
+		else if (!pb.resume_optimal)
+			bad_seed += d.makespan > fmin(dn.makespan,
+						      tq_makespan(&tg, &dev, bogus, n));
+	}
+	tap_ok(!bad_opt, "auto returns a proven resume order as it is, after one simulation");
+	tap_ok(!bad_seed, "auto resumed from an unproven order returns an order no worse "
+	       "than it or neh's");
+	tap_ok(!bad_chain, "auto never takes a resume order against a chain");
+	bogus[0] = bogus[1];
+	pb.resume = bogus;
+	pb.resume_optimal = true;
+	tap_ok(!tq_policy_auto.order(&pb, &ws, &d) && is_perm(d.order, tg.ntasks) && d.evals > 1,
+	       "a resume order that is no permutation is ignored: auto searches");
+}
+
 int main(void)
 {
 	test_properties();
@@ -524,5 +582,6 @@ int main(void)
 	test_latency();
 	test_paper_synthetic();
 	test_budget_and_errors();
+	test_resume();
 	return tap_done();
 }

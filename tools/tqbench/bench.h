@@ -48,6 +48,7 @@ struct opts {
 	unsigned int stream_workers;
 	unsigned int stream_depth;
 	unsigned int max_tg;		/* usched's; 0: its default */
+	bool no_plans;			/* usched's auto orders every TG afresh */
 	uint64_t seed;
 	bool process;			/* policies: the daemon and worker processes */
 	const char *usched;		/* the daemon */

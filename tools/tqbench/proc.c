@@ -245,12 +245,12 @@ static int daemon_start(struct run *ru)
 	const struct env *e = ru->e;
 	char name[64], env_notify[80], dev[300], max_tg[16];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	const char *argv[] = {
+	const char *argv[24] = {
 		usched_path, "--foreground", "--config", "/dev/null", "--state", "",
 		"--policy", policy_names[ru->p], "--profile", e->o->profile, "--device", dev,
 		"--metrics", ru->prom, "--metrics-interval", "0",
-		e->o->max_tg ? "--max-tg" : NULL, max_tg, NULL
 	};
+	unsigned int argc = 16;
 	char **envp;
 	double end = now_s() + START_S;
 	int sfd, logfd, nullfd, ret = -ETIMEDOUT;
@@ -258,6 +258,12 @@ static int daemon_start(struct run *ru)
 	pid_t parent = getpid(), sched;
 
 	snprintf(max_tg, sizeof(max_tg), "%u", e->o->max_tg);
+	if (e->o->max_tg) {
+		argv[argc++] = "--max-tg";
+		argv[argc++] = max_tg;
+	}
+	if (e->o->no_plans)
+		argv[argc++] = "--no-plans";
 	/* the device tqbench opened, by platform and name (usched splits at the first '/') */
 	if (strchr(e->c.platform, '/'))
 		snprintf(dev, sizeof(dev), "%s", e->c.name);

@@ -406,6 +406,7 @@ static int pol_open(struct env *e, int p)
 		.policy = policy_names[p],
 		.profile = e->o->profile,
 		.max_tg = e->o->max_tg,
+		.no_plans = e->o->no_plans,
 		.complete = on_complete,
 		.tg_done = on_tg,
 	};
@@ -565,6 +566,8 @@ static void on_complete(void *arg, const struct usched_completion *c)
 	}
 }
 
+static const char *const plan_names[] = { "none", "resumed", "proven" };
+
 /* Every TG usched finished: its prediction against the measurement. */
 static void on_tg(void *arg, const struct usched_tg_stat *s)
 {
@@ -576,9 +579,10 @@ static void on_tg(void *arg, const struct usched_tg_stat *s)
 		return;
 	e = fabs(s->predicted_ns - s->measured_ns) / s->measured_ns;
 	if (co->tgcsv)
-		fprintf(co->tgcsv, "%s,%llu,%u,%.4f,%.4f,%.2f,%u,%.2f\n", co->tag,
+		fprintf(co->tgcsv, "%s,%llu,%u,%.4f,%.4f,%.2f,%u,%.2f,%s\n", co->tag,
 			(unsigned long long)s->seq, s->ntasks, s->predicted_ns / 1e6,
-			s->measured_ns / 1e6, s->policy_ns / 1e3, s->inflight, s->host_ns / 1e3);
+			s->measured_ns / 1e6, s->policy_ns / 1e3, s->inflight, s->host_ns / 1e3,
+			plan_names[s->plan]);
 	if (e > 0) {
 		co->err_sum += log(e);
 		co->nerr++;

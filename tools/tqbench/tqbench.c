@@ -62,6 +62,8 @@ static void usage(FILE *f)
 		"  --stream-workers P    stream workers (default 8)\n"
 		"  --stream-depth D      tasks each stream worker keeps in flight (default 4)\n"
 		"  --max-tg N            usched's most tasks in one TG (default: usched's, 8)\n"
+		"  --no-plans            usched's auto orders every TG afresh, not from the\n"
+		"                        best order it kept for the same mix of tasks\n"
 		"  --time-limit S        skip experiments that would start after S seconds\n"
 		"  --seed N              the random draws (default 1)\n"
 		"  --workers MODE        the policies' workers: thread (usched in-process,\n"
@@ -105,7 +107,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 {
 	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
 	       PMAX, UNIT, SCALE, TABLE5, SSECS, SWORK, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
-	       BENCHES, MAXTG };
+	       BENCHES, MAXTG, NOPLANS };
 	static const struct option lo[] = {
 		{ "profile", required_argument, NULL, PROFILE },
 		{ "out", required_argument, NULL, OUT },
@@ -130,6 +132,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "usched", required_argument, NULL, USCHED },
 		{ "benches", required_argument, NULL, BENCHES },
 		{ "max-tg", required_argument, NULL, MAXTG },
+		{ "no-plans", no_argument, NULL, NOPLANS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -173,6 +176,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		case USCHED: o->usched = optarg; break;
 		case BENCHES: o->benches = optarg; break;
 		case MAXTG: o->max_tg = atoi(optarg); break;
+		case NOPLANS: o->no_plans = true; break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -339,7 +343,7 @@ int main(int argc, char **argv)
 	fs.perms = out_open(&o, "perms.csv", "suite,bench,T,N,order_no,order,measured_ms,"
 			    "predicted_ms");
 	fs.tg = out_open(&o, "tg.csv", "suite,bench,T,N,policy,tg,tasks,predicted_ms,"
-			 "measured_ms,policy_us,inflight,host_us");
+			 "measured_ms,policy_us,inflight,host_us,plan");
 	fs.stream = out_open(&o, "stream.csv", "setup,workers,seconds,tasks,tasks_per_s,"
 			     "util_htd,util_k,util_dth,busiest_load,p50_ms,p99_ms,tg_err,"
 			     "sched_share,tasks_per_tg");

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * plans.c - auto's best order for each recurring mix of tasks.
+ *
+ * Applications run the same kernels on the same sizes again and again, so
+ * the mix of tasks in a TG recurs. auto has 0.1% of a TG's makespan to order
+ * it; keeping its best order per mix (a plan) lets the next TG of that mix
+ * go on from there (sim's pb->resume) instead of starting over, and a mix
+ * once proven optimal costs one simulation from then on.
+ *
+ * A mix is what its tasks run and copy: each task's kernel, size m and copy
+ * times (fixed by the buffer sizes), and its predecessor in the TG. Kernel
+ * times are not part of it: the model learns them as kernels run, so they
+ * move a little from one TG to the next. The key lists the tasks in a
+ * canonical order (depth in their chain, kernel, m, copies, then TG index),
+ * so that the same tasks submitted in another order mostly find the plan
+ * too; plans keep orders in canonical indices. The caller plans only TGs
+ * launched on an idle device without release times, where the mix is the
+ * whole problem.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define NPLANS	64	/* mixes remembered; the least recently used goes */
+
+struct plan {
+	uint64_t hash;		/* 0: empty */
+	uint64_t used;		/* the last TG that used it */
+	struct plan_key key;
+	uint8_t order[USCHED_MAX_TG];	/* canonical indices */
+	bool optimal;
+};
+
+struct plans {
+	struct plan plan[NPLANS];
+};
+
+struct plans *plans_create(void)
+{
+	return calloc(1, sizeof(struct plans));
+}
+
+void plans_destroy(struct plans *p)
+{
+	free(p);
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+static int cmp_d(double a, double b)
+{
+	return (a > b) - (a < b);
+}
+
+/* The canonical order of tasks: -1 if a goes first, 1 if b, 0 if the same. */
+static int plan_task_cmp(const struct plan_task *a, const struct plan_task *b)
+{
+	int c = cmp_u64(a->depth, b->depth);
+
+	if (!c)
+		c = cmp_u64(a->kern, b->kern);
+	if (!c)
+		c = cmp_u64(a->m, b->m);
+	if (!c)
+		c = cmp_d(a->htd, b->htd);
+	if (!c)
+		c = cmp_d(a->dth, b->dth);
+	return c;
+}
+
+/* FNV-1a over the key's tasks by 64-bit words: a few ns per task. */
+static uint64_t key_hash(const struct plan_key *k)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ k->n;
+
+	for (unsigned int i = 0; i < k->n; i++) {
+		const struct plan_task *t = &k->task[i];
+		uint64_t w[4] = { (uint64_t)t->kern << 32 | t->depth, t->m };
+
+		memcpy(&w[2], &t->htd, sizeof(w[2]));
+		memcpy(&w[3], &t->dth, sizeof(w[3]));
+		for (int j = 0; j < 4; j++)
+			h = (h ^ w[j]) * 0x100000001b3ULL;
+		h = (h ^ (uint8_t)k->after[i]) * 0x100000001b3ULL;
+	}
+	return h | 1;	/* never 0, an empty plan's */
+}
+
+/* Build the key of the TG of @tasks (chains in @tg) into @m. */
+static void make_key(struct task *const *tasks, const struct tq_tg *tg, struct plan_match *m)
+{
+	struct plan_task in[USCHED_MAX_TG];
+	struct plan_key *k = &m->key;
+	unsigned int n = tg->ntasks;
+
+	k->n = n;
+	for (unsigned int t = 0; t < n; t++) {
+		unsigned int i, depth = 0;
+
+		for (int p = tg->after[t]; p >= 0; p = tg->after[p])
+			depth++;
+		in[t] = (struct plan_task){
+			.kern = tasks[t]->kern->id, .depth = depth, .m = tasks[t]->t.m,
+			.htd = tasks[t]->pred[USCHED_HTD], .dth = tasks[t]->pred[USCHED_DTH],
+		};
+		/* insertion sort: ties stay in TG order */
+		for (i = t; i > 0 && plan_task_cmp(&in[t], &in[m->canon[i - 1]]) < 0; i--)
+			m->canon[i] = m->canon[i - 1];
+		m->canon[i] = t;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		m->rank[m->canon[i]] = i;
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int t = m->canon[i];
+
+		k->task[i] = in[t];
+		k->after[i] = tg->after[t] < 0 ? -1 : m->rank[tg->after[t]];
+	}
+	m->hash = key_hash(k);
+}
+
+static bool same_key(const struct plan_key *a, const struct plan_key *b)
+{
+	return a->n == b->n && !memcmp(a->task, b->task, a->n * sizeof(a->task[0])) &&
+	       !memcmp(a->after, b->after, a->n);
+}
+
+bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
+		struct plan_match *m, uint8_t *resume, bool *optimal)
+{
+	make_key(tasks, tg, m);
+	m->plan = NULL;
+	for (unsigned int i = 0; i < NPLANS; i++) {
+		struct plan *pl = &p->plan[i];
+
+		if (pl->hash != m->hash || !same_key(&pl->key, &m->key))
+			continue;
+		m->plan = pl;
+		for (unsigned int pos = 0; pos < m->key.n; pos++)
+			resume[pos] = m->canon[pl->order[pos]];
+		*optimal = pl->optimal;
+		return true;
+	}
+	return false;
+}
+
+void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision *d,
+		bool proven, uint64_t seq)
+{
+	struct plan *pl = m->plan;
+	unsigned int n = m->key.n;
+
+	if (!pl) {
+		pl = &p->plan[0];
+		for (unsigned int i = 1; i < NPLANS && pl->hash; i++)
+			if (!p->plan[i].hash || p->plan[i].used < pl->used)
+				pl = &p->plan[i];
+		pl->hash = m->hash;
+		pl->key.n = n;
+		memcpy(pl->key.task, m->key.task, n * sizeof(m->key.task[0]));
+		memcpy(pl->key.after, m->key.after, n);
+	}
+	pl->used = seq;
+	pl->optimal = proven;
+	for (unsigned int pos = 0; pos < n; pos++)
+		pl->order[pos] = m->rank[d->order[pos]];
+}
