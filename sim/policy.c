@@ -893,17 +893,16 @@ static void chains_search(struct tq_ws *ws, const struct tq_dev *dev, struct tq_
 }
 
 /*
- * Iterated greedy from d until the end of the budget, stopping early by the
- * time of 16 evaluations so far (sims, nodes): what runs after the last
- * clock read fits.
+ * Iterated greedy from d until @end, stopping @tail ns early: it reads the
+ * clock every 4th simulation, so that what runs after its last read fits.
  */
 static void greedy_rest(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
-			uint64_t start, uint64_t budget)
+			uint64_t end, uint64_t tail)
 {
-	uint64_t now = tq_clock_ns(), tail = 16 * (now - start) / (ws->evals + 1);
+	uint64_t now = tq_clock_ns();
 
 	ws->timed_out = false;
-	ws->deadline_ns = start + budget > now + tail ? start + budget - tail : now;
+	ws->deadline_ns = end > now + tail ? end - tail : now;
 	iterated_greedy(ws, dev, d);
 	ws->timed_out = true;
 }
@@ -922,35 +921,29 @@ static bool is_perm(const struct tq_ws *ws, const uint8_t *order)
 }
 
 /*
- * A resumed search (pb->resume): an order proven before is simulated once
- * and returned (true). Else d becomes the better of it and neh's order, and
- * iterated greedy goes on from there for the whole budget: branch and bound
- * from the same incumbent would only repeat the last TG's search, while
- * iterated greedy, seeded anew, adds to it.
+ * A resumed search (pb->resume, feasible): an order proven before is
+ * simulated once and returned. Else iterated greedy goes on from it for the
+ * whole budget: neh's order is one the earlier search started from, and
+ * branch and bound from the same incumbent would only repeat that search,
+ * while iterated greedy, seeded anew, adds to it. False: no resume.
  */
 static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
 			uint64_t start)
 {
 	unsigned int n = ws->tg.ntasks;
+	uint64_t t0;
 	double ms;
 
 	if (!pb->resume || !is_perm(ws, pb->resume))
 		return false;
+	t0 = tq_clock_ns();
 	ms = sim(ws, pb->dev, pb->resume, n);
-	if (pb->resume_optimal && ms < INFINITY) {
-		memcpy(d->order, pb->resume, n);
-		d->makespan = ms;
-		d->lower_bound = fmin(root_bound(ws, pb->dev), ms);
-		d->optimal = false;
-		d->evals = ws->evals;
-		return true;
-	}
-	neh(ws, pb->dev, d);
-	if (ms < d->makespan) {
-		memcpy(d->order, pb->resume, n);
-		d->makespan = ms;
-	}
-	greedy_rest(ws, pb->dev, d, start, budget_ns(pb, ws, d->makespan));
+	if (!(ms < INFINITY))
+		return false;
+	memcpy(d->order, pb->resume, n);
+	d->makespan = ms;
+	if (!pb->resume_optimal)
+		greedy_rest(ws, pb->dev, d, start + budget_ns(pb, ws, ms), 4 * (tq_clock_ns() - t0));
 	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
 	d->optimal = false;
 	d->evals = ws->evals;
@@ -972,7 +965,7 @@ static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_d
 	if (ret)
 		return ret;
 	if (auto_resume(pb, ws, d, start))
-		return 0;
+		return 0;	/* never optimal: the times may have moved */
 	neh(ws, pb->dev, d);	/* the seed: always to its end */
 	budget = budget_ns(pb, ws, d->makespan);
 	if (ws->tg.nafter && ws->tg.ntasks > 4) {
@@ -986,8 +979,10 @@ static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_d
 	bb_from(ws, pb->dev, d);
 	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
 	d->optimal = false;
+	/* 16 evaluations so far, most of them nodes: about 4 simulations */
 	if (ws->timed_out)
-		greedy_rest(ws, pb->dev, d, start, budget);
+		greedy_rest(ws, pb->dev, d, start + budget,
+			    16 * (tq_clock_ns() - start) / (ws->evals + 1));
 	d->evals = ws->evals;
 	return exact_finish(ws, d);
 }
