@@ -827,9 +827,27 @@ static int exact_finish(struct tq_ws *ws, struct tq_decision *d)
 	return 0;
 }
 
-static uint64_t budget_ns(const struct tq_problem *pb, struct tq_ws *ws, double seed_ms)
+/*
+ * When @order's first command may start: its first task's release or the
+ * end of what keeps that task's first engine busy, whichever is later.
+ */
+static double first_start(const struct tq_ws *ws, const struct tq_dev *dev,
+			  const uint8_t *order)
 {
-	double ns = pb->budget_frac > 0 ? pb->budget_frac * seed_ms : pb->budget_ns;
+	unsigned int t = order[0];
+	int s = 0;
+
+	while (s < TQ_STAGES - 1 && !has(ws, t, s))
+		s++;
+	return max_d(ws->tg.release[t], dev->busy_until[s]);
+}
+
+/* auto's budget: budget_frac of @seed's device time (it ends at @seed_ms), else budget_ns. */
+static uint64_t budget_ns(const struct tq_problem *pb, struct tq_ws *ws, const uint8_t *seed,
+			  double seed_ms)
+{
+	double ns = pb->budget_frac > 0 ?
+		    pb->budget_frac * (seed_ms - first_start(ws, pb->dev, seed)) : pb->budget_ns;
 
 	if (!(ns > 0)) {
 		uint8_t order[TQ_MAX_TASKS];
@@ -943,7 +961,8 @@ static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq
 	memcpy(d->order, pb->resume, n);
 	d->makespan = ms;
 	if (!pb->resume_optimal)
-		greedy_rest(ws, pb->dev, d, start + budget_ns(pb, ws, ms), 4 * (tq_clock_ns() - t0));
+		greedy_rest(ws, pb->dev, d, start + budget_ns(pb, ws, d->order, ms),
+			    4 * (tq_clock_ns() - t0));
 	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
 	d->optimal = false;
 	d->evals = ws->evals;
@@ -967,7 +986,7 @@ static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_d
 	if (auto_resume(pb, ws, d, start))
 		return 0;	/* never optimal: the times may have moved */
 	neh(ws, pb->dev, d);	/* the seed: always to its end */
-	budget = budget_ns(pb, ws, d->makespan);
+	budget = budget_ns(pb, ws, d->order, d->makespan);
 	if (ws->tg.nafter && ws->tg.ntasks > 4) {
 		chains_search(ws, pb->dev, d, start, budget);
 		d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);

@@ -252,9 +252,11 @@ struct tq_problem {
 	double budget_ns;	/* auto, exact: time allowed; 0: 1% of the fifo makespan */
 	/*
 	 * auto: if > 0, the time allowed instead, as this fraction of the
-	 * makespan of its neh seed: the order auto returns is no longer, so
-	 * its time stays about this fraction of the TG's device time, however
-	 * much better than fifo the TG can be ordered
+	 * device time of its seed order (neh's, or the resume order): from
+	 * its first command's start, so that engines still busy with earlier
+	 * TGs do not count, to its makespan. The order auto returns is no
+	 * longer, so its time stays about this fraction of the TG's device
+	 * time, however much better than fifo the TG can be ordered.
 	 */
 	double budget_frac;
 	uint64_t seed;		/* auto's iterated greedy */
