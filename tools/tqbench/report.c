@@ -616,11 +616,13 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 		   "%u runs per order, median\n\n", e->o->unit_ms, e->o->table5, e->o->real_scale,
 		e->o->runs);
 
-	fprintf(f, "## Speedup over the worst order\n\n");
-	fprintf(f, "| suite | bench | TxN | orders | worst ms | best | median | fifo | paper | "
-		   "neh | exact | auto | auto order | independent | auto share | model err | "
-		   "usched TG err |\n");
-	fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	if (n) {	/* none with --setups stream alone */
+		fprintf(f, "## Speedup over the worst order\n\n");
+		fprintf(f, "| suite | bench | TxN | orders | worst ms | best | median | fifo | "
+			   "paper | neh | exact | auto | auto order | independent | auto share | "
+			   "model err | usched TG err |\n");
+		fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	}
 	for (unsigned int i = 0; i < n; i++) {
 		const struct result *r = rs[i];
 		int k = !r->s->synthetic, g = r->N > 1;
@@ -678,16 +680,17 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 			tally_add(&sched[g],
 				  r->pol_sched_ns[NPOL - 1] / 1e6 / r->pol_tg_ms[NPOL - 1]);
 	}
-	fprintf(f, "\nSpeedups are over the worst NoReorder order measured. *auto order*: the "
-		   "order auto picks from the standalone times, run as a fixed order without "
-		   "usched. *auto share*: (S_auto - 1) / (S_best - 1) with auto through usched. "
-		   "*model err*: geometric mean over the orders of |predicted - measured| / "
-		   "measured makespan, the model fed each command's standalone time (the T x N "
-		   "tasks as one TG, each worker's tasks chained; with one copy engine N = 1 "
-		   "only); *copies +x%%*: NoReorder's copies that no copy the other way "
-		   "overlapped ran x%% longer than standalone on average (shown above 1%%: the "
-		   "device or its host slowed down, which no model of the TG predicts). *usched "
-		   "TG err*: the same per TG as usched predicted it.\n\n");
+	if (n)
+		fprintf(f, "\nSpeedups are over the worst NoReorder order measured. *auto order*: the "
+			   "order auto picks from the standalone times, run as a fixed order without "
+			   "usched. *auto share*: (S_auto - 1) / (S_best - 1) with auto through usched. "
+			   "*model err*: geometric mean over the orders of |predicted - measured| / "
+			   "measured makespan, the model fed each command's standalone time (the T x N "
+			   "tasks as one TG, each worker's tasks chained; with one copy engine N = 1 "
+			   "only); *copies +x%%*: NoReorder's copies that no copy the other way "
+			   "overlapped ran x%% longer than standalone on average (shown above 1%%: the "
+			   "device or its host slowed down, which no model of the TG predicts). *usched "
+			   "TG err*: the same per TG as usched predicted it.\n\n");
 
 	fprintf(f, "## Against the targets\n\n");
 	for (int k = 0; k < 2; k++) {

@@ -316,7 +316,7 @@ int main(int argc, char **argv)
 	char cmdline[1024] = "tqbench", path[600];
 	uint64_t in_bytes = 0, out_bytes = 0;
 	double limit, t0 = now_s();
-	bool skipped = false;
+	bool skipped = false, experiments;
 	struct opts o;
 	struct env e = { .o = &o };
 	int ret = 1;
@@ -326,6 +326,9 @@ int main(int argc, char **argv)
 			 argv[i]);
 	if (parse_opts(argc, argv, &o, &limit))
 		return 2;
+	/* --setups stream alone: no experiment rows (they would be empty) */
+	experiments = has(o.setups, "noreorder") || has(o.setups, "orders") ||
+		      has(o.setups, "policies") || has(o.setups, "independent");
 	if (o.process && proc_check(&o))
 		return 1;
 	if (clx_open(&e.c, o.device))
@@ -379,7 +382,7 @@ int main(int argc, char **argv)
 		goto out;
 
 	for (unsigned int c = 0; c < o.ncfg; c++) {
-		for (unsigned int i = 0; i < ns; i++) {
+		for (unsigned int i = 0; i < ns && experiments; i++) {
 			for (unsigned int b = 0; b < suites[i].nbench; b++) {
 				if (o.benches && !has(o.benches, suites[i].bench[b]))
 					continue;
