@@ -98,6 +98,7 @@ static int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
 	johnson_order(ws, TQ_HTD, ws->johnson[0]);
 	johnson_order(ws, TQ_K, ws->johnson[1]);
 	ws->deadline_ns = 0;
+	ws->tail_evals = 0;
 	ws->timed_out = false;
 	ws->evals = 0;
 	ws->rng = pb->seed | 1;
@@ -131,7 +132,14 @@ static uint64_t available(const struct tq_ws *ws, uint64_t rest)
 /* The budget check; the only place a policy looks at a clock. */
 static bool expired(struct tq_ws *ws)
 {
-	if (ws->deadline_ns && tq_clock_ns() >= ws->deadline_ns)
+	uint64_t now;
+
+	if (!ws->deadline_ns)
+		return ws->timed_out;
+	now = tq_clock_ns();
+	if (ws->tail_evals)
+		now += ws->tail_evals * (now - ws->pace_ns) / (ws->evals - ws->pace_evals + 1);
+	if (now >= ws->deadline_ns)
 		ws->timed_out = true;
 	return ws->timed_out;
 }
@@ -911,17 +919,21 @@ static void chains_search(struct tq_ws *ws, const struct tq_dev *dev, struct tq_
 }
 
 /*
- * Iterated greedy from d until @end, stopping @tail ns early: it reads the
- * clock every 4th simulation, so that what runs after its last read fits.
+ * Iterated greedy from d until @end. It reads the clock every 4th
+ * simulation, so it stops 4 simulations' time early, at its own pace: a
+ * first simulation on cold caches (usched's loop sleeps between TGs) takes
+ * several times longer than the rest and would cut the search short.
  */
 static void greedy_rest(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
-			uint64_t end, uint64_t tail)
+			uint64_t end)
 {
-	uint64_t now = tq_clock_ns();
-
 	ws->timed_out = false;
-	ws->deadline_ns = end > now + tail ? end - tail : now;
+	ws->deadline_ns = end;
+	ws->tail_evals = 4;
+	ws->pace_ns = tq_clock_ns();
+	ws->pace_evals = ws->evals;
 	iterated_greedy(ws, dev, d);
+	ws->tail_evals = 0;
 	ws->timed_out = true;
 }
 
@@ -949,20 +961,17 @@ static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq
 			uint64_t start)
 {
 	unsigned int n = ws->tg.ntasks;
-	uint64_t t0;
 	double ms;
 
 	if (!pb->resume || !is_perm(ws, pb->resume))
 		return false;
-	t0 = tq_clock_ns();
 	ms = sim(ws, pb->dev, pb->resume, n);
 	if (!(ms < INFINITY))
 		return false;
 	memcpy(d->order, pb->resume, n);
 	d->makespan = ms;
 	if (!pb->resume_optimal)
-		greedy_rest(ws, pb->dev, d, start + budget_ns(pb, ws, d->order, ms),
-			    4 * (tq_clock_ns() - t0));
+		greedy_rest(ws, pb->dev, d, start + budget_ns(pb, ws, d->order, ms));
 	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
 	d->optimal = false;
 	d->evals = ws->evals;
@@ -998,10 +1007,8 @@ static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_d
 	bb_from(ws, pb->dev, d);
 	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
 	d->optimal = false;
-	/* 16 evaluations so far, most of them nodes: about 4 simulations */
 	if (ws->timed_out)
-		greedy_rest(ws, pb->dev, d, start + budget,
-			    16 * (tq_clock_ns() - start) / (ws->evals + 1));
+		greedy_rest(ws, pb->dev, d, start + budget);
 	d->evals = ws->evals;
 	return exact_finish(ws, d);
 }

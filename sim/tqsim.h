@@ -309,6 +309,12 @@ struct tq_ws {
 	uint8_t tmp[TQ_MAX_TASKS];
 	uint8_t removed[TQ_MAX_TASKS];
 	uint64_t deadline_ns;		/* 0: none */
+	/*
+	 * if > 0: stop this many evaluations' time before the deadline, at
+	 * the mean time an evaluation took since pace_ns (pace_evals then)
+	 */
+	unsigned int tail_evals;
+	uint64_t pace_ns, pace_evals;
 	uint64_t evals;
 	uint64_t rng;
 	bool timed_out;
