@@ -105,6 +105,16 @@ struct region {
  * runs with exponential forgetting (means and co-moments, so no
  * cancellation); before the sizes spread, a prior (model.c).
  */
+#define KM_SIZES	8	/* sizes whose own times a kernel model keeps */
+
+/* The runs of one size m of a kernel. */
+struct kmodel_size {
+	double m;
+	double n;		/* runs, its first (dropped) included; 0: unused */
+	double mean_t;		/* exponentially weighted */
+	uint64_t used;		/* the kmodel's clock at its last run */
+};
+
 struct kmodel {
 	double gamma0;		/* prior launch latency */
 	double eta0;		/* prior rate; < 0: none */
@@ -112,6 +122,8 @@ struct kmodel {
 	double n;		/* runs seen */
 	double mean_m, mean_t;
 	double c_mm, c_mt;	/* weighted co-moments */
+	struct kmodel_size size[KM_SIZES];
+	uint64_t clock;		/* runs added */
 };
 
 struct prog;

@@ -85,6 +85,34 @@ int main(void)
 	kmodel_params(&km, &eta, &gamma);
 	tap_ok(gamma == 0 && eta > 0, "a negative intercept is clamped to 0 (eta %g)", eta);
 
+	/* a kernel whose time is not a line in m: each size seen has its own time */
+	kmodel_init(&km, &prof, "other");
+	for (int i = 0; i < 60; i++) {
+		double m = 1000 << (i % 3);
+
+		kmodel_add(&km, m, m * m / 1000);
+	}
+	tap_ok(near(kmodel_predict(&km, 1000), 1000, 1e-9) &&
+	       near(kmodel_predict(&km, 2000), 4000, 1e-9) &&
+	       near(kmodel_predict(&km, 4000), 16000, 1e-9),
+	       "sizes run before are predicted from their own runs (%g %g %g)",
+	       kmodel_predict(&km, 1000), kmodel_predict(&km, 2000), kmodel_predict(&km, 4000));
+	kmodel_params(&km, &eta, &gamma);
+	tap_ok(near(kmodel_predict(&km, 3000), eta * 3000 + gamma, 1e-9),
+	       "a size not run before: the line");
+	kmodel_add(&km, 3000, 1e9);
+	kmodel_params(&km, &eta, &gamma);
+	tap_ok(near(kmodel_predict(&km, 3000), eta * 3000 + gamma, 1e-9),
+	       "a size's first run is not its own time yet (PoCL compiles per size)");
+	kmodel_add(&km, 3000, 9000);
+	tap_ok(near(kmodel_predict(&km, 3000), 9000, 1e-9), "its second run counts");
+	for (int i = 0; i < 4 * KM_SIZES; i++)
+		kmodel_add(&km, 10000 + i / 2, 5000);
+	tap_ok(!near(kmodel_predict(&km, 1000), 1000, 1e-3) &&
+	       near(kmodel_predict(&km, 10000 + 2 * KM_SIZES - 1), 5000, 1e-9) &&
+	       near(kmodel_predict(&km, 10000 + KM_SIZES), 5000, 1e-9),
+	       "%d sizes kept: the least recently run goes", KM_SIZES);
+
 	kmodel_init(&km, &prof, "other");
 	for (int i = 0; i < 20; i++)
 		kmodel_add(&km, 1000 * (1 + i % 4), 5000);
