@@ -87,6 +87,10 @@ struct result {
 	double pol_tg_ms[NPOL];		/* mean measured TG makespan */
 	double pol_tg_err[NPOL];	/* geometric mean |pred - meas| / meas over TGs */
 	unsigned int pol_tgs[NPOL];
+	/* each counted TG's policy time over its device time (in-process only) */
+	double pol_sched_max[NPOL];	/* the largest */
+	unsigned int pol_sched_over[NPOL];	/* TGs above 0.1% */
+	unsigned int pol_sched_n[NPOL];	/* TGs counted */
 	bool pol_proc;			/* the policies ran as worker processes */
 	double indep_ms;		/* independent contexts (median); 0: not run */
 	double drift_sum;		/* NoReorder's copies that ran alone: duration / standalone */

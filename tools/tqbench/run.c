@@ -362,6 +362,14 @@ int run_policy_orders(struct env *e, struct result *r)
 
 /* usched */
 
+/* What the counted TGs of one policy add up to. */
+struct tg_tally {
+	double err_sum;			/* of log(|predicted - measured| / measured) */
+	unsigned int nerr;
+	double sched_max;		/* policy time over device time, the largest */
+	unsigned int sched_over, sched_n;	/* TGs above 0.1%, TGs */
+};
+
 /* Tasks of a closed run (or a stream window), gathered by the completion callback. */
 struct coll {
 	unsigned int want, got, failed;
@@ -370,8 +378,7 @@ struct coll {
 	FILE *tgcsv;
 	FILE *tasks;			/* usched-tasks.csv, with tgcsv */
 	const char *tag;
-	double err_sum;			/* of log(|predicted - measured| / measured) */
-	unsigned int nerr;
+	struct tg_tally *tally;		/* with tgcsv */
 	/* stream mode */
 	struct stream *st;
 };
@@ -578,15 +585,22 @@ static void on_tg(void *arg, const struct usched_tg_stat *s)
 	if (!co || s->measured_ns <= 0)
 		return;
 	e = fabs(s->predicted_ns - s->measured_ns) / s->measured_ns;
+	if (co->tally) {
+		double share = s->policy_ns / s->measured_ns;
+
+		co->tally->sched_max = fmax(co->tally->sched_max, share);
+		co->tally->sched_over += share > 1e-3;
+		co->tally->sched_n++;
+		if (e > 0) {
+			co->tally->err_sum += log(e);
+			co->tally->nerr++;
+		}
+	}
 	if (co->tgcsv)
 		fprintf(co->tgcsv, "%s,%llu,%u,%.4f,%.4f,%.2f,%u,%.2f,%s\n", co->tag,
 			(unsigned long long)s->seq, s->ntasks, s->predicted_ns / 1e6,
 			s->measured_ns / 1e6, s->policy_ns / 1e3, s->inflight, s->host_ns / 1e3,
 			plan_names[s->plan]);
-	if (e > 0) {
-		co->err_sum += log(e);
-		co->nerr++;
-	}
 }
 
 /* Drive p's loop until the collector has all it waits for. */
@@ -612,10 +626,10 @@ static int drive(struct pol *pp, struct coll *co)
 
 /* One closed run of r's slots through policy p; makespan in *ms. */
 static int usched_once(struct env *e, struct result *r, int p, double *ms, FILE *tgcsv,
-		       const char *tag, double *err_sum, unsigned int *nerr)
+		       const char *tag, struct tg_tally *tally)
 {
 	struct pol *pp = &pol[p];
-	struct coll co = { .want = r->nslots, .tgcsv = tgcsv, .tag = tag,
+	struct coll co = { .want = r->nslots, .tgcsv = tgcsv, .tag = tag, .tally = tally,
 			   .tasks = tgcsv ? e->usched_tasks : NULL };
 	int ret = 0;
 
@@ -634,10 +648,6 @@ static int usched_once(struct env *e, struct result *r, int p, double *ms, FILE 
 	}
 	ret = drive(pp, &co);
 	*ms = (co.last - co.first) / 1e6;
-	if (err_sum) {
-		*err_sum += co.err_sum;
-		*nerr += co.nerr;
-	}
 	return ret;
 }
 
@@ -649,8 +659,8 @@ int run_usched(struct env *e, struct result *r, FILE *tgcsv)
 	progress_begin("policies (usched)", NPOL * (runs + 1.0));
 	for (int p = 0; p < NPOL; p++) {
 		struct usched_stats a, b;
-		double v[64], warm, err_sum = 0;
-		unsigned int nerr = 0;
+		struct tg_tally tally = { 0 };
+		double v[64], warm;
 		char tag[96];
 
 		if (pol_open(e, p))
@@ -658,11 +668,11 @@ int run_usched(struct env *e, struct result *r, FILE *tgcsv)
 		snprintf(tag, sizeof(tag), "%s,%s,%u,%u,%s", r->s->name, r->s->bench[r->bench],
 			 r->T, r->N, policy_names[p]);
 		/* a warm-up run fills the buffer pool and the kernel models */
-		ret = usched_once(e, r, p, &warm, NULL, tag, NULL, NULL);
+		ret = usched_once(e, r, p, &warm, NULL, tag, NULL);
 		progress_step(1, policy_names[p]);
 		usched_stats(pol[p].u, &a);
 		for (unsigned int k = 0; k < runs && !ret; k++) {
-			ret = usched_once(e, r, p, &v[k], tgcsv, tag, &err_sum, &nerr);
+			ret = usched_once(e, r, p, &v[k], tgcsv, tag, &tally);
 			progress_step(1, policy_names[p]);
 		}
 		if (ret)
@@ -675,7 +685,10 @@ int run_usched(struct env *e, struct result *r, FILE *tgcsv)
 			r->pol_tg_ms[p] = (b.measured_ns_sum - a.measured_ns_sum) / 1e6 /
 					  (b.tgs - a.tgs);
 		}
-		r->pol_tg_err[p] = nerr ? exp(err_sum / nerr) : 0;
+		r->pol_tg_err[p] = tally.nerr ? exp(tally.err_sum / tally.nerr) : 0;
+		r->pol_sched_max[p] = tally.sched_max;
+		r->pol_sched_over[p] = tally.sched_over;
+		r->pol_sched_n[p] = tally.sched_n;
 	}
 	progress_end();
 	return ret;
