@@ -223,6 +223,7 @@ struct plan_match {
 	uint64_t hash;
 	uint8_t canon[USCHED_MAX_TG];	/* canonical index -> TG index */
 	uint8_t rank[USCHED_MAX_TG];	/* TG index -> canonical index */
+	double k_ns[USCHED_MAX_TG];	/* each task's predicted kernel time, canonically */
 	struct plan *plan;		/* the mix's plan; NULL: none yet */
 };
 

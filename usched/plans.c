@@ -14,16 +14,20 @@
  * move a little from one TG to the next. The key lists the tasks in a
  * canonical order (depth in their chain, kernel, m, copies, then TG index),
  * so that the same tasks submitted in another order mostly find the plan
- * too; plans keep orders in canonical indices. The caller plans only TGs
- * launched on an idle device without release times, where the mix is the
- * whole problem.
+ * too; plans keep orders in canonical indices. A proven order is taken as
+ * it is only while no kernel time moved more than PLAN_DRIFT since it was
+ * ordered (the model learns a kernel's sizes as they run); otherwise the
+ * search resumes from it. The caller plans only TGs launched on an idle
+ * device without release times, where the mix is the whole problem.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
 #define NPLANS	64	/* mixes remembered; the least recently used goes */
+#define PLAN_DRIFT	0.01	/* a proven order holds while no kernel time moved more */
 
 struct plan {
 	uint64_t hash;		/* 0: empty */
@@ -31,6 +35,7 @@ struct plan {
 	struct plan_key key;
 	uint8_t order[USCHED_MAX_TG];	/* canonical indices */
 	bool optimal;
+	double k_ns[USCHED_MAX_TG];	/* the kernel times it was ordered with */
 };
 
 struct plans {
@@ -120,6 +125,7 @@ static void make_key(struct task *const *tasks, const struct tq_tg *tg, struct p
 
 		k->task[i] = in[t];
 		k->after[i] = tg->after[t] < 0 ? -1 : m->rank[tg->after[t]];
+		m->k_ns[i] = tasks[t]->pred[USCHED_K];
 	}
 	m->hash = key_hash(k);
 }
@@ -141,9 +147,12 @@ bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *
 		if (pl->hash != m->hash || !same_key(&pl->key, &m->key))
 			continue;
 		m->plan = pl;
-		for (unsigned int pos = 0; pos < m->key.n; pos++)
-			resume[pos] = m->canon[pl->order[pos]];
 		*optimal = pl->optimal;
+		for (unsigned int pos = 0; pos < m->key.n; pos++) {
+			resume[pos] = m->canon[pl->order[pos]];
+			if (fabs(m->k_ns[pos] - pl->k_ns[pos]) > PLAN_DRIFT * pl->k_ns[pos])
+				*optimal = false;
+		}
 		return true;
 	}
 	return false;
@@ -154,6 +163,8 @@ void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision 
 {
 	struct plan *pl = m->plan;
 	unsigned int n = m->key.n;
+	/* a proven order taken as it is keeps the times it was proven with */
+	bool taken = proven && pl && pl->optimal;
 
 	if (!pl) {
 		pl = &p->plan[0];
@@ -169,4 +180,6 @@ void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision 
 	pl->optimal = proven;
 	for (unsigned int pos = 0; pos < n; pos++)
 		pl->order[pos] = m->rank[d->order[pos]];
+	if (!taken)
+		memcpy(pl->k_ns, m->k_ns, n * sizeof(pl->k_ns[0]));
 }

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_plankeys.c - plans.c without a device: a mix is found again whatever
+ * order its tasks come in, its order comes back in the new TG's indices;
+ * another size, kernel or chain shape is another mix; a proven order stays
+ * proven only while no kernel time moved more than 1%; the least recently
+ * used of 64 plans goes.
+ */
+#include <string.h>
+
+#include "tap.h"
+#include "internal.h"
+
+#define N 5
+
+static struct kern kern[2] = { { .id = 1 }, { .id = 2 } };
+
+/* Task i of the mix: kernel, size and predicted stage times. */
+static void task_init(struct task *t, unsigned int i, double k_scale)
+{
+	memset(t, 0, sizeof(*t));
+	t->kern = &kern[i % 2];
+	t->t.m = 1000 * (i + 1);
+	t->pred[USCHED_HTD] = 1e6 * (i + 1);
+	t->pred[USCHED_K] = 2e6 * (N - i) * k_scale;
+	t->pred[USCHED_DTH] = 5e5 * (i % 3 + 1);
+}
+
+/*
+ * The TG of the mix's tasks in submission order @sub (sub[j]: the mix task
+ * submitted j-th), task 4 chained after task 1 when @chain (then 1 comes
+ * first in @sub, as usched takes a predecessor into a TG first).
+ */
+static void tg_build(struct task *tasks, struct task **ptr, struct tq_tg *tg,
+		     const unsigned int *sub, bool chain, double k_scale)
+{
+	int at[N];
+
+	tq_tg_init(tg);
+	for (unsigned int j = 0; j < N; j++) {
+		task_init(&tasks[j], sub[j], k_scale);
+		ptr[j] = &tasks[j];
+		tq_tg_add(tg, tasks[j].pred[USCHED_HTD], tasks[j].pred[USCHED_K],
+			  tasks[j].pred[USCHED_DTH]);
+		at[sub[j]] = j;
+	}
+	if (chain)
+		tq_tg_set_after(tg, at[4], at[1]);
+}
+
+int main(void)
+{
+	static const unsigned int fwd[N] = { 0, 1, 2, 3, 4 }, mixed[N] = { 3, 0, 4, 2, 1 },
+		mixed_chain[N] = { 3, 1, 0, 4, 2 };
+	static struct plan_match m;
+	static struct tq_tg tg;
+	struct task tasks[N], *ptr[N];
+	struct tq_decision d = { .order = { 2, 0, 3, 1, 4 } };
+	struct plans *p = plans_create();
+	uint8_t resume[TQ_MAX_TASKS], want[N];
+	bool optimal, same = true;
+
+	if (!tap_ok(p != NULL, "plans_create"))
+		return tap_done();
+	tg_build(tasks, ptr, &tg, fwd, false, 1);
+	tap_ok(!plans_find(p, ptr, &tg, &m, resume, &optimal), "a new mix has no plan");
+	plans_keep(p, &m, &d, true, 1);
+	tap_ok(plans_find(p, ptr, &tg, &m, resume, &optimal) && optimal &&
+	       !memcmp(resume, d.order, N), "found again: the order kept, proven");
+
+	/* the same tasks submitted in another order: the same mix tasks, in the new indices */
+	for (unsigned int pos = 0; pos < N; pos++)
+		for (unsigned int j = 0; j < N; j++)
+			if (mixed[j] == fwd[d.order[pos]])
+				want[pos] = j;
+	tg_build(tasks, ptr, &tg, mixed, false, 1);
+	tap_ok(plans_find(p, ptr, &tg, &m, resume, &optimal) && optimal, "found in another order");
+	for (unsigned int pos = 0; pos < N; pos++)
+		same &= resume[pos] == want[pos];
+	tap_ok(same, "its order comes back in the new TG's indices");
+
+	tg_build(tasks, ptr, &tg, mixed, false, 1.005);
+	tap_ok(plans_find(p, ptr, &tg, &m, resume, &optimal) && optimal,
+	       "kernel times 0.5%% longer: still proven");
+	tg_build(tasks, ptr, &tg, mixed, false, 1.02);
+	tap_ok(plans_find(p, ptr, &tg, &m, resume, &optimal) && !optimal,
+	       "kernel times 2%% longer: a plan to resume from, not proven");
+	plans_keep(p, &m, &d, false, 2);
+	tap_ok(plans_find(p, ptr, &tg, &m, resume, &optimal) && !optimal,
+	       "kept unproven: stays unproven");
+
+	tg_build(tasks, ptr, &tg, fwd, true, 1);
+	tap_ok(!plans_find(p, ptr, &tg, &m, resume, &optimal), "a chain makes another mix");
+	plans_keep(p, &m, &d, false, 3);
+	tg_build(tasks, ptr, &tg, mixed_chain, true, 1);
+	tap_ok(plans_find(p, ptr, &tg, &m, resume, &optimal),
+	       "the chained mix found in another order");
+	tasks[0].t.m++;
+	tap_ok(!plans_find(p, ptr, &tg, &m, resume, &optimal), "another size is another mix");
+	tasks[0].t.m--;
+	tasks[0].kern = &kern[(mixed_chain[0] + 1) % 2];
+	tap_ok(!plans_find(p, ptr, &tg, &m, resume, &optimal), "another kernel is another mix");
+
+	/* 64 more mixes (each its own size of task 0): the least recently used goes */
+	for (unsigned int i = 0; i < 64; i++) {
+		tg_build(tasks, ptr, &tg, fwd, false, 1);
+		tasks[0].t.m = 1000000 + i;
+		plans_find(p, ptr, &tg, &m, resume, &optimal);
+		plans_keep(p, &m, &d, false, 10 + i);
+	}
+	tg_build(tasks, ptr, &tg, mixed_chain, true, 1);
+	tap_ok(!plans_find(p, ptr, &tg, &m, resume, &optimal), "64 plans kept: the oldest went");
+	tg_build(tasks, ptr, &tg, fwd, false, 1);
+	tasks[0].t.m = 1000000 + 63;
+	tap_ok(plans_find(p, ptr, &tg, &m, resume, &optimal), "the newest is there");
+	plans_destroy(p);
+	return tap_done();
+}
