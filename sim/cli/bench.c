@@ -103,8 +103,9 @@ static double bench_policy(FILE *f, const struct tq_policy_ops *pol, const struc
  * of three runs: an overshoot of the deadline repeats, a preemption does
  * not), and for T <= 8 the share of the best order's gain over the worst
  * order it keeps (every run), the worst and the best from every feasible
- * order. With @chains, as usched forms T / 2 owners' two ordered tasks
- * each: task t runs after task t - T / 2.
+ * order, also after two more TGs of the same tasks resumed from the order
+ * before (usched's plans). With @chains, as usched forms T / 2 owners' two
+ * ordered tasks each: task t runs after task t - T / 2.
  */
 static void bench_auto(FILE *f, const char *data_dir, unsigned int T, bool chains)
 {
@@ -112,7 +113,8 @@ static void bench_auto(FILE *f, const char *data_dir, unsigned int T, bool chain
 	static struct tq_tg tgs[EVAL_TGS];
 	static struct tq_ws ws;
 	static double ms[40320];
-	struct stat share = { 0 }, ratio = { 0 };
+	struct stat share = { 0 }, ratio = { 0 }, resumed = { 0 };
+	uint8_t from[TQ_MAX_TASKS];
 	struct tq_decision d;
 	struct tq_dev dev;
 
@@ -168,6 +170,23 @@ static void bench_auto(FILE *f, const char *data_dir, unsigned int T, bool chain
 			ratio.sum += tmin;
 			ratio.max = fmax(ratio.max, tmin);
 			ratio.n++;
+			/* the third TG of these tasks, each resumed from the order before */
+			for (int r = 0; r < 3 && T <= 8; r++) {
+				struct tq_problem pb = { .tg = &tgs[i], .dev = &dev,
+							 .budget_ns = 1e-3 * fifo, .seed = 10 + r,
+							 .resume = r ? from : NULL };
+				double x;
+
+				tq_policy_auto.order(&pb, &ws, &d);
+				memcpy(from, d.order, T);
+				if (r < 2)
+					continue;
+				x = worst / best - 1 < 1e-12 ? 1 :
+				    (worst / d.makespan - 1) / (worst / best - 1);
+				resumed.sum += x;
+				resumed.max = fmax(resumed.max, 1 - x);
+				resumed.n++;
+			}
 		}
 	}
 	fprintf(f, "auto       T=%-2u %s at 0.1%% budget: policy time / fifo makespan %.4f%% "
@@ -176,6 +195,9 @@ static void bench_auto(FILE *f, const char *data_dir, unsigned int T, bool chain
 	if (share.n)
 		fprintf(f, "; best gain over worst kept %.2f%% mean %.2f%% min",
 			100 * share.sum / share.n, 100 * (1 - share.max));
+	if (resumed.n)
+		fprintf(f, ", third TG resumed %.2f%% mean %.2f%% min",
+			100 * resumed.sum / resumed.n, 100 * (1 - resumed.max));
 	fputc('\n', f);
 }
 
