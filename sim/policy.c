@@ -884,6 +884,26 @@ static int exact_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_
 }
 
 /*
+ * Iterated greedy from d until @end. It reads the clock every 4th
+ * simulation, and the root bound follows, so it stops 6 simulations' time
+ * early, at its own pace since it began: a first simulation on cold caches
+ * (usched's loop sleeps between TGs) takes several times longer than the
+ * rest and would cut the search short.
+ */
+static void greedy_rest(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
+			uint64_t end)
+{
+	ws->timed_out = false;
+	ws->deadline_ns = end;
+	ws->tail_evals = 6;
+	ws->pace_ns = tq_clock_ns();
+	ws->pace_evals = ws->evals;
+	iterated_greedy(ws, dev, d);
+	ws->tail_evals = 0;
+	ws->timed_out = true;
+}
+
+/*
  * With chains: branch and bound for an eighth of the budget, which proves
  * small TGs; else iterated greedy for the rest from the better of its best
  * order and the submission order (always feasible). The bounds leave the
@@ -911,30 +931,7 @@ static void chains_search(struct tq_ws *ws, const struct tq_dev *dev, struct tq_
 		memcpy(d->order, id, n);
 		d->makespan = ms;
 	}
-	/* a reinsertion stops within 4 sims of the deadline: keep those inside */
-	ws->timed_out = false;
-	ws->deadline_ns = start + budget - budget / 16;
-	iterated_greedy(ws, dev, d);
-	ws->timed_out = true;
-}
-
-/*
- * Iterated greedy from d until @end. It reads the clock every 4th
- * simulation, so it stops 4 simulations' time early, at its own pace: a
- * first simulation on cold caches (usched's loop sleeps between TGs) takes
- * several times longer than the rest and would cut the search short.
- */
-static void greedy_rest(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
-			uint64_t end)
-{
-	ws->timed_out = false;
-	ws->deadline_ns = end;
-	ws->tail_evals = 4;
-	ws->pace_ns = tq_clock_ns();
-	ws->pace_evals = ws->evals;
-	iterated_greedy(ws, dev, d);
-	ws->tail_evals = 0;
-	ws->timed_out = true;
+	greedy_rest(ws, dev, d, start + budget);
 }
 
 /* Whether @order is a permutation of the TG's tasks. */
@@ -993,7 +990,7 @@ static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_d
 	if (ret)
 		return ret;
 	if (auto_resume(pb, ws, d, start))
-		return 0;	/* never optimal: the times may have moved */
+		return 0;	/* never claimed optimal */
 	neh(ws, pb->dev, d);	/* the seed: always to its end */
 	budget = budget_ns(pb, ws, d->order, d->makespan);
 	if (ws->tg.nafter && ws->tg.ntasks > 4) {
