@@ -289,6 +289,13 @@ void usched_stats(struct usched *u, struct usched_stats *s)
 	pthread_mutex_unlock(&u->lock);
 }
 
+const char *usched_plan_name(uint32_t plan)
+{
+	static const char *const name[USCHED_PLANS] = { "none", "resumed", "proven" };
+
+	return plan < USCHED_PLANS ? name[plan] : "?";
+}
+
 /* TG formation and launch */
 
 static uint64_t task_bytes(const struct task *t)

@@ -82,7 +82,6 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 		    double uptime_s)
 {
 	static const char *const ev[] = { NULL, "open", "task", "close" };
-	static const char *const plan_use[] = { "none", "resumed", "proven" };
 	double mean_err = s->tgs ? s->abs_err_sum / s->tgs : 0;
 
 	metric(f, "tq_info", "gauge", "The device and settings usched runs with.");
@@ -137,8 +136,8 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 	metric(f, "tq_tg_plans_total", "counter",
 	       "Task groups auto ordered from the best order kept for their mix, by use: "
 	       "none (afresh), resumed (searched on from it), proven (taken as it is).");
-	for (int i = 0; i < 3; i++)
-		fprintf(f, "tq_tg_plans_total{plan=\"%s\"} %llu\n", plan_use[i],
+	for (int i = 0; i < USCHED_PLANS; i++)
+		fprintf(f, "tq_tg_plans_total{plan=\"%s\"} %llu\n", usched_plan_name(i),
 			(unsigned long long)s->planned[i]);
 
 	metric(f, "tq_tg_error_ratio", "histogram",

@@ -53,13 +53,13 @@ static const struct kmodel_size *size_find(const struct kmodel *km, double m)
 static struct kmodel_size *size_take(struct kmodel *km, double m)
 {
 	struct kmodel_size *lru = &km->size[0];
+	const struct kmodel_size *sz = size_find(km, m);
 
-	for (unsigned int i = 0; i < KM_SIZES; i++) {
-		if (km->size[i].n && km->size[i].m == m)
-			return &km->size[i];
+	if (sz)
+		return &km->size[sz - km->size];
+	for (unsigned int i = 1; i < KM_SIZES; i++)
 		if (km->size[i].used < lru->used)
 			lru = &km->size[i];
-	}
 	*lru = (struct kmodel_size){ .m = m };
 	return lru;
 }

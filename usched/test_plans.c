@@ -20,13 +20,13 @@ static const char *const mix[NTASKS] = { "MM", "BS", "FWT", "CONV", "VA", "DCT" 
 static struct tl_sink sink;
 static struct tl_job job[NTASKS];
 static uint32_t kernel[16];
-static unsigned int plan_of[3];	/* TGs finished, by enum usched_plan */
+static unsigned int plan_of[USCHED_PLANS];	/* TGs finished, by enum usched_plan */
 static unsigned int tgs_of_six;
 
 static void on_tg(void *arg, const struct usched_tg_stat *s)
 {
 	(void)arg;
-	if (s->plan < 3)
+	if (s->plan < USCHED_PLANS)
 		plan_of[s->plan]++;
 	tgs_of_six += s->ntasks == NTASKS;
 }

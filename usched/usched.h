@@ -87,6 +87,7 @@ enum usched_plan {
 	USCHED_PLAN_NONE,	/* no plan: ordered afresh, or not auto */
 	USCHED_PLAN_RESUMED,	/* the search went on from the plan's order */
 	USCHED_PLAN_PROVEN,	/* the plan's order, proven optimal before */
+	USCHED_PLANS		/* how many */
 };
 
 /*
@@ -231,7 +232,7 @@ struct usched_stats {
 	uint64_t bytes_htd;
 	uint64_t bytes_dth;
 	uint64_t policy_ns;
-	uint64_t planned[3];	/* TGs finished, by enum usched_plan */
+	uint64_t planned[USCHED_PLANS];	/* TGs finished, by enum usched_plan */
 	uint64_t waiting;	/* queue depth: submitted, not yet in a TG */
 	uint64_t running;	/* in a TG, not yet complete */
 	double predicted_ns_sum;	/* over finished TGs */
@@ -303,6 +304,8 @@ int usched_submit(struct usched *u, const struct usched_task *t);
 int usched_cancel(struct usched *u, uint64_t owner);
 
 void usched_stats(struct usched *u, struct usched_stats *s);
+/* "none", "resumed" or "proven"; "?" for a value out of range. */
+const char *usched_plan_name(uint32_t plan);
 
 #ifdef __cplusplus
 }

@@ -573,8 +573,6 @@ static void on_complete(void *arg, const struct usched_completion *c)
 	}
 }
 
-static const char *const plan_names[] = { "none", "resumed", "proven" };
-
 /* Every TG usched finished: its prediction against the measurement. */
 static void on_tg(void *arg, const struct usched_tg_stat *s)
 {
@@ -600,7 +598,7 @@ static void on_tg(void *arg, const struct usched_tg_stat *s)
 		fprintf(co->tgcsv, "%s,%llu,%u,%.4f,%.4f,%.2f,%u,%.2f,%s\n", co->tag,
 			(unsigned long long)s->seq, s->ntasks, s->predicted_ns / 1e6,
 			s->measured_ns / 1e6, s->policy_ns / 1e3, s->inflight, s->host_ns / 1e3,
-			plan_names[s->plan]);
+			usched_plan_name(s->plan));
 }
 
 /* Drive p's loop until the collector has all it waits for. */

@@ -319,6 +319,9 @@ int main(int argc, char **argv)
 	bool skipped = false, experiments;
 	struct opts o;
 	struct env e = { .o = &o };
+	/* every output file, closed at the end whatever opened */
+	FILE **const outs[] = { &fs.csv, &fs.perms, &fs.tg, &fs.stream, &fs.tasks, &e.cmds,
+				&e.stream_tasks, &e.usched_tasks };
 	int ret = 1;
 
 	for (int i = 1; i < argc; i++)
@@ -446,22 +449,9 @@ out_results:
 	}
 	runners_fini(&e);
 out:
-	if (fs.csv)
-		fclose(fs.csv);
-	if (fs.perms)
-		fclose(fs.perms);
-	if (fs.tg)
-		fclose(fs.tg);
-	if (fs.stream)
-		fclose(fs.stream);
-	if (fs.tasks)
-		fclose(fs.tasks);
-	if (e.cmds)
-		fclose(e.cmds);
-	if (e.stream_tasks)
-		fclose(e.stream_tasks);
-	if (e.usched_tasks)
-		fclose(e.usched_tasks);
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)
+		if (*outs[i])
+			fclose(*outs[i]);
 	clx_close(&e.c);
 	return ret;
 }
