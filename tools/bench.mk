@@ -30,7 +30,7 @@ $(BIN)/tqcalib: $(OBJ)/tools/tqcalib/tqcalib.o $(CALIB_OBJS) $(LIB)/libtqkernels
 
 $(OBJ)/tools/tqcalib/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"'
 
-$(TESTBIN)/tqcalib: $(OBJ)/tools/tqcalib/test.o $(LIB)/libtqsim.a | $(BIN)/tqcalib
+$(TESTBIN)/tqcalib: $(OBJ)/tools/tqcalib/test.o $(OBJ)/tools/tqcalib/fit.o $(LIB)/libtqsim.a | $(BIN)/tqcalib
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

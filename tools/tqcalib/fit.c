@@ -43,3 +43,16 @@ int fit_line(const double *x, const double *y, size_t n, double *a, double *b)
 	}
 	return 0;
 }
+
+double tail_ratio(const double *num, const double *den, size_t n, size_t k)
+{
+	double r[64];
+	size_t nr = 0;
+
+	if (k > sizeof(r) / sizeof(r[0]))
+		k = sizeof(r) / sizeof(r[0]);
+	for (size_t i = n; i-- > 0 && nr < k;)
+		if (num[i] > 0 && den[i] > 0)
+			r[nr++] = num[i] / den[i];
+	return median(r, nr);
+}

@@ -16,4 +16,10 @@ double median(double *v, size_t n);
  */
 int fit_line(const double *x, const double *y, size_t n, double *a, double *b);
 
+/*
+ * Median of num[i] / den[i] over the last k indices where both are > 0
+ * (counting down from n - 1: the largest sizes of a sweep); 0 if none.
+ */
+double tail_ratio(const double *num, const double *den, size_t n, size_t k);
+
 #endif /* TQ_FIT_H */
