@@ -984,7 +984,7 @@ static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq
  */
 static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d)
 {
-	uint64_t start = tq_clock_ns(), budget;
+	uint64_t start = pb->start_ns ? pb->start_ns : tq_clock_ns(), budget;
 	int ret = ws_setup(pb, ws);
 
 	if (ret)

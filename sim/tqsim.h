@@ -269,6 +269,13 @@ struct tq_problem {
 	 */
 	const uint8_t *resume;
 	bool resume_optimal;
+	/*
+	 * auto: the tq_clock_ns() reading its budget counts from; 0: its own
+	 * entry. A caller that spends time on the TG before the call (usched
+	 * looks up its plan) sets it, so that the whole choice keeps to the
+	 * budget.
+	 */
+	uint64_t start_ns;
 };
 
 /*

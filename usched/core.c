@@ -479,7 +479,8 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 				       busy - tg->launch_ns : 0;
 	}
 	t0 = now_ns();
-	pb.budget_frac = u->budget;	/* auto */
+	pb.budget_frac = u->budget;	/* auto, counting the plan's lookup */
+	pb.start_ns = t0;
 	planned = pol == &tq_policy_auto && u->plans && tg_plannable(u);
 	if (planned && plans_find(u->plans, tasks, &u->simtg, u->match, resume,
 				  &pb.resume_optimal)) {

@@ -23,7 +23,7 @@
 #define TG_MAX_INFLIGHT	8	/* TGs launched and not finished, at most (core.c, 4) */
 #define LEAD_MARGIN_NS	300000	/* the default lead time: this + twice a TG's host time */
 #define LEAD_MAX_NS	5000000	/* ... at most */
-#define AUTO_BUDGET	0.001	/* auto's default time per TG, of its predicted makespan */
+#define AUTO_BUDGET	0.0009	/* auto's default time per TG, of its predicted device time */
 /*
  * exact's, in auto's: a TG of up to 8 tasks is proved well within it (3.4 ms
  * for 8 on the H200 host, 7.7% of the TG), a TG of 16 chained tasks cannot

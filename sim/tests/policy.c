@@ -573,6 +573,39 @@ static void test_resume(void)
 	       "a resume order that is no permutation is ignored: auto searches");
 }
 
+/*
+ * auto's budget counts from start_ns when the caller sets it: a start a
+ * second ago leaves it nothing past its neh seed, however large the TG's
+ * budget, where its own entry leaves it searching.
+ */
+static void test_start(void)
+{
+	static struct tq_ws ws;
+	struct tq_tg tg;
+	struct tq_dev dev;
+	struct tq_decision d, dn;
+	struct tq_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 2e5, .seed = 1 };
+
+	/* a TG that neh's bound does not settle */
+	for (unsigned int r = 0; r < 50; r++) {
+		random_dev(&dev, r);
+		random_tg(&tg, 10);
+		tq_policy_neh.order(&pb, &ws, &dn);
+		tq_policy_auto.order(&pb, &ws, &d);
+		if (d.evals > dn.evals + 1)
+			break;
+	}
+	tap_ok(d.evals > dn.evals + 1,
+	       "auto from its own entry searches past neh (%llu evals, neh %llu)",
+	       (unsigned long long)d.evals, (unsigned long long)dn.evals);
+	pb.start_ns = tq_clock_ns() - 1000000000;
+	tq_policy_auto.order(&pb, &ws, &d);
+	/* the searches read the clock every 4th simulation or child */
+	tap_ok(d.evals < dn.evals + 8 && d.makespan <= dn.makespan,
+	       "auto from a start_ns a second ago stops at its neh seed (%llu evals)",
+	       (unsigned long long)d.evals);
+}
+
 int main(void)
 {
 	test_properties();
@@ -583,5 +616,6 @@ int main(void)
 	test_paper_synthetic();
 	test_budget_and_errors();
 	test_resume();
+	test_start();
 	return tap_done();
 }
