@@ -482,6 +482,10 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 	pb.budget_frac = u->budget;	/* auto, counting the plan's lookup */
 	pb.start_ns = t0;
 	planned = pol == &tq_policy_auto && u->plans && tg_plannable(u);
+	if (planned) {
+		u->match->slow[0] = u->dev.slow[TQ_HTD];
+		u->match->slow[1] = u->dev.slow[TQ_DTH];
+	}
 	if (planned && plans_find(u->plans, tasks, &u->simtg, u->match, resume,
 				  &pb.resume_optimal)) {
 		pb.resume = resume;
@@ -608,6 +612,11 @@ static void tg_finish(struct usched *u, struct tg *tg)
 	u->inflight_bytes -= tg->bytes;
 	if (tg->last_end > tg->first_start && tg->first_start)
 		measured = tg->last_end - tg->first_start;
+	/* the copy model (model.c): with one engine nothing overlaps */
+	for (int d = 0; d < 2 && u->dev.dma == 2; d++) {
+		xmodel_learn(&u->xm[d], tg->copy[d], tg->ncopy[d], tg->copy[!d], tg->ncopy[!d]);
+		u->dev.slow[d ? TQ_DTH : TQ_HTD] = xmodel_slow(&u->xm[d]);
+	}
 	ts = (struct usched_tg_stat){
 		.seq = tg->seq, .ntasks = tg->n, .inflight = tg->inflight,
 		.predicted_ns = tg->pred_ns, .measured_ns = measured,
@@ -621,6 +630,8 @@ static void tg_finish(struct usched *u, struct tg *tg)
 	u->st.policy_ns += ts.policy_ns;
 	u->st.planned[ts.plan]++;
 	u->st.last = ts;
+	u->st.copy_slow[0] = u->dev.slow[TQ_HTD];
+	u->st.copy_slow[1] = u->dev.slow[TQ_DTH];
 	if (measured) {
 		u->st.predicted_ns_sum += ts.predicted_ns;
 		u->st.measured_ns_sum += measured;
@@ -646,6 +657,13 @@ static void task_collect(struct usched *u, struct task *t)
 		tg->first_start = t->c.start_ns;
 	if (t->c.end_ns > tg->last_end)
 		tg->last_end = t->c.end_ns;
+	for (int d = 0; d < 2 && !t->c.status; d++) {
+		int s = d ? USCHED_DTH : USCHED_HTD;
+
+		if (t->c.stage_start[s] && t->c.stage_end[s] > t->c.stage_start[s])
+			tg->copy[d][tg->ncopy[d]++] = (struct tg_copy){
+				t->c.stage_start[s], t->c.stage_end[s], t->pred[s] };
+	}
 	t->tg = NULL;
 	if (!--tg->left)
 		tg_finish(u, tg);

@@ -129,6 +129,10 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 		s->last.predicted_ns * 1e-9);
 	fprintf(f, "tq_last_tg_makespan_seconds{kind=\"measured\"} %.9f\n",
 		s->last.measured_ns * 1e-9);
+	metric(f, "tq_copy_slowdown", "gauge",
+	       "The model's slowdown of a copy while the other direction runs, learned.");
+	fprintf(f, "tq_copy_slowdown{dir=\"htd\"} %.4f\n", s->copy_slow[0]);
+	fprintf(f, "tq_copy_slowdown{dir=\"dth\"} %.4f\n", s->copy_slow[1]);
 	metric(f, "tq_last_tg_tasks", "gauge", "Tasks in the last task group.");
 	fprintf(f, "tq_last_tg_tasks %u\n", s->last.ntasks);
 	metric(f, "tq_policy_seconds_total", "counter", "Time the policy spent ordering.");

@@ -176,6 +176,7 @@ static void test_metrics(void)
 		.submitted = 12, .completed = 10, .failed = 2, .cancelled = 1, .tgs = 3,
 		.bytes_htd = 4096, .waiting = 2, .running = 0, .predicted_ns_sum = 3e6,
 		.measured_ns_sum = 4e6, .abs_err_sum = 0.75, .dma = 2, .kqueues = 1, .max_tg = 8,
+		.copy_slow = { 1.125, 1.0875 },
 		.last = { .seq = 3, .ntasks = 4, .predicted_ns = 1e6, .measured_ns = 2e6 },
 	};
 	struct dstats ds = { .events = { 0, 2, 14, 1 }, .builds = 3, .build_errors = 1 };
@@ -195,7 +196,9 @@ static void test_metrics(void)
 	       strstr(text, "tq_queue_depth 2\n") && strstr(text, "tq_tgs_total 3\n") &&
 	       strstr(text, "tq_tg_makespan_error_mean 0.250000\n") &&
 	       strstr(text, "tq_events_total{type=\"task\"} 14\n") &&
-	       strstr(text, "tq_builds_total{status=\"error\"} 1\n"),
+	       strstr(text, "tq_builds_total{status=\"error\"} 1\n") &&
+	       strstr(text, "tq_copy_slowdown{dir=\"htd\"} 1.1250\n") &&
+	       strstr(text, "tq_copy_slowdown{dir=\"dth\"} 1.0875\n"),
 	       "metrics: the counters, ok = completed - failed - cancelled");
 	tap_ok(strstr(text, "device=\"GPU \\\"x\\\" \\\\ 1\"") != NULL,
 	       "metrics: label values escaped");

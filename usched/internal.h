@@ -126,6 +126,26 @@ struct kmodel {
 	uint64_t clock;		/* runs added */
 };
 
+/*
+ * The copies' slowdown while the other direction runs (model.c, 9): the
+ * last XM_SAMPLES ratios of a copy stage's measured time to its standalone
+ * prediction, from stages that the other direction covered throughout.
+ */
+#define XM_SAMPLES	31
+#define XM_MIN		8	/* samples before they replace the prior */
+
+struct xmodel {
+	double prior;		/* the profile's factor (or the calibration's) */
+	double ratio[XM_SAMPLES];
+	unsigned int n, next;
+};
+
+/* A copy stage of a finished task as it ran: the copy model's input. */
+struct tg_copy {
+	uint64_t start, end;	/* host ns */
+	double pred;		/* its standalone prediction, ns */
+};
+
 struct prog;
 
 struct kern {
@@ -200,6 +220,8 @@ struct tg {
 	uint64_t host_ns;	/* forming, ordering and launching it */
 	uint64_t first_start, last_end;		/* measured */
 	enum usched_plan plan;
+	struct tg_copy copy[2][USCHED_MAX_TG];	/* [0] HtD, [1] DtH stages, as they ran */
+	unsigned int ncopy[2];
 };
 
 /* A task as a plan knows it: what it runs and what it copies (plans.c). */
@@ -224,6 +246,7 @@ struct plan_match {
 	uint8_t canon[USCHED_MAX_TG];	/* canonical index -> TG index */
 	uint8_t rank[USCHED_MAX_TG];	/* TG index -> canonical index */
 	double k_ns[USCHED_MAX_TG];	/* each task's predicted kernel time, canonically */
+	double slow[2];			/* the copy model's HtD, DtH slowdowns: the caller's */
 	struct plan *plan;		/* the mix's plan; NULL: none yet */
 };
 
@@ -285,7 +308,8 @@ struct usched {
 	atomic_uint callbacks;	/* task callbacks running now */
 
 	/* loop thread only */
-	struct tq_dev dev;
+	struct tq_dev dev;	/* slow[] follows xm[] */
+	struct xmodel xm[2];	/* [0] HtD, [1] DtH */
 	struct tg *inflight[TG_MAX_INFLIGHT];	/* in launch order */
 	unsigned int ninflight;
 	uint64_t inflight_bytes;
@@ -350,6 +374,12 @@ void kmodel_init(struct kmodel *km, const struct tq_profile *p, const char *name
 void kmodel_add(struct kmodel *km, double m, double ns);
 void kmodel_params(const struct kmodel *km, double *eta, double *gamma);
 double kmodel_predict(const struct kmodel *km, double m);
+void xmodel_init(struct xmodel *xm, double prior);
+/* Learn from copies @c of one direction that @o, the other's, may cover. */
+void xmodel_learn(struct xmodel *xm, const struct tg_copy *c, unsigned int nc,
+		  const struct tg_copy *o, unsigned int no);
+/* The slowdown now: the samples' median, or the prior before XM_MIN; >= 1. */
+double xmodel_slow(const struct xmodel *xm);
 int model_init(struct usched *u);
 void model_predict(struct usched *u, struct task *t);
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * model.c - what the policy's simulation is fed: transfer times per
- * direction, alone and overlapped (from the device profile, or measured at
- * startup), and kernel times T = eta * m + gamma learned online from each
+ * direction, alone (from the device profile, or measured at startup) and
+ * overlapped (from there at first, then learned from the TGs' copies), and
+ * kernel times T = eta * m + gamma learned online from each
  * kernel's profiled runs, or a size's own mean time where that size has run
  * before.
  */
@@ -327,6 +328,64 @@ out_unmap:
 	return ret;
 }
 
+/*
+ * Copies overlapped by the other direction. The profile's one factor per
+ * direction is what tqcalib measured; on the H200's host the factor moved
+ * from 1.06 to 1.25 (HtD) between experiments minutes apart, single copies
+ * +-10% around it. So usched learns it from its own TGs: a copy stage that
+ * its TG's copies the other way covered throughout ran overlapped, and its
+ * measured time over its standalone prediction is a sample. (Copies of
+ * other TGs are not looked at: a stage covered by its own TG's copies is
+ * covered whatever else ran.) The median of the last samples, robust to
+ * the single slow copy, replaces the prior once there are XM_MIN.
+ */
+#define XM_COVER	0.98	/* covered throughout: at least this share of it */
+
+void xmodel_init(struct xmodel *xm, double prior)
+{
+	*xm = (struct xmodel){ .prior = prior };
+}
+
+void xmodel_learn(struct xmodel *xm, const struct tg_copy *c, unsigned int nc,
+		  const struct tg_copy *o, unsigned int no)
+{
+	for (unsigned int i = 0; i < nc; i++) {
+		double len = (double)c[i].end - (double)c[i].start, cover = 0;
+
+		if (!(len > 0) || !(c[i].pred > 0))
+			continue;
+		/* one engine runs the other direction: its stages never overlap */
+		for (unsigned int j = 0; j < no; j++)
+			cover += fmax(0, fmin((double)c[i].end, (double)o[j].end) -
+					 fmax((double)c[i].start, (double)o[j].start));
+		if (cover < XM_COVER * len)
+			continue;
+		xm->ratio[xm->next] = len / c[i].pred;
+		xm->next = (xm->next + 1) % XM_SAMPLES;
+		if (xm->n < XM_SAMPLES)
+			xm->n++;
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double xmodel_slow(const struct xmodel *xm)
+{
+	double v[XM_SAMPLES], med;
+
+	if (xm->n < XM_MIN)
+		return xm->prior;
+	memcpy(v, xm->ratio, xm->n * sizeof(v[0]));
+	qsort(v, xm->n, sizeof(v[0]), cmp_double);
+	med = xm->n % 2 ? v[xm->n / 2] : (v[xm->n / 2 - 1] + v[xm->n / 2]) / 2;
+	return fmax(med, 1);
+}
+
 /* The transfer model and dma: from the profile, or measured; opts.dma wins. */
 int model_init(struct usched *u)
 {
@@ -340,8 +399,12 @@ int model_init(struct usched *u)
 	if (ret)
 		return ret;
 	tq_profile_to_dev(&u->prof, &u->dev);
+	xmodel_init(&u->xm[0], u->dev.slow[TQ_HTD]);
+	xmodel_init(&u->xm[1], u->dev.slow[TQ_DTH]);
 	if (u->o.dma)
 		u->dev.dma = u->o.dma;
 	u->st.dma = u->dev.dma;
+	u->st.copy_slow[0] = u->dev.slow[TQ_HTD];
+	u->st.copy_slow[1] = u->dev.slow[TQ_DTH];
 	return tq_dev_check(&u->dev);
 }

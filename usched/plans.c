@@ -15,9 +15,9 @@
  * canonical order (depth in their chain, kernel, m, copies, then TG index),
  * so that the same tasks submitted in another order mostly find the plan
  * too; plans keep orders in canonical indices. A proven order is taken as
- * it is only while no kernel time moved more than PLAN_DRIFT since it was
- * ordered (the model learns a kernel's sizes as they run); otherwise the
- * search resumes from it. The caller plans only TGs launched on an idle
+ * it is only while no kernel time and neither copy slowdown moved more than
+ * PLAN_DRIFT since it was ordered (the models learn both as TGs run);
+ * otherwise the search resumes from it. The caller plans only TGs launched on an idle
  * device without release times, where the mix is the whole problem.
  */
 #include <math.h>
@@ -36,6 +36,7 @@ struct plan {
 	uint8_t order[USCHED_MAX_TG];	/* canonical indices */
 	bool optimal;
 	double k_ns[USCHED_MAX_TG];	/* the kernel times it was ordered with */
+	double slow[2];			/* and the copies' slowdowns */
 };
 
 struct plans {
@@ -153,6 +154,9 @@ bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *
 			if (fabs(m->k_ns[pos] - pl->k_ns[pos]) > PLAN_DRIFT * pl->k_ns[pos])
 				*optimal = false;
 		}
+		for (int d = 0; d < 2; d++)
+			if (fabs(m->slow[d] - pl->slow[d]) > PLAN_DRIFT * pl->slow[d])
+				*optimal = false;
 		return true;
 	}
 	return false;
@@ -180,6 +184,8 @@ void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision 
 	pl->optimal = proven;
 	for (unsigned int pos = 0; pos < n; pos++)
 		pl->order[pos] = m->rank[d->order[pos]];
-	if (!taken)
+	if (!taken) {
 		memcpy(pl->k_ns, m->k_ns, n * sizeof(pl->k_ns[0]));
+		memcpy(pl->slow, m->slow, sizeof(pl->slow));
+	}
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_model.c - the kernel model T = eta * m + gamma: its prior, one size,
- * an exact and a noisy line, clamping, and forgetting an old line. No
- * device needed.
+ * an exact and a noisy line, clamping, and forgetting an old line; the copy
+ * model's overlapped slowdown. No device needed.
  */
 #include <math.h>
 #include <string.h>
@@ -20,6 +20,47 @@ static double noise(unsigned int *s)
 {
 	*s = *s * 1103515245u + 12345u;
 	return ((*s >> 8) & 0xffff) / 32767.5 - 1;
+}
+
+/*
+ * The copy model: HtD stages of 1 ms predicted, each run against a DtH
+ * stage of the same TG that covers it (or not), at @ratio of the prediction.
+ */
+static void copies(struct xmodel *xm, unsigned int n, double ratio, double cover)
+{
+	struct tg_copy h[16], d[16];
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t t0 = 10000000ull * (i + 1), len = (uint64_t)(ratio * 1e6);
+
+		h[i] = (struct tg_copy){ t0, t0 + len, 1e6 };
+		/* the DtH starts as late as leaves @cover of the HtD covered */
+		d[i] = (struct tg_copy){ t0 + (uint64_t)((1 - cover) * len), t0 + 2 * len, 1e6 };
+	}
+	xmodel_learn(xm, h, n, d, n);
+}
+
+static void test_copies(void)
+{
+	struct xmodel xm;
+
+	xmodel_init(&xm, 1.05);
+	copies(&xm, XM_MIN - 1, 1.2, 1);
+	tap_ok(xmodel_slow(&xm) == 1.05, "fewer than %d covered copies: the profile's factor",
+	       XM_MIN);
+	copies(&xm, 1, 1.2, 1);
+	tap_ok(near(xmodel_slow(&xm), 1.2, 1e-6), "then their median (%.3f)", xmodel_slow(&xm));
+	copies(&xm, 10, 3.0, 0.9);
+	tap_ok(near(xmodel_slow(&xm), 1.2, 1e-6), "copies covered for 90%% of their time count not");
+	copies(&xm, 3, 2.5, 1);
+	tap_ok(near(xmodel_slow(&xm), 1.2, 1e-6), "a few slow copies move the median not");
+	for (int i = 0; i < 3; i++)
+		copies(&xm, 12, 1.1, 1);
+	tap_ok(near(xmodel_slow(&xm), 1.1, 1e-6), "the last %d samples only (%.3f)", XM_SAMPLES,
+	       xmodel_slow(&xm));
+	copies(&xm, 16, 0.9, 1);
+	copies(&xm, 16, 0.9, 1);
+	tap_ok(xmodel_slow(&xm) == 1, "never below 1");
 }
 
 int main(void)
@@ -127,5 +168,6 @@ int main(void)
 	}
 	kmodel_params(&km, &eta, &gamma);
 	tap_ok(near(eta, 2, 0.02), "recent runs outweigh old ones (eta %g, now 2, was 10)", eta);
+	test_copies();
 	return tap_done();
 }

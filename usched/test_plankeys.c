@@ -89,6 +89,17 @@ int main(void)
 	tap_ok(plans_find(p, ptr, &tg, &m, resume, &optimal) && !optimal,
 	       "kept unproven: stays unproven");
 
+	m.slow[0] = 1.10;
+	m.slow[1] = 1.09;
+	plans_keep(p, &m, &d, true, 3);
+	m.slow[0] = 1.105;
+	tap_ok(plans_find(p, ptr, &tg, &m, resume, &optimal) && optimal,
+	       "proven anew; HtD copies' slowdown 0.5%% higher: still proven");
+	m.slow[0] = 1.13;
+	tap_ok(plans_find(p, ptr, &tg, &m, resume, &optimal) && !optimal,
+	       "HtD copies' slowdown 2.7%% higher: a plan to resume from, not proven");
+	m.slow[0] = m.slow[1] = 0;
+
 	tg_build(tasks, ptr, &tg, fwd, true, 1);
 	tap_ok(!plans_find(p, ptr, &tg, &m, resume, &optimal), "a chain makes another mix");
 	plans_keep(p, &m, &d, false, 3);

@@ -241,6 +241,7 @@ struct usched_stats {
 	double abs_err_sum;	/* sum of |predicted / measured - 1| */
 	struct usched_tg_stat last;	/* the last TG finished */
 	unsigned int dma;
+	double copy_slow[2];	/* HtD, DtH: the model's slowdown when the other runs */
 	unsigned int kqueues;
 	unsigned int max_tg;
 	char policy[16];
