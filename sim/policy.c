@@ -952,7 +952,8 @@ static bool is_perm(const struct tq_ws *ws, const uint8_t *order)
  * simulated once and returned. Else iterated greedy goes on from it for the
  * whole budget: neh's order is one the earlier search started from, and
  * branch and bound from the same incumbent would only repeat that search,
- * while iterated greedy, seeded anew, adds to it. False: no resume.
+ * while iterated greedy, seeded anew, adds to it. A stale resume order (the
+ * times moved since) goes against neh's first. False: no resume.
  */
 static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
 			uint64_t start)
@@ -965,10 +966,14 @@ static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq
 	ms = sim(ws, pb->dev, pb->resume, n);
 	if (!(ms < INFINITY))
 		return false;
-	memcpy(d->order, pb->resume, n);
-	d->makespan = ms;
+	if (pb->resume_stale)
+		neh(ws, pb->dev, d);	/* the seed if it is the better */
+	if (!pb->resume_stale || d->makespan > ms) {
+		memcpy(d->order, pb->resume, n);
+		d->makespan = ms;
+	}
 	if (!pb->resume_optimal)
-		greedy_rest(ws, pb->dev, d, start + budget_ns(pb, ws, d->order, ms));
+		greedy_rest(ws, pb->dev, d, start + budget_ns(pb, ws, d->order, d->makespan));
 	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
 	d->optimal = false;
 	d->evals = ws->evals;

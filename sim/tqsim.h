@@ -270,6 +270,12 @@ struct tq_problem {
 	const uint8_t *resume;
 	bool resume_optimal;
 	/*
+	 * auto: the resume order was made for times that have since moved:
+	 * neh's order is computed too and the search goes on from the
+	 * better of the two.
+	 */
+	bool resume_stale;
+	/*
 	 * auto: the tq_clock_ns() reading its budget counts from; 0: its own
 	 * entry. A caller that spends time on the TG before the call (usched
 	 * looks up its plan) sets it, so that the whole choice keeps to the

@@ -489,6 +489,7 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 	if (planned && plans_find(u->plans, tasks, &u->simtg, u->match, resume,
 				  &pb.resume_optimal)) {
 		pb.resume = resume;
+		pb.resume_stale = u->match->stale;
 		tg->plan = pb.resume_optimal ? USCHED_PLAN_PROVEN : USCHED_PLAN_RESUMED;
 	}
 	if (pol == &tq_policy_exact) {

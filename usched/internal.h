@@ -248,6 +248,7 @@ struct plan_match {
 	double k_ns[USCHED_MAX_TG];	/* each task's predicted kernel time, canonically */
 	double slow[2];			/* the copy model's HtD, DtH slowdowns: the caller's */
 	struct plan *plan;		/* the mix's plan; NULL: none yet */
+	bool stale;			/* found, but made for times since moved past 5% */
 };
 
 /*
@@ -333,7 +334,8 @@ struct plans *plans_create(void);
 void plans_destroy(struct plans *p);
 /*
  * The plan of the TG of @tasks, whose chains are in @tg: its order into
- * @resume (TG indices) and whether it was proven; false: none.
+ * @resume (TG indices) and whether it was proven (m->stale: whether the
+ * times moved too far since for it alone to be a good start); false: none.
  */
 bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
 		struct plan_match *m, uint8_t *resume, bool *optimal);

@@ -17,8 +17,13 @@
  * too; plans keep orders in canonical indices. A proven order is taken as
  * it is only while no kernel time and neither copy slowdown moved more than
  * PLAN_DRIFT since it was ordered (the models learn both as TGs run);
- * otherwise the search resumes from it. The caller plans only TGs launched on an idle
- * device without release times, where the mix is the whole problem.
+ * otherwise the search resumes from it. Past PLAN_STALE the plan is stale:
+ * an order made for other times can be worse than neh's for these, and a
+ * resumed search runs no neh, so auto then goes on from the better of the
+ * two (on the H200 the TGs of real BK25 at 6x2 resumed from a plan the
+ * warm-up TG left while the kernel model still learned, and ended 2-8%
+ * above neh's order). The caller plans only TGs launched on an idle device
+ * without release times, where the mix is the whole problem.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -28,6 +33,7 @@
 
 #define NPLANS	64	/* mixes remembered; the least recently used goes */
 #define PLAN_DRIFT	0.01	/* a proven order holds while no kernel time moved more */
+#define PLAN_STALE	0.05	/* past this neh's order may be the better start */
 
 struct plan {
 	uint64_t hash;		/* 0: empty */
@@ -137,6 +143,14 @@ static bool same_key(const struct plan_key *a, const struct plan_key *b)
 	       !memcmp(a->after, b->after, a->n);
 }
 
+/* How far @now moved from @then, relative to it. */
+static double rel_move(double now, double then)
+{
+	if (then > 0)
+		return fabs(now / then - 1);
+	return now == then ? 0 : INFINITY;
+}
+
 bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
 		struct plan_match *m, uint8_t *resume, bool *optimal)
 {
@@ -147,16 +161,17 @@ bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *
 
 		if (pl->hash != m->hash || !same_key(&pl->key, &m->key))
 			continue;
+		double moved = 0;
+
 		m->plan = pl;
-		*optimal = pl->optimal;
 		for (unsigned int pos = 0; pos < m->key.n; pos++) {
 			resume[pos] = m->canon[pl->order[pos]];
-			if (fabs(m->k_ns[pos] - pl->k_ns[pos]) > PLAN_DRIFT * pl->k_ns[pos])
-				*optimal = false;
+			moved = fmax(moved, rel_move(m->k_ns[pos], pl->k_ns[pos]));
 		}
 		for (int d = 0; d < 2; d++)
-			if (fabs(m->slow[d] - pl->slow[d]) > PLAN_DRIFT * pl->slow[d])
-				*optimal = false;
+			moved = fmax(moved, rel_move(m->slow[d], pl->slow[d]));
+		*optimal = pl->optimal && moved <= PLAN_DRIFT;
+		m->stale = moved > PLAN_STALE;
 		return true;
 	}
 	return false;

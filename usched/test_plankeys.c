@@ -98,6 +98,14 @@ int main(void)
 	m.slow[0] = 1.13;
 	tap_ok(plans_find(p, ptr, &tg, &m, resume, &optimal) && !optimal,
 	       "HtD copies' slowdown 2.7%% higher: a plan to resume from, not proven");
+	m.slow[0] = 1.10;
+
+	tg_build(tasks, ptr, &tg, mixed, false, 1.04);
+	tap_ok(plans_find(p, ptr, &tg, &m, resume, &optimal) && !m.stale,
+	       "kernel times 4%% longer: the plan is a start as it is");
+	tg_build(tasks, ptr, &tg, mixed, false, 1.08);
+	tap_ok(plans_find(p, ptr, &tg, &m, resume, &optimal) && m.stale && !optimal,
+	       "8%% longer: stale, to go against neh's order");
 	m.slow[0] = m.slow[1] = 0;
 
 	tg_build(tasks, ptr, &tg, fwd, true, 1);

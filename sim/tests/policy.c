@@ -566,6 +566,24 @@ static void test_resume(void)
 	tap_ok(!bad_seed, "auto resumed from an unproven order returns an order no worse "
 	       "than it");
 	tap_ok(!bad_chain, "auto never takes a resume order against a chain: it starts afresh");
+	/* a stale resume order: never worse than neh's */
+	bad_seed = 0;
+	for (unsigned int r = 0; r < 40; r++) {
+		unsigned int n = 4 + r % 5;
+
+		random_dev(&dev, r);
+		random_tg(&tg, n);
+		for (unsigned int i = 0; i < n; i++)
+			bogus[i] = n - 1 - i;
+		pb.resume = bogus;
+		pb.resume_optimal = false;
+		pb.resume_stale = true;
+		tq_policy_neh.order(&pb, &ws, &dn);
+		bad_seed += tq_policy_auto.order(&pb, &ws, &d) || !is_perm(d.order, n) ||
+			    d.makespan > dn.makespan * (1 + 1e-12);
+	}
+	pb.resume_stale = false;
+	tap_ok(!bad_seed, "auto resumed from a stale order is no worse than neh's order");
 	bogus[0] = bogus[1];
 	pb.resume = bogus;
 	pb.resume_optimal = true;
