@@ -616,7 +616,7 @@ static void tg_finish(struct usched *u, struct tg *tg)
 	/* the copy model (model.c): with one engine nothing overlaps */
 	for (int d = 0; d < 2 && u->dev.dma == 2; d++) {
 		xmodel_learn(&u->xm[d], tg->copy[d], tg->ncopy[d], tg->copy[!d], tg->ncopy[!d]);
-		u->dev.slow[d ? TQ_DTH : TQ_HTD] = xmodel_slow(&u->xm[d]);
+		u->dev.slow[d ? TQ_DTH : TQ_HTD] = u->xm[d].slow;
 	}
 	ts = (struct usched_tg_stat){
 		.seq = tg->seq, .ntasks = tg->n, .inflight = tg->inflight,

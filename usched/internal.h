@@ -133,9 +133,10 @@ struct kmodel {
  */
 #define XM_SAMPLES	31
 #define XM_MIN		8	/* samples before they replace the prior */
+#define XM_MOVE		0.01	/* the factor follows their median past this */
 
 struct xmodel {
-	double prior;		/* the profile's factor (or the calibration's) */
+	double slow;		/* the factor now: the profile's until XM_MIN samples */
 	double ratio[XM_SAMPLES];
 	unsigned int n, next;
 };
@@ -377,11 +378,12 @@ void kmodel_add(struct kmodel *km, double m, double ns);
 void kmodel_params(const struct kmodel *km, double *eta, double *gamma);
 double kmodel_predict(const struct kmodel *km, double m);
 void xmodel_init(struct xmodel *xm, double prior);
-/* Learn from copies @c of one direction that @o, the other's, may cover. */
+/*
+ * Learn from copies @c of one direction that @o, the other's, may cover;
+ * xm->slow becomes the samples' median (>= 1) when that moved past XM_MOVE.
+ */
 void xmodel_learn(struct xmodel *xm, const struct tg_copy *c, unsigned int nc,
 		  const struct tg_copy *o, unsigned int no);
-/* The slowdown now: the samples' median, or the prior before XM_MIN; >= 1. */
-double xmodel_slow(const struct xmodel *xm);
 int model_init(struct usched *u);
 void model_predict(struct usched *u, struct task *t);
 

@@ -343,7 +343,32 @@ out_unmap:
 
 void xmodel_init(struct xmodel *xm, double prior)
 {
-	*xm = (struct xmodel){ .prior = prior };
+	*xm = (struct xmodel){ .slow = prior };
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Follow the median only when it moved past XM_MOVE: a window of noisy
+ * samples moves a little with every TG, and every move unproves the plans
+ * (plans.c), so small ones would cost each TG of a mix its proven order.
+ */
+static void xmodel_follow(struct xmodel *xm)
+{
+	double v[XM_SAMPLES], med;
+
+	if (xm->n < XM_MIN)
+		return;
+	memcpy(v, xm->ratio, xm->n * sizeof(v[0]));
+	qsort(v, xm->n, sizeof(v[0]), cmp_double);
+	med = fmax(xm->n % 2 ? v[xm->n / 2] : (v[xm->n / 2 - 1] + v[xm->n / 2]) / 2, 1);
+	if (fabs(med / xm->slow - 1) > XM_MOVE)
+		xm->slow = med;
 }
 
 void xmodel_learn(struct xmodel *xm, const struct tg_copy *c, unsigned int nc,
@@ -365,25 +390,7 @@ void xmodel_learn(struct xmodel *xm, const struct tg_copy *c, unsigned int nc,
 		if (xm->n < XM_SAMPLES)
 			xm->n++;
 	}
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-double xmodel_slow(const struct xmodel *xm)
-{
-	double v[XM_SAMPLES], med;
-
-	if (xm->n < XM_MIN)
-		return xm->prior;
-	memcpy(v, xm->ratio, xm->n * sizeof(v[0]));
-	qsort(v, xm->n, sizeof(v[0]), cmp_double);
-	med = xm->n % 2 ? v[xm->n / 2] : (v[xm->n / 2 - 1] + v[xm->n / 2]) / 2;
-	return fmax(med, 1);
+	xmodel_follow(xm);
 }
 
 /* The transfer model and dma: from the profile, or measured; opts.dma wins. */
