@@ -557,9 +557,11 @@ static void neh_chains(const struct tq_ws *ws, const uint8_t *start, uint8_t *in
 /*
  * NEH: tasks by descending total work, each inserted where the simulated
  * makespan is least. The start order is kept if it is better, so neh is
- * never worse than its start order.
+ * never worse than its start order. @timed: at the deadline the tasks not
+ * yet inserted go after the others in their insertion order (feasible:
+ * that order has every task after its predecessor).
  */
-static void neh(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
+static void neh(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d, bool timed)
 {
 	unsigned int n = ws->tg.ntasks;
 	uint8_t *start = ws->seq;
@@ -579,8 +581,14 @@ static void neh(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *
 	neh_chains(ws, start, ws->cur);
 	d->order[0] = ws->cur[0];
 	ms = sim(ws, dev, d->order, 1);
-	for (unsigned int i = 1; i < n; i++)
+	for (unsigned int i = 1; i < n; i++) {
+		if (timed && expired(ws)) {
+			memcpy(d->order + i, ws->cur + i, n - i);
+			ms = sim(ws, dev, d->order, n);
+			break;
+		}
 		ms = insert_best(ws, dev, d->order, i, ws->cur[i], false);
+	}
 	start_ms = sim(ws, dev, start, n);
 	if (start_ms < ms) {
 		memcpy(d->order, start, n);
@@ -831,12 +839,16 @@ static int paper_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_
 	return decide(pb, ws, d, paper);
 }
 
-static int neh_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d)
+static void neh_whole(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
 {
-	return decide(pb, ws, d, neh);
+	neh(ws, dev, d, false);
 }
 
-/* Branch and bound seeded with neh; proves optimality unless the deadline hits. */
+static int neh_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d)
+{
+	return decide(pb, ws, d, neh_whole);
+}
+
 /* Branch and bound from d, neh's order: its makespan is the first incumbent. */
 static void bb_from(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
 {
@@ -845,9 +857,10 @@ static void bb_from(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decisi
 	bb_dfs(ws, dev, 0, all_tasks(ws->tg.ntasks), d);
 }
 
+/* Branch and bound seeded with neh; proves optimality unless the deadline hits. */
 static void branch_and_bound(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
 {
-	neh(ws, dev, d);
+	neh(ws, dev, d, false);
 	bb_from(ws, dev, d);
 }
 
@@ -991,8 +1004,13 @@ static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq
 	ms = sim(ws, pb->dev, pb->resume, n);
 	if (!(ms < INFINITY))
 		return false;
-	if (pb->resume_stale)
-		neh(ws, pb->dev, d);	/* the seed if it is the better */
+	if (pb->resume_stale) {
+		/* half the budget at most: neh at 12-16 tasks can take all of it */
+		ws->deadline_ns = start + budget_ns(pb, ws, pb->resume, ms) / 2;
+		neh(ws, pb->dev, d, true);	/* the seed if it is the better */
+		ws->deadline_ns = 0;
+		ws->timed_out = false;
+	}
 	if (!pb->resume_stale || d->makespan > ms) {
 		memcpy(d->order, pb->resume, n);
 		d->makespan = ms;
@@ -1021,7 +1039,7 @@ static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_d
 		return ret;
 	if (auto_resume(pb, ws, d, start))
 		return 0;	/* never claimed optimal */
-	neh(ws, pb->dev, d);	/* the seed: always to its end */
+	neh(ws, pb->dev, d, false);	/* the seed: always to its end */
 	budget = budget_ns(pb, ws, d->order, d->makespan);
 	if (ws->tg.nafter && ws->tg.ntasks > 4) {
 		chains_search(ws, pb->dev, d, start, budget);

@@ -566,8 +566,9 @@ static void test_resume(void)
 	tap_ok(!bad_seed, "auto resumed from an unproven order returns an order no worse "
 	       "than it");
 	tap_ok(!bad_chain, "auto never takes a resume order against a chain: it starts afresh");
-	/* a stale resume order: never worse than neh's */
+	/* a stale resume order: never worse than neh's, given the time for neh */
 	bad_seed = 0;
+	pb.budget_ns = 2e6;
 	for (unsigned int r = 0; r < 40; r++) {
 		unsigned int n = 4 + r % 5;
 
@@ -583,6 +584,7 @@ static void test_resume(void)
 			    d.makespan > dn.makespan * (1 + 1e-12);
 	}
 	pb.resume_stale = false;
+	pb.budget_ns = 2e4;
 	tap_ok(!bad_seed, "auto resumed from a stale order is no worse than neh's order");
 	bogus[0] = bogus[1];
 	pb.resume = bogus;
@@ -594,7 +596,8 @@ static void test_resume(void)
 /*
  * auto's budget counts from start_ns when the caller sets it: a start a
  * second ago leaves it nothing past its neh seed, however large the TG's
- * budget, where its own entry leaves it searching.
+ * budget, where its own entry leaves it searching; resumed from a stale
+ * order, its neh is cut short too.
  */
 static void test_start(void)
 {
@@ -603,6 +606,7 @@ static void test_start(void)
 	struct tq_dev dev;
 	struct tq_decision d, dn;
 	struct tq_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 2e5, .seed = 1 };
+	uint8_t order[TQ_MAX_TASKS];
 
 	/* a TG that neh's bound does not settle */
 	for (unsigned int r = 0; r < 50; r++) {
@@ -621,6 +625,15 @@ static void test_start(void)
 	/* the searches read the clock every 4th simulation or child */
 	tap_ok(d.evals < dn.evals + 8 && d.makespan <= dn.makespan,
 	       "auto from a start_ns a second ago stops at its neh seed (%llu evals)",
+	       (unsigned long long)d.evals);
+	/* resumed from a stale order: neh reads the clock at each insertion */
+	for (unsigned int i = 0; i < tg.ntasks; i++)
+		order[i] = tg.ntasks - 1 - i;
+	pb.resume = order;
+	pb.resume_stale = true;
+	tq_policy_auto.order(&pb, &ws, &d);
+	tap_ok(d.evals < 8 && is_perm(d.order, tg.ntasks) && d.makespan < INFINITY,
+	       "and from a stale resume order it stops in neh (%llu evals)",
 	       (unsigned long long)d.evals);
 }
 
