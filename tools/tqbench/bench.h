@@ -95,6 +95,9 @@ struct result {
 	double indep_ms;		/* independent contexts (median); 0: not run */
 	double drift_sum;		/* NoReorder's copies that ran alone: duration / standalone */
 	unsigned int drift_n;
+	double ov_sum[2];		/* and those the other way covered: HtD, DtH */
+	unsigned int ov_n[2];
+	double pol_copy_slow[NPOL][2];	/* usched's copy model after the runs: HtD, DtH */
 };
 
 struct stream_result {

@@ -591,6 +591,26 @@ static double tally_mean(const struct tally *t)
 	return t->n ? t->sum / t->n : 0;
 }
 
+/*
+ * Overlapped slowdowns @htd, @dth (0: none seen) that differ from the
+ * profile's by more than 1% in either direction, after @what: the host's
+ * copies did not overlap as calibrated.
+ */
+static void slowdowns_off(FILE *f, const char *what, double htd, double dth,
+			  const struct tq_dev *dev)
+{
+	bool off = (htd > 0 && fabs(htd / dev->slow[TQ_HTD] - 1) > 0.01) ||
+		   (dth > 0 && fabs(dth / dev->slow[TQ_DTH] - 1) > 0.01);
+
+	if (!off || dev->dma != 2)
+		return;
+	fprintf(f, "%s", what);
+	if (htd > 0)
+		fprintf(f, " HtD x%.3f", htd);
+	if (dth > 0)
+		fprintf(f, " DtH x%.3f", dth);
+}
+
 int report_md(const char *path, const struct env *e, struct result *const *rs, unsigned int n,
 	      const struct stream_result *sr, unsigned int nstream, const char *cmdline)
 {
@@ -660,11 +680,16 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 		/* copies alone ran slower than standalone: the device was not as measured */
 		if (r->drift_n && r->drift_sum / r->drift_n > 1.01)
 			fprintf(f, "; copies +%.1f%%", 100 * (r->drift_sum / r->drift_n - 1));
+		slowdowns_off(f, "; overlapped", r->ov_n[0] ? r->ov_sum[0] / r->ov_n[0] : 0,
+			      r->ov_n[1] ? r->ov_sum[1] / r->ov_n[1] : 0, &e->dev);
 		fprintf(f, " |");
 		if (r->pol_tg_err[NPOL - 1] > 0)
-			fprintf(f, " %.2f%% |\n", 100 * r->pol_tg_err[NPOL - 1]);
+			fprintf(f, " %.2f%%", 100 * r->pol_tg_err[NPOL - 1]);
 		else
-			fprintf(f, " - |\n");
+			fprintf(f, " -");
+		slowdowns_off(f, "; learned", r->pol_copy_slow[NPOL - 1][0],
+			      r->pol_copy_slow[NPOL - 1][1], &e->dev);
+		fprintf(f, " |\n");
 		/* a share of less than 2% to gain is noise: those are counted apart */
 		if (r->pol_ms[NPOL - 1] > 0) {
 			all[k][g]++;
@@ -694,8 +719,12 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 			   "tasks as one TG, each worker's tasks chained; with one copy engine N = 1 "
 			   "only); *copies +x%%*: NoReorder's copies that no copy the other way "
 			   "overlapped ran x%% longer than standalone on average (shown above 1%%: the "
-			   "device or its host slowed down, which no model of the TG predicts). *usched "
-			   "TG err*: the same per TG as usched predicted it.\n\n");
+			   "device or its host slowed down, which no model of the TG predicts); "
+			   "*overlapped HtD xa DtH xb*: those the other way covered throughout ran a and "
+			   "b times standalone on average (shown where the profile's slowdown is more "
+			   "than 1%% off). *usched TG err*: the same per TG as usched predicted it; "
+			   "*learned*: auto's usched's copy slowdowns after its runs (its copy model, "
+			   "shown where more than 1%% off the profile's).\n\n");
 
 	fprintf(f, "## Against the targets\n\n");
 	for (int k = 0; k < 2; k++) {

@@ -192,22 +192,32 @@ static void stamps_read(const struct result *r, const struct binst *in, struct s
 }
 
 /*
- * How long copy @c of slot @s ran over its standalone time, if no copy the
- * other way overlapped it and it is long enough to time well; else 0.
+ * Copy @c of slot @s, if it is long enough to time well: how long it ran
+ * over its standalone time into r's copy drift if no copy the other way
+ * overlapped it, into r's overlapped ratios of its direction if copies the
+ * other way covered it throughout (98% of it).
  */
-static double copy_stretch(const struct result *r, const struct binst *in,
-			   const struct stamps *t, unsigned int s, unsigned int c)
+static void copy_stretch(struct result *r, const struct binst *in, const struct stamps *t,
+			 unsigned int s, unsigned int c)
 {
-	int other = in[s].ev_stage[c] == CLX_HTD ? CLX_DTH : CLX_HTD;
-	double a = t->start[s][c], b = t->end[s][c];
+	int dir = in[s].ev_stage[c] == CLX_HTD ? 0 : 1, other = dir ? CLX_HTD : CLX_DTH;
+	double a = t->start[s][c], b = t->end[s][c], cover = 0, x;
 
-	if (in[s].ev_stage[c] == CLX_K || in[s].b->cmd_ns[c] < 200e3)
-		return 0;
+	if (in[s].ev_stage[c] == CLX_K || in[s].b->cmd_ns[c] < 200e3 || !(b > a))
+		return;
+	/* one engine runs the other way: its copies never overlap each other */
 	for (unsigned int o = 0; o < r->nslots; o++)
 		for (unsigned int k = 0; k < in[o].nev; k++)
-			if (in[o].ev_stage[k] == other && t->start[o][k] < b && t->end[o][k] > a)
-				return 0;
-	return (b - a) / in[s].b->cmd_ns[c];
+			if (in[o].ev_stage[k] == other)
+				cover += fmax(0, fmin(b, t->end[o][k]) - fmax(a, t->start[o][k]));
+	x = (b - a) / in[s].b->cmd_ns[c];
+	if (cover == 0) {
+		r->drift_sum += x;
+		r->drift_n++;
+	} else if (cover >= 0.98 * (b - a)) {
+		r->ov_sum[dir] += x;
+		r->ov_n[dir]++;
+	}
 }
 
 /*
@@ -217,7 +227,8 @@ static double copy_stretch(const struct result *r, const struct binst *in,
  * the model says, this shows whether commands ran longer or started later.
  * Copies that ran alone also go into r's copy drift: how much slower than
  * standalone the device copied while the experiment ran (a host or link
- * slowed by something else shows here, not in the model).
+ * slowed by something else shows here, not in the model); copies that ran
+ * overlapped, into the slowdown the profile should have had.
  */
 static void timeline_write(struct env *e, struct result *r, const struct binst *in,
 			   unsigned int order_no, unsigned int run)
@@ -237,13 +248,9 @@ static void timeline_write(struct env *e, struct result *r, const struct binst *
 
 		for (unsigned int c = 0; c < in[s].nev && c < b->ncmds; c++) {
 			unsigned int tc = tg.task[s].first[0] + c;
-			double x = copy_stretch(r, in, &t, s, c);
 			cl_ulong sub = 0;
 
-			if (x > 0) {
-				r->drift_sum += x;
-				r->drift_n++;
-			}
+			copy_stretch(r, in, &t, s, c);
 			clGetEventProfilingInfo(in[s].ev[c], CL_PROFILING_COMMAND_SUBMIT,
 						sizeof(sub), &sub, NULL);
 			fprintf(e->cmds, "%s,%s,%u,%u,%u,%u,%u,%s,%s,%u,", r->s->name,
@@ -684,6 +691,8 @@ int run_usched(struct env *e, struct result *r, FILE *tgcsv)
 					  (b.tgs - a.tgs);
 		}
 		r->pol_tg_err[p] = tally.nerr ? exp(tally.err_sum / tally.nerr) : 0;
+		r->pol_copy_slow[p][0] = b.copy_slow[0];
+		r->pol_copy_slow[p][1] = b.copy_slow[1];
 		r->pol_sched_max[p] = tally.sched_max;
 		r->pol_sched_over[p] = tally.sched_over;
 		r->pol_sched_n[p] = tally.sched_n;
