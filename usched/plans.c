@@ -158,11 +158,10 @@ bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *
 	m->plan = NULL;
 	for (unsigned int i = 0; i < NPLANS; i++) {
 		struct plan *pl = &p->plan[i];
+		double moved = 0;
 
 		if (pl->hash != m->hash || !same_key(&pl->key, &m->key))
 			continue;
-		double moved = 0;
-
 		m->plan = pl;
 		for (unsigned int pos = 0; pos < m->key.n; pos++) {
 			resume[pos] = m->canon[pl->order[pos]];
