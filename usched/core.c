@@ -482,12 +482,9 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 	pb.budget_frac = u->budget;	/* auto, counting the plan's lookup */
 	pb.start_ns = t0;
 	planned = pol == &tq_policy_auto && u->plans && tg_plannable(u);
-	if (planned) {
-		u->match->slow[0] = u->dev.slow[TQ_HTD];
-		u->match->slow[1] = u->dev.slow[TQ_DTH];
-	}
-	if (planned && plans_find(u->plans, tasks, &u->simtg, u->match, resume,
-				  &pb.resume_optimal)) {
+	if (planned && plans_find(u->plans, tasks, &u->simtg,
+				  (double[]){ u->dev.slow[TQ_HTD], u->dev.slow[TQ_DTH] }, u->match,
+				  resume, &pb.resume_optimal)) {
 		pb.resume = resume;
 		pb.resume_stale = u->match->stale;
 		tg->plan = pb.resume_optimal ? USCHED_PLAN_PROVEN : USCHED_PLAN_RESUMED;
@@ -877,7 +874,8 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 	snprintf(u->st.policy, sizeof(u->st.policy), "%s", u->policy->name);
 	ret = -ENOMEM;
 	if (u->efd < 0 || u->tfd < 0 || u->epfd < 0 || !u->ws || !u->res ||
-	    (!o->no_plans && (!u->plans || !u->match)) || epoll_add(u->epfd, u->efd) || epoll_add(u->epfd, u->tfd))
+	    (!o->no_plans && (!u->plans || !u->match)) || epoll_add(u->epfd, u->efd) ||
+	    epoll_add(u->epfd, u->tfd))
 		goto out_free;
 	ret = exec_init(u);
 	if (!ret)

@@ -247,7 +247,7 @@ struct plan_match {
 	uint8_t canon[USCHED_MAX_TG];	/* canonical index -> TG index */
 	uint8_t rank[USCHED_MAX_TG];	/* TG index -> canonical index */
 	double k_ns[USCHED_MAX_TG];	/* each task's predicted kernel time, canonically */
-	double slow[2];			/* the copy model's HtD, DtH slowdowns: the caller's */
+	double slow[2];			/* the copy model's HtD, DtH slowdowns */
 	struct plan *plan;		/* the mix's plan; NULL: none yet */
 	bool stale;			/* found, but made for times since moved past 5% */
 };
@@ -334,12 +334,13 @@ struct usched {
 struct plans *plans_create(void);
 void plans_destroy(struct plans *p);
 /*
- * The plan of the TG of @tasks, whose chains are in @tg: its order into
- * @resume (TG indices) and whether it was proven (m->stale: whether the
- * times moved too far since for it alone to be a good start); false: none.
+ * The plan of the TG of @tasks, whose chains are in @tg, under the copy
+ * model's @slow[0] (HtD) and @slow[1] (DtH): its order into @resume (TG
+ * indices) and whether it was proven (m->stale: whether the times moved too
+ * far since for it alone to be a good start); false: none.
  */
 bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
-		struct plan_match *m, uint8_t *resume, bool *optimal);
+		const double *slow, struct plan_match *m, uint8_t *resume, bool *optimal);
 /*
  * Keep @d, auto's decision for the TG plans_find() matched into @m, TG
  * number @seq; @proven: d's order is optimal (proven now or before).

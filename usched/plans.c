@@ -152,9 +152,10 @@ static double rel_move(double now, double then)
 }
 
 bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
-		struct plan_match *m, uint8_t *resume, bool *optimal)
+		const double *slow, struct plan_match *m, uint8_t *resume, bool *optimal)
 {
 	make_key(tasks, tg, m);
+	memcpy(m->slow, slow, sizeof(m->slow));
 	m->plan = NULL;
 	for (unsigned int i = 0; i < NPLANS; i++) {
 		struct plan *pl = &p->plan[i];

@@ -11,7 +11,8 @@
  * copies from). Time = latency + bytes / bandwidth is fitted per direction
  * alone on the relative error, from 256 KiB up; overlapped, the same line
  * slowed by the median overlapped / alone ratio of the three largest sizes.
- * Whether the directions overlap at all gives the number of copy engines. Kernels: every kernels/ task over growing sizes
+ * Whether the directions overlap at all gives the number of copy engines.
+ * Kernels: every kernels/ task over growing sizes
  * until it takes --kernel-ms, T = eta * m + gamma fitted over the sizes
  * that take at least 1/64 of that; the profile names each by its __kernel
  * function, as usched looks it up, with m as kernels/ defines it. The
