@@ -26,6 +26,8 @@
 #define MAX_CFG		8
 #define NPOL		5		/* fifo, paper, neh, exact, auto */
 #define MAX_WORKERS	16
+#define NREF		5		/* orders run again in the trials: worst, median, 3 best */
+#define MAX_TRIALS	64
 
 struct opts {
 	const char *profile;		/* tqcalib's */
@@ -41,7 +43,8 @@ struct opts {
 	const char *table5;		/* which device's row of Table 5 */
 	unsigned int ncfg;
 	unsigned int cfg[MAX_CFG][2];	/* T, N */
-	unsigned int runs;
+	unsigned int runs;		/* of each NoReorder order, and independent */
+	unsigned int trials;		/* of the references, the policies' orders, usched */
 	unsigned int perms_all;		/* every permutation up to this many */
 	unsigned int perms_max;		/* else a 5% sample, at most this many */
 	double stream_s;
@@ -80,7 +83,16 @@ struct result {
 	uint8_t (*perm)[MAX_SLOTS];	/* nperms orders */
 	double *perm_ms;		/* median measured makespan of each */
 	double *perm_pred_ms;		/* the model's, from standalone times; N == 1 */
-	double fixed_ms[NPOL];		/* each policy's order run as a fixed order */
+	/*
+	 * NoReorder's worst, median and NREF - 2 best orders by their medians,
+	 * run again in the trials beside the policies: chosen on one set of
+	 * runs, measured on another (the least of many noisy medians is too good).
+	 */
+	unsigned int nref;
+	unsigned int ref_perm[NREF];
+	double ref_ms[NREF];		/* their medians in the trials */
+	uint8_t pol_order[NPOL][MAX_SLOTS];	/* each policy's order from standalone times */
+	double fixed_ms[NPOL];		/* that order run as a fixed order */
 	double fixed_pred_ms[NPOL];
 	double pol_ms[NPOL];		/* through usched (median); 0: not run */
 	double pol_sched_ns[NPOL];	/* mean policy time per TG */
@@ -134,6 +146,7 @@ struct env {
 int suite_synthetic(struct env *e, struct suite *s);
 int suite_real(struct env *e, struct suite *s);
 int measure_alone(struct env *e, struct btask *b, unsigned int reps);
+uint64_t bench_rnd(uint64_t *st);
 int result_init(struct env *e, const struct suite *s, unsigned int bench, unsigned int T,
 		unsigned int N, uint64_t seed, struct result *r);
 void result_fini(struct result *r);
@@ -147,8 +160,8 @@ int runners_init(struct env *e, uint64_t in_bytes, uint64_t out_bytes);
 void runners_reset(struct env *e);
 void runners_fini(struct env *e);
 int run_noreorder(struct env *e, struct result *r);
-int run_policy_orders(struct env *e, struct result *r);
-int run_usched(struct env *e, struct result *r, FILE *tgcsv);
+int policy_orders(struct env *e, struct result *r);
+int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *tgcsv);
 int run_independent(struct env *e, struct result *r);
 int run_stream(struct env *e, const struct suite *real, const char *setup,
 	       struct stream_result *sr);

@@ -2,16 +2,18 @@
 /*
  * run.c - the setups tqbench measures.
  *
- * NoReorder (run_noreorder) and the policies' orders run as fixed orders
- * (run_policy_orders) drive OpenCL directly, as the paper's NoReorder does:
+ * NoReorder (run_noreorder) and the policies' orders (policy_orders) run
+ * as fixed orders, driving OpenCL directly as the paper's NoReorder does:
  * one thread enqueues every task of the order on the three queues, a
  * worker's next task waiting on its previous one's last event. The
- * policies (run_usched) run through usched, the scheduling core, one
- * instance per policy, its loop driven from this thread: every task is
- * submitted first (a worker's tasks flagged ORDERED), so the first TG holds
- * one task of each worker and the core forms the rest as they become
- * ready. Independent (run_independent) is what applications do without
- * tq: one thread per worker with its own context and queue.
+ * policies also run through usched, the scheduling core, one instance per
+ * policy, its loop driven from this thread: every task is submitted first
+ * (a worker's tasks flagged ORDERED), so the first TG holds one task of
+ * each worker and the core forms the rest as they become ready. After
+ * NoReorder, the trials (run_trials) run NoReorder's worst, median and best
+ * orders again, each policy's order and each policy through usched, once
+ * each per trial. Independent (run_independent) is what applications do
+ * without tq: one thread per worker with its own context and queue.
  *
  * Makespans come from profiling stamps: the first command's start to the
  * last one's end. Each context has its own copy of the host arena, tasks'
@@ -340,31 +342,16 @@ static int policy_order(struct env *e, const struct result *r, int p, uint8_t *o
 	return 0;
 }
 
-int run_policy_orders(struct env *e, struct result *r)
+int policy_orders(struct env *e, struct result *r)
 {
-	static struct binst in[MAX_SLOTS];
-	uint8_t order[NPOL][MAX_SLOTS];
-	unsigned int runs = e->o->runs;
-	double v[NPOL][64];
-	int ret;
-
-	if (runs > 64)
-		runs = 64;
 	for (int p = 0; p < NPOL; p++) {
-		ret = policy_order(e, r, p, order[p]);
+		int ret = policy_order(e, r, p, r->pol_order[p]);
+
 		if (ret)
 			return ret;
-		r->fixed_pred_ms[p] = predict_ms(e, r, order[p]);
+		r->fixed_pred_ms[p] = predict_ms(e, r, r->pol_order[p]);
 	}
-	ret = insts_init(&e->c, r, in);
-	ret = ret ?: run_order(e, r, in, order[0], &v[0][0]);
-	for (unsigned int k = 0; k < runs && !ret; k++)
-		for (int p = 0; p < NPOL && !ret; p++)
-			ret = run_order(e, r, in, order[p], &v[p][k]);
-	for (int p = 0; p < NPOL && !ret; p++)
-		r->fixed_ms[p] = median(v[p], runs);
-	insts_fini(r, in);
-	return ret;
+	return 0;
 }
 
 /* usched */
@@ -656,62 +643,128 @@ static int usched_once(struct env *e, struct result *r, int p, double *ms, FILE 
 	return ret;
 }
 
-int run_usched(struct env *e, struct result *r, FILE *tgcsv)
+/* NoReorder's worst, median and NREF - 2 best orders, by their medians. */
+static void pick_refs(struct result *r)
 {
-	unsigned int runs = e->o->runs > 64 ? 64 : e->o->runs;
-	static double v[NPOL][64];
-	struct usched_stats a[NPOL], b;
-	struct tg_tally tally[NPOL] = { 0 };
-	char tag[NPOL][96];
-	bool open[NPOL] = { 0 };
-	double warm;
-	int ret = 0;
+	unsigned int idx[r->nperms];
 
-	progress_begin("policies (usched)", NPOL * (runs + 1.0));
-	/* a warm-up run each fills the buffer pools and the kernel models */
-	for (int p = 0; p < NPOL && !ret; p++) {
+	for (unsigned int p = 0; p < r->nperms; p++)
+		idx[p] = p;
+	/* insertion sort by median, fastest first: a few dozen orders */
+	for (unsigned int i = 1; i < r->nperms; i++) {
+		unsigned int x = idx[i], j = i;
+
+		for (; j > 0 && r->perm_ms[idx[j - 1]] > r->perm_ms[x]; j--)
+			idx[j] = idx[j - 1];
+		idx[j] = x;
+	}
+	r->nref = 0;
+	if (!r->nperms || r->perm_ms[idx[0]] <= 0)
+		return;
+	r->ref_perm[r->nref++] = idx[r->nperms - 1];
+	r->ref_perm[r->nref++] = idx[r->nperms / 2];
+	for (unsigned int i = 0; i < NREF - 2 && i < r->nperms; i++)
+		r->ref_perm[r->nref++] = idx[i];
+}
+
+/* One thing each trial runs once: a fixed order, or a policy through usched. */
+struct series {
+	const uint8_t *order;		/* NULL: policy through usched */
+	int policy;
+	double *median;			/* where the trials' median goes */
+	double v[MAX_TRIALS];
+};
+
+static void usched_tally(struct result *r, int p, const struct usched_stats *a,
+			 const struct tg_tally *t)
+{
+	struct usched_stats b;
+
+	usched_stats(pol[p].u, &b);
+	r->pol_tgs[p] = b.tgs - a->tgs;
+	if (b.tgs > a->tgs) {
+		r->pol_sched_ns[p] = (double)(b.policy_ns - a->policy_ns) / (b.tgs - a->tgs);
+		r->pol_tg_ms[p] = (b.measured_ns_sum - a->measured_ns_sum) / 1e6 /
+				  (b.tgs - a->tgs);
+	}
+	r->pol_tg_err[p] = t->nerr ? exp(t->err_sum / t->nerr) : 0;
+	r->pol_copy_slow[p][0] = b.copy_slow[0];
+	r->pol_copy_slow[p][1] = b.copy_slow[1];
+	r->pol_sched_max[p] = t->sched_max;
+	r->pol_sched_over[p] = t->sched_over;
+	r->pol_sched_n[p] = t->sched_n;
+}
+
+/*
+ * The trials: NoReorder's reference orders, each policy's order (orders)
+ * and each policy through usched (usched), once each per trial, in a new
+ * random order every trial. A slow spell of the host (on the H200 one order
+ * ran 34 to 44 ms from one run to the next, and runs next to each other
+ * share about half their deviation) so falls on all of them alike, and the
+ * best order is measured on runs other than those that chose it.
+ */
+int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *tgcsv)
+{
+	static struct binst in[MAX_SLOTS];
+	static struct series ser[NREF + 2 * NPOL];
+	struct usched_stats a[NPOL];
+	struct tg_tally tally[NPOL] = { 0 };
+	unsigned int trials = e->o->trials, n = 0, pos[NREF + 2 * NPOL];
+	char tag[NPOL][96];
+	uint64_t rng = e->o->seed * 7919 + r->nslots;
+	double warm;
+	int ret;
+
+	pick_refs(r);
+	for (unsigned int i = 0; i < r->nref; i++)
+		ser[n++] = (struct series){ .order = r->perm[r->ref_perm[i]],
+					    .median = &r->ref_ms[i] };
+	for (int p = 0; orders && p < NPOL; p++)
+		ser[n++] = (struct series){ .order = r->pol_order[p], .median = &r->fixed_ms[p] };
+	if (!n && !usched)
+		return 0;
+	ret = insts_init(&e->c, r, in);
+	if (n && !ret)		/* a warm-up of the fixed orders' buffers */
+		ret = run_order(e, r, in, ser[0].order, &warm);
+	progress_begin("trials", trials * (n + (usched ? NPOL : 0.0)) + (usched ? NPOL : 0));
+	/* a warm-up run of each policy fills its buffer pools and kernel models */
+	for (int p = 0; usched && p < NPOL && !ret; p++) {
 		if (pol_open(e, p))
 			continue;
-		open[p] = true;
 		snprintf(tag[p], sizeof(tag[p]), "%s,%s,%u,%u,%s", r->s->name,
 			 r->s->bench[r->bench], r->T, r->N, policy_names[p]);
 		ret = usched_once(e, r, p, &warm, NULL, tag[p], NULL);
 		progress_step(1, policy_names[p]);
 		usched_stats(pol[p].u, &a[p]);
+		ser[n++] = (struct series){ .policy = p, .median = &r->pol_ms[p] };
 	}
-	/*
-	 * The counted runs round-robin over the policies, so that a slow
-	 * spell of the host (on the H200 one order ran 34 to 44 ms from one
-	 * run to the next) falls on them alike, not on the one running then.
-	 */
-	for (unsigned int k = 0; k < runs && !ret; k++) {
-		for (int p = 0; p < NPOL && !ret; p++) {
-			if (!open[p])
-				continue;
-			ret = usched_once(e, r, p, &v[p][k], tgcsv, tag[p], &tally[p]);
-			progress_step(1, policy_names[p]);
+	for (unsigned int i = 0; i < n; i++)
+		pos[i] = i;
+	for (unsigned int k = 0; k < trials && !ret; k++) {
+		for (unsigned int i = n; i > 1; i--) {
+			unsigned int j = bench_rnd(&rng) % i, x = pos[i - 1];
+
+			pos[i - 1] = pos[j];
+			pos[j] = x;
 		}
-	}
-	for (int p = 0; p < NPOL && !ret; p++) {
-		if (!open[p])
-			continue;
-		usched_stats(pol[p].u, &b);
-		r->pol_ms[p] = median(v[p], runs);
-		r->pol_tgs[p] = b.tgs - a[p].tgs;
-		if (b.tgs > a[p].tgs) {
-			r->pol_sched_ns[p] = (double)(b.policy_ns - a[p].policy_ns) /
-					     (b.tgs - a[p].tgs);
-			r->pol_tg_ms[p] = (b.measured_ns_sum - a[p].measured_ns_sum) / 1e6 /
-					  (b.tgs - a[p].tgs);
+		for (unsigned int i = 0; i < n && !ret; i++) {
+			struct series *sr = &ser[pos[i]];
+			int p = sr->policy;
+
+			if (sr->order)
+				ret = run_order(e, r, in, sr->order, &sr->v[k]);
+			else
+				ret = usched_once(e, r, p, &sr->v[k], tgcsv, tag[p], &tally[p]);
+			progress_step(1, sr->order ? "orders" : policy_names[p]);
 		}
-		r->pol_tg_err[p] = tally[p].nerr ? exp(tally[p].err_sum / tally[p].nerr) : 0;
-		r->pol_copy_slow[p][0] = b.copy_slow[0];
-		r->pol_copy_slow[p][1] = b.copy_slow[1];
-		r->pol_sched_max[p] = tally[p].sched_max;
-		r->pol_sched_over[p] = tally[p].sched_over;
-		r->pol_sched_n[p] = tally[p].sched_n;
 	}
 	progress_end();
+	for (unsigned int i = 0; i < n && !ret; i++) {
+		*ser[i].median = median(ser[i].v, trials);
+		if (!ser[i].order)
+			usched_tally(r, ser[i].policy, &a[ser[i].policy], &tally[ser[i].policy]);
+	}
+	insts_fini(r, in);
 	return ret;
 }
 
@@ -817,25 +870,16 @@ int run_independent(struct env *e, struct result *r)
 
 /* The stream experiment */
 
-static uint64_t rnd(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* BK50-like: a dominant-kernel or a dominant-transfer pool task, evenly. */
 static unsigned int stream_draw(const struct suite *s, uint64_t *rng)
 {
-	bool dk = rnd(rng) & 1;
+	bool dk = bench_rnd(rng) & 1;
 	unsigned int idx[MAX_POOL], n = 0;
 
 	for (unsigned int i = 0; i < s->npool; i++)
 		if (s->pool[i].dk == dk)
 			idx[n++] = i;
-	return n ? idx[rnd(rng) % n] : rnd(rng) % s->npool;
+	return n ? idx[bench_rnd(rng) % n] : bench_rnd(rng) % s->npool;
 }
 
 static void stream_submit(struct stream *st, uint64_t owner)

@@ -368,7 +368,8 @@ int suite_real(struct env *e, struct suite *s)
 	return 0;
 }
 
-static uint64_t rnd(uint64_t *st)
+/* splitmix64: the random draws, reproducible from --seed */
+uint64_t bench_rnd(uint64_t *st)
 {
 	uint64_t z = (*st += 0x9e3779b97f4a7c15ull);
 
@@ -386,8 +387,8 @@ static unsigned int draw(const struct suite *s, bool dk, uint64_t *st)
 		if (s->pool[i].dk == dk)
 			idx[n++] = i;
 	if (!n)
-		return rnd(st) % s->npool;
-	return idx[rnd(st) % n];
+		return bench_rnd(st) % s->npool;
+	return idx[bench_rnd(st) % n];
 }
 
 static uint64_t factorial(unsigned int n)
@@ -423,7 +424,7 @@ static void random_order(unsigned int T, unsigned int N, uint64_t *st, uint8_t *
 		for (unsigned int i = 0; i < T; i++)
 			order[r * T + i] = r * T + i;
 		for (unsigned int i = T - 1; i > 0; i--) {
-			unsigned int j = rnd(st) % (i + 1);
+			unsigned int j = bench_rnd(st) % (i + 1);
 			uint8_t x = order[r * T + i];
 
 			order[r * T + i] = order[r * T + j];
@@ -451,7 +452,7 @@ int result_init(struct env *e, const struct suite *s, unsigned int bench, unsign
 	if (s->synthetic) {
 		/* synthetic: the benchmark's four tasks in turn, the rest at random */
 		for (unsigned int i = 0; i < ns; i++)
-			pick[i] = s->members[bench][i < ns / 4 * 4 ? i % 4 : rnd(&st) % 4];
+			pick[i] = s->members[bench][i < ns / 4 * 4 ? i % 4 : bench_rnd(&st) % 4];
 	} else {
 		/* real: pct% dominant-kernel tasks */
 		ndk = (unsigned int)lround(s->pct[bench] / 100.0 * ns);
@@ -459,7 +460,7 @@ int result_init(struct env *e, const struct suite *s, unsigned int bench, unsign
 			pick[i] = draw(s, i < ndk, &st);
 	}
 	for (unsigned int i = ns - 1; i > 0; i--) {
-		unsigned int j = rnd(&st) % (i + 1);
+		unsigned int j = bench_rnd(&st) % (i + 1);
 		uint8_t x = pick[i];
 
 		pick[i] = pick[j];

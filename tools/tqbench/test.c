@@ -110,12 +110,16 @@ int main(void)
 		 TQBENCH_BIN, dir, dir, TQ_DATA);
 	tap_ok(test_run_status(cmd) == 0, "tqbench --quick");
 
-	/* 2 suites x 5 benchmarks; per benchmark 3 NoReorder rows, 5 + 5 policies, 1 */
+	/*
+	 * 2 suites x 5 benchmarks; per benchmark 6 NoReorder rows (worst, median,
+	 * best as the trials ran them and as NoReorder's runs did), 5 + 5
+	 * policies, 1
+	 */
 	n = lines(dir, "tqbench.csv", first, sizeof(first));
-	tap_ok(n == 1 + 10 * 14, "tqbench.csv: a row per experiment and setup (%d lines)", n);
+	tap_ok(n == 1 + 10 * 17, "tqbench.csv: a row per experiment and setup (%d lines)", n);
 	snprintf(cmd, sizeof(cmd), "grep -c ',thread$' %s/tqbench.csv", dir);
 	test_capture(cmd, first, sizeof(first));
-	tap_ok(atoi(first) == 10 * 14, "tqbench.csv: every row says workers=thread (%d)",
+	tap_ok(atoi(first) == 10 * 17, "tqbench.csv: every row says workers=thread (%d)",
 	       atoi(first));
 	n = lines(dir, "perms.csv", first, sizeof(first));
 	tap_ok(n == 1 + 10 * 6, "perms.csv: every order of 3 tasks, 10 times (%d lines)", n);

@@ -51,7 +51,11 @@ static void usage(FILE *f)
 		"  --setups LIST         noreorder,orders,policies,independent,stream\n"
 		"                        (default: all)\n"
 		"  --configs LIST        TxN,... (default: 4x1,4x2,6x1,8x1; quick: 4x1)\n"
-		"  --runs N              runs of each order or setup, median (default 3; quick 1)\n"
+		"  --runs N              runs of each NoReorder order and of independent\n"
+		"                        contexts, median (default 3; quick 1)\n"
+		"  --trials N            trials in which NoReorder's worst, median and 3 best\n"
+		"                        orders, each policy's order and each policy through\n"
+		"                        usched run once each, median (default 9; quick 1)\n"
 		"  --perms-all N         run every order when there are at most N (default 24)\n"
 		"  --perms-max N         else a 5%% sample, at most N orders\n"
 		"                        (default 48; quick 12)\n"
@@ -106,7 +110,7 @@ static int parse_configs(struct opts *o, const char *s)
 static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 {
 	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
-	       PMAX, UNIT, SCALE, TABLE5, SSECS, SWORK, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
+	       PMAX, UNIT, SCALE, TRIALS, TABLE5, SSECS, SWORK, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
 	       BENCHES, MAXTG, NOPLANS };
 	static const struct option lo[] = {
 		{ "profile", required_argument, NULL, PROFILE },
@@ -118,6 +122,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "setups", required_argument, NULL, SETUPS },
 		{ "configs", required_argument, NULL, CONFIGS },
 		{ "runs", required_argument, NULL, RUNS },
+		{ "trials", required_argument, NULL, TRIALS },
 		{ "perms-all", required_argument, NULL, PALL },
 		{ "perms-max", required_argument, NULL, PMAX },
 		{ "unit-ms", required_argument, NULL, UNIT },
@@ -156,6 +161,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		case SETUPS: o->setups = optarg; break;
 		case CONFIGS: configs = optarg; break;
 		case RUNS: o->runs = atoi(optarg); break;
+		case TRIALS: o->trials = atoi(optarg); break;
 		case PALL: o->perms_all = atoi(optarg); break;
 		case PMAX: o->perms_max = atoi(optarg); break;
 		case UNIT: o->unit_ms = atof(optarg); break;
@@ -195,15 +201,17 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		return -1;
 	}
 	o->runs = o->runs ? o->runs : o->quick ? 1 : 3;
+	o->trials = o->trials ? o->trials : o->quick ? 1 : 9;
 	o->perms_all = o->perms_all ? o->perms_all : 24;
 	o->perms_max = o->perms_max ? o->perms_max : o->quick ? 12 : 48;
 	o->unit_ms = o->unit_ms > 0 ? o->unit_ms : o->quick ? 2 : 10;
 	o->real_scale = o->real_scale > 0 ? o->real_scale : o->quick ? 0.25 : 1;
 	o->stream_s = o->stream_s > 0 ? o->stream_s : o->quick ? 0.5 : 3;
 	if (o->stream_workers < 1 || o->stream_workers > MAX_WORKERS || o->stream_depth < 1 ||
-	    o->runs > 64 || o->max_tg > USCHED_MAX_TG) {
+	    o->runs > 64 || o->trials > MAX_TRIALS || o->max_tg > USCHED_MAX_TG) {
 		fprintf(stderr, "tqbench: --stream-workers 1..%d, --stream-depth >= 1, "
-			"--runs <= 64, --max-tg <= %d\n", MAX_WORKERS, USCHED_MAX_TG);
+			"--runs <= 64, --trials <= %d, --max-tg <= %d\n", MAX_WORKERS,
+			MAX_TRIALS, USCHED_MAX_TG);
 		return -1;
 	}
 	return 0;
@@ -279,6 +287,7 @@ static int experiment(struct env *e, const struct suite *s, unsigned int b, unsi
 		      unsigned int N, const struct files *fs, struct result *r)
 {
 	const struct opts *o = e->o;
+	bool usched;
 	int ret;
 
 	fprintf(stderr, "== %s %s T=%u N=%u\n", s->name, s->bench[b], T, N);
@@ -286,16 +295,18 @@ static int experiment(struct env *e, const struct suite *s, unsigned int b, unsi
 	if (!ret && has(o->setups, "noreorder"))
 		ret = run_noreorder(e, r);
 	if (!ret && has(o->setups, "orders"))
-		ret = run_policy_orders(e, r);
+		ret = policy_orders(e, r);
 	if (ret) {
 		fprintf(stderr, "tqbench: %s %s T=%u N=%u failed (%s); skipped\n", s->name,
 			s->bench[b], T, N, strerror(-ret));
 		return ret;
 	}
-	if (has(o->setups, "policies"))
-		ret = o->process ? run_procs(e, r) : run_usched(e, r, fs->tg);
+	usched = has(o->setups, "policies");
+	ret = run_trials(e, r, has(o->setups, "orders"), usched && !o->process, fs->tg);
+	if (!ret && usched && o->process)
+		ret = run_procs(e, r);
 	if (ret)
-		fprintf(stderr, "tqbench: usched runs failed (%s); going on without them\n",
+		fprintf(stderr, "tqbench: the trials failed (%s); going on without them\n",
 			strerror(-ret));
 	ret = has(o->setups, "independent") ? run_independent(e, r) : 0;
 	if (ret)
