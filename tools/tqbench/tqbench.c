@@ -9,8 +9,9 @@
  * synthetic BK0-BK100 (Tables 2, 3; SYN tuned to the time unit here) or
  * real-task mixes from kernels/ sized per device to Table 5's ranges. The
  * setups: NoReorder (every order of the T tasks per round, (T!)^N, or a 5%
- * sample of them; each run --runs times, median); each policy's own order
- * run the same way; each policy through usched; and independent contexts,
+ * sample of them; each run --runs times, median); then --trials trials of
+ * NoReorder's worst, median and three best orders, each policy's own order
+ * and each policy through usched, once each; and independent contexts,
  * one per worker, as applications run without tq (--workers process: the
  * policies through the usched daemon, each worker a process submitting
  * through libtq and /dev/tqsubmit). Then a stream: P workers
