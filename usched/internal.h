@@ -134,6 +134,12 @@ struct kmodel {
 #define XM_SAMPLES	31
 #define XM_MIN		8	/* samples before they replace the prior */
 #define XM_MOVE		0.01	/* the factor follows their median past this */
+/*
+ * Shorter copies are not samples: their time is latency and the stamps'
+ * jitter, not bandwidth (on the H200 a real BK100 mix's 4-20 us DtH copies
+ * once "learned" a slowdown of 2.06).
+ */
+#define XM_MIN_NS	100000
 
 struct xmodel {
 	double slow;		/* the factor now: the profile's until XM_MIN samples */

@@ -377,7 +377,7 @@ void xmodel_learn(struct xmodel *xm, const struct tg_copy *c, unsigned int nc,
 	for (unsigned int i = 0; i < nc; i++) {
 		double len = (double)c[i].end - (double)c[i].start, cover = 0;
 
-		if (!(len > 0) || !(c[i].pred > 0))
+		if (!(len > 0) || !(c[i].pred >= XM_MIN_NS))
 			continue;
 		/* one engine runs the other direction: its stages never overlap */
 		for (unsigned int j = 0; j < no; j++)

@@ -23,21 +23,27 @@ static double noise(unsigned int *s)
 }
 
 /*
- * The copy model: HtD stages of 1 ms predicted, each run against a DtH
+ * The copy model: HtD stages of @pred ns predicted, each run against a DtH
  * stage of the same TG that covers it (or not), at @ratio of the prediction.
  */
-static void copies(struct xmodel *xm, unsigned int n, double ratio, double cover)
+static void copies_of(struct xmodel *xm, unsigned int n, double pred, double ratio,
+		      double cover)
 {
 	struct tg_copy h[16], d[16];
 
 	for (unsigned int i = 0; i < n; i++) {
-		uint64_t t0 = 10000000ull * (i + 1), len = (uint64_t)(ratio * 1e6);
+		uint64_t t0 = 10000000ull * (i + 1), len = (uint64_t)(ratio * pred);
 
-		h[i] = (struct tg_copy){ t0, t0 + len, 1e6 };
+		h[i] = (struct tg_copy){ t0, t0 + len, pred };
 		/* the DtH starts as late as leaves @cover of the HtD covered */
-		d[i] = (struct tg_copy){ t0 + (uint64_t)((1 - cover) * len), t0 + 2 * len, 1e6 };
+		d[i] = (struct tg_copy){ t0 + (uint64_t)((1 - cover) * len), t0 + 2 * len, pred };
 	}
 	xmodel_learn(xm, h, n, d, n);
+}
+
+static void copies(struct xmodel *xm, unsigned int n, double ratio, double cover)
+{
+	copies_of(xm, n, 1e6, ratio, cover);
 }
 
 static void test_copies(void)
@@ -54,6 +60,9 @@ static void test_copies(void)
 	tap_ok(near(xm.slow, 1.2, 1e-6), "copies covered for 90%% of their time count not");
 	copies(&xm, 3, 2.5, 1);
 	tap_ok(near(xm.slow, 1.2, 1e-6), "a few slow copies move the median not");
+	copies_of(&xm, 16, XM_MIN_NS - 1, 2.0, 1);
+	tap_ok(near(xm.slow, 1.2, 1e-6), "copies shorter than %d us count not",
+	       XM_MIN_NS / 1000);
 	for (int i = 0; i < 3; i++)
 		copies(&xm, 12, 1.1, 1);
 	tap_ok(near(xm.slow, 1.1, 1e-6), "the last %d samples only (%.3f)", XM_SAMPLES,

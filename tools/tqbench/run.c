@@ -695,13 +695,40 @@ static void usched_tally(struct result *r, int p, const struct usched_stats *a,
 	r->pol_sched_n[p] = t->sched_n;
 }
 
+/* Shuffle n indices in place. */
+static void shuffle(unsigned int *v, unsigned int n, uint64_t *rng)
+{
+	for (unsigned int i = n; i > 1; i--) {
+		unsigned int j = bench_rnd(rng) % i, x = v[i - 1];
+
+		v[i - 1] = v[j];
+		v[j] = x;
+	}
+}
+
+/* Run series sr once; its makespan in *ms. */
+static int series_run(struct env *e, struct result *r, struct binst *in, struct series *sr,
+		      double *ms, FILE *tgcsv, const char *tag, struct tg_tally *tally)
+{
+	if (sr->order)
+		return run_order(e, r, in, sr->order, ms);
+	return usched_once(e, r, sr->policy, ms, tgcsv, tag, tally);
+}
+
 /*
- * The trials: NoReorder's reference orders, each policy's order (orders)
- * and each policy through usched (usched), once each per trial, in a new
+ * The trials: NoReorder's reference orders and each policy's order
+ * (orders), all in tqbench's context, and each policy through usched
+ * (usched), in its usched's own context, once each per trial, in a new
  * random order every trial. A slow spell of the host (on the H200 one order
  * ran 34 to 44 ms from one run to the next, and runs next to each other
  * share about half their deviation) so falls on all of them alike, and the
  * best order is measured on runs other than those that chose it.
+ *
+ * The first kernel after another context's started 135 us late on the
+ * H200 (the compute engine switching contexts), which a TG on a device
+ * usched alone drives never pays. So a trial runs in blocks, one per
+ * context (the fixed orders; each usched), in random order, each block
+ * after an uncounted run of its first series.
  */
 int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *tgcsv)
 {
@@ -709,7 +736,8 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 	static struct series ser[NREF + 2 * NPOL];
 	struct usched_stats a[NPOL];
 	struct tg_tally tally[NPOL] = { 0 };
-	unsigned int trials = e->o->trials, n = 0, pos[NREF + 2 * NPOL];
+	unsigned int trials = e->o->trials, nfix = 0, n, blk[1 + NPOL], nblk = 0;
+	unsigned int fix[NREF + NPOL];
 	char tag[NPOL][96];
 	uint64_t rng = e->o->seed * 7919 + r->nslots;
 	double warm;
@@ -717,17 +745,19 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 
 	pick_refs(r);
 	for (unsigned int i = 0; i < r->nref; i++)
-		ser[n++] = (struct series){ .order = r->perm[r->ref_perm[i]],
-					    .median = &r->ref_ms[i] };
+		ser[nfix++] = (struct series){ .order = r->perm[r->ref_perm[i]],
+					       .median = &r->ref_ms[i] };
 	for (int p = 0; orders && p < NPOL; p++)
-		ser[n++] = (struct series){ .order = r->pol_order[p], .median = &r->fixed_ms[p] };
-	if (!n && !usched)
+		ser[nfix++] = (struct series){ .order = r->pol_order[p],
+					       .median = &r->fixed_ms[p] };
+	if (!nfix && !usched)
 		return 0;
+	n = nfix;
+	if (nfix)
+		blk[nblk++] = 0;
 	ret = insts_init(&e->c, r, in);
-	if (n && !ret)		/* a warm-up of the fixed orders' buffers */
-		ret = run_order(e, r, in, ser[0].order, &warm);
-	progress_begin("trials", trials * (n + (usched ? NPOL : 0.0)) + (usched ? NPOL : 0));
-	/* a warm-up run of each policy fills its buffer pools and kernel models */
+	progress_begin("trials", trials * (nfix + (usched ? NPOL : 0.0)) + (usched ? NPOL : 0));
+	/* a first run of each policy fills its buffer pools and kernel models */
 	for (int p = 0; usched && p < NPOL && !ret; p++) {
 		if (pol_open(e, p))
 			continue;
@@ -736,26 +766,29 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 		ret = usched_once(e, r, p, &warm, NULL, tag[p], NULL);
 		progress_step(1, policy_names[p]);
 		usched_stats(pol[p].u, &a[p]);
+		blk[nblk++] = n;
 		ser[n++] = (struct series){ .policy = p, .median = &r->pol_ms[p] };
 	}
-	for (unsigned int i = 0; i < n; i++)
-		pos[i] = i;
+	for (unsigned int i = 0; i < nfix; i++)
+		fix[i] = i;
 	for (unsigned int k = 0; k < trials && !ret; k++) {
-		for (unsigned int i = n; i > 1; i--) {
-			unsigned int j = bench_rnd(&rng) % i, x = pos[i - 1];
+		shuffle(blk, nblk, &rng);
+		shuffle(fix, nfix, &rng);
+		for (unsigned int b = 0; b < nblk && !ret; b++) {
+			bool fixed = blk[b] < nfix;
+			unsigned int m = fixed ? nfix : 1;
+			struct series *first = &ser[fixed ? fix[0] : blk[b]];
+			int p = first->policy;
 
-			pos[i - 1] = pos[j];
-			pos[j] = x;
-		}
-		for (unsigned int i = 0; i < n && !ret; i++) {
-			struct series *sr = &ser[pos[i]];
-			int p = sr->policy;
+			/* uncounted: the device switches to this block's context */
+			ret = series_run(e, r, in, first, &warm, NULL, tag[p], NULL);
+			for (unsigned int i = 0; i < m && !ret; i++) {
+				struct series *sr = &ser[fixed ? fix[i] : blk[b]];
 
-			if (sr->order)
-				ret = run_order(e, r, in, sr->order, &sr->v[k]);
-			else
-				ret = usched_once(e, r, p, &sr->v[k], tgcsv, tag[p], &tally[p]);
-			progress_step(1, sr->order ? "orders" : policy_names[p]);
+				ret = series_run(e, r, in, sr, &sr->v[k], tgcsv, tag[sr->policy],
+						 &tally[sr->policy]);
+				progress_step(1, sr->order ? "orders" : policy_names[sr->policy]);
+			}
 		}
 	}
 	progress_end();
