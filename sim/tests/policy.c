@@ -584,8 +584,25 @@ static void test_resume(void)
 			    d.makespan > dn.makespan * (1 + 1e-12);
 	}
 	pb.resume_stale = false;
-	pb.budget_ns = 2e4;
 	tap_ok(!bad_seed, "auto resumed from a stale order is no worse than neh's order");
+	/* unproven, small, no chains: proven again, at exact's makespan */
+	bad_opt = 0;
+	for (unsigned int r = 0; r < 40; r++) {
+		unsigned int n = 4 + r % 3;
+
+		random_dev(&dev, r);
+		random_tg(&tg, n);
+		for (unsigned int i = 0; i < n; i++)
+			bogus[i] = n - 1 - i;
+		tq_policy_exact.order(&(struct tq_problem){ .tg = &tg, .dev = &dev }, &ws, &dx);
+		pb.resume = bogus;
+		pb.resume_optimal = false;
+		bad_opt += tq_policy_auto.order(&pb, &ws, &d) || !d.optimal ||
+			   !close_to(d.makespan, dx.makespan);
+	}
+	pb.budget_ns = 2e4;
+	tap_ok(!bad_opt, "auto resumed from an unproven order of 4-6 tasks proves the optimum "
+	       "again");
 	bogus[0] = bogus[1];
 	pb.resume = bogus;
 	pb.resume_optimal = true;
