@@ -26,7 +26,6 @@
 #define MAX_CFG		8
 #define NPOL		5		/* fifo, paper, neh, exact, auto */
 #define MAX_WORKERS	16
-#define NREF		5		/* orders run again in the trials: worst, median, 3 best */
 #define MAX_TRIALS	64
 
 struct opts {
@@ -72,6 +71,8 @@ struct suite {
 	unsigned int members[MAX_BENCH][4];
 };
 
+enum { REF_WORST, REF_MEDIAN, REF_BEST, NREF };
+
 /* Everything measured on one experiment. */
 struct result {
 	const struct suite *s;
@@ -84,11 +85,11 @@ struct result {
 	double *perm_ms;		/* median measured makespan of each */
 	double *perm_pred_ms;		/* the model's, from standalone times; N == 1 */
 	/*
-	 * NoReorder's worst, median and NREF - 2 best orders by their medians,
-	 * run again in the trials beside the policies: chosen on one set of
-	 * runs, measured on another (the least of many noisy medians is too good).
+	 * NoReorder's worst, median and best orders by their medians, run
+	 * again in the trials beside the policies: chosen on one set of runs,
+	 * timed on another (the least of many noisy medians is too good).
 	 */
-	unsigned int nref;
+	bool refs;
 	unsigned int ref_perm[NREF];
 	double ref_ms[NREF];		/* their medians in the trials */
 	uint8_t pol_order[NPOL][MAX_SLOTS];	/* each policy's order from standalone times */

@@ -60,13 +60,11 @@ static void summarize(const struct result *r, struct summary *s)
 	s->sample_worst = s->worst;
 	s->sample_median = s->median;
 	s->sample_best = s->best;
-	if (r->nref < 3 || r->ref_ms[0] <= 0)
+	if (!r->refs || r->ref_ms[REF_WORST] <= 0)
 		return;
-	s->worst = r->ref_ms[0];
-	s->median = r->ref_ms[1];
-	s->best = INFINITY;
-	for (unsigned int i = 2; i < r->nref; i++)
-		s->best = fmin(s->best, r->ref_ms[i]);
+	s->worst = r->ref_ms[REF_WORST];
+	s->median = r->ref_ms[REF_MEDIAN];
+	s->best = r->ref_ms[REF_BEST];
 }
 
 static double speedup(const struct summary *s, double ms)
@@ -743,10 +741,9 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 	}
 	if (n)
 		fprintf(f, "\nSpeedups are over the worst NoReorder order measured. *worst*, *median*, "
-			   "*best*: the orders NoReorder's runs found worst, median and best (the best "
-			   "three), run again in the trials beside the policies, the best the fastest "
-			   "of those three there: chosen on one set of runs and timed on another, as "
-			   "the least of many noisy medians is too good. *auto order*: the "
+			   "*best*: the orders NoReorder's runs found worst, median and best, run again "
+			   "in the trials beside the policies: chosen on one set of runs and timed on "
+			   "another, as the least of many noisy medians is too good. *auto order*: the "
 			   "order auto picks from the standalone times, run as a fixed order without "
 			   "usched. *auto share*: (S_auto - 1) / (S_best - 1) with auto through usched. "
 			   "*model err*: geometric mean over the orders of |predicted - measured| / "

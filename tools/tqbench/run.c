@@ -643,11 +643,14 @@ static int usched_once(struct env *e, struct result *r, int p, double *ms, FILE 
 	return ret;
 }
 
-/* NoReorder's worst, median and NREF - 2 best orders, by their medians. */
+/* NoReorder's worst, median and best orders, by their medians. */
 static void pick_refs(struct result *r)
 {
 	unsigned int idx[r->nperms];
 
+	r->refs = r->nperms && r->perm_ms[0] > 0;
+	if (!r->refs)
+		return;
 	for (unsigned int p = 0; p < r->nperms; p++)
 		idx[p] = p;
 	/* insertion sort by median, fastest first: a few dozen orders */
@@ -658,13 +661,9 @@ static void pick_refs(struct result *r)
 			idx[j] = idx[j - 1];
 		idx[j] = x;
 	}
-	r->nref = 0;
-	if (!r->nperms || r->perm_ms[idx[0]] <= 0)
-		return;
-	r->ref_perm[r->nref++] = idx[r->nperms - 1];
-	r->ref_perm[r->nref++] = idx[r->nperms / 2];
-	for (unsigned int i = 0; i < NREF - 2 && i < r->nperms; i++)
-		r->ref_perm[r->nref++] = idx[i];
+	r->ref_perm[REF_WORST] = idx[r->nperms - 1];
+	r->ref_perm[REF_MEDIAN] = idx[r->nperms / 2];
+	r->ref_perm[REF_BEST] = idx[0];
 }
 
 /* One thing each trial runs once: a fixed order, or a policy through usched. */
@@ -744,7 +743,7 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 	int ret;
 
 	pick_refs(r);
-	for (unsigned int i = 0; i < r->nref; i++)
+	for (unsigned int i = 0; r->refs && i < NREF; i++)
 		ser[nfix++] = (struct series){ .order = r->perm[r->ref_perm[i]],
 					       .median = &r->ref_ms[i] };
 	for (int p = 0; orders && p < NPOL; p++)

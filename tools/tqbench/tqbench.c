@@ -10,7 +10,7 @@
  * real-task mixes from kernels/ sized per device to Table 5's ranges. The
  * setups: NoReorder (every order of the T tasks per round, (T!)^N, or a 5%
  * sample of them; each run --runs times, median); then --trials trials of
- * NoReorder's worst, median and three best orders, each policy's own order
+ * NoReorder's worst, median and best orders, each policy's own order
  * and each policy through usched, once each; and independent contexts,
  * one per worker, as applications run without tq (--workers process: the
  * policies through the usched daemon, each worker a process submitting
@@ -54,7 +54,7 @@ static void usage(FILE *f)
 		"  --configs LIST        TxN,... (default: 4x1,4x2,6x1,8x1; quick: 4x1)\n"
 		"  --runs N              runs of each NoReorder order and of independent\n"
 		"                        contexts, median (default 3; quick 1)\n"
-		"  --trials N            trials in which NoReorder's worst, median and 3 best\n"
+		"  --trials N            trials in which NoReorder's worst, median and best\n"
 		"                        orders, each policy's order and each policy through\n"
 		"                        usched run once each, median (default 9; quick 1)\n"
 		"  --perms-all N         run every order when there are at most N (default 24)\n"
