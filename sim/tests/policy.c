@@ -515,6 +515,16 @@ static void test_latency(void)
 	tap_ok(!bad_ms, "every policy's makespan is its order's");
 }
 
+/* Random device @r and TG of @n tasks, and the reverse of fifo in @order. */
+static void reversed_case(struct tq_dev *dev, struct tq_tg *tg, unsigned int n, unsigned int r,
+			  uint8_t *order)
+{
+	random_dev(dev, r);
+	random_tg(tg, n);
+	for (unsigned int i = 0; i < n; i++)
+		order[i] = n - 1 - i;
+}
+
 /*
  * auto resumed from an earlier order: a proven one comes back as it is,
  * after one simulation (not claimed optimal); from an unproven one the
@@ -572,10 +582,7 @@ static void test_resume(void)
 	for (unsigned int r = 0; r < 40; r++) {
 		unsigned int n = 4 + r % 5;
 
-		random_dev(&dev, r);
-		random_tg(&tg, n);
-		for (unsigned int i = 0; i < n; i++)
-			bogus[i] = n - 1 - i;
+		reversed_case(&dev, &tg, n, r, bogus);
 		pb.resume = bogus;
 		pb.resume_optimal = false;
 		pb.resume_stale = true;
@@ -590,10 +597,7 @@ static void test_resume(void)
 	for (unsigned int r = 0; r < 40; r++) {
 		unsigned int n = 4 + r % 3;
 
-		random_dev(&dev, r);
-		random_tg(&tg, n);
-		for (unsigned int i = 0; i < n; i++)
-			bogus[i] = n - 1 - i;
+		reversed_case(&dev, &tg, n, r, bogus);
 		tq_policy_exact.order(&(struct tq_problem){ .tg = &tg, .dev = &dev }, &ws, &dx);
 		pb.resume = bogus;
 		pb.resume_optimal = false;
