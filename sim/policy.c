@@ -1003,7 +1003,6 @@ static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq
 			uint64_t start)
 {
 	unsigned int n = ws->tg.ntasks;
-	uint64_t budget;
 	double ms;
 
 	if (!pb->resume || !is_perm(ws, pb->resume))
@@ -1024,20 +1023,20 @@ static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq
 	}
 	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
 	d->optimal = false;
-	d->evals = ws->evals;
-	if (pb->resume_optimal)
-		return true;
-	budget = budget_ns(pb, ws, d->order, d->makespan);
-	if (n <= AUTO_REPROVE_MAX && !ws->tg.nafter) {
-		ws->deadline_ns = start + budget / 4 * 3;
-		bb_from(ws, pb->dev, d);
-		d->evals = ws->evals;
-		if (!ws->timed_out) {
-			exact_finish(ws, d);
-			return true;
+	if (!pb->resume_optimal) {
+		uint64_t budget = budget_ns(pb, ws, d->order, d->makespan);
+		bool proven = false;
+
+		if (n <= AUTO_REPROVE_MAX && !ws->tg.nafter) {
+			ws->deadline_ns = start + budget / 4 * 3;
+			bb_from(ws, pb->dev, d);
+			proven = !ws->timed_out;
 		}
+		if (proven)
+			exact_finish(ws, d);
+		else
+			greedy_rest(ws, pb->dev, d, start + budget);
 	}
-	greedy_rest(ws, pb->dev, d, start + budget);
 	d->evals = ws->evals;
 	return true;
 }

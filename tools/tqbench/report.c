@@ -72,19 +72,21 @@ static double speedup(const struct summary *s, double ms)
 	return ms > 0 ? s->worst / ms : 0;
 }
 
+/* (worst / ms - 1) / (worst / best - 1); NaN when there is nothing to gain */
+static double share_of(double worst, double best, double ms)
+{
+	return ms > 0 && worst > best ? (worst / ms - 1) / (worst / best - 1) : NAN;
+}
+
 static double share(const struct summary *s, double ms)
 {
-	double best = speedup(s, s->best);
-
-	return ms > 0 && best > 1 ? (speedup(s, ms) - 1) / (best - 1) : NAN;
+	return share_of(s->worst, s->best, ms);
 }
 
 /* The same against NoReorder's own runs' worst and best (the paper's way). */
 static double sample_share(const struct summary *s, double ms)
 {
-	double best = s->sample_worst / s->sample_best;
-
-	return ms > 0 && best > 1 ? (s->sample_worst / ms - 1) / (best - 1) : NAN;
+	return share_of(s->sample_worst, s->sample_best, ms);
 }
 
 static void cell(FILE *f, double x, const char *fmt, int width)

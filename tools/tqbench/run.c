@@ -670,7 +670,7 @@ static void pick_refs(struct result *r)
 struct series {
 	const uint8_t *order;		/* NULL: policy through usched */
 	int policy;
-	double *median;			/* where the trials' median goes */
+	double *out;			/* where the trials' median goes */
 	double v[MAX_TRIALS];
 };
 
@@ -745,10 +745,10 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 	pick_refs(r);
 	for (unsigned int i = 0; r->refs && i < NREF; i++)
 		ser[nfix++] = (struct series){ .order = r->perm[r->ref_perm[i]],
-					       .median = &r->ref_ms[i] };
+					       .out = &r->ref_ms[i] };
 	for (int p = 0; orders && p < NPOL; p++)
 		ser[nfix++] = (struct series){ .order = r->pol_order[p],
-					       .median = &r->fixed_ms[p] };
+					       .out = &r->fixed_ms[p] };
 	if (!nfix && !usched)
 		return 0;
 	n = nfix;
@@ -766,7 +766,7 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 		progress_step(1, policy_names[p]);
 		usched_stats(pol[p].u, &a[p]);
 		blk[nblk++] = n;
-		ser[n++] = (struct series){ .policy = p, .median = &r->pol_ms[p] };
+		ser[n++] = (struct series){ .policy = p, .out = &r->pol_ms[p] };
 	}
 	for (unsigned int i = 0; i < nfix; i++)
 		fix[i] = i;
@@ -792,7 +792,7 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 	}
 	progress_end();
 	for (unsigned int i = 0; i < n && !ret; i++) {
-		*ser[i].median = median(ser[i].v, trials);
+		*ser[i].out = median(ser[i].v, trials);
 		if (!ser[i].order)
 			usched_tally(r, ser[i].policy, &a[ser[i].policy], &tally[ser[i].policy]);
 	}

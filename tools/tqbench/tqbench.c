@@ -304,11 +304,13 @@ static int experiment(struct env *e, const struct suite *s, unsigned int b, unsi
 	}
 	usched = has(o->setups, "policies");
 	ret = run_trials(e, r, has(o->setups, "orders"), usched && !o->process, fs->tg);
-	if (!ret && usched && o->process)
-		ret = run_procs(e, r);
 	if (ret)
 		fprintf(stderr, "tqbench: the trials failed (%s); going on without them\n",
 			strerror(-ret));
+	ret = usched && o->process ? run_procs(e, r) : 0;
+	if (ret)
+		fprintf(stderr, "tqbench: the daemon's runs failed (%s); going on without "
+			"them\n", strerror(-ret));
 	ret = has(o->setups, "independent") ? run_independent(e, r) : 0;
 	if (ret)
 		fprintf(stderr, "tqbench: independent contexts failed (%s); going on without "
