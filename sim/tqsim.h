@@ -264,8 +264,9 @@ struct tq_problem {
 	 * auto: an order of these same tasks found before (usched keeps the
 	 * best one per recurring mix), or NULL. auto goes on from it with
 	 * iterated greedy; with @resume_optimal it was proven optimal then and
-	 * comes back as it is, after one simulation, not claimed optimal now
-	 * (the tasks' predicted times may have moved a little since).
+	 * comes back as it is, after one simulation, claimed optimal now only
+	 * where the engines' load proves it (the tasks' predicted times may
+	 * have moved a little since).
 	 */
 	const uint8_t *resume;
 	bool resume_optimal;

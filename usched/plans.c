@@ -36,7 +36,6 @@
 #define PLAN_STALE	0.05	/* past this neh's order may be the better start */
 
 struct plan {
-	uint64_t hash;		/* 0: empty */
 	uint64_t used;		/* the last TG that used it */
 	struct plan_key key;
 	uint8_t order[USCHED_MAX_TG];	/* canonical indices */
@@ -45,7 +44,13 @@ struct plan {
 	double slow[2];			/* and the copies' slowdowns */
 };
 
+/*
+ * The hashes apart from the plans, 8 cache lines: a lookup comes after the
+ * loop slept and the copies took over the caches, and reading each
+ * plan's own hash was a cache miss per plan.
+ */
 struct plans {
+	uint64_t hash[NPLANS];	/* plan[i]'s key; 0: empty */
 	struct plan plan[NPLANS];
 };
 
@@ -161,7 +166,7 @@ bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *
 		struct plan *pl = &p->plan[i];
 		double moved = 0;
 
-		if (pl->hash != m->hash || !same_key(&pl->key, &m->key))
+		if (p->hash[i] != m->hash || !same_key(&pl->key, &m->key))
 			continue;
 		m->plan = pl;
 		for (unsigned int pos = 0; pos < m->key.n; pos++) {
@@ -186,11 +191,13 @@ void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision 
 	bool taken = proven && pl && pl->optimal;
 
 	if (!pl) {
-		pl = &p->plan[0];
-		for (unsigned int i = 1; i < NPLANS && pl->hash; i++)
-			if (!p->plan[i].hash || p->plan[i].used < pl->used)
-				pl = &p->plan[i];
-		pl->hash = m->hash;
+		unsigned int lru = 0;
+
+		for (unsigned int i = 1; i < NPLANS && p->hash[lru]; i++)
+			if (!p->hash[i] || p->plan[i].used < p->plan[lru].used)
+				lru = i;
+		pl = &p->plan[lru];
+		p->hash[lru] = m->hash;
 		pl->key.n = n;
 		memcpy(pl->key.task, m->key.task, n * sizeof(m->key.task[0]));
 		memcpy(pl->key.after, m->key.after, n);
