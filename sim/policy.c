@@ -102,6 +102,7 @@ static int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
 	ws->timed_out = false;
 	ws->evals = 0;
 	ws->rng = pb->seed | 1;
+	ws->bb_resume = NULL;
 	return 0;
 }
 
@@ -410,20 +411,80 @@ static double bb_leaf(struct tq_ws *ws, const struct tq_dev *dev)
 	return tq_prefix_finish(&ws->tg, dev, &ws->pbuf, &ws->node[n].pf);
 }
 
-/* Depth-first branch and bound below the prefix ws->cur[0..depth-1]. */
+/*
+ * Whether the deadline passed, checked every 4th call: a child or a leaf
+ * costs ~0.1-0.4 us, a clock read ~25 ns, and at T = 16 a node has up to
+ * 16 children. If so, the prefix ws->cur[0..depth-1] and the children
+ * finished along it and below it are where the search stopped
+ * (ws->bb_stop), or the resume cursor itself if it stopped on the way down
+ * to it.
+ */
+static bool bb_expired(struct tq_ws *ws, unsigned int depth)
+{
+	if ((++ws->evals & 3) || !expired(ws))
+		return false;
+	if (ws->bb_resume) {	/* on the way down: nothing finished since */
+		ws->bb_stop = *ws->bb_resume;
+		return true;
+	}
+	ws->bb_stop.valid = true;
+	ws->bb_stop.depth = depth;
+	memcpy(ws->bb_stop.path, ws->cur, depth);
+	memcpy(ws->bb_stop.done, ws->bb_done, (depth + 1) * sizeof(ws->bb_done[0]));
+	return true;
+}
+
+/*
+ * The children of the prefix ws->cur[0..depth-1] to search: the tasks of
+ * @rest that may go next, but on the way down a resume cursor's path
+ * (ws->bb_resume) not those it finished there; its own child first.
+ * Returns that child, or -1.
+ */
+static int bb_children(struct tq_ws *ws, unsigned int depth, uint64_t rest, uint64_t *av)
+{
+	const struct tq_bb_cursor *from = ws->bb_resume;
+
+	*av = available(ws, rest);
+	if (!from)
+		return -1;
+	ws->bb_done[depth] = from->done[depth] & *av;
+	*av &= ~from->done[depth];
+	if (depth == from->depth || from->path[depth] >= ws->tg.ntasks ||
+	    !(*av >> from->path[depth] & 1)) {
+		ws->bb_resume = NULL;	/* there, or the path is gone: search on */
+		return -1;
+	}
+	return from->path[depth];
+}
+
+/* Place task @t after the prefix ws->cur[0..depth-1]; a lower bound of the orders from there. */
+static double bb_child(struct tq_ws *ws, const struct tq_dev *dev, unsigned int depth,
+		       uint64_t rest, unsigned int t, double cut)
+{
+	struct tq_bb_node *nd = &ws->node[depth + 1];
+
+	bb_place(ws, dev, depth, t);
+	if (ws->bb_sim)
+		bb_from_prefix(ws, &nd->pf, &nd->st);
+	return bb_bound(ws, dev, &nd->st, rest & ~(1ULL << t), cut);
+}
+
+/*
+ * Depth-first branch and bound below the prefix ws->cur[0..depth-1]. On
+ * the way down a resume cursor's path its child goes first, straight away:
+ * the siblings' bounds wait until it is done, so that going back down
+ * costs a bound per depth.
+ */
 static void bb_dfs(struct tq_ws *ws, const struct tq_dev *dev, unsigned int depth,
 		   uint64_t rest, struct tq_decision *d)
 {
 	struct tq_bb_child *ch = ws->child[depth];
-	struct tq_bb_node *nd = &ws->node[depth + 1];
 	unsigned int n = ws->tg.ntasks, nc = 0;
+	uint64_t av;
+	int first;
 
-	/*
-	 * a child or a leaf costs ~0.1-0.4 us, a clock read ~25 ns: check
-	 * every 4th, so that the deadline holds also at T = 16, where a node
-	 * has up to 16 children
-	 */
-	if (!(++ws->evals & 3) && expired(ws))
+	ws->bb_done[depth] = 0;
+	if (bb_expired(ws, depth))
 		return;
 	if (depth + 1 == n) {
 		bb_place(ws, dev, depth, __builtin_ctzll(rest));
@@ -435,17 +496,25 @@ static void bb_dfs(struct tq_ws *ws, const struct tq_dev *dev, unsigned int dept
 		}
 		return;
 	}
+	first = bb_children(ws, depth, rest, &av);
+	if (first >= 0) {
+		if (bb_child(ws, dev, depth, rest, first, d->makespan * (1 - BB_EPS)) <
+		    d->makespan * (1 - BB_EPS))
+			bb_dfs(ws, dev, depth + 1, rest & ~(1ULL << first), d);
+		if (ws->timed_out)
+			return;
+		ws->bb_resume = NULL;	/* off the resume path from here on */
+		ws->bb_done[depth] |= 1ULL << first;
+		av &= ~(1ULL << first);
+	}
 	/* children sorted by bound, so the best-looking prefix is tried first */
-	for (uint64_t m = available(ws, rest); m; m &= m - 1) {
+	for (uint64_t m = av; m; m &= m - 1) {
 		unsigned int t = __builtin_ctzll(m), i;
 		double cut = d->makespan * (1 - BB_EPS), lb;
 
-		if (!(++ws->evals & 3) && expired(ws))
+		if (bb_expired(ws, depth))
 			return;
-		bb_place(ws, dev, depth, t);
-		if (ws->bb_sim)
-			bb_from_prefix(ws, &nd->pf, &nd->st);
-		lb = bb_bound(ws, dev, &nd->st, rest & ~(1ULL << t), cut);
+		lb = bb_child(ws, dev, depth, rest, t, cut);
 		if (lb >= cut)
 			continue;
 		for (i = nc++; i > 0 && ch[i - 1].lb > lb; i--)
@@ -460,6 +529,7 @@ static void bb_dfs(struct tq_ws *ws, const struct tq_dev *dev, unsigned int dept
 		bb_dfs(ws, dev, depth + 1, rest & ~(1ULL << t), d);
 		if (ws->timed_out)
 			return;
+		ws->bb_done[depth] |= 1ULL << t;
 	}
 }
 
@@ -813,6 +883,7 @@ static int decide(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decis
 {
 	int ret = ws_setup(pb, ws);
 
+	d->cursor.valid = false;
 	if (ret)
 		return ret;
 	run(ws, pb->dev, d);
@@ -849,19 +920,28 @@ static int neh_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_de
 	return decide(pb, ws, d, neh_whole);
 }
 
-/* Branch and bound from d, neh's order: its makespan is the first incumbent. */
-static void bb_from(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
+/*
+ * Branch and bound from d's order, whose makespan is the first incumbent,
+ * and from where an earlier search stopped, @from (NULL: the start). Where
+ * it runs out of time goes to d->cursor.
+ */
+static void bb_from(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
+		    const struct tq_bb_cursor *from)
 {
 	if (root_bound(ws, dev) >= d->makespan * (1 - BB_EPS))
 		return;
+	ws->bb_resume = from && from->valid ? from : NULL;
 	bb_dfs(ws, dev, 0, all_tasks(ws->tg.ntasks), d);
+	ws->bb_resume = NULL;
+	if (ws->timed_out)
+		d->cursor = ws->bb_stop;
 }
 
 /* Branch and bound seeded with neh; proves optimality unless the deadline hits. */
 static void branch_and_bound(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
 {
 	neh(ws, dev, d, false);
-	bb_from(ws, dev, d);
+	bb_from(ws, dev, d, NULL);
 }
 
 static int exact_finish(struct tq_ws *ws, struct tq_decision *d)
@@ -909,6 +989,7 @@ static int exact_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_
 {
 	int ret = ws_setup(pb, ws);
 
+	d->cursor.valid = false;
 	if (ret)
 		return ret;
 	/* exact has no default budget: without one it always proves the optimum */
@@ -959,7 +1040,7 @@ static void chains_search(struct tq_ws *ws, const struct tq_dev *dev, struct tq_
 	double ms;
 
 	ws->deadline_ns = start + budget / 8;
-	bb_from(ws, dev, d);
+	bb_from(ws, dev, d, NULL);
 	if (!ws->timed_out)
 		return;
 	for (unsigned int i = 0; i < n; i++)
@@ -993,8 +1074,14 @@ static bool is_perm(const struct tq_ws *ws, const uint8_t *order)
  * goes unproven because its times moved (usched's plans), not because the
  * search ran out: branch and bound proves it again in a few microseconds
  * (4 tasks on the H200's host: iterated greedy spent the whole budget, the
- * TG's policy time over 0.1% of a 10 ms TG). A stale resume order (the
- * times moved since) goes against neh's first. False: no resume.
+ * TG's policy time over 0.1% of a 10 ms TG). Where caches are cold that
+ * is still too slow for one budget (the H200's host), so the proof goes on
+ * from where the last one stopped (pb->resume_cursor), then for the whole
+ * budget: a proof spread over a few TGs, after which the order is taken
+ * as it is. On the H200 runs' 6-task TGs (tqsim, this machine's pace):
+ * proven after 6-26 TGs where it never was in 30 before; 4-task ones
+ * after 1. A stale resume order (the times moved since) goes against
+ * neh's first. False: no resume.
  */
 #define AUTO_REPROVE_MAX	6	/* tasks: branch and bound proves these in budget */
 
@@ -1026,8 +1113,10 @@ static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq
 	d->optimal = false;
 	budget = budget_ns(pb, ws, d->order, d->makespan);
 	if (n <= AUTO_REPROVE_MAX && !ws->tg.nafter) {
-		ws->deadline_ns = start + budget / 4 * 3;
-		bb_from(ws, pb->dev, d);
+		const struct tq_bb_cursor *from = pb->resume_stale ? NULL : pb->resume_cursor;
+
+		ws->deadline_ns = start + (from && from->valid ? budget : budget / 4 * 3);
+		bb_from(ws, pb->dev, d, from);
 		proven = !ws->timed_out;
 	}
 	if (proven)
@@ -1104,6 +1193,7 @@ static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_d
 	uint64_t start, budget;
 	int ret;
 
+	d->cursor.valid = false;
 	if (auto_take(pb, d))
 		return 0;
 	start = pb->start_ns ? pb->start_ns : tq_clock_ns();
@@ -1123,7 +1213,7 @@ static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_d
 		return exact_finish(ws, d);
 	}
 	ws->deadline_ns = start + budget / 4 * 3;
-	bb_from(ws, pb->dev, d);
+	bb_from(ws, pb->dev, d, NULL);
 	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
 	d->optimal = false;
 	if (ws->timed_out)

@@ -233,6 +233,19 @@ double tq_profile_kernel_ns(const struct tq_profile *p, const char *name, double
 void tq_profile_to_dev(const struct tq_profile *p, struct tq_dev *dev);
 
 /*
+ * Where a branch and bound ran out of time, to go on from there with the
+ * next TG of the same tasks: the prefix it was in (@path[0..depth-1]) and,
+ * at each depth of it and below it (done[0..depth]), the tasks whose
+ * subtrees it had finished there (bits).
+ */
+struct tq_bb_cursor {
+	bool valid;			/* false: none */
+	unsigned int depth;
+	uint8_t path[TQ_MAX_TASKS];
+	uint64_t done[TQ_MAX_TASKS];
+};
+
+/*
  * Ordering policies. A decision is an order of all tasks of the TG, its
  * simulated makespan, and a lower bound on the best makespan of any order,
  * so every decision can be reported as within X% of the bound.
@@ -243,6 +256,8 @@ struct tq_decision {
 	double lower_bound;
 	bool optimal;			/* proven: lower_bound == makespan */
 	uint64_t evals;			/* simulations and search nodes spent */
+	/* auto: where its branch and bound stopped unfinished (pb->resume_cursor) */
+	struct tq_bb_cursor cursor;
 };
 
 /* The problem handed to a policy. */
@@ -276,6 +291,15 @@ struct tq_problem {
 	 * better of the two.
 	 */
 	bool resume_stale;
+	/*
+	 * auto: with @resume (not stale), where the branch and bound of that
+	 * search stopped (its decision's cursor), or NULL. auto goes on from
+	 * there instead of starting the proof over: a small TG that no single
+	 * budget proves on cold caches gets proven over a few TGs. The
+	 * subtrees done then are not searched again, so the times should not
+	 * have moved much since (usched: within its plans' drift).
+	 */
+	const struct tq_bb_cursor *resume_cursor;
 	/*
 	 * auto: the tq_clock_ns() reading its budget counts from; 0: its own
 	 * entry. A caller that spends time on the TG before the call (usched
@@ -322,6 +346,9 @@ struct tq_ws {
 	uint8_t seq[TQ_MAX_TASKS];
 	uint8_t tmp[TQ_MAX_TASKS];
 	uint8_t removed[TQ_MAX_TASKS];
+	uint64_t bb_done[TQ_MAX_TASKS];	/* per depth of the prefix: children finished */
+	const struct tq_bb_cursor *bb_resume;	/* still on the way down its path; NULL: not */
+	struct tq_bb_cursor bb_stop;	/* where branch and bound ran out of time */
 	uint64_t deadline_ns;		/* 0: none */
 	/*
 	 * if > 0: stop this many evaluations' time before the deadline, at

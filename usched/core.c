@@ -487,6 +487,7 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 				  resume, &pb.resume_optimal)) {
 		pb.resume = resume;
 		pb.resume_stale = u->match->stale;
+		pb.resume_cursor = &u->match->cursor;
 		tg->plan = pb.resume_optimal ? USCHED_PLAN_PROVEN : USCHED_PLAN_RESUMED;
 	}
 	if (pol == &tq_policy_exact) {

@@ -256,6 +256,7 @@ struct plan_match {
 	double slow[2];			/* the copy model's HtD, DtH slowdowns */
 	struct plan *plan;		/* the mix's plan; NULL: none yet */
 	bool stale;			/* found, but made for times since moved past 5% */
+	struct tq_bb_cursor cursor;	/* where its proof stopped (TG indices); within drift */
 };
 
 /*
@@ -343,7 +344,9 @@ void plans_destroy(struct plans *p);
  * The plan of the TG of @tasks, whose chains are in @tg, under the copy
  * model's @slow[0] (HtD) and @slow[1] (DtH): its order into @resume (TG
  * indices) and whether it was proven (m->stale: whether the times moved too
- * far since for it alone to be a good start); false: none.
+ * far since for it alone to be a good start; m->cursor: where its unfinished
+ * proof stopped, if the times moved no more than for a proven order);
+ * false: none.
  */
 bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
 		const double *slow, struct plan_match *m, uint8_t *resume, bool *optimal);

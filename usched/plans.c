@@ -22,8 +22,12 @@
  * resumed search runs no neh, so auto then goes on from the better of the
  * two (on the H200 the TGs of real BK25 at 6x2 resumed from a plan the
  * warm-up TG left while the kernel model still learned, and ended 2-8%
- * above neh's order). The caller plans only TGs launched on an idle device
- * without release times, where the mix is the whole problem.
+ * above neh's order). A plan also keeps where auto's unfinished proof
+ * stopped (its cursor), for the next TG to go on from while the times
+ * moved no more than PLAN_DRIFT: small TGs get proven over a few TGs where
+ * a cold-cache budget cannot prove them in one. The caller plans only TGs
+ * launched on an idle device without release times, where the mix is the
+ * whole problem.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -42,6 +46,7 @@ struct plan {
 	bool optimal;
 	double k_ns[USCHED_MAX_TG];	/* the kernel times it was ordered with */
 	double slow[2];			/* and the copies' slowdowns */
+	struct tq_bb_cursor cursor;	/* canonical indices */
 };
 
 /*
@@ -148,6 +153,31 @@ static bool same_key(const struct plan_key *a, const struct plan_key *b)
 	       !memcmp(a->after, b->after, a->n);
 }
 
+/*
+ * @from with each task index i as map[i]: a cursor between TG and
+ * canonical indices. Out of range (a cursor that makes no sense) it
+ * stays as it is, for the search to ignore.
+ */
+static void cursor_map(struct tq_bb_cursor *to, const struct tq_bb_cursor *from,
+		       const uint8_t *map, unsigned int n)
+{
+	to->valid = from->valid && from->depth < n;
+	if (!to->valid)
+		return;
+	to->depth = from->depth;
+	for (unsigned int k = 0; k <= from->depth; k++) {
+		to->done[k] = 0;
+		for (uint64_t b = from->done[k]; b; b &= b - 1) {
+			unsigned int i = __builtin_ctzll(b);
+
+			if (i < n)
+				to->done[k] |= 1ULL << map[i];
+		}
+		if (k < from->depth)
+			to->path[k] = from->path[k] < n ? map[from->path[k]] : from->path[k];
+	}
+}
+
 /* How far @now moved from @then, relative to it. */
 static double rel_move(double now, double then)
 {
@@ -162,6 +192,7 @@ bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *
 	make_key(tasks, tg, m);
 	memcpy(m->slow, slow, sizeof(m->slow));
 	m->plan = NULL;
+	m->cursor.valid = false;
 	for (unsigned int i = 0; i < NPLANS; i++) {
 		struct plan *pl = &p->plan[i];
 		double moved = 0;
@@ -177,6 +208,9 @@ bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *
 			moved = fmax(moved, rel_move(m->slow[d], pl->slow[d]));
 		*optimal = pl->optimal && moved <= PLAN_DRIFT;
 		m->stale = moved > PLAN_STALE;
+		m->cursor.valid = false;
+		if (moved <= PLAN_DRIFT)
+			cursor_map(&m->cursor, &pl->cursor, m->canon, m->key.n);
 		return true;
 	}
 	return false;
@@ -204,6 +238,7 @@ void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision 
 	}
 	pl->used = seq;
 	pl->optimal = proven;
+	cursor_map(&pl->cursor, &d->cursor, m->rank, n);
 	for (unsigned int pos = 0; pos < n; pos++)
 		pl->order[pos] = m->rank[d->order[pos]];
 	if (!taken) {

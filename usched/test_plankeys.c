@@ -3,8 +3,9 @@
  * test_plankeys.c - plans.c without a device: a mix is found again whatever
  * order its tasks come in, its order comes back in the new TG's indices;
  * another size, kernel or chain shape is another mix; a proven order stays
- * proven only while no kernel time moved more than 1%; the least recently
- * used of 64 plans goes.
+ * proven only while no kernel time moved more than 1%, and a proof's cursor
+ * comes back (in the new indices) only as long; the least recently used of
+ * 64 plans goes.
  */
 #include <string.h>
 
@@ -134,6 +135,22 @@ int main(void)
 	tg_build(tasks, ptr, &tg, fwd, false, 1);
 	tasks[0].t.m = 1000000 + 63;
 	tap_ok(plans_find(p, ptr, &tg, slow, &m, resume, &optimal), "the newest is there");
+
+	/* an unfinished proof's cursor, kept in fwd's indices, comes back in mixed's */
+	d.cursor = (struct tq_bb_cursor){ .valid = true, .depth = 2, .path = { 2, 0 },
+					  .done = { 1 << 1 | 1 << 3, 1 << 4, 1 << 1 } };
+	plans_keep(p, &m, &d, false, 100);
+	tg_build(tasks, ptr, &tg, mixed, false, 1);
+	tasks[1].t.m = 1000000 + 63;	/* mix task 0, now TG task 1 */
+	same = plans_find(p, ptr, &tg, slow, &m, resume, &optimal) && m.cursor.valid &&
+	       m.cursor.depth == 2 && m.cursor.path[0] == 3 && m.cursor.path[1] == 1 &&
+	       m.cursor.done[0] == (1 << 4 | 1 << 0) && m.cursor.done[1] == 1 << 2 &&
+	       m.cursor.done[2] == 1 << 4;
+	tap_ok(same, "a proof's cursor comes back in the new TG's indices");
+	tg_build(tasks, ptr, &tg, mixed, false, 1.02);
+	tasks[1].t.m = 1000000 + 63;
+	tap_ok(plans_find(p, ptr, &tg, slow, &m, resume, &optimal) && !m.cursor.valid,
+	       "kernel times 2%% longer: the cursor is left out, the order kept");
 	plans_destroy(p);
 	return tap_done();
 }

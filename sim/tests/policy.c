@@ -617,6 +617,68 @@ static void test_resume(void)
 }
 
 /*
+ * A proof spread over TGs: auto stopped by its budget leaves a cursor, and
+ * resumed from it with time enough proves exact's optimum (no subtree left
+ * out); resumed at a small budget each time, it gets there over TGs. A
+ * cursor that is nonsense (out of range) still gives a feasible order.
+ */
+static void test_cursor(void)
+{
+	static struct tq_ws ws;
+	struct tq_tg tg;
+	struct tq_dev dev;
+	struct tq_decision d, dr, dx;
+	struct tq_problem pb = { .tg = &tg, .dev = &dev };
+	unsigned int cursors = 0, bad = 0, slow = 0, bad_slow = 0, bad_junk = 0;
+
+	for (unsigned int r = 0; r < 40; r++) {
+		unsigned int n = 6, tgs = 0;
+
+		random_dev(&dev, r);
+		random_tg(&tg, n);
+		tq_policy_exact.order(&(struct tq_problem){ .tg = &tg, .dev = &dev }, &ws, &dx);
+		pb.resume = NULL;
+		pb.resume_cursor = NULL;
+		pb.budget_ns = 2e3;
+		if (tq_policy_auto.order(&pb, &ws, &d) || !d.cursor.valid)
+			continue;
+		cursors++;
+		pb.resume = d.order;
+		pb.resume_cursor = &d.cursor;
+		pb.budget_ns = 1e9;
+		bad += tq_policy_auto.order(&pb, &ws, &dr) || !dr.optimal ||
+		       !close_to(dr.makespan, dx.makespan);
+		/* 5 us a TG: a few dozen nodes here */
+		pb.budget_ns = 5e3;
+		do {
+			dr = d;
+			pb.resume = dr.order;
+			pb.resume_cursor = &dr.cursor;
+			if (tq_policy_auto.order(&pb, &ws, &d))
+				break;
+		} while (!d.optimal && ++tgs < 2000);
+		slow += tgs > 1;
+		bad_slow += !d.optimal || !close_to(d.makespan, dx.makespan);
+		/* junk: a path out of range, every child done below it */
+		d.cursor.depth = 70;
+		for (unsigned int i = 0; i < TQ_MAX_TASKS; i++) {
+			d.cursor.path[i] = 200 + i;
+			d.cursor.done[i] = ~0ULL << 3;
+		}
+		pb.resume = dr.order;
+		pb.resume_cursor = &d.cursor;
+		bad_junk += tq_policy_auto.order(&pb, &ws, &dr) || !is_perm(dr.order, n) ||
+			    !close_to(dr.makespan, tq_makespan(&tg, &dev, dr.order, n));
+	}
+	pb.resume_cursor = NULL;
+	tap_ok(cursors >= 5, "auto stopped by its budget leaves a cursor (%u of 40 TGs)", cursors);
+	tap_ok(!bad, "resumed from its cursor with time enough, auto proves exact's optimum");
+	tap_ok(!bad_slow && slow, "resumed at 5 us a TG, the proof gets there over TGs (%u took "
+	       "more than one)", slow);
+	tap_ok(!bad_junk, "a cursor out of range still gives a feasible order");
+}
+
+/*
  * auto's budget counts from start_ns when the caller sets it: a start a
  * second ago leaves it nothing past its neh seed, however large the TG's
  * budget, where its own entry leaves it searching; resumed from a stale
@@ -670,6 +732,7 @@ int main(void)
 	test_paper_synthetic();
 	test_budget_and_errors();
 	test_resume();
+	test_cursor();
 	test_start();
 	return tap_done();
 }
