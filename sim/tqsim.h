@@ -349,6 +349,7 @@ struct tq_ws {
 	uint64_t bb_done[TQ_MAX_TASKS];	/* per depth of the prefix: children finished */
 	const struct tq_bb_cursor *bb_resume;	/* still on the way down its path; NULL: not */
 	struct tq_bb_cursor bb_stop;	/* where branch and bound ran out of time */
+	uint64_t bb_min_evals;		/* it may not stop before (progress from a cursor) */
 	uint64_t deadline_ns;		/* 0: none */
 	/*
 	 * if > 0: stop this many evaluations' time before the deadline, at
