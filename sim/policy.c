@@ -436,6 +436,13 @@ static bool bb_expired(struct tq_ws *ws, unsigned int depth)
 	return true;
 }
 
+/* Off a resume cursor's path: the search goes on, at least BB_MIN_PROGRESS nodes. */
+static void bb_leave_path(struct tq_ws *ws)
+{
+	ws->bb_resume = NULL;
+	ws->bb_min_evals = ws->evals + BB_MIN_PROGRESS;
+}
+
 /*
  * The children of the prefix ws->cur[0..depth-1] to search: the tasks of
  * @rest that may go next, but on the way down a resume cursor's path
@@ -453,9 +460,7 @@ static int bb_children(struct tq_ws *ws, unsigned int depth, uint64_t rest, uint
 	*av &= ~from->done[depth];
 	if (depth == from->depth || from->path[depth] >= ws->tg.ntasks ||
 	    !(*av >> from->path[depth] & 1)) {
-		/* there, or the path is gone: search on */
-		ws->bb_resume = NULL;
-		ws->bb_min_evals = ws->evals + BB_MIN_PROGRESS;
+		bb_leave_path(ws);	/* there, or the path is gone */
 		return -1;
 	}
 	return from->path[depth];
@@ -507,10 +512,8 @@ static void bb_dfs(struct tq_ws *ws, const struct tq_dev *dev, unsigned int dept
 			bb_dfs(ws, dev, depth + 1, rest & ~(1ULL << first), d);
 		if (ws->timed_out)
 			return;
-		if (ws->bb_resume) {	/* the path ended in a leaf or a cut */
-			ws->bb_resume = NULL;
-			ws->bb_min_evals = ws->evals + BB_MIN_PROGRESS;
-		}
+		if (ws->bb_resume)	/* the path ended in a leaf or a cut */
+			bb_leave_path(ws);
 		ws->bb_done[depth] |= 1ULL << first;
 		av &= ~(1ULL << first);
 	}
@@ -1060,13 +1063,13 @@ static void chains_search(struct tq_ws *ws, const struct tq_dev *dev, struct tq_
 	greedy_rest(ws, dev, d, start + budget);
 }
 
-/* Whether @order is a permutation of the TG's tasks. */
-static bool is_perm(const struct tq_ws *ws, const uint8_t *order)
+/* Whether @order is a permutation of 0..n-1. */
+static bool is_perm(const uint8_t *order, unsigned int n)
 {
 	uint64_t seen = 0;
 
-	for (unsigned int i = 0; i < ws->tg.ntasks; i++) {
-		if (order[i] >= ws->tg.ntasks || seen >> order[i] & 1)
+	for (unsigned int i = 0; i < n; i++) {
+		if (order[i] >= n || seen >> order[i] & 1)
 			return false;
 		seen |= 1ULL << order[i];
 	}
@@ -1075,25 +1078,25 @@ static bool is_perm(const struct tq_ws *ws, const uint8_t *order)
 
 /*
  * A resumed search (pb->resume, feasible, not taken by auto_take()):
- * iterated greedy goes on from it for the whole budget: neh's order is one the earlier search started from, and
- * branch and bound from the same incumbent would only repeat that search,
- * while iterated greedy, seeded anew, adds to it. But a small TG's order
- * goes unproven because its times moved (usched's plans), not because the
- * search ran out: branch and bound proves it again in a few microseconds
- * (4 tasks on the H200's host: iterated greedy spent the whole budget, the
- * TG's policy time over 0.1% of a 10 ms TG). Where caches are cold that
- * is still too slow for one budget (the H200's host), so the proof goes on
- * from where the last one stopped (pb->resume_cursor), then for 7/8 of the
- * budget (iterated greedy's end keeps to the rest): a proof spread over a
- * few TGs, after which the order is taken as it is. On the H200 runs' 6-task TGs (tqsim, this machine's pace):
- * proven after 6-26 TGs where it never was in 30 before; 4-task ones
- * after 1. TGs of up to 8 tasks with chains share the budget between the
- * proof, from its cursor, and iterated greedy: iterated greedy alone got
- * stuck 2.7% above the optimum of run 20's real BK50 at 4x2 (three chains
- * would have to move at once); this way all of run 20's 4x2 mixes reach
- * their optimum within 30 TGs, the mean at the tenth as before (0.39%
- * above the optimum, 0.38% before). A stale resume order (the times
- * moved since) goes against neh's first. False: no resume.
+ * iterated greedy goes on from it for the whole budget. neh's order is one
+ * the earlier search started from, and branch and bound from the same
+ * incumbent would only repeat that search, while iterated greedy, seeded
+ * anew, adds to it. But a small TG's order goes unproven because its times
+ * moved (usched's plans), not because the search ran out: branch and bound
+ * proves it again in a few microseconds (4 tasks on the H200's host:
+ * iterated greedy spent the whole budget, over 0.1% of a 10 ms TG). Where
+ * caches are cold even that does not fit one budget, so the proof goes on
+ * from where the last one stopped (pb->resume_cursor), for 7/8 of the
+ * budget (iterated greedy, which keeps to its end, gets the rest): a proof
+ * spread over a few TGs, after which the order is taken as it is. On the
+ * H200 runs' mixes (tqsim, at the H200 host's pace) 4-task ones are proven
+ * by the second TG, 6-task ones after 6-26 TGs where none was in 30
+ * before. TGs of up to 8 tasks with chains give half the budget to the
+ * proof: iterated greedy alone stayed 2.7% above the optimum of run 20's
+ * real BK50 at 4x2 (three chains would have to move at once); this way all
+ * of run 20's 4x2 mixes reach their optimum within 30 TGs, the tenth TG as
+ * close as before (0.39% above on average, 0.38%). A stale resume order
+ * (the times moved since) goes against neh's first. False: no resume.
  */
 #define AUTO_REPROVE_MAX	6	/* tasks: branch and bound proves these in budget */
 #define AUTO_CHAINS_PROVE_MAX	8	/* tasks with chains: proven over tens of TGs */
@@ -1107,7 +1110,7 @@ static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq
 	bool proven = false;
 	double ms;
 
-	if (!pb->resume || !is_perm(ws, pb->resume))
+	if (!pb->resume || !is_perm(pb->resume, n))
 		return false;
 	ms = sim(ws, pb->dev, pb->resume, n);
 	if (!(ms < INFINITY))
@@ -1168,24 +1171,18 @@ static double load_bound(const struct tq_tg *tg, const struct tq_dev *dev)
  * loop slept through the previous TG with its caches taken over by the
  * copies: on the H200's host the whole choice then cost 7-9 us, most of
  * the 0.1% of a 10 ms TG, and setting up the search state and the root
- * bound was half of that (cold caches here: 4.3 us with, 1.6 us without).
+ * bound was half of that (cold caches here: 4.3 us with, 2.3 us without).
  * False: no such order, or one against a chain (the search starts afresh).
  */
 static bool auto_take(const struct tq_problem *pb, struct tq_decision *d)
 {
 	const struct tq_tg *tg = pb->tg;
 	unsigned int n = tg->ntasks;
-	uint64_t seen = 0;
 	double lb;
 
 	if (!pb->resume || !pb->resume_optimal || pb->resume_stale || !n ||
-	    tq_dev_check(pb->dev))
+	    tq_dev_check(pb->dev) || !is_perm(pb->resume, n))
 		return false;
-	for (unsigned int i = 0; i < n; i++) {
-		if (pb->resume[i] >= n || seen >> pb->resume[i] & 1)
-			return false;
-		seen |= 1ULL << pb->resume[i];
-	}
 	d->makespan = tq_makespan(tg, pb->dev, pb->resume, n);
 	if (!(d->makespan < INFINITY))
 		return false;
