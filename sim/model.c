@@ -117,7 +117,7 @@ int tq_dev_check(const struct tq_dev *dev)
 			return -EINVAL;
 	}
 	if (!(isfinite(dev->dep_ns) && dev->dep_ns >= 0 && isfinite(dev->gap_ns) &&
-	      dev->gap_ns >= 0))
+	      dev->gap_ns >= 0 && isfinite(dev->submit_ns) && dev->submit_ns >= 0))
 		return -EINVAL;
 	return 0;
 }
@@ -453,6 +453,33 @@ static bool chain_positions(const struct tq_tg *tg, const uint8_t *order, unsign
 }
 
 /*
+ * Each position's release: its task's, or when the host has launched it if
+ * later (dev->submit_ns per command before it, in usched's launch order).
+ * With one copy engine the DtHs wait for the TG's end, but those up to a
+ * predecessor's (@ppos, with @prec) go before its successor.
+ */
+SIM_STEP void releases(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
+		       unsigned int n, const int8_t *ppos, bool prec, double *hend)
+{
+	const double per_cmd = dev->submit_ns;
+	double launch = 0;
+	unsigned int outs = 0;	/* one copy engine: tasks whose DtHs are launched */
+
+	for (unsigned int pos = 0; pos < n; pos++) {
+		const struct tq_task *t = &tg->task[order[pos]];
+
+		hend[pos] = tg->release[order[pos]];
+		if (per_cmd == 0)
+			continue;
+		for (; prec && dev->dma == 1 && (int)outs <= ppos[pos]; outs++)
+			launch += per_cmd * tg->task[order[outs]].n[TQ_DTH];
+		hend[pos] = max_d(hend[pos], launch);
+		/* the same sum as tq_prefix_push()'s, to the bit */
+		launch += per_cmd * (t->n[TQ_HTD] + t->n[TQ_K] + (dev->dma == 2 ? t->n[TQ_DTH] : 0));
+	}
+}
+
+/*
  * The core; @res == NULL skips the per-command record. Inlined into both
  * entry points so the makespan path carries no record branches, and once
  * per value of @prec.
@@ -467,8 +494,6 @@ SIM_STEP double simulate(const struct tq_tg *tg, const struct tq_dev *dev, const
 			  .kend = kend, .dend = dend, .dep = dev->dep_ns, .gap = dev->gap_ns,
 			  .kfree = engine_free(busy[TQ_K], dev->gap_ns) };
 
-	for (unsigned int pos = 0; pos < n; pos++)
-		hend[pos] = tg->release[order[pos]];
 	if (res) {
 		memset(res->busy, 0, sizeof(res->busy));
 		memcpy(res->engine_end, busy, sizeof(res->engine_end));	/* record() moves them */
@@ -488,6 +513,7 @@ SIM_STEP double simulate(const struct tq_tg *tg, const struct tq_dev *dev, const
 		for (unsigned int pos = 0; pos < n; pos++)
 			dend[pos] = INFINITY;	/* read only once run; this keeps gcc quiet */
 	}
+	releases(tg, dev, order, n, ppos, prec, hend);
 	if (dev->dma == 2) {
 		sm.h.free = engine_free(busy[TQ_HTD], sm.gap);
 		sm.d.free = engine_free(busy[TQ_DTH], sm.gap);
@@ -559,10 +585,13 @@ void tq_prefix_init(struct tq_prefix *p, const struct tq_dev *dev)
 void tq_prefix_push(const struct tq_tg *tg, const struct tq_dev *dev, struct tq_prefix_buf *buf,
 		    struct tq_prefix *p, unsigned int task)
 {
+	const struct tq_task *t = &tg->task[task];
 	struct sim sm;
 
 	buf->order[p->n] = task;
-	buf->hend[p->n] = tg->release[task];
+	/* two copy engines: every command of the tasks before it, as releases() */
+	buf->hend[p->n] = max_d(tg->release[task], p->launch);
+	p->launch += dev->submit_ns * (t->n[TQ_HTD] + t->n[TQ_K] + t->n[TQ_DTH]);
 	if (tg->nafter) {
 		int a = tg->after[task], pos = -1;
 

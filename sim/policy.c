@@ -22,9 +22,10 @@
  * max(engine free, release), which only moves them later where the model
  * does, so they stay lower bounds.
  *
- * The command latencies (dev->dep_ns, gap_ns) only delay commands: the
- * bounds and bb_push leave them out and stay lower bounds, except the copy
- * bound's least overlap, which assumes no gaps (see copy_bound()).
+ * The command latencies (dev->dep_ns, gap_ns) and the launch cost
+ * (submit_ns) only delay commands: the bounds and bb_push leave them out and
+ * stay lower bounds, except the copy bound's least overlap, which assumes
+ * the HtD engine never idles (see copy_bound()).
  *
  * Precedence (tq_tg_set_after()): every policy builds feasible orders only.
  * The searches branch on, pick or insert a task only where its predecessor
@@ -69,7 +70,8 @@ static void johnson_order(struct tq_ws *ws, int a, uint8_t *order)
 static int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
 {
 	const struct tq_tg *tg = pb->tg;
-	bool collapse = pb->dev->gap_ns == 0;
+	/* the launch cost counts commands: collapsing would change it too */
+	bool collapse = pb->dev->gap_ns == 0 && pb->dev->submit_ns == 0;
 
 	if (!tg->ntasks || tq_dev_check(pb->dev))
 		return -EINVAL;
@@ -269,7 +271,8 @@ static void bb_from_prefix(const struct tq_ws *ws, const struct tq_prefix *p,
  * those are done. Without this bound the slowdown is invisible to the
  * others, and the best order ends several % above them.
  *
- * With latencies the HtD engine may idle z in gaps, while a DtH runs at full
+ * With latencies or a launch cost the HtD engine may idle z (in gaps, or
+ * waiting for the host to launch the next task), while a DtH runs at full
  * speed: hE grows by z and dw - x/slow_d shrinks by at most z, so the
  * inequality holds, but the DtH engine may do its forced work in those gaps
  * instead of alongside an HtD (and dep_ns delays `ready'), so x has no lower
@@ -280,7 +283,7 @@ static double copy_bound(const struct tq_ws *ws, const struct tq_dev *dev,
 {
 	const double sh = dev->slow[TQ_HTD], sd = dev->slow[TQ_DTH];
 	double a = 1 - 1 / sh, hw = sum[TQ_HTD], dw = st->dres + sum[TQ_DTH], best = INFINITY;
-	bool lat = dev->dep_ns > 0 || dev->gap_ns > 0;
+	bool lat = dev->dep_ns > 0 || dev->gap_ns > 0 || dev->submit_ns > 0;
 
 	for (uint64_t m = rest; m; m &= m - 1) {
 		const double *w = ws->work[__builtin_ctzll(m)];

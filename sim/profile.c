@@ -79,7 +79,7 @@ static const char *rest_of(struct line *l)
 	return l->word[1];
 }
 
-enum { SEEN_DEVICE = 1, SEEN_DMA = 2, SEEN_DEP = 4, SEEN_GAP = 8 };
+enum { SEEN_DEVICE = 1, SEEN_DMA = 2, SEEN_DEP = 4, SEEN_GAP = 8, SEEN_SUBMIT = 16 };
 
 static int parse_line(struct tq_profile *p, struct line *l, unsigned int ln, unsigned int *seen,
 		      bool *xfer_seen, struct tq_parse_err *err)
@@ -126,16 +126,19 @@ static int parse_line(struct tq_profile *p, struct line *l, unsigned int ln, uns
 		return 0;
 	}
 	if (!strcmp(key, "latency")) {
-		bool dep = l->nwords == 3 && !strcmp(l->word[1], "dependency");
-		unsigned int bit = dep ? SEEN_DEP : SEEN_GAP;
+		static const char *const names[] = { "dependency", "queue", "submit" };
+		static const unsigned int bits[] = { SEEN_DEP, SEEN_GAP, SEEN_SUBMIT };
+		double *const fields[] = { &p->dep_ns, &p->gap_ns, &p->submit_ns };
+		int k = 0;
 
-		if (l->nwords != 3 || (!dep && strcmp(l->word[1], "queue")) ||
-		    !number(l->word[2], &v[0]))
-			return fail(err, ln, "expected: latency dependency|queue NS");
-		if (*seen & bit)
+		while (l->nwords == 3 && k < 3 && strcmp(l->word[1], names[k]))
+			k++;
+		if (l->nwords != 3 || k == 3 || !number(l->word[2], &v[0]))
+			return fail(err, ln, "expected: latency dependency|queue|submit NS");
+		if (*seen & bits[k])
 			return fail(err, ln, "latency %s given twice", l->word[1]);
-		*seen |= bit;
-		*(dep ? &p->dep_ns : &p->gap_ns) = v[0];
+		*seen |= bits[k];
+		*fields[k] = v[0];
 		return 0;
 	}
 	if (!strcmp(key, "kernel")) {
@@ -221,6 +224,7 @@ void tq_profile_to_dev(const struct tq_profile *p, struct tq_dev *dev)
 	dev->dma = p->dma;
 	dev->dep_ns = p->dep_ns;
 	dev->gap_ns = p->gap_ns;
+	dev->submit_ns = p->submit_ns;
 	if (p->dma != 2)
 		return;
 	/* the model's slowdown is the bandwidth ratio; latency is paid once */

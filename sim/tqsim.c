@@ -9,8 +9,8 @@
  *   tqsim bench [--data DIR]
  *
  * DEVICE: --dma 1|2, --slow F | --slow-htd F --slow-dth F, --busy H,K,D (ms
- * each engine is busy at t = 0), --latency DEP,GAP (ms, the command
- * latencies), --profile FILE (dma, slowdowns and latencies from a device
+ * each engine is busy at t = 0), --latency DEP,GAP[,SUBMIT] (ms, the command
+ * latencies and the launch cost per command), --profile FILE (dma, slowdowns and latencies from a device
  * profile; the other options override it).
  * DRAW: --trace FILE.json (Chrome trace events), --svg FILE.svg.
  * Results are JSON on stdout; bad input exits 2 with FILE:LINE: reason.
@@ -32,7 +32,7 @@ static const char usage[] =
 	"       tqsim eval [--data DIR] [--out FILE.md] [--svg FILE.svg] [--quick]\n"
 	"       tqsim bench [--data DIR]\n"
 	"DEVICE: --dma 1|2  --slow F | --slow-htd F --slow-dth F  --busy H,K,D (ms)\n"
-	"        --latency DEP,GAP (ms)  --profile FILE\n"
+	"        --latency DEP,GAP[,SUBMIT] (ms)  --profile FILE\n"
 	"DRAW:   --trace FILE.json  --svg FILE.svg\n";
 
 struct opts {
@@ -42,7 +42,7 @@ struct opts {
 	double slow[TQ_STAGES];		/* 0: not given */
 	double busy_ms[TQ_STAGES];
 	bool busy_given;
-	double lat_ms[2];		/* dependency, queue gap; < 0: not given */
+	double lat_ms[3];		/* dependency, queue gap, launch; < 0: not given */
 	const char *order;
 	const char *policy;
 	double budget_us;
@@ -148,6 +148,7 @@ static int make_device(struct opts *o)
 	if (o->lat_ms[0] >= 0) {
 		o->dev.dep_ns = o->lat_ms[0] * NS_PER_MS;
 		o->dev.gap_ns = o->lat_ms[1] * NS_PER_MS;
+		o->dev.submit_ns = o->lat_ms[2] * NS_PER_MS;
 	}
 	return 0;
 }
@@ -186,9 +187,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 						  optarg);
 			break;
 		case OPT_LATENCY:
-			if (parse_list(optarg, o->lat_ms, 2) != 2 || o->lat_ms[0] < 0 ||
-			    o->lat_ms[1] < 0)
-				return fail_usage("--latency wants two times >= 0 in ms, not '%s'",
+			o->lat_ms[2] = 0;
+			if (parse_list(optarg, o->lat_ms, 3) < 2 || o->lat_ms[0] < 0 ||
+			    o->lat_ms[1] < 0 || o->lat_ms[2] < 0)
+				return fail_usage("--latency wants two or three times >= 0 in ms, not '%s'",
 						  optarg);
 			break;
 		case OPT_PROFILE:
@@ -248,6 +250,8 @@ static void print_device(const struct tq_dev *dev)
 	if (dev->dep_ns || dev->gap_ns)
 		printf("  \"dep_ms\": %.6f,\n  \"gap_ms\": %.6f,\n", dev->dep_ns / NS_PER_MS,
 		       dev->gap_ns / NS_PER_MS);
+	if (dev->submit_ns)
+		printf("  \"submit_ms\": %.6f,\n", dev->submit_ns / NS_PER_MS);
 }
 
 static int draw(const struct opts *o, const uint8_t *order)

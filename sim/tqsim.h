@@ -99,6 +99,14 @@ double tq_task_work(const struct tq_tg *tg, unsigned int t, enum tq_stage s);
  * predecessor's last), and a command starts gap_ns after the previous one on
  * its engine ended (from busy_until too, when it is > 0). A release time
  * gets no latency.
+ *
+ * Launch cost (submit_ns, 0 by default): the host enqueues a TG's commands
+ * one after the other, submit_ns each, task by task in the order (with two
+ * copy engines a task's HtD, K and DtH commands; with one its HtD and K
+ * commands, the DtH commands after the TG's last task, those up to a
+ * predecessor's before its successor). A task's first command starts no
+ * earlier than submit_ns times the commands launched before it: a release
+ * time the order sets, which matters where short commands lead the TG.
  */
 struct tq_dev {
 	unsigned int dma;		/* copy engines: 1 or 2 */
@@ -106,6 +114,7 @@ struct tq_dev {
 	double busy_until[TQ_STAGES];	/* ns from t = 0 each engine is still busy */
 	double dep_ns;			/* a dependency's end to the waiting command's start */
 	double gap_ns;			/* one engine: a command's end to the next one's start */
+	double submit_ns;		/* the host's launch of one command */
 };
 
 /* dma 2, no slowdown, no latencies, all engines idle. */
@@ -167,6 +176,7 @@ struct tq_prefix {
 	double now;		/* where the simulation stopped: the last HtD's end */
 	double kfree;		/* the K engine may start a kernel from then on */
 	double makespan;	/* latest end so far */
+	double launch;		/* the next task's launch: submit_ns per command before it */
 	struct tq_copyq h, d;	/* the copy queues */
 };
 
@@ -214,6 +224,7 @@ struct tq_profile {
 	unsigned int nkernels;
 	struct tq_kernel_model kernel[TQ_PROFILE_KERNELS];
 	double dep_ns, gap_ns;		/* tq_dev's command latencies; 0 if absent */
+	double submit_ns;		/* tq_dev's launch cost per command; 0 if absent */
 };
 
 /* Where parsing stopped and why. */

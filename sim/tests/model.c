@@ -89,10 +89,29 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 	 * dep_ns); sready: when the task's next stage may start
 	 */
 	double now = 0, makespan = 0, tend[TQ_MAX_TASKS], sready[TQ_MAX_TASKS];
-	bool done[TQ_MAX_TASKS];
+	double rel[TQ_MAX_TASKS], launched = 0;
+	bool done[TQ_MAX_TASKS], out[TQ_MAX_TASKS] = { false };
 
 	if (!ref_chains(tg, order, n, pp))
 		return INFINITY;
+	/*
+	 * A task's release, or its launch when later: submit_ns per command the
+	 * host enqueued before it, as usched's executor goes (one copy engine:
+	 * the DtHs up to a predecessor's before its successor, the rest last).
+	 */
+	for (unsigned int i = 0; i < n; i++) {
+		const struct tq_task *t = &tg->task[order[i]];
+
+		for (int j = 0; dev->dma == 1 && j <= pp[i]; j++) {
+			if (!out[j])
+				launched += dev->submit_ns * tg->task[order[j]].n[TQ_DTH];
+			out[j] = true;
+		}
+		rel[i] = fmax(tg->release[order[i]], launched);
+		launched += dev->submit_ns * (t->n[TQ_HTD] + t->n[TQ_K]);
+		if (dev->dma == 2)
+			launched += dev->submit_ns * t->n[TQ_DTH];
+	}
 	memset(q, 0, sizeof(q));
 	for (unsigned int i = 0; i < n; i++) {
 		next_stage[i] = first_stage_from(&tg->task[order[i]], 0);
@@ -134,7 +153,7 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 		for (unsigned int i = 0; i < n; i++)
 			if (!done[i] && next_stage[i] == TQ_STAGES && (pp[i] < 0 || done[pp[i]])) {
 				done[i] = true;
-				tend[i] = fmax(tg->release[order[i]], pp[i] < 0 ? 0 : tend[pp[i]]);
+				tend[i] = fmax(rel[i], pp[i] < 0 ? 0 : tend[pp[i]]);
 			}
 		for (int i = 0; i < nq; i++) {
 			double gate = q[i].free;
@@ -146,7 +165,7 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 			if (!q[i].c && first_stage_from(&tg->task[order[pos]], 0) == q[i].stage) {
 				if (pp[pos] >= 0 && !done[pp[pos]])
 					continue;
-				gate = fmax(gate, tg->release[order[pos]]);
+				gate = fmax(gate, rel[pos]);
 				if (pp[pos] >= 0)
 					gate = fmax(gate, tend[pp[pos]]);
 			} else if (!q[i].c) {
@@ -270,6 +289,8 @@ static void random_dev(struct tq_dev *dev)
 		dev->dep_ns = uniform(0, 1) < 0.3 ? 0 : uniform(0, 1e6);
 		dev->gap_ns = uniform(0, 1) < 0.3 ? 0 : uniform(0, 1e6);
 	}
+	if (uniform(0, 1) < 0.3)
+		dev->submit_ns = uniform(0, 1e6);
 }
 
 static void shuffle(uint8_t *order, unsigned int n)
@@ -366,7 +387,9 @@ static void test_collapse(void)
 
 		random_tg(&tg, n, true);
 		random_dev(&dev);
-		dev.gap_ns = 0;		/* a gap comes between the commands of a stage */
+		/* a gap comes between the commands of a stage; launches count commands */
+		dev.gap_ns = 0;
+		dev.submit_ns = 0;
 		shuffle(order, n);
 		if (r % 2)
 			random_after(&tg);
@@ -449,6 +472,50 @@ static void test_prefix(void)
 	tap_ok(!bad_now, "each prefix stops at its last HtD's end, K engine as in the whole "
 	       "order (%u runs, %u with both latencies)", runs, lat);
 	tap_ok(!bad_ms, "pushing the order task by task gives tq_makespan to the bit");
+}
+
+/*
+ * The launch cost, by hand (ms): A = (0.01, 1, 0.01), B = (2, 0.1, 2),
+ * 0.1 a command. Two engines, A, B: A 0-0.01 0.01-1.01 1.01-1.02; B launched
+ * after A's three commands, 0.3-2.3 2.3-2.4 2.4-4.4. B, A: B 0-2 2-2.1
+ * 2.1-4.1; A's HtD launched at 0.3 queues behind B's, 2-2.01 2.1-3.1
+ * 4.1-4.11. Without the launch cost the two tie: B's HtD 0.01-2.01 in A, B. One copy engine, A, B: the DtHs are launched last, B's HtD at
+ * 0.2 after A's HtD and K: 0.2-2.2, A's DtH 2.2-2.21, B's K 2.2-2.3 and DtH
+ * 2.3-4.3.
+ */
+static void test_launch(void)
+{
+	static const double ab[] = { 0, 0.01, 0.01, 1.01, 1.01, 1.02, 0.3, 2.3, 2.3, 2.4, 2.4, 4.4 };
+	static const double ba[] = { 2, 2.01, 2.1, 3.1, 4.1, 4.11, 0, 2, 2, 2.1, 2.1, 4.1 };
+	static struct tq_sim_result res;
+	const uint8_t o_ab[] = { 0, 1 }, o_ba[] = { 1, 0 };
+	struct tq_tg tg;
+	struct tq_dev dev;
+	bool ok_ab = true, ok_ba = true;
+
+	tq_tg_init(&tg);
+	tq_tg_add(&tg, 0.01e6, 1e6, 0.01e6);
+	tq_tg_add(&tg, 2e6, 0.1e6, 2e6);
+	tq_dev_init(&dev);
+	tap_ok(dev.submit_ns == 0 && close_to(tq_makespan(&tg, &dev, o_ab, 2), 4.11e6) &&
+	       close_to(tq_makespan(&tg, &dev, o_ba, 2), 4.11e6),
+	       "no launch cost by default: A, B and B, A tie at 4.11 ms");
+	dev.submit_ns = 0.1e6;
+	tq_simulate(&tg, &dev, o_ab, 2, &res);
+	for (unsigned int c = 0; c < 6; c++)
+		ok_ab &= close_to(res.start[c], ab[2 * c] * 1e6) &&
+			 close_to(res.end[c], ab[2 * c + 1] * 1e6);
+	tap_ok(ok_ab && close_to(res.makespan, 4.4e6),
+	       "A, B: B's HtD waits for its launch after A's three commands (4.4 ms)");
+	tq_simulate(&tg, &dev, o_ba, 2, &res);
+	for (unsigned int c = 0; c < 6; c++)
+		ok_ba &= close_to(res.start[c], ba[2 * c] * 1e6) &&
+			 close_to(res.end[c], ba[2 * c + 1] * 1e6);
+	tap_ok(ok_ba && close_to(res.makespan, 4.11e6),
+	       "B, A: A's launch is hidden behind B's HtD (4.11 ms, now the better order)");
+	dev.dma = 1;
+	tap_ok(close_to(tq_makespan(&tg, &dev, o_ab, 2), 4.3e6),
+	       "one copy engine: the DtHs are launched last, B's HtD at 0.2 ms (4.3 ms)");
 }
 
 /*
@@ -601,6 +668,8 @@ static void test_builder(void)
 	tap_ok(tq_dev_check(&dev) == -EINVAL, "NaN queue gap refused");
 	dev.gap_ns = 1300;
 	tap_ok(!tq_dev_check(&dev), "latencies >= 0 accepted");
+	dev.submit_ns = -1;
+	tap_ok(tq_dev_check(&dev) == -EINVAL, "negative launch cost refused");
 }
 
 static void test_empty(void)
@@ -657,10 +726,12 @@ static void test_profile(void)
 		{ "tq-profile 1\nlatency kernel 5\n", 2, "expected: latency dependency|queue" },
 		{ "tq-profile 1\nlatency queue 1 2\n", 2, "expected: latency dependency|queue" },
 		{ "tq-profile 1\nlatency queue 1\nlatency queue 2\n", 3, "latency queue given twice" },
+		{ "tq-profile 1\nlatency submit 1\nlatency submit 2\n", 3, "latency submit given twice" },
 	};
 	static const char lat_profile[] =
 		"tq-profile 1\ndma 1\nhtd alone 1 1\ndth alone 1 1\n"
-		"latency dependency 8000.5\nlatency queue 1300 # back to back\n";
+		"latency dependency 8000.5\nlatency queue 1300 # back to back\n"
+		"latency submit 17000\n";
 	struct tq_profile p;
 	struct tq_parse_err err;
 	struct tq_dev dev;
@@ -675,13 +746,14 @@ static void test_profile(void)
 	tq_profile_to_dev(&p, &dev);
 	tap_ok(dev.dma == 2 && dev.slow[TQ_HTD] == 1.25 && dev.slow[TQ_DTH] == 2 &&
 	       !tq_dev_check(&dev), "slowdowns are the alone/overlapped bandwidth ratios");
-	tap_ok(p.dep_ns == 0 && p.gap_ns == 0 && dev.dep_ns == 0 && dev.gap_ns == 0,
-	       "a profile without latency lines has none");
+	tap_ok(p.dep_ns == 0 && p.gap_ns == 0 && p.submit_ns == 0 && dev.dep_ns == 0 &&
+	       dev.gap_ns == 0 && dev.submit_ns == 0, "a profile without latency lines has none");
 	ret = tq_profile_parse(&p, lat_profile, strlen(lat_profile), &err);
 	tq_profile_to_dev(&p, &dev);
 	tap_ok(!ret && p.dep_ns == 8000.5 && p.gap_ns == 1300 && dev.dep_ns == 8000.5 &&
-	       dev.gap_ns == 1300 && dev.dma == 1 && !tq_dev_check(&dev),
-	       "latency dependency and queue read, and copied to the device");
+	       dev.gap_ns == 1300 && p.submit_ns == 17000 && dev.submit_ns == 17000 &&
+	       dev.dma == 1 && !tq_dev_check(&dev),
+	       "latency dependency, queue and submit read, and copied to the device");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ret = tq_profile_parse(&p, bad[i].text, strlen(bad[i].text), &err);
 		tap_ok(ret == -EINVAL && err.line == bad[i].line &&
@@ -697,6 +769,7 @@ int main(void)
 	test_empty();
 	test_profile();
 	test_release();
+	test_launch();
 	test_after();
 	test_against_reference();
 	test_collapse();

@@ -42,6 +42,7 @@
 #define OTHERS		4	/* copies the other way around each overlapped one */
 #define LAT_BYTES	(64 << 10)	/* the copies of the latency runs */
 #define LAT_GATE_BYTES	(4 << 20)	/* the copy that holds the queues up (~80 us) */
+#define LAUNCH_TASKS	8		/* tasks a launch round enqueues */
 
 struct opts {
 	const char *out;
@@ -69,6 +70,7 @@ static const char *const lat_name[NLAT] = { "k_after_htd", "dth_after_k", "k_aft
 struct lats {
 	double med[NLAT], p90[NLAT];
 	double dep_ns, gap_ns;
+	double submit_ns, submit_p90;	/* the host's launch of one command */
 };
 
 struct xfers {
@@ -577,14 +579,89 @@ static int measure_latencies(struct clx *c, const struct opts *o, struct lats *l
 	return 0;
 }
 
+static double host_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/*
+ * The launch cost (Documentation/sim.md): the host time to enqueue a TG as
+ * tqbench and usched do, LAUNCH_TASKS small synthetic tasks (a 64 KiB HtD,
+ * SYN at its smallest, a 64 KiB DtH), each queue flushed per task, over
+ * the commands enqueued; median of the rounds after a warm-up. With one
+ * copy engine the DtHs go on the HtD queue, each after its task.
+ */
+static int measure_launch(struct clx *c, const struct opts *o, unsigned int dma, struct lats *lt,
+			  FILE *csv)
+{
+	const struct tqk_task *syn = tqk_find("SYN");
+	unsigned int reps = o->quick ? 7 : 31;
+	static struct binst in[LAUNCH_TASKS];
+	struct clx_region r = { 0 };
+	double v[MAX_REPS];
+	struct btask b;
+	size_t len;
+	void *base;
+	int ret;
+
+	ret = btask_syn(&b, "SYN", syn->n_min, 1, LAT_BYTES, LAT_BYTES);
+	if (ret)
+		return ret;
+	len = btask_host_bytes(&b) + 4096;
+	base = clx_mmap(len);
+	if (!base)
+		return -ENOMEM;
+	ret = clx_region_add(c, base, len, &r);
+	if (ret)
+		goto out_unmap;
+	btask_layout(&b, 0);	/* the tasks share the host memory: nothing is checked */
+	for (unsigned int t = 0; t < LAUNCH_TASKS && !ret; t++)
+		ret = binst_init(c, &b, &in[t]);
+	for (unsigned int i = 0; i <= reps && !ret; i++) {
+		cl_command_queue out = c->q[dma == 2 ? CLX_DTH : CLX_HTD];
+		unsigned int cmds = 0;
+		double t0 = host_ns();
+
+		for (unsigned int t = 0; t < LAUNCH_TASKS && !ret; t++) {
+			ret = binst_enqueue_in(&in[t], &r, c->q[CLX_HTD], c->q[CLX_K], 0, NULL);
+			ret = ret ?: binst_enqueue_out(&in[t], &r, out);
+			cmds += in[t].nev;
+		}
+		if (i && !ret)	/* round 0 warms up */
+			v[i - 1] = (host_ns() - t0) / cmds;
+		for (unsigned int t = 0; t < LAUNCH_TASKS && !ret; t++)
+			ret = clx_wait(binst_last(&in[t]));
+		progress_step(1, NULL);
+	}
+	for (unsigned int t = 0; t < LAUNCH_TASKS; t++)
+		binst_fini(&in[t]);
+	clx_region_del(c, &r);
+	if (ret) {
+		fprintf(stderr, "tqcalib: the launch runs failed\n");
+		goto out_unmap;
+	}
+	qsort(v, reps, sizeof(double), cmp_double);
+	lt->submit_ns = median(v, reps);
+	lt->submit_p90 = v[(reps - 1) * 9 / 10];
+	if (csv)
+		fprintf(csv, "latency,submit,,,,%d,%.0f,\n", LAT_BYTES, lt->submit_ns);
+out_unmap:
+	clx_unmap(base, len);
+	return ret;
+}
+
 /* The latency runs on stderr. */
 static void report_lats(const struct lats *lt)
 {
 	fprintf(stderr, "start after the previous end, median (p90) us:");
 	for (int k = 0; k < NLAT; k++)
 		fprintf(stderr, " %s %.1f (%.1f)", lat_name[k], lt->med[k] / 1e3, lt->p90[k] / 1e3);
-	fprintf(stderr, "\nlatency: dependency %.1f us, queue %.1f us\n", lt->dep_ns / 1e3,
-		lt->gap_ns / 1e3);
+	fprintf(stderr, "\nlatency: dependency %.1f us, queue %.1f us; launch %.1f us a command "
+		"(p90 %.1f)\n", lt->dep_ns / 1e3, lt->gap_ns / 1e3, lt->submit_ns / 1e3,
+		lt->submit_p90 / 1e3);
 }
 
 static bool wanted(const struct opts *o, const char *name)
@@ -629,6 +706,8 @@ static void print_profile(FILE *f, const struct clx *c, const struct tq_profile 
 		   "start;\n# the previous command's end to the next one's on its queue\n");
 	fprintf(f, "latency dependency %.0f\n", p->dep_ns);
 	fprintf(f, "latency queue %.0f\n", p->gap_ns);
+	fprintf(f, "# the host's launch of one command of a TG, ns\n");
+	fprintf(f, "latency submit %.0f\n", p->submit_ns);
 	fprintf(f, "# kernel function eta_ns gamma_ns (T = eta * m + gamma, m as kernels/ "
 		   "defines it)\n");
 	for (unsigned int i = 0; i < p->nkernels; i++)
@@ -785,13 +864,14 @@ int main(int argc, char **argv)
 	}
 	report_xfers(&x, &p);
 
-	progress_begin("latencies", (o.quick ? 7 : 31) + 1);
-	if (measure_latencies(&c, &o, &lat, csv))
+	progress_begin("latencies", 2 * ((o.quick ? 7 : 31) + 1));
+	if (measure_latencies(&c, &o, &lat, csv) || measure_launch(&c, &o, p.dma, &lat, csv))
 		goto out;
 	progress_end();
 	report_lats(&lat);
 	p.dep_ns = lat.dep_ns;
 	p.gap_ns = lat.gap_ns;
+	p.submit_ns = lat.submit_ns;
 
 	progress_begin("kernels", ntasks);
 	for (unsigned int i = 0; i < tqk_ntasks; i++) {
