@@ -106,6 +106,8 @@ static int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
 	ws->rng = pb->seed | 1;
 	ws->bb_resume = NULL;
 	ws->bb_min_evals = 0;
+	ws->bb_floor_evals = 0;
+	ws->bb_end_ns = 0;
 	return 0;
 }
 
@@ -421,16 +423,25 @@ static double bb_leaf(struct tq_ws *ws, const struct tq_dev *dev)
  * 16 children. If so, the prefix ws->cur[0..depth-1] and the children
  * finished along it and below it are where the search stopped
  * (ws->bb_stop). Never on the way down a resume cursor's path, nor for
- * BB_MIN_PROGRESS nodes after: on the H200's host the resumed TGs of a
+ * BB_MIN_PROGRESS nodes after while the whole budget lasts (ws->bb_end_ns),
+ * nor in any case before it bounded the children there and went one down
+ * (n + 1 nodes: the cursor moves on, a stop sooner would leave it where it
+ * was, its children's bounds not kept): on the H200's host the resumed TGs of a
  * 10 ms mix spent their budget on cold caches before branch and bound
  * began, stopped on the way down and never got further (run 22's real
- * BK75 at 4x1, 0.13% each TG). This way each TG adds to the proof, a few
- * go over the budget, and then the order is taken as it is.
+ * BK75 at 4x1, 0.13% each TG). This way each TG adds to the proof, and
+ * then the order is taken as it is. Without the budget's end the 16 nodes
+ * took every resumed TG of a mix no budget proves past it (runs 25 and 27:
+ * real BK25 at 6x1, 0.11% TG after TG).
  */
 #define BB_MIN_PROGRESS	16
 static bool bb_expired(struct tq_ws *ws, unsigned int depth)
 {
-	if ((++ws->evals & 3) || ws->bb_resume || ws->evals < ws->bb_min_evals || !expired(ws))
+	if ((++ws->evals & 3) || ws->bb_resume || ws->evals < ws->bb_floor_evals)
+		return false;
+	if (ws->evals < ws->bb_min_evals && (!ws->bb_end_ns || tq_clock_ns() < ws->bb_end_ns))
+		return false;
+	if (!expired(ws))
 		return false;
 	ws->bb_stop.valid = true;
 	ws->bb_stop.depth = depth;
@@ -444,6 +455,7 @@ static void bb_leave_path(struct tq_ws *ws)
 {
 	ws->bb_resume = NULL;
 	ws->bb_min_evals = ws->evals + BB_MIN_PROGRESS;
+	ws->bb_floor_evals = ws->evals + ws->tg.ntasks + 1;
 }
 
 /*
@@ -1132,6 +1144,7 @@ static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq
 	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
 	d->optimal = false;
 	budget = budget_ns(pb, ws, d->order, d->makespan);
+	ws->bb_end_ns = start + budget;
 	if (n <= AUTO_REPROVE_MAX && !ws->tg.nafter) {
 		ws->deadline_ns = start + (from && from->valid ? budget / 8 * 7 : budget / 4 * 3);
 		bb_from(ws, pb->dev, d, from);

@@ -361,6 +361,8 @@ struct tq_ws {
 	const struct tq_bb_cursor *bb_resume;	/* still on the way down its path; NULL: not */
 	struct tq_bb_cursor bb_stop;	/* where branch and bound ran out of time */
 	uint64_t bb_min_evals;		/* it may not stop before (progress from a cursor) */
+	uint64_t bb_floor_evals;	/* ... nor, past bb_end_ns, before this */
+	uint64_t bb_end_ns;		/* the whole budget's end; 0: none */
 	uint64_t deadline_ns;		/* 0: none */
 	/*
 	 * if > 0: stop this many evaluations' time before the deadline, at

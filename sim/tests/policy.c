@@ -620,17 +620,19 @@ static void test_resume(void)
 /*
  * A proof spread over TGs: auto stopped by its budget leaves a cursor, and
  * resumed from it with time enough proves exact's optimum (no subtree left
- * out); resumed at a small budget each time, it gets there over TGs. A
- * cursor that is nonsense (out of range) still gives a feasible order.
+ * out); resumed at a small budget each time, it gets there over TGs, and
+ * so it does with the whole budget spent before it begins, a few nodes a
+ * TG. A cursor that is nonsense (out of range) still gives a feasible order.
  */
 static void test_cursor(void)
 {
 	static struct tq_ws ws;
 	struct tq_tg tg;
 	struct tq_dev dev;
-	struct tq_decision d, dr, dx;
+	struct tq_decision d, dr, dx, first;
 	struct tq_problem pb = { .tg = &tg, .dev = &dev };
-	unsigned int cursors = 0, bad = 0, slow = 0, bad_slow = 0, bad_junk = 0;
+	unsigned int cursors = 0, bad = 0, slow = 0, bad_slow = 0, bad_junk = 0, bad_spent = 0;
+	unsigned int spent_evals = 0;
 
 	for (unsigned int r = 0; r < 40; r++) {
 		unsigned int n = 6, tgs = 0;
@@ -644,6 +646,7 @@ static void test_cursor(void)
 		if (tq_policy_auto.order(&pb, &ws, &d) || !d.cursor.valid)
 			continue;
 		cursors++;
+		first = d;
 		pb.resume = d.order;
 		pb.resume_cursor = &d.cursor;
 		pb.budget_ns = 1e9;
@@ -660,6 +663,20 @@ static void test_cursor(void)
 		} while (!d.optimal && ++tgs < 2000);
 		slow += tgs > 1;
 		bad_slow += !d.optimal || !close_to(d.makespan, dx.makespan);
+		/* the whole budget spent before the search: a few nodes a TG */
+		pb.start_ns = tq_clock_ns() - 1000000000;
+		d = first;
+		tgs = 0;
+		do {
+			dr = d;
+			pb.resume = dr.order;
+			pb.resume_cursor = &dr.cursor;
+			if (tq_policy_auto.order(&pb, &ws, &d))
+				break;
+			spent_evals = d.evals > spent_evals ? d.evals : spent_evals;
+		} while (!d.optimal && ++tgs < 20000);
+		pb.start_ns = 0;
+		bad_spent += !d.optimal || !close_to(d.makespan, dx.makespan);
 		/* junk: a path out of range, every child done below it */
 		d.cursor.depth = 70;
 		for (unsigned int i = 0; i < TQ_MAX_TASKS; i++) {
@@ -677,6 +694,9 @@ static void test_cursor(void)
 	tap_ok(!bad_slow && slow, "resumed at 2 us a TG, the proof gets there over TGs (%u took "
 	       "more than one)", slow);
 	tap_ok(!bad_junk, "a cursor out of range still gives a feasible order");
+	/* the seed, the path (one per depth), n + 1 nodes past it, a leaf: the 16 nodes took 28 */
+	tap_ok(!bad_spent && spent_evals <= 2 * 6 + 8, "with the budget spent before it began, "
+	       "the proof still gets there over TGs, at most %u evaluations a TG", spent_evals);
 }
 
 /*
