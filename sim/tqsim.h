@@ -350,6 +350,8 @@ struct tq_ws {
 	bool released;			/* some task has a release time or a predecessor */
 	uint8_t johnson[2][TQ_MAX_TASKS];	/* HtD-K and K-DtH orders */
 	struct tq_sim_result res;
+	double root_lb;			/* the root's bound, once root_valid */
+	bool root_valid;
 	struct tq_bb_child child[TQ_MAX_TASKS][TQ_MAX_TASKS];
 	struct tq_bb_node node[TQ_MAX_TASKS + 1];
 	struct tq_prefix_buf pbuf;
