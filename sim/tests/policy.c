@@ -618,6 +618,28 @@ static void test_resume(void)
 }
 
 /*
+ * auto resumed TG after TG from @d's order and cursor (the last TG's in
+ * @d, the one before in @prev) until it proves its order, @max TGs at
+ * most; the TGs it took, the most evaluations one took in *@max_evals.
+ */
+static unsigned int prove_over_tgs(struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
+				   struct tq_decision *prev, unsigned int max, unsigned int *max_evals)
+{
+	unsigned int tgs = 0;
+
+	do {
+		*prev = *d;
+		pb->resume = prev->order;
+		pb->resume_cursor = &prev->cursor;
+		if (tq_policy_auto.order(pb, ws, d))
+			break;
+		if (max_evals && d->evals > *max_evals)
+			*max_evals = d->evals;
+	} while (!d->optimal && ++tgs < max);
+	return tgs;
+}
+
+/*
  * A proof spread over TGs: auto stopped by its budget leaves a cursor, and
  * resumed from it with time enough proves exact's optimum (no subtree left
  * out); resumed at a small budget each time, it gets there over TGs, and
@@ -654,27 +676,13 @@ static void test_cursor(void)
 		       !close_to(dr.makespan, dx.makespan);
 		/* 2 us a TG: a few dozen nodes here */
 		pb.budget_ns = 2e3;
-		do {
-			dr = d;
-			pb.resume = dr.order;
-			pb.resume_cursor = &dr.cursor;
-			if (tq_policy_auto.order(&pb, &ws, &d))
-				break;
-		} while (!d.optimal && ++tgs < 2000);
+		tgs = prove_over_tgs(&pb, &ws, &d, &dr, 2000, NULL);
 		slow += tgs > 1;
 		bad_slow += !d.optimal || !close_to(d.makespan, dx.makespan);
 		/* the whole budget spent before the search: a few nodes a TG */
 		pb.start_ns = tq_clock_ns() - 1000000000;
 		d = first;
-		tgs = 0;
-		do {
-			dr = d;
-			pb.resume = dr.order;
-			pb.resume_cursor = &dr.cursor;
-			if (tq_policy_auto.order(&pb, &ws, &d))
-				break;
-			spent_evals = d.evals > spent_evals ? d.evals : spent_evals;
-		} while (!d.optimal && ++tgs < 20000);
+		prove_over_tgs(&pb, &ws, &d, &dr, 20000, &spent_evals);
 		pb.start_ns = 0;
 		bad_spent += !d.optimal || !close_to(d.makespan, dx.makespan);
 		/* junk: a path out of range, every child done below it */
