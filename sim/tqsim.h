@@ -362,8 +362,8 @@ struct tq_ws {
 	uint64_t bb_done[TQ_MAX_TASKS];	/* per depth of the prefix: children finished */
 	const struct tq_bb_cursor *bb_resume;	/* still on the way down its path; NULL: not */
 	struct tq_bb_cursor bb_stop;	/* where branch and bound ran out of time */
-	uint64_t bb_min_evals;		/* it may not stop before (progress from a cursor) */
-	uint64_t bb_floor_evals;	/* ... nor, past bb_end_ns, before this */
+	uint64_t bb_min_evals;		/* nor before this while bb_end_ns is ahead */
+	uint64_t bb_floor_evals;	/* it may not stop before (progress from a cursor) */
 	uint64_t bb_end_ns;		/* the whole budget's end; 0: none */
 	uint64_t deadline_ns;		/* 0: none */
 	/*
