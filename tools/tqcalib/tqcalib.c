@@ -320,6 +320,33 @@ static int fit_overlapped(const struct xfers *x, int alone, int ov, const struct
 	return 0;
 }
 
+/*
+ * Host memory for task @b alone, laid out from 0, mapped and registered as
+ * @r: task_region_del() gives it back. 0 or -errno.
+ */
+static int task_region_add(struct clx *c, struct btask *b, struct clx_region *r)
+{
+	size_t len = btask_host_bytes(b) + 4096;
+	void *base = clx_mmap(len);
+	int ret;
+
+	if (!base)
+		return -ENOMEM;
+	ret = clx_region_add(c, base, len, r);
+	if (ret) {
+		clx_unmap(base, len);
+		return ret;
+	}
+	btask_layout(b, 0);
+	return 0;
+}
+
+static void task_region_del(struct clx *c, struct clx_region *r)
+{
+	clx_region_del(c, r);
+	clx_unmap(r->base, r->len);
+}
+
 /* One size of a kernel sweep: median kernel time in ns. */
 static int time_kernel(struct clx *c, const struct tqk_task *t, struct tqk_size sz,
 		       unsigned int reps, double *ns)
@@ -329,24 +356,15 @@ static int time_kernel(struct clx *c, const struct tqk_task *t, struct tqk_size 
 	struct clx_region r = { 0 };
 	struct binst in = { 0 };
 	struct btask b;
-	size_t len;
-	void *base;
 	int ret;
 
 	if (t == tqk_find("SYN"))
 		ret = btask_syn(&b, "SYN", sz.n, sz.iters, 0, 0);
 	else
 		ret = btask_real(&b, t, sz);
+	ret = ret ?: task_region_add(c, &b, &r);
 	if (ret)
 		return ret;
-	len = btask_host_bytes(&b) + 4096;
-	base = clx_mmap(len);
-	if (!base)
-		return -ENOMEM;
-	ret = clx_region_add(c, base, len, &r);
-	if (ret)
-		goto out_unmap;
-	btask_layout(&b, 0);
 	for (uint32_t i = 0; i < b.l.nbufs; i++)
 		bufs[i] = clx_host(&r, b.off[i]);
 	if (t != tqk_find("SYN"))
@@ -372,9 +390,7 @@ static int time_kernel(struct clx *c, const struct tqk_task *t, struct tqk_size 
 		*ns = median(v, reps);
 	binst_fini(&in);
 out_region:
-	clx_region_del(c, &r);
-out_unmap:
-	clx_unmap(base, len);
+	task_region_del(c, &r);
 	return ret;
 }
 
@@ -603,21 +619,13 @@ static int measure_launch(struct clx *c, const struct opts *o, unsigned int dma,
 	struct clx_region r = { 0 };
 	double v[MAX_REPS];
 	struct btask b;
-	size_t len;
-	void *base;
 	int ret;
 
 	ret = btask_syn(&b, "SYN", syn->n_min, 1, LAT_BYTES, LAT_BYTES);
+	/* the tasks share the host memory: nothing is checked */
+	ret = ret ?: task_region_add(c, &b, &r);
 	if (ret)
 		return ret;
-	len = btask_host_bytes(&b) + 4096;
-	base = clx_mmap(len);
-	if (!base)
-		return -ENOMEM;
-	ret = clx_region_add(c, base, len, &r);
-	if (ret)
-		goto out_unmap;
-	btask_layout(&b, 0);	/* the tasks share the host memory: nothing is checked */
 	for (unsigned int t = 0; t < LAUNCH_TASKS && !ret; t++)
 		ret = binst_init(c, &b, &in[t]);
 	for (unsigned int i = 0; i <= reps && !ret; i++) {
@@ -638,19 +646,17 @@ static int measure_launch(struct clx *c, const struct opts *o, unsigned int dma,
 	}
 	for (unsigned int t = 0; t < LAUNCH_TASKS; t++)
 		binst_fini(&in[t]);
-	clx_region_del(c, &r);
+	task_region_del(c, &r);
 	if (ret) {
 		fprintf(stderr, "tqcalib: the launch runs failed\n");
-		goto out_unmap;
+		return ret;
 	}
 	qsort(v, reps, sizeof(double), cmp_double);
 	lt->submit_ns = median(v, reps);
 	lt->submit_p90 = v[(reps - 1) * 9 / 10];
 	if (csv)
 		fprintf(csv, "latency,submit,,,,%d,%.0f,\n", LAT_BYTES, lt->submit_ns);
-out_unmap:
-	clx_unmap(base, len);
-	return ret;
+	return 0;
 }
 
 /* The latency runs on stderr. */
