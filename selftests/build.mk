@@ -7,7 +7,8 @@ TQ_KSFT_CFLAGS := -I$(LINUX_SRC)/tools/testing/selftests -Iselftests -Wno-unused
 	-DTQ_ECHOD='"$(BIN)/tq_echod"'
 TQ_SELFTESTS := $(TESTBIN)/tqsubmit_abi $(TESTBIN)/tqsubmit_life
 
-$(TQ_SELFTESTS): $(TESTBIN)/%: selftests/%.c selftests/tq_util.h $(LINUX_SRC)/.stamp
+$(TQ_SELFTESTS): $(TESTBIN)/%: selftests/%.c selftests/tq_util.h selftests/tq_sysfs.h \
+		$(LINUX_SRC)/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TQ_KSFT_CFLAGS) -o $@ $< $(LDFLAGS) $(LDLIBS)
 

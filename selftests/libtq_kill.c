@@ -94,7 +94,7 @@ int main(void)
 	int ret;
 
 	lt_require_vm();
-	if (!tap_ok(lt_stat("contexts") == 0, "no contexts to begin with"))
+	if (!tap_ok(tq_stat("contexts") == 0, "no contexts to begin with"))
 		return tap_done();
 	echod = lt_echod_start("-b", "32");
 	if (!tap_ok(echod > 0, "tq_echod attached"))
@@ -111,12 +111,12 @@ int main(void)
 	tap_ok(held >= ROUNDS / 2, "%u of them held tasks just before SIGKILL", held);
 	contexts = lt_stat_wait("contexts", 0, 10000);
 	tap_ok(contexts == 0, "contexts counter back to 0 (%lld)", contexts);
-	tap_ok(lt_stat("in_flight") == 0, "nothing in flight (%lld)", lt_stat("in_flight"));
-	tap_diag("dropped %lld, requeued %lld, completed %lld", lt_stat("dropped"),
-		 lt_stat("requeued"), lt_stat("completed"));
+	tap_ok(tq_stat("in_flight") == 0, "nothing in flight (%lld)", tq_stat("in_flight"));
+	tap_diag("dropped %lld, requeued %lld, completed %lld", tq_stat("dropped"),
+		 tq_stat("requeued"), tq_stat("completed"));
 	fflush(stdout);
 	tap_ok(system("rmmod tqsubmit") == 0, "rmmod tqsubmit");
-	tap_ok(system("insmod " MODULE) == 0 && lt_stat("contexts") == 0,
+	tap_ok(system("insmod " MODULE) == 0 && tq_stat("contexts") == 0,
 	       "insmod again for the next tests");
 	return tap_done();
 }

@@ -38,7 +38,7 @@ int main(void)
 	int ret;
 
 	lt_require_vm();
-	if (!tap_ok(lt_stat("scheduler_pid") == 0, "no scheduler attached"))
+	if (!tap_ok(tq_stat("scheduler_pid") == 0, "no scheduler attached"))
 		return tap_done();
 	if (!tap_ok(!tq_open(&tq, 128, 4096, 0) && !tq_open(&quitter, 8, 4096, 0), "tq_open x2"))
 		return tap_done();
@@ -49,7 +49,7 @@ int main(void)
 	tap_ok(lt_fdinfo(0, tq.fd, "sq-tail") == TASKS && lt_fdinfo(0, tq.fd, "sq-head") == 0,
 	       "the tasks wait in the SQ, none taken");
 	tq_close(&quitter);
-	tap_ok(lt_stat("contexts") == 1, "the client that gave up is gone");
+	tap_ok(tq_stat("contexts") == 1, "the client that gave up is gone");
 
 	echod = lt_echod_start(NULL, NULL);
 	tap_ok(echod > 0, "tq_echod attached");

@@ -93,8 +93,8 @@ int main(void)
 	echod = lt_echod_start("-b", "256");
 	if (!tap_ok(echod > 0, "tq_echod attached"))
 		return tap_done();
-	completed0 = lt_stat("completed");
-	submitted0 = lt_stat("submitted");
+	completed0 = tq_stat("completed");
+	submitted0 = tq_stat("submitted");
 
 	t0 = lt_now_ms();
 	for (i = 0; i < CLIENTS; i++) {
@@ -117,11 +117,11 @@ int main(void)
 	       TASKS);
 	tap_diag("%d tasks in %.1f s in this guest", CLIENTS * TASKS,
 		 (lt_now_ms() - t0) / 1000.0);
-	tap_ok(lt_stat("submitted") - submitted0 == CLIENTS * (TASKS + 2) &&
-	       lt_stat("completed") - completed0 == CLIENTS * (TASKS + 2),
-	       "module counters: %lld submitted, %lld completed", lt_stat("submitted") - submitted0,
-	       lt_stat("completed") - completed0);
-	tap_ok(lt_stat("in_flight") == 0, "nothing in flight");
+	tap_ok(tq_stat("submitted") - submitted0 == CLIENTS * (TASKS + 2) &&
+	       tq_stat("completed") - completed0 == CLIENTS * (TASKS + 2),
+	       "module counters: %lld submitted, %lld completed", tq_stat("submitted") - submitted0,
+	       tq_stat("completed") - completed0);
+	tap_ok(tq_stat("in_flight") == 0, "nothing in flight");
 	tap_ok(lt_stat_wait("contexts", 0, 5000) == 0, "every context freed");
 	tap_ok(WIFEXITED(lt_echod_stop(echod)), "tq_echod exits cleanly");
 	return tap_done();

@@ -12,7 +12,6 @@
 #include "tap.h"
 #include "libtq_util.h"
 
-#define TQ_SYSFS	"/sys/class/misc/" TQ_DEVICE_NAME "/"
 
 int64_t lt_now_ms(void)
 {
@@ -32,28 +31,12 @@ void lt_require_vm(void)
 		tap_skip_all(TQ_ECHOD " is not built");
 }
 
-long long lt_stat(const char *name)
-{
-	char path[128];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), TQ_SYSFS "%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 long long lt_stat_wait(const char *name, long long want, int timeout_ms)
 {
 	int64_t end = lt_now_ms() + timeout_ms;
 	long long v;
 
-	while ((v = lt_stat(name)) != want && lt_now_ms() < end)
+	while ((v = tq_stat(name)) != want && lt_now_ms() < end)
 		usleep(5000);
 	return v;
 }
@@ -129,7 +112,7 @@ pid_t lt_echod_start(const char *arg1, const char *arg2)
 		usleep(2000);
 	}
 	if (access(pidfile, F_OK)) {
-		tap_diag("tq_echod did not attach (scheduler_pid %lld)", lt_stat("scheduler_pid"));
+		tap_diag("tq_echod did not attach (scheduler_pid %lld)", tq_stat("scheduler_pid"));
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		return -1;

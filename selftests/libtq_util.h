@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "tq.h"
+#include "tq_sysfs.h"
 
 #ifndef TQ_ECHOD
 #define TQ_ECHOD	"build/bin/tq_echod"
@@ -30,9 +31,6 @@ int lt_echod_stop(pid_t pid);
 
 /* Reap a tq_echod that exits by itself (-n); its wait status, -1 on timeout. */
 int lt_echod_wait(pid_t pid, int timeout_ms);
-
-/* A sysfs counter of the module, or -1. */
-long long lt_stat(const char *name);
 
 /* Wait up to @timeout_ms for a counter to equal @want; returns its last value. */
 long long lt_stat_wait(const char *name, long long want, int timeout_ms);

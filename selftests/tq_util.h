@@ -22,8 +22,9 @@
 #include <sys/mman.h>
 #include <linux/tqsubmit.h>
 
+#include "tq_sysfs.h"
+
 #define TQ_DEV		"/dev/tqsubmit"
-#define TQ_SYSFS	"/sys/class/misc/tqsubmit/"
 
 struct tq_client {
 	int fd;
@@ -53,23 +54,6 @@ static inline uint64_t tq_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* A global counter from sysfs, or -1. */
-static inline long long tq_stat(const char *name)
-{
-	char path[128];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), TQ_SYSFS "%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
 }
 
 static inline void *tq_map(int fd, uint64_t off, uint64_t len)

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tq_sysfs.h - the module's counters in sysfs, for the selftests of the
+ * module (tq_util.h) and of libtq (libtq_util.h), whose other helpers
+ * cannot share a file.
+ */
+#ifndef TQ_SELFTEST_SYSFS_H
+#define TQ_SELFTEST_SYSFS_H
+
+#include <stdio.h>
+
+#define TQ_SYSFS	"/sys/class/misc/tqsubmit/"
+
+/* A global counter from sysfs, or -1. */
+static inline long long tq_stat(const char *name)
+{
+	char path[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), TQ_SYSFS "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+#endif /* TQ_SELFTEST_SYSFS_H */
