@@ -12,7 +12,6 @@
 #include "tap.h"
 #include "libtq_util.h"
 
-
 int64_t lt_now_ms(void)
 {
 	struct timespec ts;
