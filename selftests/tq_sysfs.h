@@ -8,8 +8,9 @@
 #define TQ_SELFTEST_SYSFS_H
 
 #include <stdio.h>
+#include <linux/tqsubmit.h>
 
-#define TQ_SYSFS	"/sys/class/misc/tqsubmit/"
+#define TQ_SYSFS	"/sys/class/misc/" TQ_DEVICE_NAME "/"
 
 /* A global counter from sysfs, or -1. */
 static inline long long tq_stat(const char *name)
