@@ -348,6 +348,12 @@ struct tq_ws {
 	bool all[TQ_STAGES];		/* every task has the stage */
 	bool bb_sim;			/* exact's nodes simulate their prefix */
 	bool released;			/* some task has a release time or a predecessor */
+	/*
+	 * Per task that heads a chain: the lower-indexed heads of chains just
+	 * like its own (branch and bound tries only the first); 0: none.
+	 */
+	uint64_t twins[TQ_MAX_TASKS];
+	bool has_twins;
 	uint8_t johnson[2][TQ_MAX_TASKS];	/* HtD-K and K-DtH orders */
 	struct tq_sim_result res;
 	double root_lb;			/* the root's bound, once root_valid */
