@@ -488,6 +488,7 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 		pb.resume = resume;
 		pb.resume_stale = u->match->stale;
 		pb.resume_cursor = &u->match->cursor;
+		pb.resume_walk = &u->match->walk;
 		tg->plan = pb.resume_optimal ? USCHED_PLAN_PROVEN : USCHED_PLAN_RESUMED;
 	}
 	if (pol == &tq_policy_exact) {

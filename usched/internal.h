@@ -257,6 +257,7 @@ struct plan_match {
 	struct plan *plan;		/* the mix's plan; NULL: none yet */
 	bool stale;			/* found, but made for times since moved past 5% */
 	struct tq_bb_cursor cursor;	/* where its proof stopped (TG indices); within drift */
+	struct tq_walk walk;		/* where its iterated greedy's walk stood (TG indices) */
 };
 
 /*
@@ -345,8 +346,8 @@ void plans_destroy(struct plans *p);
  * model's @slow[0] (HtD) and @slow[1] (DtH): its order into @resume (TG
  * indices) and whether it was proven (m->stale: whether the times moved too
  * far since for it alone to be a good start; m->cursor: where its unfinished
- * proof stopped, if the times moved no more than for a proven order);
- * false: none.
+ * proof stopped, if the times moved no more than for a proven order;
+ * m->walk: where its iterated greedy's walk stood); false: none.
  */
 bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
 		const double *slow, struct plan_match *m, uint8_t *resume, bool *optimal);

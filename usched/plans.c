@@ -25,7 +25,11 @@
  * above neh's order). A plan also keeps where auto's unfinished proof
  * stopped (its cursor), for the next TG to go on from while the times
  * moved no more than PLAN_DRIFT: small TGs get proven over a few TGs where
- * a cold-cache budget cannot prove them in one. The caller plans only TGs
+ * a cold-cache budget cannot prove them in one. And it keeps where auto's
+ * iterated greedy left its walk, an iteration under way included, for the
+ * next TG to go on with: a TG of 12 chained tasks has time for less than
+ * one iteration, and started over from the best order each TG the walk
+ * never left it. The caller plans only TGs
  * launched on an idle device without release times, where the mix is the
  * whole problem.
  */
@@ -47,6 +51,7 @@ struct plan {
 	double k_ns[USCHED_MAX_TG];	/* the kernel times it was ordered with */
 	double slow[2];			/* and the copies' slowdowns */
 	struct tq_bb_cursor cursor;	/* canonical indices */
+	struct tq_walk walk;		/* canonical indices */
 };
 
 /*
@@ -178,6 +183,27 @@ static void cursor_map(struct tq_bb_cursor *to, const struct tq_bb_cursor *from,
 	}
 }
 
+/* @from with each task index i as map[i]; invalid where an index is out of range. */
+static void walk_map(struct tq_walk *to, const struct tq_walk *from, const uint8_t *map,
+		     unsigned int n)
+{
+	*to = (struct tq_walk){ .valid = from->valid, .nd = from->nd, .next = from->next,
+				.len = from->len };
+	if (from->len > n || from->nd > n)
+		to->valid = false;
+	for (unsigned int i = 0; i < n && to->valid; i++) {
+		to->valid = from->cur[i] < n && (i >= from->len || from->seq[i] < n) &&
+			    (i >= from->nd || from->removed[i] < n);
+		if (!to->valid)
+			break;
+		to->cur[i] = map[from->cur[i]];
+		if (i < from->len)
+			to->seq[i] = map[from->seq[i]];
+		if (i < from->nd)
+			to->removed[i] = map[from->removed[i]];
+	}
+}
+
 /* How far @now moved from @then, relative to it. */
 static double rel_move(double now, double then)
 {
@@ -211,6 +237,7 @@ bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *
 		m->cursor.valid = false;
 		if (moved <= PLAN_DRIFT)
 			cursor_map(&m->cursor, &pl->cursor, m->canon, m->key.n);
+		walk_map(&m->walk, &pl->walk, m->canon, m->key.n);
 		return true;
 	}
 	return false;
@@ -239,6 +266,7 @@ void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision 
 	pl->used = seq;
 	pl->optimal = proven;
 	cursor_map(&pl->cursor, &d->cursor, m->rank, n);
+	walk_map(&pl->walk, &d->walk, m->rank, n);
 	for (unsigned int pos = 0; pos < n; pos++)
 		pl->order[pos] = m->rank[d->order[pos]];
 	if (!taken) {

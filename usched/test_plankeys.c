@@ -139,6 +139,10 @@ int main(void)
 	/* an unfinished proof's cursor, kept in fwd's indices, comes back in mixed's */
 	d.cursor = (struct tq_bb_cursor){ .valid = true, .depth = 2, .path = { 2, 0 },
 					  .done = { 1 << 1 | 1 << 3, 1 << 4, 1 << 1 } };
+	/* and iterated greedy's walk, an iteration under way: task 1 still to go back in */
+	d.walk = (struct tq_walk){ .valid = true, .nd = 2, .next = 1, .len = 4,
+				   .cur = { 0, 1, 2, 3, 4 }, .seq = { 2, 0, 4, 3 },
+				   .removed = { 4, 1 } };
 	plans_keep(p, &m, &d, false, 100);
 	tg_build(tasks, ptr, &tg, mixed, false, 1);
 	tasks[1].t.m = 1000000 + 63;	/* mix task 0, now TG task 1 */
@@ -147,6 +151,11 @@ int main(void)
 	       m.cursor.done[0] == (1 << 4 | 1 << 0) && m.cursor.done[1] == 1 << 2 &&
 	       m.cursor.done[2] == 1 << 4;
 	tap_ok(same, "a proof's cursor comes back in the new TG's indices");
+	same = m.walk.valid && m.walk.nd == 2 && m.walk.next == 1 && m.walk.len == 4 &&
+	       !memcmp(m.walk.cur, (uint8_t[]){ 1, 4, 3, 0, 2 }, 5) &&
+	       !memcmp(m.walk.seq, (uint8_t[]){ 3, 1, 2, 0 }, 4) &&
+	       !memcmp(m.walk.removed, (uint8_t[]){ 2, 4 }, 2);
+	tap_ok(same, "and so does iterated greedy's walk");
 	tg_build(tasks, ptr, &tg, mixed, false, 1.02);
 	tasks[1].t.m = 1000000 + 63;
 	tap_ok(plans_find(p, ptr, &tg, slow, &m, resume, &optimal) && !m.cursor.valid,
