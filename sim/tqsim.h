@@ -256,15 +256,23 @@ struct tq_bb_cursor {
 	uint64_t done[TQ_MAX_TASKS];
 };
 
+/* A reinsertion cut short: the positions before @pos tried (0: none), the best at @at. */
+struct tq_ins {
+	uint8_t pos, at;
+	double best;
+};
+
 /*
  * Where iterated greedy's walk stood when its budget ended, to go on from
  * there with the next TG of the same tasks: the walk's order, and the
  * iteration under way (nd > 0): its order so far (len tasks) and the tasks
- * it removed that are still to go back in, removed[next..nd-1].
+ * it removed that are still to go back in, removed[next..nd-1], the first
+ * of them perhaps part-way in (@ins).
  */
 struct tq_walk {
 	bool valid;			/* false: none */
 	uint8_t nd, next, len;
+	struct tq_ins ins;
 	uint8_t cur[TQ_MAX_TASKS];
 	uint8_t seq[TQ_MAX_TASKS];
 	uint8_t removed[TQ_MAX_TASKS];

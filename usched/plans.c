@@ -188,7 +188,7 @@ static void walk_map(struct tq_walk *to, const struct tq_walk *from, const uint8
 		     unsigned int n)
 {
 	*to = (struct tq_walk){ .valid = from->valid, .nd = from->nd, .next = from->next,
-				.len = from->len };
+				.len = from->len, .ins = from->ins };
 	if (from->len > n || from->nd > n)
 		to->valid = false;
 	for (unsigned int i = 0; i < n && to->valid; i++) {

@@ -141,6 +141,7 @@ int main(void)
 					  .done = { 1 << 1 | 1 << 3, 1 << 4, 1 << 1 } };
 	/* and iterated greedy's walk, an iteration under way: task 1 still to go back in */
 	d.walk = (struct tq_walk){ .valid = true, .nd = 2, .next = 1, .len = 4,
+				   .ins = { .pos = 3, .at = 1, .best = 7e6 },
 				   .cur = { 0, 1, 2, 3, 4 }, .seq = { 2, 0, 4, 3 },
 				   .removed = { 4, 1 } };
 	plans_keep(p, &m, &d, false, 100);
@@ -152,6 +153,7 @@ int main(void)
 	       m.cursor.done[2] == 1 << 4;
 	tap_ok(same, "a proof's cursor comes back in the new TG's indices");
 	same = m.walk.valid && m.walk.nd == 2 && m.walk.next == 1 && m.walk.len == 4 &&
+	       m.walk.ins.pos == 3 && m.walk.ins.at == 1 && m.walk.ins.best == 7e6 &&
 	       !memcmp(m.walk.cur, (uint8_t[]){ 1, 4, 3, 0, 2 }, 5) &&
 	       !memcmp(m.walk.seq, (uint8_t[]){ 3, 1, 2, 0 }, 4) &&
 	       !memcmp(m.walk.removed, (uint8_t[]){ 2, 4 }, 2);
