@@ -846,19 +846,13 @@ static bool is_perm(const uint8_t *order, unsigned int n)
 /* Whether @w has an iteration under way whose tasks are those of an @n-task TG, once each. */
 static bool walk_pending_ok(const struct tq_walk *w, unsigned int n)
 {
-	unsigned int len = w->len, nd = w->nd, next = w->next;
-	uint64_t seen = 0;
+	uint8_t all[TQ_MAX_TASKS];
 
-	if (!nd || next >= nd || len + nd - next != n)
+	if (!w->nd || w->next >= w->nd || (unsigned int)(w->len + w->nd - w->next) != n)
 		return false;
-	for (unsigned int i = 0; i < n; i++) {
-		unsigned int t = i < len ? w->seq[i] : w->removed[next + i - len];
-
-		if (t >= n || (seen >> t & 1))
-			return false;
-		seen |= 1ULL << t;
-	}
-	return true;
+	memcpy(all, w->seq, w->len);
+	memcpy(all + w->len, w->removed + w->next, w->nd - w->next);
+	return is_perm(all, n);
 }
 
 /*
@@ -881,7 +875,6 @@ static void iterated_greedy(struct tq_ws *ws, const struct tq_dev *dev, struct t
 	double cur_ms = d->makespan, total = 0, temp;
 	struct tq_ins ins = { .pos = 0 };
 
-	d->walk.valid = false;
 	if (n < 3)
 		return;		/* neh already tried every order */
 	for (unsigned int t = 0; t < n; t++)
@@ -1259,7 +1252,6 @@ static void chains_search(struct tq_ws *ws, const struct tq_dev *dev, struct tq_
 	}
 	greedy_rest(ws, dev, d, start + budget);
 }
-
 
 /*
  * A resumed search (pb->resume, feasible, not taken by auto_take()):

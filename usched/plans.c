@@ -159,10 +159,16 @@ static bool same_key(const struct plan_key *a, const struct plan_key *b)
 }
 
 /*
- * @from with each task index i as map[i]: a cursor between TG and
- * canonical indices. Out of range (a cursor that makes no sense) it
- * stays as it is, for the search to ignore.
+ * Task index @i as map[i], between TG and canonical indices. Out of range
+ * (a cursor or walk that makes no sense) it stays as it is, for the search
+ * to ignore.
  */
+static uint8_t index_map(const uint8_t *map, uint8_t i, unsigned int n)
+{
+	return i < n ? map[i] : i;
+}
+
+/* @from with each task index i as map[i]. */
 static void cursor_map(struct tq_bb_cursor *to, const struct tq_bb_cursor *from,
 		       const uint8_t *map, unsigned int n)
 {
@@ -179,29 +185,27 @@ static void cursor_map(struct tq_bb_cursor *to, const struct tq_bb_cursor *from,
 				to->done[k] |= 1ULL << map[i];
 		}
 		if (k < from->depth)
-			to->path[k] = from->path[k] < n ? map[from->path[k]] : from->path[k];
+			to->path[k] = index_map(map, from->path[k], n);
 	}
 }
 
-/* @from with each task index i as map[i]; invalid where an index is out of range. */
+/* @from with each task index i as map[i]; sim checks that its tasks are the TG's. */
 static void walk_map(struct tq_walk *to, const struct tq_walk *from, const uint8_t *map,
 		     unsigned int n)
 {
-	*to = (struct tq_walk){ .valid = from->valid, .nd = from->nd, .next = from->next,
-				.len = from->len, .ins = from->ins };
-	if (from->len > n || from->nd > n)
-		to->valid = false;
-	for (unsigned int i = 0; i < n && to->valid; i++) {
-		to->valid = from->cur[i] < n && (i >= from->len || from->seq[i] < n) &&
-			    (i >= from->nd || from->removed[i] < n);
-		if (!to->valid)
-			break;
-		to->cur[i] = map[from->cur[i]];
-		if (i < from->len)
-			to->seq[i] = map[from->seq[i]];
-		if (i < from->nd)
-			to->removed[i] = map[from->removed[i]];
-	}
+	to->valid = from->valid && from->len <= n && from->nd <= n;
+	if (!to->valid)
+		return;
+	to->nd = from->nd;
+	to->next = from->next;
+	to->len = from->len;
+	to->ins = from->ins;
+	for (unsigned int i = 0; i < n; i++)
+		to->cur[i] = index_map(map, from->cur[i], n);
+	for (unsigned int i = 0; i < from->len; i++)
+		to->seq[i] = index_map(map, from->seq[i], n);
+	for (unsigned int i = 0; i < from->nd; i++)
+		to->removed[i] = index_map(map, from->removed[i], n);
 }
 
 /* How far @now moved from @then, relative to it. */
