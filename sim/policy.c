@@ -1268,12 +1268,14 @@ static void chains_search(struct tq_ws *ws, const struct tq_dev *dev, struct tq_
  * spread over a few TGs, after which the order is taken as it is. On the
  * H200 runs' mixes (tqsim, at the H200 host's pace) 4-task ones are proven
  * by the second TG, 6-task ones after 6-26 TGs where none was in 30
- * before. TGs of up to 8 tasks with chains give half the budget to the
- * proof: iterated greedy alone stayed 2.7% above the optimum of run 20's
- * real BK50 at 4x2 (three chains would have to move at once); this way all
- * of run 20's 4x2 mixes reach their optimum within 30 TGs, the tenth TG as
- * close as before (0.39% above on average, 0.38%). A stale resume order
- * (the times moved since) goes against neh's first. False: no resume.
+ * before. TGs of up to 8 tasks with chains are proven the same way:
+ * iterated greedy alone stayed 2.7% above the optimum of run 20's real
+ * BK50 at 4x2 (three chains would have to move at once). With the walk
+ * kept from TG to TG, 7/8 of the budget for the proof beat half of it: on
+ * the 50 4x2 mixes of the H200 runs (the caches emptied between TGs) the
+ * seventh TG was 0.10-0.12% above the optimum on average (0.44-0.49%), the
+ * twentieth 0.003% (0.12-0.17%). A stale resume order (the times moved
+ * since) goes against neh's first. False: no resume.
  */
 #define AUTO_REPROVE_MAX	6	/* tasks: branch and bound proves these in budget */
 #define AUTO_CHAINS_PROVE_MAX	8	/* tasks with chains: proven over tens of TGs */
@@ -1309,12 +1311,8 @@ static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq
 	ws->bb_end_ns = start + budget;
 	if (!pb->resume_stale)
 		ws->walk_from = pb->resume_walk;
-	if (n <= AUTO_REPROVE_MAX && !ws->tg.nafter) {
+	if (n <= (ws->tg.nafter ? AUTO_CHAINS_PROVE_MAX : AUTO_REPROVE_MAX)) {
 		ws->deadline_ns = start + (from && from->valid ? budget / 8 * 7 : budget / 4 * 3);
-		bb_from(ws, pb->dev, d, from);
-		proven = !ws->timed_out;
-	} else if (n <= AUTO_CHAINS_PROVE_MAX && ws->tg.nafter) {
-		ws->deadline_ns = start + budget / 2;
 		bb_from(ws, pb->dev, d, from);
 		proven = !ws->timed_out;
 	}
