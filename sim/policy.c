@@ -1273,8 +1273,8 @@ static void chains_search(struct tq_ws *ws, const struct tq_dev *dev, struct tq_
  * BK50 at 4x2 (three chains would have to move at once). With the walk
  * kept from TG to TG, 7/8 of the budget for the proof beat half of it: on
  * the 50 4x2 mixes of the H200 runs (the caches emptied between TGs) the
- * seventh TG was 0.10-0.12% above the optimum on average (0.44-0.49%), the
- * twentieth 0.003% (0.12-0.17%). A stale resume order (the times moved
+ * seventh TG was 0.06-0.07% above the optimum on average (0.44-0.49%), the
+ * twentieth 0-0.001% (0.12-0.17%). A stale resume order (the times moved
  * since) goes against neh's first. False: no resume.
  */
 #define AUTO_REPROVE_MAX	6	/* tasks: branch and bound proves these in budget */
