@@ -85,6 +85,37 @@ static bool close_to(double a, double b)
 	return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
 }
 
+/* A device as tqcalib profiled the H200 (two copy engines, the host's latencies). */
+static void h200_dev(struct tq_dev *dev, double slow_htd, double slow_dth, double dep_ns,
+		     double submit_ns)
+{
+	tq_dev_init(dev);
+	dev->slow[TQ_HTD] = slow_htd;
+	dev->slow[TQ_DTH] = slow_dth;
+	dev->dep_ns = dep_ns;
+	dev->gap_ns = 1280;
+	dev->submit_ns = submit_ns;
+}
+
+/*
+ * One simulation of @order, ns: the fastest of 10 batches of 20, so that a
+ * preemption does not count. Budgets in simulations' time let a slower
+ * build (ASan) get as far.
+ */
+static double sim_time_ns(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order)
+{
+	double best = INFINITY;
+
+	for (unsigned int b = 0; b < 10; b++) {
+		uint64_t t0 = tq_clock_ns();
+
+		for (unsigned int k = 0; k < 20; k++)
+			tq_makespan(tg, dev, order, tg->ntasks);
+		best = fmin(best, (tq_clock_ns() - t0) / 20.0);
+	}
+	return best;
+}
+
 /* neh's start order: descending total work, ties in TG order. */
 static double neh_start(const struct tq_tg *tg, const struct tq_dev *dev)
 {
@@ -458,16 +489,10 @@ static void test_walk(void)
 	uint8_t resume[TQ_MAX_TASKS];
 	unsigned int bad = 0, spanned = 0, moved = 0;
 	double sim_ns;
-	uint64_t t0;
 	struct tq_tg tg;
 	struct tq_dev dev;
 
-	tq_dev_init(&dev);
-	dev.slow[TQ_HTD] = 1.1181;
-	dev.slow[TQ_DTH] = 1.0845;
-	dev.dep_ns = 13952;
-	dev.gap_ns = 1280;
-	dev.submit_ns = 16967;
+	h200_dev(&dev, 1.1181, 1.0845, 13952, 16967);
 	tq_tg_init(&tg);
 	for (unsigned int t = 0; t < 12; t++) {
 		tq_tg_add(&tg, ms[t][0] * 1e6, ms[t][1] * 1e6, ms[t][2] * 1e6);
@@ -475,14 +500,7 @@ static void test_walk(void)
 			tq_tg_set_after(&tg, t, t - 6);
 	}
 	tq_policy_neh.order(&(struct tq_problem){ .tg = &tg, .dev = &dev }, &ws, &start);
-	/* budgets in simulations' time, so that a slower build (ASan) gets as far */
-	sim_ns = INFINITY;
-	for (unsigned int b = 0; b < 10; b++) {	/* the fastest of 10 batches: no preemption */
-		t0 = tq_clock_ns();
-		for (unsigned int k = 0; k < 20; k++)
-			tq_makespan(&tg, &dev, start.order, 12);
-		sim_ns = fmin(sim_ns, (tq_clock_ns() - t0) / 20.0);
-	}
+	sim_ns = sim_time_ns(&tg, &dev, start.order);
 	memcpy(resume, start.order, 12);
 	for (unsigned int k = 0; k < 300; k++) {
 		struct tq_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 48 * sim_ns,
@@ -919,17 +937,11 @@ static void test_chains_proof(void)
 	static struct tq_ws ws;
 	struct tq_decision d, prev, dx;
 	unsigned int slow = 0, most = 0;
-	double sim_ns = INFINITY;
+	double sim_ns;
 	struct tq_tg tg;
 	struct tq_dev dev;
-	uint64_t t0;
 
-	tq_dev_init(&dev);
-	dev.slow[TQ_HTD] = 1.14584;
-	dev.slow[TQ_DTH] = 1.07985;
-	dev.dep_ns = 13056;
-	dev.gap_ns = 1280;
-	dev.submit_ns = 15591;
+	h200_dev(&dev, 1.14584, 1.07985, 13056, 15591);
 	tq_tg_init(&tg);
 	for (unsigned int t = 0; t < 8; t++) {
 		tq_tg_add_task(&tg);
@@ -942,12 +954,7 @@ static void test_chains_proof(void)
 			tq_tg_set_after(&tg, t, t - 4);
 	}
 	tq_policy_exact.order(&(struct tq_problem){ .tg = &tg, .dev = &dev }, &ws, &dx);
-	for (unsigned int b = 0; b < 10; b++) {	/* the fastest of 10 batches: no preemption */
-		t0 = tq_clock_ns();
-		for (unsigned int k = 0; k < 20; k++)
-			tq_makespan(&tg, &dev, dx.order, 8);
-		sim_ns = fmin(sim_ns, (tq_clock_ns() - t0) / 20.0);
-	}
+	sim_ns = sim_time_ns(&tg, &dev, dx.order);
 	for (unsigned int try = 0; try < 15; try++) {
 		struct tq_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 48 * sim_ns,
 					 .seed = try / 3 * 100 + 1 };
