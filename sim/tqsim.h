@@ -273,6 +273,8 @@ struct tq_walk {
 	bool valid;			/* false: none */
 	uint8_t nd, next, len;
 	struct tq_ins ins;
+	/* the swap descent on cur: the next adjacent pair to try, how many in a row failed */
+	uint8_t swap_at, swap_fails;
 	uint8_t cur[TQ_MAX_TASKS];
 	uint8_t seq[TQ_MAX_TASKS];
 	uint8_t removed[TQ_MAX_TASKS];
