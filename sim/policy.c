@@ -855,60 +855,79 @@ static bool walk_pending_ok(const struct tq_walk *w, unsigned int n)
 	return is_perm(all, n);
 }
 
-/*
- * One step of the swap descent on ws->cur (makespan *cur_ms): swap the
- * adjacent pair at *at and keep the swap if the makespan falls; *fails
- * counts the steps since the last that did (n - 1: no swap helps). A task
- * and its predecessor are passed over without a simulation.
- */
-static void swap_step(struct tq_ws *ws, const struct tq_dev *dev, double *cur_ms,
-		      uint8_t *at, uint8_t *fails)
-{
-	unsigned int n = ws->tg.ntasks, i = *at;
-	uint8_t *o = ws->cur, a = o[i], b = o[i + 1];
+enum { DESCENT_FIFO, DESCENT_BEST, DESCENT_DONE };
 
-	*at = (uint8_t)((i + 1) % (n - 1));
-	(*fails)++;
+/*
+ * One step of a swap descent on ws->cur (makespan *cur_ms): swap the
+ * adjacent pair at ds->at and keep the swap if the makespan falls, a task
+ * and its predecessor passed over without a simulation. After n - 1 steps
+ * in a row that kept nothing the order is a local optimum, and the descent
+ * from fifo's order goes on from the best order found if that is better.
+ */
+static void descent_step(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
+			 double *cur_ms, struct tq_descent *ds)
+{
+	unsigned int n = ws->tg.ntasks, i = ds->at;
+	uint8_t *o = ws->cur, a = o[i], b = o[i + 1];
+	double ms;
+
+	if (ds->fails >= n - 1) {
+		if (ds->stage == DESCENT_FIFO && d->makespan < *cur_ms) {
+			memcpy(ws->cur, d->order, n);
+			*cur_ms = d->makespan;
+			*ds = (struct tq_descent){ .stage = DESCENT_BEST };
+		} else {
+			ds->stage = DESCENT_DONE;
+		}
+		return;
+	}
+	ds->at = (uint8_t)((i + 1) % (n - 1));
+	ds->fails++;
 	if (ws->tg.after[b] == a)
 		return;
 	o[i] = b;
 	o[i + 1] = a;
-	double ms = sim(ws, dev, o, n);
-
-	if (ms < *cur_ms) {
-		*cur_ms = ms;
-		*fails = 0;
-	} else {
+	ms = sim(ws, dev, o, n);
+	if (!(ms < *cur_ms)) {
 		o[i] = a;
 		o[i + 1] = b;
+		return;
+	}
+	*cur_ms = ms;
+	ds->fails = 0;
+	if (ms < d->makespan) {
+		d->makespan = ms;
+		memcpy(d->order, o, n);
 	}
 }
 
 /*
- * Iterated greedy (Ruiz and Stuetzle 2007) from d->order until the deadline:
- * remove a few random tasks, reinsert each where the makespan is least,
- * accept a worse order with probability exp(-delta / temperature). Where
+ * Iterated greedy (Ruiz and Stuetzle 2007) until the deadline: remove a
+ * few random tasks, reinsert each where the makespan is least, accept a
+ * worse order with probability exp(-delta / temperature). Where
  * the caller keeps the walk (ws->walk_kept), it goes on from ws->walk_from
  * and leaves its state in d->walk, an iteration under way included, and
  * an iteration keeps all its removals: a TG of 12 chained tasks at 0.1% on
  * cold caches has time for less than one, and started over from the best
  * order each TG the walk never left it (the H200 runs' round mixes,
  * replayed: at the twentieth TG 0.07% above the optimum on average, 0.31%
- * before). The walk begins with a swap descent from its first order, which
- * costs n - 1 simulations a pass to an iteration's 4n: run 35's real BK50 at
- * 6x2 started from fifo's order 6.6% above the optimum, which three swaps of
- * neighbours reach, and the walk took ten TGs to find it. On the 144 round
- * mixes of the H200 runs (replayed at 80-100 ns a task per simulation) the
- * mean over the first seven TGs fell from 0.66-0.79% to 0.59-0.68% above
- * the optimum, the twentieth TG's from 0.10-0.15% to 0.08-0.14%.
+ * before). A new walk begins with two swap descents (descent_step()), from
+ * fifo's order and then from d->order, and goes on from the better: a pass
+ * costs n - 1 simulations to an iteration's 4n, and fifo's order, round by
+ * round, is a few swaps from the optimum where neh's may not be: in runs 35
+ * and 36 real BK50 at 6x2 stayed 2.6-8.1% above it for 7 TGs. On the 164
+ * round mixes of the H200 runs, replayed at 80-100 ns a task per
+ * simulation, the mean excess over the first seven TGs fell from
+ * 0.63-0.75% to 0.42-0.49%, at the twentieth TG from 0.09-0.14% to
+ * 0.08-0.10%.
  */
 static void iterated_greedy(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
 {
 	const struct tq_walk *from = ws->walk_from;
 	unsigned int n = ws->tg.ntasks, ndestroy = n / 2 < 4 ? n / 2 : 4;
 	unsigned int len = n, nd = 0, j = 0;
-	uint8_t swap_at = 0, swap_fails = 0;
-	double cur_ms = d->makespan, total = 0, temp;
+	struct tq_descent ds = { .stage = DESCENT_FIFO };
+	double cur_ms, total = 0, temp;
 	struct tq_ins ins = { .pos = 0 };
 
 	if (n < 3)
@@ -917,36 +936,36 @@ static void iterated_greedy(struct tq_ws *ws, const struct tq_dev *dev, struct t
 		for (int s = 0; s < TQ_STAGES; s++)
 			total += ws->work[t][s];
 	temp = 0.4 * total / (n * TQ_STAGES * 10);	/* their T = 0.4 */
-	memcpy(ws->cur, d->order, n);
-	if (from && from->valid && is_perm(from->cur, n)) {
-		double ms = sim(ws, dev, from->cur, n);
-
-		if (ms < INFINITY) {
-			memcpy(ws->cur, from->cur, n);
-			cur_ms = ms;
-			if (from->swap_at < n - 1) {
-				swap_at = from->swap_at;
-				swap_fails = from->swap_fails;
-			}
-			if (walk_pending_ok(from, n)) {
-				nd = from->nd;
-				j = from->next;
-				len = from->len;
-				memcpy(ws->seq, from->seq, len);
-				memcpy(ws->removed, from->removed, nd);
-				ins = from->ins;
-			}
+	cur_ms = INFINITY;
+	if (from && from->valid && is_perm(from->cur, n))
+		cur_ms = sim(ws, dev, from->cur, n);
+	if (cur_ms < INFINITY) {
+		memcpy(ws->cur, from->cur, n);
+		ds = from->descent;
+		if (ds.stage > DESCENT_DONE || ds.at >= n - 1)
+			ds.stage = DESCENT_DONE;
+		if (walk_pending_ok(from, n)) {
+			nd = from->nd;
+			j = from->next;
+			len = from->len;
+			memcpy(ws->seq, from->seq, len);
+			memcpy(ws->removed, from->removed, nd);
+			ins = from->ins;
+		}
+	} else {
+		for (unsigned int t = 0; t < n; t++)
+			ws->cur[t] = (uint8_t)t;	/* fifo's order: feasible, as every TG order */
+		cur_ms = sim(ws, dev, ws->cur, n);
+		if (cur_ms < d->makespan) {
+			d->makespan = cur_ms;
+			memcpy(d->order, ws->cur, n);
 		}
 	}
 	while (!expired(ws)) {
 		double ms = 0;
 
-		if (!nd && swap_fails < n - 1) {
-			swap_step(ws, dev, &cur_ms, &swap_at, &swap_fails);
-			if (cur_ms < d->makespan) {
-				d->makespan = cur_ms;
-				memcpy(d->order, ws->cur, n);
-			}
+		if (!nd && ds.stage != DESCENT_DONE) {
+			descent_step(ws, dev, d, &cur_ms, &ds);
 			continue;
 		}
 		if (!nd) {
@@ -1003,8 +1022,7 @@ static void iterated_greedy(struct tq_ws *ws, const struct tq_dev *dev, struct t
 	d->walk.next = (uint8_t)j;
 	d->walk.len = (uint8_t)len;
 	d->walk.ins = ins;
-	d->walk.swap_at = swap_at;
-	d->walk.swap_fails = swap_fails;
+	d->walk.descent = ds;
 	memcpy(d->walk.seq, ws->seq, len);
 	memcpy(d->walk.removed, ws->removed, nd);
 }

@@ -263,18 +263,26 @@ struct tq_ins {
 };
 
 /*
+ * The swap descents that begin a walk, first from fifo's order (stage 0),
+ * then from the best order found (1), done (2): the adjacent pair of the
+ * walk's order to try next, and how many steps in a row found nothing.
+ */
+struct tq_descent {
+	uint8_t stage, at, fails;
+};
+
+/*
  * Where iterated greedy's walk stood when its budget ended, to go on from
  * there with the next TG of the same tasks: the walk's order, and the
  * iteration under way (nd > 0): its order so far (len tasks) and the tasks
  * it removed that are still to go back in, removed[next..nd-1], the first
- * of them perhaps part-way in (@ins).
+ * of them perhaps part-way in (@ins); and its descents (@descent).
  */
 struct tq_walk {
 	bool valid;			/* false: none */
 	uint8_t nd, next, len;
 	struct tq_ins ins;
-	/* the swap descent on cur: the next adjacent pair to try, how many in a row failed */
-	uint8_t swap_at, swap_fails;
+	struct tq_descent descent;
 	uint8_t cur[TQ_MAX_TASKS];
 	uint8_t seq[TQ_MAX_TASKS];
 	uint8_t removed[TQ_MAX_TASKS];

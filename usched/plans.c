@@ -200,8 +200,7 @@ static void walk_map(struct tq_walk *to, const struct tq_walk *from, const uint8
 	to->next = from->next;
 	to->len = from->len;
 	to->ins = from->ins;
-	to->swap_at = from->swap_at;
-	to->swap_fails = from->swap_fails;
+	to->descent = from->descent;
 	for (unsigned int i = 0; i < n; i++)
 		to->cur[i] = index_map(map, from->cur[i], n);
 	for (unsigned int i = 0; i < from->len; i++)

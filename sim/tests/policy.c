@@ -981,28 +981,29 @@ static void test_chains_proof(void)
 }
 
 /*
- * The walk's swap descent: run 35's real BK50 at 6x2 (12 tasks in chains
- * of two, each stage's commands in ms), where fifo's order is 6.6% above
- * the optimum and three swaps of neighbours away from it. At 30
- * simulations' time a TG, as the H200's host had for it, auto must reach
- * the optimum by the fourth TG in at least 13 of 15 tries; without the
- * descent the walk took up to ten.
+ * The walk's swap descents: run 36's real BK50 at 6x2 (12 tasks in chains
+ * of two, each stage's commands in ms), where neh's order is 6.0% above the
+ * optimum and no swap of neighbours improves it, while fifo's order is a
+ * few swaps from it. At 30 simulations' time a TG, as the H200's host had
+ * for it, auto must come within 0.2% of the optimum by the fourth TG in at
+ * least 13 of 15 tries; without the descents 12 of 15 took longer (up to
+ * 40 TGs).
  */
 static void test_walk_swaps(void)
 {
 	static const double ms[12][7] = {
-		{ 2.4601, 0, 0, 0.2574, 2.4687, 0 },
-		{ 0.0058, 0, 0, 2.8383, 0.0046, 0 },
-		{ 2.4601, 0, 0, 0.2574, 2.4687, 0 },
-		{ 3.0778, 3.0743, 3.0706, 0.2858, 3.0739, 3.0767 },
-		{ 0.0058, 0, 0, 2.8383, 0.0046, 0 },
-		{ 0.0043, 0, 0, 1.1113, 0.0031, 0 },
-		{ 0.4012, 0.4022, 0, 3.9212, 0.4002, 0 },
-		{ 2.5158, 0, 0, 0.1660, 2.5253, 0 },
-		{ 0.4012, 0.4022, 0, 3.9212, 0.4002, 0 },
-		{ 1.2350, 0, 0, 0.0838, 1.2360, 0 },
-		{ 5.0328, 0, 0, 0.2620, 5.0430, 0 },
-		{ 0.0058, 0, 0, 2.8383, 0.0046, 0 },
+		{ 2.4673, 0, 0, 0.2573, 2.4684, 0 },
+		{ 0.0059, 0, 0, 2.8262, 0.0046, 0 },
+		{ 2.4673, 0, 0, 0.2573, 2.4684, 0 },
+		{ 3.0690, 3.0687, 3.0698, 0.2853, 3.0707, 3.0722 },
+		{ 0.0059, 0, 0, 2.8262, 0.0046, 0 },
+		{ 0.0042, 0, 0, 1.0999, 0.0031, 0 },
+		{ 0.4031, 0.4034, 0, 3.9199, 0.3998, 0 },
+		{ 2.4709, 0, 0, 0.1627, 2.4742, 0 },
+		{ 0.4031, 0.4034, 0, 3.9199, 0.3998, 0 },
+		{ 1.2343, 0, 0, 0.0836, 1.2436, 0 },
+		{ 5.0622, 0, 0, 0.2616, 5.0447, 0 },
+		{ 0.0059, 0, 0, 2.8262, 0.0046, 0 },
 	};
 	static struct tq_ws ws;
 	struct tq_decision d, prev, dx;
@@ -1011,7 +1012,7 @@ static void test_walk_swaps(void)
 	struct tq_tg tg;
 	struct tq_dev dev;
 
-	h200_dev(&dev, 1.08273, 1.08916, 12032, 18227);
+	h200_dev(&dev, 1.10003, 1.08425, 11264, 16299);
 	tq_tg_init(&tg);
 	for (unsigned int t = 0; t < 12; t++) {
 		tq_tg_add_task(&tg);
@@ -1031,7 +1032,7 @@ static void test_walk_swaps(void)
 		unsigned int tgs = 1;
 
 		tq_policy_auto.order(&pb, &ws, &d);
-		while (!close_to(d.makespan, dx.makespan) && ++tgs < 40) {
+		while (d.makespan > 1.002 * dx.makespan && ++tgs < 40) {
 			prev = d;
 			pb.seed += 30;
 			pb.resume = prev.order;
@@ -1042,8 +1043,8 @@ static void test_walk_swaps(void)
 		slow += tgs > 4;
 		most = tgs > most ? tgs : most;
 	}
-	tap_ok(slow <= 2, "12 chained tasks at 30 simulations' time a TG (%.1f us): the optimum "
-	       "by the fourth TG in %u of 15 tries (at most %u TGs)", 30 * sim_ns / 1e3,
+	tap_ok(slow <= 2, "12 chained tasks at 30 simulations' time a TG (%.1f us): within 0.2%% "
+	       "of the optimum by the fourth TG in %u of 15 tries (at most %u TGs)", 30 * sim_ns / 1e3,
 	       15 - slow, most);
 }
 
