@@ -954,7 +954,7 @@ static void iterated_greedy(struct tq_ws *ws, const struct tq_dev *dev, struct t
 		}
 	} else {
 		for (unsigned int t = 0; t < n; t++)
-			ws->cur[t] = (uint8_t)t;	/* fifo's order: feasible, as every TG order */
+			ws->cur[t] = (uint8_t)t;	/* fifo: a predecessor comes first */
 		cur_ms = sim(ws, dev, ws->cur, n);
 		if (cur_ms < d->makespan) {
 			d->makespan = cur_ms;
