@@ -304,6 +304,33 @@ static void random_after(struct tq_tg *tg, unsigned int r)
  * it. And at T = 16 under a tight budget (iterated greedy's removals and
  * reinsertions), auto's order is still feasible.
  */
+/*
+ * A chain's tasks run one after the other, so the bounds count its work
+ * from its first task's earliest end: three chained tasks of 1 ms a stage
+ * and one of 0.5 ms beside them take at least 9 ms, which the engines'
+ * loads alone (3.5 ms each) do not show.
+ */
+static void test_chain_bound(void)
+{
+	static struct tq_ws ws;
+	struct tq_decision d;
+	struct tq_tg tg;
+	struct tq_dev dev;
+
+	tq_tg_init(&tg);
+	for (unsigned int t = 0; t < 3; t++)
+		tq_tg_add(&tg, 1e6, 1e6, 1e6);
+	tq_tg_add(&tg, 0.5e6, 0.5e6, 0.5e6);
+	tq_tg_set_after(&tg, 1, 0);
+	tq_tg_set_after(&tg, 2, 1);
+	tq_dev_init(&dev);
+	tq_policy_exact.order(&(struct tq_problem){ .tg = &tg, .dev = &dev, .budget_ns = 1 },
+			      &ws, &d);
+	tap_ok(d.lower_bound >= 9e6 && d.lower_bound <= d.makespan,
+	       "a chain of three 3 ms tasks: the lower bound %.3f ms is at least their 9 ms "
+	       "(the makespan %.3f ms)", d.lower_bound / 1e6, d.makespan / 1e6);
+}
+
 static void test_after(void)
 {
 	enum { RUNS = 150 };
@@ -372,6 +399,7 @@ static void test_after(void)
 	}
 	tap_ok(!infeasible, "T = 16 with chains, 200 us budget: every order feasible, "
 	       "makespan its own");
+	test_chain_bound();
 }
 
 /*
