@@ -401,7 +401,7 @@ static double johnson(const struct tq_ws *ws, int a, uint64_t rest, double ra, d
 static double bb_bound(const struct tq_ws *ws, const struct tq_dev *dev,
 		       const struct tq_bb_state *st, uint64_t rest, double cut)
 {
-	double sum[TQ_STAGES] = { 0 }, end[TQ_MAX_TASKS], after_work[TQ_MAX_TASKS];
+	double sum[TQ_STAGES] = { 0 }, end[TQ_MAX_TASKS];
 	double tail_h = INFINITY, head_k = INFINITY, tail_k = INFINITY, head_d = INFINITY;
 	double dmin = INFINITY, lb = st->cmax, h = INFINITY;
 
@@ -409,7 +409,11 @@ static double bb_bound(const struct tq_ws *ws, const struct tq_dev *dev,
 		unsigned int t = __builtin_ctzll(m);
 		const double *w = ws->work[t];
 		double eh = ws->tg.release[t], ek, ed;
+		int p = ws->tg.after[t];
 
+		/* after its predecessor's earliest end (a lower index: done already) */
+		if (p >= 0 && (rest >> p & 1))
+			eh = max_d(eh, end[p]);
 		if (has(ws, t, TQ_HTD)) {
 			h = min_d(h, eh);
 			eh = max_d(st->h, eh) + w[TQ_HTD];
@@ -427,27 +431,10 @@ static double bb_bound(const struct tq_ws *ws, const struct tq_dev *dev,
 			head_d = min_d(head_d, ek);
 		}
 		dmin = min_d(dmin, w[TQ_DTH]);
-		lb = max_d(lb, ed);	/* the task's own chain */
+		lb = max_d(lb, ed);	/* the task's own stages, after its chain's */
 		end[t] = ed;
-		after_work[t] = 0;
 		for (int s = 0; s < TQ_STAGES; s++)
 			sum[s] += w[s];
-	}
-	/*
-	 * a chain: its tasks one after the other, each from its predecessor's
-	 * end (successors have the higher indices, so from the last task back)
-	 */
-	if (ws->tg.nafter) {
-		for (uint64_t m = rest; m; ) {
-			unsigned int t = 63 - __builtin_clzll(m);
-			int p = ws->tg.after[t];
-
-			m &= ~(1ULL << t);
-			lb = max_d(lb, end[t] + after_work[t]);
-			if (p >= 0 && (rest >> p & 1))
-				after_work[p] = max_d(after_work[p], after_work[t] + ws->work[t][TQ_HTD] +
-						      ws->work[t][TQ_K] + ws->work[t][TQ_DTH]);
-		}
 	}
 	/* the HtD engine starts on the rest at the earliest release among them */
 	h = max_d(st->h, h);

@@ -305,8 +305,8 @@ static void random_after(struct tq_tg *tg, unsigned int r)
  * reinsertions), auto's order is still feasible.
  */
 /*
- * A chain's tasks run one after the other, so the bounds count its work
- * from its first task's earliest end: three chained tasks of 1 ms a stage
+ * A chain's tasks run one after the other, so the bounds start each task
+ * at its predecessor's earliest end: three chained tasks of 1 ms a stage
  * and one of 0.5 ms beside them take at least 9 ms, which the engines'
  * loads alone (3.5 ms each) do not show.
  */
