@@ -1301,10 +1301,10 @@ static void greedy_rest(struct tq_ws *ws, const struct tq_dev *dev, struct tq_de
  * order and the submission order (always feasible). The bounds leave out
  * how the chains' waits idle the engines, so at 0.1% branch and bound
  * proves nothing on T x N TGs of 8 tasks or more in one TG and only takes
- * time from the search: on the TGs
- * of the H200's 4x2, 4x4 and 6x2 runs (tqsim, this machine) auto ended
- * 2.2% above the best order known on average this way, against 6.7% with
- * branch and bound for 3/4 of the budget.
+ * time from the search: on the TGs of the H200's 4x2, 4x4 and 6x2 runs
+ * (tqsim, this machine) auto ended 2.2% above the best order known on
+ * average this way, against 6.7% with branch and bound for 3/4 of the
+ * budget.
  */
 static void chains_search(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
 			  uint64_t start, uint64_t budget)

@@ -193,14 +193,11 @@ static void cursor_map(struct tq_bb_cursor *to, const struct tq_bb_cursor *from,
 static void walk_map(struct tq_walk *to, const struct tq_walk *from, const uint8_t *map,
 		     unsigned int n)
 {
-	to->valid = from->valid && from->len <= n && from->nd <= n;
-	if (!to->valid)
+	if (!from->valid || from->len > n || from->nd > n) {
+		to->valid = false;
 		return;
-	to->nd = from->nd;
-	to->next = from->next;
-	to->len = from->len;
-	to->ins = from->ins;
-	to->descent = from->descent;
+	}
+	*to = *from;	/* then its task indices mapped */
 	for (unsigned int i = 0; i < n; i++)
 		to->cur[i] = index_map(map, from->cur[i], n);
 	for (unsigned int i = 0; i < from->len; i++)
