@@ -449,7 +449,7 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 	struct tq_sim_result *res = u->res;
 	uint8_t resume[TQ_MAX_TASKS];
 	struct tq_decision d;
-	bool planned;
+	bool planned, proven = true;
 	double first;
 	uint64_t t0;
 
@@ -503,8 +503,8 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 		for (unsigned int i = 0; i < tg->n; i++)
 			d.order[i] = i;
 	} else if (planned) {
-		plans_keep(u->plans, u->match, &d, d.optimal || tg->plan == USCHED_PLAN_PROVEN,
-			   tg->seq);
+		proven = d.optimal || tg->plan == USCHED_PLAN_PROVEN;
+		plans_keep(u->plans, u->match, &d, proven, tg->seq);
 	}
 	tg->policy_ns = now_ns() - t0;
 
@@ -514,6 +514,10 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 		if (res->start[c] < first)
 			first = res->start[c];
 	tg->pred_ns = res->makespan - first;
+	/* the loop's idle time while the device runs it goes on with its plan */
+	if (planned)
+		plans_arm(u->plans, u->match, &u->simtg, &u->dev, &d, tg->seq,
+			  proven ? 0 : (uint64_t)(u->refine * tg->pred_ns));
 	for (int s = 0; s < USCHED_STAGES; s++)
 		u->busy_abs[s] = tg->launch_ns + (uint64_t)res->engine_end[s] - u->drift;
 	for (unsigned int i = 0; i < tg->n; i++) {
@@ -748,6 +752,30 @@ int usched_process(struct usched *u)
 	return 0;
 }
 
+bool usched_idle(struct usched *u)
+{
+	uint64_t now = now_ns(), end = 0, spent;
+
+	if (!u->plans || !u->ninflight)
+		return false;
+	for (int s = 0; s < USCHED_STAGES; s++) {
+		uint64_t busy = u->busy_abs[s] + u->drift;
+
+		if (busy > end)
+			end = busy;
+	}
+	/* a slice short of the device's predicted end: never in the next TG's way */
+	if (end < now + 2 * IDLE_SLICE_NS)
+		return false;
+	spent = plans_refine(u->plans, u->ws, IDLE_SLICE_NS);
+	if (!spent)
+		return false;
+	pthread_mutex_lock(&u->lock);
+	u->st.refine_ns += spent;
+	pthread_mutex_unlock(&u->lock);
+	return true;
+}
+
 /* The loop */
 
 static int epoll_add(int epfd, int fd)
@@ -782,6 +810,8 @@ static void *loop(void *arg)
 		usched_process(u);
 		if (drained(u))
 			return NULL;
+		while (!poll(&pfd, 1, 0) && usched_idle(u))
+			;
 		poll(&pfd, 1, -1);
 	}
 }
@@ -845,7 +875,7 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 	int ret;
 
 	if (o->max_tg > USCHED_MAX_TG || o->kqueues > MAX_KQUEUES || o->dma > 2 ||
-	    !(o->budget >= 0 && o->budget <= 1))
+	    !(o->budget >= 0 && o->budget <= 1) || !(o->refine >= 0 && o->refine <= 1))
 		return -EINVAL;
 	u = calloc(1, sizeof(*u));
 	if (!u)
@@ -860,6 +890,7 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 	list_init(&u->owners);
 	list_init(&u->cancelled);
 	u->budget = o->budget ? o->budget : AUTO_BUDGET;
+	u->refine = o->no_refine ? 0 : o->refine ? o->refine : REFINE_DEFAULT;
 	u->timer_at = JIT_WAIT;
 	u->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	u->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);

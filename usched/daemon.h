@@ -46,6 +46,7 @@ struct dconf {
 	bool foreground;
 	bool verbose;
 	bool no_plans;
+	bool no_refine;
 };
 
 void dconf_init(struct dconf *c);

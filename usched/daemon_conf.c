@@ -48,6 +48,8 @@ static const struct setting settings[] = {
 	{ "verbose", BOOL, F(verbose), 0, 0, NULL, "log each context opened and closed (-v)" },
 	{ "no-plans", BOOL, F(no_plans), 0, 0, NULL,
 	  "auto orders every task group afresh, not from the best order kept for its mix" },
+	{ "no-refine", BOOL, F(no_refine), 0, 0, NULL,
+	  "the loop's idle time does not go on with the plans' searches" },
 };
 
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))

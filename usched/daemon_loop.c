@@ -226,6 +226,19 @@ static void core_done(struct daemon *d)
 	usched_process(d->u);
 }
 
+/*
+ * Nothing to do: the core's idle work (usched_idle()) in slices, while no
+ * completion is waiting and the core's fd is not readable.
+ */
+static void core_idle(struct daemon *d)
+{
+	struct pollfd pfd = { .fd = usched_fd(d->u), .events = POLLIN };
+
+	io_uring_submit(&d->ring);
+	while (!io_uring_cq_ready(&d->ring) && !poll(&pfd, 1, 0) && usched_idle(d->u))
+		;
+}
+
 static void arm_build(struct daemon *d)
 {
 	struct io_uring_sqe *sqe;
@@ -382,6 +395,7 @@ int loop_run(struct daemon *d)
 				!d->nout))
 			break;
 
+		core_idle(d);
 		ret = io_uring_submit_and_wait(&d->ring, 1);
 		if (ret < 0 && ret != -EINTR) {
 			err("io_uring: %s", strerror(-ret));

@@ -137,6 +137,9 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 	fprintf(f, "tq_last_tg_tasks %u\n", s->last.ntasks);
 	metric(f, "tq_policy_seconds_total", "counter", "Time the policy spent ordering.");
 	fprintf(f, "tq_policy_seconds_total %.9f\n", s->policy_ns * 1e-9);
+	metric(f, "tq_refine_seconds_total", "counter",
+	       "Idle time of the loop spent going on with plans while the device ran.");
+	fprintf(f, "tq_refine_seconds_total %.9f\n", s->refine_ns * 1e-9);
 	metric(f, "tq_tg_plans_total", "counter",
 	       "Task groups auto ordered from the best order kept for their mix, by use: "
 	       "none (afresh), resumed (searched on from it), proven (taken as it is).");

@@ -30,6 +30,8 @@
  * stall the loop for seconds
  */
 #define EXACT_BUDGET	100
+#define REFINE_DEFAULT	0.01	/* idle time for a TG's plan, of its predicted device time */
+#define IDLE_SLICE_NS	50000	/* usched_idle(): the loop answers events within this */
 #define JIT_WAIT	UINT64_MAX	/* jit_when(): no launch until something happens */
 #define MAX_KQUEUES	8
 #define MAX_CMDS	(2 * USCHED_MAX_BUFS + 1)
@@ -305,6 +307,7 @@ struct usched {
 	cl_command_queue mq;	/* maps and unmaps, so they never wait behind copies */
 	uint64_t max_alloc, tg_bytes, inflight_max;	/* bytes */
 	double budget;		/* auto's, of a TG's predicted makespan */
+	double refine;		/* idle time for a plan, of its TG's predicted device time */
 	struct tq_profile prof;
 	int64_t clock_off;	/* host CLOCK_MONOTONIC ns - device ns */
 	int efd;		/* submissions, completions */
@@ -357,6 +360,20 @@ bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *
  */
 void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision *d,
 		bool proven, uint64_t seq);
+/*
+ * Keep TG @seq's problem (@tg on the idle @dev) and auto's decision @d for
+ * it, whose plan plans_keep() just kept from @m, for plans_refine() to go
+ * on with, for @allowed_ns in all; 0 leaves nothing to go on with.
+ */
+void plans_arm(struct plans *p, const struct plan_match *m, const struct tq_tg *tg,
+	       const struct tq_dev *dev, const struct tq_decision *d, uint64_t seq,
+	       uint64_t allowed_ns);
+/*
+ * Go on with the armed plan's search for at most @slice_ns, in @ws, and
+ * keep what it finds in the plan. Returns the ns spent (at least 1), 0 if
+ * nothing is armed: none, proven, or its time spent.
+ */
+uint64_t plans_refine(struct plans *p, struct tq_ws *ws, uint64_t slice_ns);
 
 /* core.c */
 uint64_t now_ns(void);

@@ -4,7 +4,9 @@
  * owners, submitted round after round on an idle device, is ordered afresh
  * once and from its plan after that, also when submitted in another order;
  * another mix gets a plan of its own; with no_plans every TG is ordered
- * afresh. Every result is checked against the host reference.
+ * afresh. At a budget too small to prove the mix, the loop's idle time goes
+ * on with its plan while the device runs (usched_idle()), and not with
+ * no_refine. Every result is checked against the host reference.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -120,6 +122,38 @@ out:
 	tl_arena_free(&a);
 }
 
+/*
+ * auto at 1e-7 of a TG's device time (well under a microsecond) cannot prove
+ * the mix, so its plan is armed for the loop's idle time, which the loop
+ * spends (tl_run() calls usched_idle()) unless @no_refine.
+ */
+static void run_refine(bool no_refine)
+{
+	struct usched_opts o = { .complete = tl_complete, .complete_arg = &sink,
+				 .budget = 1e-7, .refine = 0.5, .no_refine = no_refine };
+	struct usched_stats st;
+	struct tl_arena a;
+	struct usched *u = tl_open(&o, kernel);
+	int bad = 0, ret;
+
+	ret = tl_arena_init(&a, u, 64 << 20);
+	for (unsigned int r = 0; r < ROUNDS && !ret; r++) {
+		ret = round_run(u, &a, 2, false);
+		bad += ret > 0;
+	}
+	usched_stats(u, &st);
+	tap_ok(ret >= 0 && !bad, "%s: %u rounds at a budget of 1e-7, every result right (%s)",
+	       no_refine ? "no_refine" : "refine", ROUNDS, ret < 0 ? strerror(-ret) : "ok");
+	if (no_refine)
+		tap_ok(!st.refine_ns, "no_refine: no idle time spent on plans");
+	else
+		tap_ok(st.refine_ns > 0, "the loop's idle time went on with the plan: %.1f us, "
+		       "%.4f%% of the %.1f ms the TGs ran", st.refine_ns / 1e3,
+		       100 * st.refine_ns / st.measured_ns_sum, st.measured_ns_sum / 1e6);
+	usched_destroy(u);
+	tl_arena_free(&a);
+}
+
 int main(void)
 {
 	const char *why = tl_setup();
@@ -129,5 +163,7 @@ int main(void)
 	tl_sink_init(&sink);
 	run_core(false);
 	run_core(true);
+	run_refine(false);
+	run_refine(true);
 	return tap_done();
 }

@@ -183,6 +183,7 @@ int main(int argc, char **argv)
 	o.profile = d.conf.profile;
 	o.trace = d.conf.trace;
 	o.no_plans = d.conf.no_plans;
+	o.no_refine = d.conf.no_refine;
 	ret = usched_create(&o, &d.u);
 	if (ret) {
 		err("scheduling core: %s", strerror(-ret));

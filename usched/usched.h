@@ -135,6 +135,10 @@ typedef void (*usched_tg_fn)(void *arg, const struct usched_tg_stat *s);
  * @tg_arg: its first argument
  * @no_plans: auto orders every TG afresh, not from the best order found
  *	for the same mix of tasks before (usched/plans.c)
+ * @refine: the loop's idle time (usched_idle()) that the plan of a TG may
+ *	take while the device runs it, as a fraction of the TG's predicted
+ *	device time; 0: 0.01
+ * @no_refine: the loop's idle time is not used for plans
  *
  * The strings are read by usched_create() only.
  */
@@ -154,6 +158,8 @@ struct usched_opts {
 	usched_tg_fn tg_done;
 	void *tg_arg;
 	bool no_plans;
+	double refine;
+	bool no_refine;
 };
 
 /* Which copies surround the kernel, as in the uapi's enum tq_dir. */
@@ -233,6 +239,7 @@ struct usched_stats {
 	uint64_t bytes_htd;
 	uint64_t bytes_dth;
 	uint64_t policy_ns;
+	uint64_t refine_ns;	/* usched_idle() going on with plans, off the critical path */
 	uint64_t planned[USCHED_PLANS];	/* TGs finished, by enum usched_plan */
 	uint64_t waiting;	/* queue depth: submitted, not yet in a TG */
 	uint64_t running;	/* in a TG, not yet complete */
@@ -266,6 +273,16 @@ int usched_start(struct usched *u);
  */
 int usched_fd(struct usched *u);
 int usched_process(struct usched *u);
+/*
+ * The loop has nothing to do: usched_process() ran and usched_fd() is not
+ * readable. While the device runs a TG whose mix's plan is not yet proven
+ * optimal, this goes on with that plan's search for one slice (50 us at
+ * most, and no closer than that to the device's predicted idle), so
+ * that the next TG of the mix finds a better or proven order. True: it did,
+ * call it again once the fd is checked; false: nothing to do until the next
+ * TG. usched_start()'s thread calls it itself.
+ */
+bool usched_idle(struct usched *u);
 
 /*
  * Register host memory once so copies from it are asynchronous and run at

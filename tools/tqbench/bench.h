@@ -51,6 +51,7 @@ struct opts {
 	unsigned int stream_depth;
 	unsigned int max_tg;		/* usched's; 0: its default */
 	bool no_plans;			/* usched's auto orders every TG afresh */
+	bool no_refine;			/* nor goes on with a plan in the loop's idle time */
 	uint64_t seed;
 	bool process;			/* policies: the daemon and worker processes */
 	const char *usched;		/* the daemon */
@@ -97,6 +98,7 @@ struct result {
 	double fixed_pred_ms[NPOL];
 	double pol_ms[NPOL];		/* through usched (median); 0: not run */
 	double pol_sched_ns[NPOL];	/* mean policy time per TG */
+	double pol_refine_ns[NPOL];	/* mean idle time per TG going on with its plan */
 	double pol_tg_ms[NPOL];		/* mean measured TG makespan */
 	double pol_tg_err[NPOL];	/* geometric mean |pred - meas| / meas over TGs */
 	unsigned int pol_tgs[NPOL];

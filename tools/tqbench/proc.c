@@ -264,6 +264,8 @@ static int daemon_start(struct run *ru)
 	}
 	if (e->o->no_plans)
 		argv[argc++] = "--no-plans";
+	if (e->o->no_refine)
+		argv[argc++] = "--no-refine";
 	/* the device tqbench opened, by platform and name (usched splits at the first '/') */
 	if (strchr(e->c.platform, '/'))
 		snprintf(dev, sizeof(dev), "%s", e->c.name);
@@ -370,7 +372,7 @@ static int daemon_stop(struct run *ru)
 
 /* The daemon's counters we report: TGs, their measured makespans, policy time. */
 struct mstat {
-	double tgs, measured_s, policy_s;
+	double tgs, measured_s, policy_s, refine_s;
 };
 
 static int metrics_read(const char *path, struct mstat *m)
@@ -386,9 +388,10 @@ static int metrics_read(const char *path, struct mstat *m)
 		n += sscanf(line, "tq_tg_makespan_seconds_total{kind=\"measured\"} %lf",
 			    &m->measured_s) == 1;
 		n += sscanf(line, "tq_policy_seconds_total %lf", &m->policy_s) == 1;
+		n += sscanf(line, "tq_refine_seconds_total %lf", &m->refine_s) == 1;
 	}
 	fclose(f);
-	return n == 3 ? 0 : -EINVAL;
+	return n == 4 ? 0 : -EINVAL;
 }
 
 /* The counters now: SIGHUP makes the daemon write them (through a rename). */
@@ -831,6 +834,7 @@ static int policy_procs(struct env *e, struct result *r, int p)
 	if (have_a && !metrics_read(ru.prom, &b) && b.tgs > a.tgs) {
 		r->pol_tgs[p] = b.tgs - a.tgs;
 		r->pol_sched_ns[p] = (b.policy_s - a.policy_s) * 1e9 / r->pol_tgs[p];
+		r->pol_refine_ns[p] = (b.refine_s - a.refine_s) * 1e9 / r->pol_tgs[p];
 		r->pol_tg_ms[p] = (b.measured_s - a.measured_s) * 1e3 / r->pol_tgs[p];
 	}
 	fprintf(stderr, "tqbench: process %s: %u runs x %u tasks, each completed once with status "

@@ -408,6 +408,7 @@ static int pol_open(struct env *e, int p)
 		.profile = e->o->profile,
 		.max_tg = e->o->max_tg,
 		.no_plans = e->o->no_plans,
+		.no_refine = e->o->no_refine,
 		.complete = on_complete,
 		.tg_done = on_tg,
 	};
@@ -606,6 +607,8 @@ static int drive(struct pol *pp, struct coll *co)
 		if (co->st ? !co->st->outstanding && tq_clock_ns() >= co->st->t_end :
 			     co->got >= co->want)
 			break;
+		while (!poll(&pfd, 1, 0) && usched_idle(pp->u))
+			;
 		if (poll(&pfd, 1, 10000) == 0) {
 			fprintf(stderr, "tqbench: usched made no progress for 10 s\n");
 			cur = NULL;
@@ -683,6 +686,7 @@ static void usched_tally(struct result *r, int p, const struct usched_stats *a,
 	r->pol_tgs[p] = b.tgs - a->tgs;
 	if (b.tgs > a->tgs) {
 		r->pol_sched_ns[p] = (double)(b.policy_ns - a->policy_ns) / (b.tgs - a->tgs);
+		r->pol_refine_ns[p] = (double)(b.refine_ns - a->refine_ns) / (b.tgs - a->tgs);
 		r->pol_tg_ms[p] = (b.measured_ns_sum - a->measured_ns_sum) / 1e6 /
 				  (b.tgs - a->tgs);
 	}

@@ -69,6 +69,8 @@ static void usage(FILE *f)
 		"  --max-tg N            usched's most tasks in one TG (default: usched's, 8)\n"
 		"  --no-plans            usched's auto orders every TG afresh, not from the\n"
 		"                        best order it kept for the same mix of tasks\n"
+		"  --no-refine           nor goes on with a plan's search in its loop's idle\n"
+		"                        time while the device runs the TG\n"
 		"  --time-limit S        skip experiments that would start after S seconds\n"
 		"  --seed N              the random draws (default 1)\n"
 		"  --workers MODE        the policies' workers: thread (usched in-process,\n"
@@ -112,7 +114,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 {
 	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
 	       PMAX, UNIT, SCALE, TRIALS, TABLE5, SSECS, SWORK, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
-	       BENCHES, MAXTG, NOPLANS };
+	       BENCHES, MAXTG, NOPLANS, NOREFINE };
 	static const struct option lo[] = {
 		{ "profile", required_argument, NULL, PROFILE },
 		{ "out", required_argument, NULL, OUT },
@@ -139,6 +141,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "benches", required_argument, NULL, BENCHES },
 		{ "max-tg", required_argument, NULL, MAXTG },
 		{ "no-plans", no_argument, NULL, NOPLANS },
+		{ "no-refine", no_argument, NULL, NOREFINE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -184,6 +187,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		case BENCHES: o->benches = optarg; break;
 		case MAXTG: o->max_tg = atoi(optarg); break;
 		case NOPLANS: o->no_plans = true; break;
+		case NOREFINE: o->no_refine = true; break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -359,7 +363,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "tqbench: %s (%s), dma %u, %s\n", e.c.name, e.c.platform, e.prof.dma,
 		cmdline);
 	fs.csv = out_open(&o, "tqbench.csv", "suite,bench,T,N,setup,makespan_ms,speedup,share,"
-			  "predicted_ms,model_err,model_err_max,tgs,sched_us,tg_ms,orders,workers");
+			  "predicted_ms,model_err,model_err_max,tgs,sched_us,refine_us,tg_ms,orders,workers");
 	fs.perms = out_open(&o, "perms.csv", "suite,bench,T,N,order_no,order,measured_ms,"
 			    "predicted_ms");
 	fs.tg = out_open(&o, "tg.csv", "suite,bench,T,N,policy,tg,tasks,predicted_ms,"
