@@ -1385,7 +1385,8 @@ static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq
 	ws->bb_end_ns = start + budget;
 	if (!pb->resume_stale)
 		ws->walk_from = pb->resume_walk;
-	if (n <= (ws->tg.nafter ? AUTO_CHAINS_PROVE_MAX : AUTO_REPROVE_MAX)) {
+	if (n <= (pb->prove_max ? pb->prove_max :
+		  ws->tg.nafter ? AUTO_CHAINS_PROVE_MAX : AUTO_REPROVE_MAX)) {
 		ws->deadline_ns = start + (from && from->valid ? budget / 8 * 7 : budget / 4 * 3);
 		bb_from(ws, pb->dev, d, from);
 		proven = !ws->timed_out;

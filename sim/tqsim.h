@@ -355,6 +355,13 @@ struct tq_problem {
 	 */
 	const struct tq_walk *resume_walk;
 	/*
+	 * auto: with @resume, prove TGs of up to this many tasks (branch and
+	 * bound from @resume_cursor before iterated greedy), chains or not; 0:
+	 * 6 without chains, 8 with. A caller with more time than a TG's budget
+	 * (usched's idle time) proves larger TGs over a few calls.
+	 */
+	unsigned int prove_max;
+	/*
 	 * auto: the tq_clock_ns() reading its budget counts from; 0: its own
 	 * entry. A caller that spends time on the TG before the call (usched
 	 * looks up its plan) sets it, so that the whole choice keeps to the

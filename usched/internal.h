@@ -32,6 +32,7 @@
 #define EXACT_BUDGET	100
 #define REFINE_DEFAULT	0.01	/* idle time for a TG's plan, of its predicted device time */
 #define IDLE_SLICE_NS	50000	/* usched_idle(): the loop answers events within this */
+#define IDLE_PROVE_MAX	8	/* tasks the idle time proves, chains or not */
 #define JIT_WAIT	UINT64_MAX	/* jit_when(): no launch until something happens */
 #define MAX_KQUEUES	8
 #define MAX_CMDS	(2 * USCHED_MAX_BUFS + 1)

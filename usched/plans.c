@@ -323,7 +323,7 @@ uint64_t plans_refine(struct plans *p, struct tq_ws *ws, uint64_t slice_ns)
 		.tg = &p->idle.tg, .dev = &p->idle.dev, .start_ns = start,
 		.seed = p->idle.seq + ++p->idle.calls,
 		.resume = p->idle.order, .resume_cursor = &p->idle.cursor,
-		.resume_walk = &p->idle.walk,
+		.resume_walk = &p->idle.walk, .prove_max = IDLE_PROVE_MAX,
 	};
 
 	if (p->idle.spent_ns >= p->idle.allowed_ns)

@@ -3,7 +3,8 @@
  * test_refine.c - the loop's idle time for plans (plans_arm(),
  * plans_refine()) without a device: the plan of 8 chained tasks that one
  * TG's budget left unproven is proven in slices, to exact's optimum, and
- * then nothing is left to do; a plan armed with no time, or with less than
+ * then nothing is left to do, and so is that of 8 tasks without chains
+ * (which a TG's resumed search only walks); a plan armed with no time, or with less than
  * one slice, takes no more than that slice; slices on 16 tasks, too many
  * to prove, move the walk on and never make the plan worse.
  */
@@ -102,12 +103,26 @@ int main(void)
 	       "its order is exact's optimum (%.4f ms, exact %.4f ms, first TG's %.4f ms)",
 	       tq_makespan(&tg, &dev, resume, 8) / 1e6, ex.makespan / 1e6, d.makespan / 1e6);
 
+	/* 8 tasks without chains: a TG's resumed search only walks them; the idle time proves them */
+	tg_build(tasks, ptr, &tg, 8, 8);
+	plans_find(p, ptr, &tg, slow, &m, resume, &optimal);
+	order_once(&ws, &tg, &dev, 1, &d);
+	plans_keep(p, &m, &d, false, 2);
+	plans_arm(p, &m, &tg, &dev, &d, 2, 1000000000);
+	for (calls = 0; plans_refine(p, &ws, SLICE_NS) && calls < 100000; calls++)
+		;
+	tq_policy_exact.order(&pb, &ws, &ex);
+	tap_ok(plans_find(p, ptr, &tg, slow, &m, resume, &optimal) && optimal &&
+	       fabs(tq_makespan(&tg, &dev, resume, 8) - ex.makespan) <= 1e-6 * ex.makespan,
+	       "8 tasks without chains proven too, to exact's optimum (%u slices, %.4f ms)", calls,
+	       ex.makespan / 1e6);
+
 	/* another mix, less time than one slice: one slice, cut short */
 	tg_build(tasks, ptr, &tg, 8, 2);
 	plans_find(p, ptr, &tg, slow, &m, resume, &optimal);
 	order_once(&ws, &tg, &dev, 1, &d);
-	plans_keep(p, &m, &d, false, 2);
-	plans_arm(p, &m, &tg, &dev, &d, 2, 1);
+	plans_keep(p, &m, &d, false, 3);
+	plans_arm(p, &m, &tg, &dev, &d, 3, 1);
 	got = plans_refine(p, &ws, SLICE_NS);
 	tap_ok(got && !plans_refine(p, &ws, SLICE_NS), "armed with 1 ns: one slice, then done");
 
@@ -116,8 +131,8 @@ int main(void)
 	plans_find(p, ptr, &tg, slow, &m, resume, &optimal);
 	order_once(&ws, &tg, &dev, 1, &d);
 	before = d.makespan;
-	plans_keep(p, &m, &d, false, 3);
-	plans_arm(p, &m, &tg, &dev, &d, 3, 2000000);
+	plans_keep(p, &m, &d, false, 4);
+	plans_arm(p, &m, &tg, &dev, &d, 4, 2000000);
 	calls = 0;
 	while (plans_refine(p, &ws, SLICE_NS) && calls < 100000)
 		calls++;
