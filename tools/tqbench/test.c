@@ -121,6 +121,11 @@ int main(void)
 	test_capture(cmd, first, sizeof(first));
 	tap_ok(atoi(first) == 10 * 17, "tqbench.csv: every row says workers=thread (%d)",
 	       atoi(first));
+	/* the policies' rows: the idle time per TG spent on plans, a number (0 for most) */
+	snprintf(cmd, sizeof(cmd), "awk -F, 'NR == 1 ? $14 != \"refine_us\" : "
+		 "$5 ~ /^usched_/ && $14 !~ /^[0-9]+[.][0-9]+$/' %s/tqbench.csv | wc -l", dir);
+	test_capture(cmd, first, sizeof(first));
+	tap_ok(atoi(first) == 0, "tqbench.csv: refine_us in every policy's row (%d bad)", atoi(first));
 	n = lines(dir, "perms.csv", first, sizeof(first));
 	tap_ok(n == 1 + 10 * 6, "perms.csv: every order of 3 tasks, 10 times (%d lines)", n);
 	n = lines(dir, "stream.csv", first, sizeof(first));
