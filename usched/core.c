@@ -754,6 +754,7 @@ int usched_process(struct usched *u)
 
 bool usched_idle(struct usched *u)
 {
+	struct pollfd pfd = { .fd = u->epfd, .events = POLLIN };
 	uint64_t now = now_ns(), end = 0, spent;
 
 	if (!u->plans || !u->ninflight)
@@ -766,6 +767,9 @@ bool usched_idle(struct usched *u)
 	}
 	/* a slice short of the device's predicted end: never in the next TG's way */
 	if (end < now + 2 * IDLE_SLICE_NS)
+		return false;
+	/* an event waits: the loop first */
+	if (poll(&pfd, 1, 0))
 		return false;
 	spent = plans_refine(u->plans, u->ws, IDLE_SLICE_NS);
 	if (!spent)
@@ -810,7 +814,7 @@ static void *loop(void *arg)
 		usched_process(u);
 		if (drained(u))
 			return NULL;
-		while (!poll(&pfd, 1, 0) && usched_idle(u))
+		while (usched_idle(u))
 			;
 		poll(&pfd, 1, -1);
 	}

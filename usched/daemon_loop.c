@@ -226,16 +226,11 @@ static void core_done(struct daemon *d)
 	usched_process(d->u);
 }
 
-/*
- * Nothing to do: the core's idle work (usched_idle()) in slices, while no
- * completion is waiting and the core's fd is not readable.
- */
+/* Nothing to do: the core's idle work (usched_idle()) in slices, while no completion waits. */
 static void core_idle(struct daemon *d)
 {
-	struct pollfd pfd = { .fd = usched_fd(d->u), .events = POLLIN };
-
 	io_uring_submit(&d->ring);
-	while (!io_uring_cq_ready(&d->ring) && !poll(&pfd, 1, 0) && usched_idle(d->u))
+	while (!io_uring_cq_ready(&d->ring) && usched_idle(d->u))
 		;
 }
 

@@ -210,7 +210,7 @@ void tl_run(struct usched *u, struct tl_sink *s, unsigned long n)
 		usched_process(u);
 		if (s->done >= n)
 			return;
-		while (!poll(&pfd, 1, 0) && usched_idle(u))
+		while (usched_idle(u))
 			;
 		poll(&pfd, 1, -1);
 	}

@@ -274,13 +274,13 @@ int usched_start(struct usched *u);
 int usched_fd(struct usched *u);
 int usched_process(struct usched *u);
 /*
- * The loop has nothing to do: usched_process() ran and usched_fd() is not
- * readable. While the device runs a TG whose mix's plan is not yet proven
- * optimal, this goes on with that plan's search for one slice (50 us at
- * most, and no closer than that to the device's predicted idle), so
- * that the next TG of the mix finds a better or proven order. True: it did,
- * call it again once the fd is checked; false: nothing to do until the next
- * TG. usched_start()'s thread calls it itself.
+ * The loop has nothing to do: usched_process() ran. While the device runs
+ * a TG whose mix's plan is not yet proven optimal, this goes on with that
+ * plan's search for one slice (50 us at most, and no closer than that to
+ * the device's predicted idle), so that the next TG of the mix finds a
+ * better or proven order. True: it did, call it again; false: usched_fd()
+ * is readable, or nothing is left to do until the next TG. usched_start()'s
+ * thread calls it itself.
  */
 bool usched_idle(struct usched *u);
 

@@ -298,13 +298,6 @@ static void random_after(struct tq_tg *tg, unsigned int r)
 }
 
 /*
- * Precedence: on chain-constrained TGs of 2-8 tasks every policy's order is
- * feasible and its makespan is that of its order, exact equals the best
- * feasible permutation, auto with a generous budget too, no bound exceeds
- * it. And at T = 16 under a tight budget (iterated greedy's removals and
- * reinsertions), auto's order is still feasible.
- */
-/*
  * A chain's tasks run one after the other, so the bounds start each task
  * at its predecessor's earliest end: three chained tasks of 1 ms a stage
  * and one of 0.5 ms beside them take at least 9 ms, which the engines'
@@ -331,6 +324,13 @@ static void test_chain_bound(void)
 	       "(the makespan %.3f ms)", d.lower_bound / 1e6, d.makespan / 1e6);
 }
 
+/*
+ * Precedence: on chain-constrained TGs of 2-8 tasks every policy's order is
+ * feasible and its makespan is that of its order, exact equals the best
+ * feasible permutation, auto with a generous budget too, no bound exceeds
+ * it. And at T = 16 under a tight budget (iterated greedy's removals and
+ * reinsertions), auto's order is still feasible.
+ */
 static void test_after(void)
 {
 	enum { RUNS = 150 };

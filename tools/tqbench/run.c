@@ -607,7 +607,7 @@ static int drive(struct pol *pp, struct coll *co)
 		if (co->st ? !co->st->outstanding && tq_clock_ns() >= co->st->t_end :
 			     co->got >= co->want)
 			break;
-		while (!poll(&pfd, 1, 0) && usched_idle(pp->u))
+		while (usched_idle(pp->u))
 			;
 		if (poll(&pfd, 1, 10000) == 0) {
 			fprintf(stderr, "tqbench: usched made no progress for 10 s\n");
