@@ -122,6 +122,7 @@ struct stream_result {
 	uint64_t tasks;
 	double tput;			/* tasks per second */
 	double util[CLX_STAGES];	/* busy / wall per engine; < 0: unknown */
+	double device_util;		/* any engine busy / wall; < 0: unknown */
 	double bound_util;		/* the busiest engine's standalone load / wall */
 	double p50_ms, p99_ms;
 	double tg_err;			/* usched's mean |pred / meas - 1| */

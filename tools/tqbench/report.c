@@ -204,8 +204,8 @@ void report_stream(FILE *t, FILE *csv, const struct stream_result *sr)
 	static bool hdr;
 
 	if (!hdr) {
-		fprintf(t, "%-12s %3s %8s %9s %6s %6s %6s %6s %8s %8s %6s %7s %5s\n", "stream",
-			"P", "tasks", "tasks/s", "htd%", "k%", "dth%", "bound%", "p50_ms",
+		fprintf(t, "%-12s %3s %8s %9s %6s %6s %6s %6s %6s %8s %8s %6s %7s %5s\n", "stream",
+			"P", "tasks", "tasks/s", "htd%", "k%", "dth%", "dev%", "bound%", "p50_ms",
 			"p99_ms", "tg_err", "sched%", "tg_n");
 		hdr = true;
 	}
@@ -213,6 +213,7 @@ void report_stream(FILE *t, FILE *csv, const struct stream_result *sr)
 		(unsigned long long)sr->tasks, sr->tput);
 	for (int s = 0; s < CLX_STAGES; s++)
 		cell(t, 100 * sr->util[s], " %*.1f", 6);
+	cell(t, 100 * sr->device_util, " %*.1f", 6);
 	cell(t, 100 * sr->bound_util, " %*.1f", 6);
 	fprintf(t, " %8.2f %8.2f", sr->p50_ms, sr->p99_ms);
 	cell(t, 100 * sr->tg_err, " %*.2f", 6);
@@ -220,9 +221,10 @@ void report_stream(FILE *t, FILE *csv, const struct stream_result *sr)
 	cell(t, sr->tg_size, " %*.1f", 5);
 	fputc('\n', t);
 	if (csv)
-		fprintf(csv, "%s,%u,%.3f,%llu,%.3f,%.5f,%.5f,%.5f,%.5f,%.4f,%.4f,%.6f,%.6f,%.3f\n",
-			sr->setup, sr->workers, sr->secs, (unsigned long long)sr->tasks, sr->tput,
-			sr->util[0], sr->util[1], sr->util[2], sr->bound_util, sr->p50_ms,
+		fprintf(csv, "%s,%u,%.3f,%llu,%.3f,%.5f,%.5f,%.5f,%.5f,%.5f,%.4f,%.4f,%.6f,%.6f,"
+			"%.3f\n", sr->setup, sr->workers, sr->secs, (unsigned long long)sr->tasks,
+			sr->tput, sr->util[0], sr->util[1], sr->util[2], sr->device_util,
+			sr->bound_util, sr->p50_ms,
 			sr->p99_ms, sr->tg_err, sr->sched_share, sr->tg_size);
 }
 
@@ -805,10 +807,16 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 	for (unsigned int i = 0; i < nstream; i++) {
 		if (strcmp(sr[i].setup, "auto"))
 			continue;
+		double busiest = fmax(sr[i].util[0], fmax(sr[i].util[1], sr[i].util[2]));
+
 		fprintf(f, "- stream, auto: busiest engine %.1f%% busy (target >= 97%%), "
-			   "p99 latency %.2f ms\n", 100 * fmax(sr[i].util[0], fmax(sr[i].util[1],
-									     sr[i].util[2])),
-			sr[i].p99_ms);
+			   "p99 latency %.2f ms", 100 * busiest, sr[i].p99_ms);
+		if (sr[i].device_util > 0)
+			fprintf(f, "; of its idle %.1f%%, %.1f%% while other engines ran (it "
+				   "waited on them) and %.1f%% with the device idle",
+				100 * (1 - busiest), 100 * (sr[i].device_util - busiest),
+				100 * (1 - sr[i].device_util));
+		fputc('\n', f);
 	}
 	for (unsigned int i = 0; i < nstream; i++) {
 		for (unsigned int j = 0; j < nstream; j++) {
@@ -821,9 +829,9 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 
 	if (nstream) {
 		fprintf(f, "\n## Stream\n\n| setup | workers | tasks | tasks/s | HtD busy | "
-			   "K busy | DtH busy | busiest load | p50 ms | p99 ms | TG err | "
-			   "sched share | tasks/TG |\n|---|---|---|---|---|---|---|---|---|---|---|"
-			   "---|---|\n");
+			   "K busy | DtH busy | device busy | busiest load | p50 ms | p99 ms | "
+			   "TG err | sched share | tasks/TG |\n|---|---|---|---|---|---|---|---|---|"
+			   "---|---|---|---|---|\n");
 		for (unsigned int i = 0; i < nstream; i++) {
 			fprintf(f, "| %s | %u | %llu | %.1f |", sr[i].setup, sr[i].workers,
 				(unsigned long long)sr[i].tasks, sr[i].tput);
@@ -833,6 +841,10 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 				else
 					fprintf(f, " - |");
 			}
+			if (sr[i].device_util >= 0)
+				fprintf(f, " %.1f%% |", 100 * sr[i].device_util);
+			else
+				fprintf(f, " - |");
 			fprintf(f, " %.1f%% | %.2f | %.2f |", 100 * sr[i].bound_util, sr[i].p50_ms,
 				sr[i].p99_ms);
 			if (sr[i].tg_size > 0)
@@ -844,7 +856,9 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 		fprintf(f, "\n*busiest load*: the standalone work of the counted tasks on the "
 			   "busiest engine over the window: what a perfect schedule would keep "
 			   "busy; the measured busy shares beside it are unions of the commands' "
-			   "profiled intervals.\n");
+			   "profiled intervals. *device busy*: the union of all three engines' "
+			   "intervals; where an engine is idle while the device is busy, it waits on "
+			   "another engine's commands.\n");
 	}
 	return fclose(f) ? -errno : 0;
 }

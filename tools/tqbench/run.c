@@ -976,10 +976,17 @@ static void percentiles(double *v, size_t n, double *p50, double *p99)
 	*p99 = n ? v[(size_t)fmin(n - 1, ceil(0.99 * n) - 1)] : 0;
 }
 
+/*
+ * Each engine's busy share of [lo, hi], and the device's: the union of all
+ * three. An engine that is idle while the device is busy waits on another
+ * engine (a kernel behind its input copy); the device idle is the launch's
+ * gaps.
+ */
 static void stream_util(struct stream_result *sr, double (*iv)[CLX_STAGES][2], size_t n,
 			double lo, double hi)
 {
-	double (*one)[2] = malloc((n ? n : 1) * sizeof(*one));
+	double (*one)[2] = malloc((n ? n : 1) * CLX_STAGES * sizeof(*one));
+	size_t all = 0;
 
 	for (int s = 0; s < CLX_STAGES; s++) {
 		size_t k = 0;
@@ -989,6 +996,11 @@ static void stream_util(struct stream_result *sr, double (*iv)[CLX_STAGES][2], s
 				memcpy(one[k++], iv[i][s], sizeof(one[0]));
 		sr->util[s] = one ? union_busy(one, k, lo, hi) / (hi - lo) : -1;
 	}
+	for (size_t i = 0; one && i < n; i++)
+		for (int s = 0; s < CLX_STAGES; s++)
+			if (iv[i][s][1] > iv[i][s][0])
+				memcpy(one[all++], iv[i][s], sizeof(one[0]));
+	sr->device_util = one ? union_busy(one, all, lo, hi) / (hi - lo) : -1;
 	free(one);
 }
 
@@ -1202,6 +1214,7 @@ int run_stream(struct env *e, const struct suite *real, const char *setup,
 	sr->workers = e->o->stream_workers;
 	for (int s = 0; s < CLX_STAGES; s++)
 		sr->util[s] = -1;
+	sr->device_util = -1;
 	progress_begin(setup, 1);
 	if (!strcmp(setup, "independent"))
 		ret = stream_independent(e, real, sr);

@@ -130,6 +130,12 @@ int main(void)
 	tap_ok(n == 1 + 10 * 6, "perms.csv: every order of 3 tasks, 10 times (%d lines)", n);
 	n = lines(dir, "stream.csv", first, sizeof(first));
 	tap_ok(n == 1 + 4, "stream.csv: fifo, paper, auto, independent (%d lines)", n);
+	/* the device is busy at least as long as its busiest engine, at most throughout */
+	snprintf(cmd, sizeof(cmd), "awk -F, 'NR == 1 ? $9 != \"util_device\" : $4 > 0 && "
+		 "($9 < $6 || $9 < $7 || $9 < $8 || $9 > 1.00001)' %s/stream.csv | wc -l", dir);
+	test_capture(cmd, first, sizeof(first));
+	tap_ok(atoi(first) == 0, "stream.csv: util_device within [busiest engine, 1] (%d bad)",
+	       atoi(first));
 	tap_ok(lines(dir, "tg.csv", first, sizeof(first)) > 1, "tg.csv has TGs");
 	/* per experiment 6 orders x 3 tasks of 3 or more commands each */
 	n = lines(dir, "commands.csv", first, sizeof(first));

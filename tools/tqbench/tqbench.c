@@ -369,7 +369,7 @@ int main(int argc, char **argv)
 	fs.tg = out_open(&o, "tg.csv", "suite,bench,T,N,policy,tg,tasks,predicted_ms,"
 			 "measured_ms,policy_us,inflight,host_us,plan");
 	fs.stream = out_open(&o, "stream.csv", "setup,workers,seconds,tasks,tasks_per_s,"
-			     "util_htd,util_k,util_dth,busiest_load,p50_ms,p99_ms,tg_err,"
+			     "util_htd,util_k,util_dth,util_device,busiest_load,p50_ms,p99_ms,tg_err,"
 			     "sched_share,tasks_per_tg");
 	fs.tasks = out_open(&o, "tasks.txt", NULL);
 	e.cmds = out_open(&o, "commands.csv", "suite,bench,T,N,order_no,run,pos,task,stage,cmd,"
