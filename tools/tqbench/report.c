@@ -805,10 +805,10 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 			group_name[g], 100 * tally_mean(&refine[g]), 100 * refine[g].max);
 	}
 	for (unsigned int i = 0; i < nstream; i++) {
-		if (strcmp(sr[i].setup, "auto"))
-			continue;
 		double busiest = fmax(sr[i].util[0], fmax(sr[i].util[1], sr[i].util[2]));
 
+		if (strcmp(sr[i].setup, "auto"))
+			continue;
 		fprintf(f, "- stream, auto: busiest engine %.1f%% busy (target >= 97%%), "
 			   "p99 latency %.2f ms", 100 * busiest, sr[i].p99_ms);
 		if (sr[i].device_util > 0)
