@@ -988,18 +988,15 @@ static void stream_util(struct stream_result *sr, double (*iv)[CLX_STAGES][2], s
 	double (*one)[2] = malloc((n ? n : 1) * CLX_STAGES * sizeof(*one));
 	size_t all = 0;
 
+	/* one engine's intervals after another's: each its own run, then all of them */
 	for (int s = 0; s < CLX_STAGES; s++) {
-		size_t k = 0;
+		size_t first = all;
 
 		for (size_t i = 0; one && i < n; i++)
 			if (iv[i][s][1] > iv[i][s][0])
-				memcpy(one[k++], iv[i][s], sizeof(one[0]));
-		sr->util[s] = one ? union_busy(one, k, lo, hi) / (hi - lo) : -1;
-	}
-	for (size_t i = 0; one && i < n; i++)
-		for (int s = 0; s < CLX_STAGES; s++)
-			if (iv[i][s][1] > iv[i][s][0])
 				memcpy(one[all++], iv[i][s], sizeof(one[0]));
+		sr->util[s] = one ? union_busy(one + first, all - first, lo, hi) / (hi - lo) : -1;
+	}
 	sr->device_util = one ? union_busy(one, all, lo, hi) / (hi - lo) : -1;
 	free(one);
 }
