@@ -47,6 +47,7 @@ struct dconf {
 	bool verbose;
 	bool no_plans;
 	bool no_refine;
+	bool no_poll;
 };
 
 void dconf_init(struct dconf *c);

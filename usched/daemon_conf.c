@@ -50,6 +50,8 @@ static const struct setting settings[] = {
 	  "auto orders every task group afresh, not from the best order kept for its mix" },
 	{ "no-refine", BOOL, F(no_refine), 0, 0, NULL,
 	  "the loop's idle time does not go on with the plans' searches" },
+	{ "no-poll", BOOL, F(no_poll), 0, 0, NULL,
+	  "a task completes when its OpenCL callback comes, not by polling at its predicted end" },
 };
 
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))

@@ -140,6 +140,9 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 	metric(f, "tq_refine_seconds_total", "counter",
 	       "Idle time of the loop spent going on with plans while the device ran.");
 	fprintf(f, "tq_refine_seconds_total %.9f\n", s->refine_ns * 1e-9);
+	metric(f, "tq_tasks_polled_total", "counter",
+	       "Tasks completed when the loop found them done, before their OpenCL callback.");
+	fprintf(f, "tq_tasks_polled_total %llu\n", (unsigned long long)s->polled);
 	metric(f, "tq_tg_plans_total", "counter",
 	       "Task groups auto ordered from the best order kept for their mix, by use: "
 	       "none (afresh), resumed (searched on from it), proven (taken as it is).");

@@ -265,16 +265,20 @@ static void CL_CALLBACK task_done(cl_event ev, cl_int status, void *arg)
 	struct task *t = arg;
 	struct usched *u = t->u;
 
+	bool hold = atomic_load_explicit(&u->hold_callbacks, memory_order_relaxed);
+	_Atomic(struct task *) *stack = hold ? &u->held : &u->done;
+
 	/* Only record and signal: no OpenCL calls here (see core.c, 5). */
 	(void)ev;
 	atomic_fetch_add_explicit(&u->callbacks, 1, memory_order_relaxed);
 	t->cl_status = status;
-	t->done_next = atomic_load_explicit(&u->done, memory_order_relaxed);
-	while (!atomic_compare_exchange_weak_explicit(&u->done, &t->done_next, t,
+	t->done_next = atomic_load_explicit(stack, memory_order_relaxed);
+	while (!atomic_compare_exchange_weak_explicit(stack, &t->done_next, t,
 						      memory_order_release,
 						      memory_order_relaxed))
 		;
-	wake(u);
+	if (!hold)
+		wake(u);
 	atomic_fetch_sub_explicit(&u->callbacks, 1, memory_order_release);
 }
 
@@ -469,7 +473,8 @@ void exec_collect(struct usched *u, struct task *t)
 	struct usched_completion *c = &t->c;
 	int status = t->err;
 
-	if (!status && t->cl_status < 0)
+	/* polled: the callback may be writing cl_status; the poll's error is in t->err */
+	if (!status && !t->polled && t->cl_status < 0)
 		status = cl_errno(t->cl_status, -EIO);
 
 	for (unsigned int e = 0; e < t->nev; e++) {
@@ -481,7 +486,9 @@ void exec_collect(struct usched *u, struct task *t)
 		    clGetEventProfilingInfo(t->ev[e], CL_PROFILING_COMMAND_END, sizeof(end), &end,
 					    NULL))
 			start = end = 0;	/* it did not run */
-		clReleaseEvent(t->ev[e]);
+		/* a callback on its way holds the last event: exec_callback_came() drops it */
+		if (!t->polled || e + 1 < t->nev)
+			clReleaseEvent(t->ev[e]);
 		if (!end)
 			continue;
 		start += u->clock_off;
@@ -511,4 +518,9 @@ void exec_collect(struct usched *u, struct task *t)
 			pool_put(u, t->dev[i], t->dev_bytes[i]);
 	}
 	c->status = status;
+}
+
+void exec_callback_came(struct task *t)
+{
+	clReleaseEvent(t->ev[t->nev - 1]);
 }

@@ -34,6 +34,8 @@
 #define IDLE_SLICE_NS	50000	/* usched_idle(): the loop answers events within this */
 #define IDLE_PROVE_MAX	8	/* tasks the idle time proves, chains or not */
 #define JIT_WAIT	UINT64_MAX	/* jit_when(): no launch until something happens */
+#define POLL_RETRY_NS	50000	/* poll_when(): a task due but not done is asked again after this, */
+#define POLL_RETRY_MAX	5	/* doubled each time up to 2^5 times, then every 1.6 ms */
 #define MAX_KQUEUES	8
 #define MAX_CMDS	(2 * USCHED_MAX_BUFS + 1)
 
@@ -195,6 +197,7 @@ struct tg;
 struct task {
 	struct list node;	/* owner ready/blocked, u->cancelled, or none */
 	struct task *done_next;	/* the done stack */
+	struct task *batch_next;	/* the loop's tasks completing in one usched_process() */
 	struct usched *u;
 	struct usched_task t;
 	struct owner *owner;
@@ -204,6 +207,7 @@ struct task {
 	struct task *next_ordered;	/* the task waiting for this one */
 	bool blocked;		/* on owner->blocked (under u->lock) */
 	bool taken;		/* taken into a TG (under u->lock) */
+	bool polled;		/* completed by the loop's poll: its callback, when it comes, frees it */
 	struct tg *tg;
 	double pred[USCHED_STAGES];	/* predicted standalone ns per stage */
 	uint64_t pred_end;	/* predicted end of its last command, less u->drift */
@@ -214,7 +218,7 @@ struct task {
 	unsigned int nev;
 	unsigned int kq;	/* the kernel queue it ran on */
 	int err;		/* launch error (-errno), before any callback */
-	cl_int cl_status;	/* the last command's status, from the callback */
+	cl_int cl_status;	/* the last command's status, from the callback (not if polled) */
 	struct usched_completion c;
 };
 
@@ -320,11 +324,16 @@ struct usched {
 	/* written by OpenCL callbacks, drained by the loop */
 	_Atomic(struct task *) done;
 	atomic_uint callbacks;	/* task callbacks running now */
+	/* tests only: park callbacks here, so that tasks complete by polling alone */
+	atomic_bool hold_callbacks;
+	_Atomic(struct task *) held;
 
 	/* loop thread only */
 	struct tq_dev dev;	/* slow[] follows xm[] */
 	struct xmodel xm[2];	/* [0] HtD, [1] DtH */
 	struct tg *inflight[TG_MAX_INFLIGHT];	/* in launch order */
+	unsigned int awaiting;	/* tasks completed by polling whose callback has not come */
+	unsigned int poll_misses;	/* polls in a row that found tasks due, none done */
 	unsigned int ninflight;
 	uint64_t inflight_bytes;
 	uint64_t timer_at;	/* when the timer is set to fire; JIT_WAIT: not set */
@@ -381,6 +390,8 @@ uint64_t now_ns(void);
 void wake(struct usched *u);
 /* When to launch the next TG: 0 now, JIT_WAIT not before an event, else at that time. */
 uint64_t jit_when(const struct jit_in *in);
+/* Tests only: let the callbacks parked while u->hold_callbacks was set through. */
+void callbacks_release(struct usched *u);
 
 /* objects.c: all under u->lock unless said otherwise */
 uint32_t idtab_add(struct idtab *t, void *p);
@@ -397,6 +408,8 @@ int exec_init(struct usched *u);
 void exec_fini(struct usched *u);
 int exec_launch(struct usched *u, struct tg *tg);
 void exec_collect(struct usched *u, struct task *t);
+/* The callback of a task exec_collect() took by polling came: drop its last event. */
+void exec_callback_came(struct task *t);
 int exec_wait(cl_event ev);
 int exec_trace_open(struct usched *u, const char *path);
 int cl_errno(cl_int err, int fallback);

@@ -184,6 +184,7 @@ int main(int argc, char **argv)
 	o.trace = d.conf.trace;
 	o.no_plans = d.conf.no_plans;
 	o.no_refine = d.conf.no_refine;
+	o.no_poll = d.conf.no_poll;
 	ret = usched_create(&o, &d.u);
 	if (ret) {
 		err("scheduling core: %s", strerror(-ret));

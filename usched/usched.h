@@ -139,6 +139,9 @@ typedef void (*usched_tg_fn)(void *arg, const struct usched_tg_stat *s);
  *	take while the device runs it, as a fraction of the TG's predicted
  *	device time; 0: 0.01
  * @no_refine: the loop's idle time is not used for plans
+ * @no_poll: a task completes when its OpenCL callback comes, not when the
+ *	loop finds its last command done at its predicted end (core.c, 5;
+ *	for measuring what polling gains)
  *
  * The strings are read by usched_create() only.
  */
@@ -160,6 +163,7 @@ struct usched_opts {
 	bool no_plans;
 	double refine;
 	bool no_refine;
+	bool no_poll;
 };
 
 /* Which copies surround the kernel, as in the uapi's enum tq_dir. */
@@ -240,6 +244,7 @@ struct usched_stats {
 	uint64_t bytes_dth;
 	uint64_t policy_ns;
 	uint64_t refine_ns;	/* usched_idle() going on with plans, off the critical path */
+	uint64_t polled;	/* completed by the loop's poll, before their callback */
 	uint64_t planned[USCHED_PLANS];	/* TGs finished, by enum usched_plan */
 	uint64_t waiting;	/* queue depth: submitted, not yet in a TG */
 	uint64_t running;	/* in a TG, not yet complete */

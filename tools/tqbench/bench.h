@@ -52,6 +52,7 @@ struct opts {
 	unsigned int max_tg;		/* usched's; 0: its default */
 	bool no_plans;			/* usched's auto orders every TG afresh */
 	bool no_refine;			/* nor goes on with a plan in the loop's idle time */
+	bool no_poll;			/* usched completes tasks by their callbacks alone */
 	uint64_t seed;
 	bool process;			/* policies: the daemon and worker processes */
 	const char *usched;		/* the daemon */
@@ -128,6 +129,7 @@ struct stream_result {
 	double tg_err;			/* usched's mean |pred / meas - 1| */
 	double sched_share;		/* policy time / TG makespan */
 	double tg_size;			/* mean tasks per TG */
+	double polled;			/* share of completions usched found by polling */
 };
 
 /* The device session tqbench runs in. */

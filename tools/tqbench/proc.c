@@ -266,6 +266,8 @@ static int daemon_start(struct run *ru)
 		argv[argc++] = "--no-plans";
 	if (e->o->no_refine)
 		argv[argc++] = "--no-refine";
+	if (e->o->no_poll)
+		argv[argc++] = "--no-poll";
 	/* the device tqbench opened, by platform and name (usched splits at the first '/') */
 	if (strchr(e->c.platform, '/'))
 		snprintf(dev, sizeof(dev), "%s", e->c.name);

@@ -204,9 +204,9 @@ void report_stream(FILE *t, FILE *csv, const struct stream_result *sr)
 	static bool hdr;
 
 	if (!hdr) {
-		fprintf(t, "%-12s %3s %8s %9s %6s %6s %6s %6s %6s %8s %8s %6s %7s %5s\n", "stream",
-			"P", "tasks", "tasks/s", "htd%", "k%", "dth%", "dev%", "bound%", "p50_ms",
-			"p99_ms", "tg_err", "sched%", "tg_n");
+		fprintf(t, "%-12s %3s %8s %9s %6s %6s %6s %6s %6s %8s %8s %6s %7s %5s %6s\n",
+			"stream", "P", "tasks", "tasks/s", "htd%", "k%", "dth%", "dev%", "bound%",
+			"p50_ms", "p99_ms", "tg_err", "sched%", "tg_n", "poll%");
 		hdr = true;
 	}
 	fprintf(t, "%-12s %3u %8llu %9.1f", sr->setup, sr->workers,
@@ -219,13 +219,17 @@ void report_stream(FILE *t, FILE *csv, const struct stream_result *sr)
 	cell(t, 100 * sr->tg_err, " %*.2f", 6);
 	cell(t, 100 * sr->sched_share, " %*.3f", 7);
 	cell(t, sr->tg_size, " %*.1f", 5);
+	if (sr->tg_size > 0)
+		fprintf(t, " %6.1f", 100 * sr->polled);
+	else
+		fprintf(t, " %6s", "-");
 	fputc('\n', t);
 	if (csv)
 		fprintf(csv, "%s,%u,%.3f,%llu,%.3f,%.5f,%.5f,%.5f,%.5f,%.5f,%.4f,%.4f,%.6f,%.6f,"
-			"%.3f\n", sr->setup, sr->workers, sr->secs, (unsigned long long)sr->tasks,
-			sr->tput, sr->util[0], sr->util[1], sr->util[2], sr->device_util,
-			sr->bound_util, sr->p50_ms,
-			sr->p99_ms, sr->tg_err, sr->sched_share, sr->tg_size);
+			"%.3f,%.4f\n", sr->setup, sr->workers, sr->secs,
+			(unsigned long long)sr->tasks, sr->tput, sr->util[0], sr->util[1],
+			sr->util[2], sr->device_util, sr->bound_util, sr->p50_ms, sr->p99_ms,
+			sr->tg_err, sr->sched_share, sr->tg_size, sr->polled);
 }
 
 /* SVG */
@@ -830,8 +834,8 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 	if (nstream) {
 		fprintf(f, "\n## Stream\n\n| setup | workers | tasks | tasks/s | HtD busy | "
 			   "K busy | DtH busy | device busy | busiest load | p50 ms | p99 ms | "
-			   "TG err | sched share | tasks/TG |\n|---|---|---|---|---|---|---|---|---|"
-			   "---|---|---|---|---|\n");
+			   "TG err | sched share | tasks/TG | polled |\n|---|---|---|---|---|---|---|"
+			   "---|---|---|---|---|---|---|---|\n");
 		for (unsigned int i = 0; i < nstream; i++) {
 			fprintf(f, "| %s | %u | %llu | %.1f |", sr[i].setup, sr[i].workers,
 				(unsigned long long)sr[i].tasks, sr[i].tput);
@@ -848,10 +852,10 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 			fprintf(f, " %.1f%% | %.2f | %.2f |", 100 * sr[i].bound_util, sr[i].p50_ms,
 				sr[i].p99_ms);
 			if (sr[i].tg_size > 0)
-				fprintf(f, " %.2f%% | %.4f%% | %.1f |\n", 100 * sr[i].tg_err,
-					100 * sr[i].sched_share, sr[i].tg_size);
+				fprintf(f, " %.2f%% | %.4f%% | %.1f | %.1f%% |\n", 100 * sr[i].tg_err,
+					100 * sr[i].sched_share, sr[i].tg_size, 100 * sr[i].polled);
 			else
-				fprintf(f, " - | - | - |\n");
+				fprintf(f, " - | - | - | - |\n");
 		}
 		fprintf(f, "\n*busiest load*: the standalone work of the counted tasks on the "
 			   "busiest engine over the window: what a perfect schedule would keep "

@@ -381,7 +381,11 @@ struct stream {
 	struct env *e;
 	struct pol *p;
 	const struct suite *s;
-	uint64_t rng;
+	/*
+	 * Each worker's own draws, seeded as the independent setup's workers:
+	 * every setup sees the same sequence of tasks from each worker.
+	 */
+	uint64_t rng[MAX_WORKERS];
 	uint64_t t_win, t_end;		/* counting window: [t_win, t_end] */
 	uint64_t submitted, outstanding, counted;
 	double *lat_ms;			/* per counted task */
@@ -409,6 +413,7 @@ static int pol_open(struct env *e, int p)
 		.max_tg = e->o->max_tg,
 		.no_plans = e->o->no_plans,
 		.no_refine = e->o->no_refine,
+		.no_poll = e->o->no_poll,
 		.complete = on_complete,
 		.tg_done = on_tg,
 	};
@@ -920,7 +925,7 @@ static unsigned int stream_draw(const struct suite *s, uint64_t *rng)
 
 static void stream_submit(struct stream *st, uint64_t owner)
 {
-	unsigned int i = stream_draw(st->s, &st->rng);
+	unsigned int i = stream_draw(st->s, &st->rng[owner - 1]);
 	struct btask b = st->s->pool[i];
 	struct usched_task t;
 	int ret;
@@ -1004,7 +1009,7 @@ static void stream_util(struct stream_result *sr, double (*iv)[CLX_STAGES][2], s
 static int stream_usched(struct env *e, const struct suite *real, int p,
 			 struct stream_result *sr)
 {
-	struct stream st = { .e = e, .p = &pol[p], .s = real, .rng = e->o->seed };
+	struct stream st = { .e = e, .p = &pol[p], .s = real };
 	struct coll co = { .st = &st };
 	struct usched_stats a, b;
 	uint64_t now, dur = e->o->stream_s * 1e9;
@@ -1027,6 +1032,8 @@ static int stream_usched(struct env *e, const struct suite *real, int p,
 	st.t_end = now + dur;
 	cur = &co;
 	for (unsigned int w = 0; w < e->o->stream_workers; w++)
+		st.rng[w] = e->o->seed + w;
+	for (unsigned int w = 0; w < e->o->stream_workers; w++)
 		for (unsigned int d = 0; d < e->o->stream_depth; d++)
 			stream_submit(&st, w + 1);
 	ret = st.err ?: drive(&pol[p], &co);
@@ -1045,6 +1052,7 @@ static int stream_usched(struct env *e, const struct suite *real, int p,
 		sr->sched_share = (b.policy_ns - a.policy_ns) /
 				  fmax(1, b.measured_ns_sum - a.measured_ns_sum);
 		sr->tg_size = (double)(b.completed - a.completed) / (b.tgs - a.tgs);
+		sr->polled = (double)(b.polled - a.polled) / fmax(1, b.completed - a.completed);
 	}
 out:
 	cur = NULL;

@@ -136,6 +136,11 @@ int main(void)
 	test_capture(cmd, first, sizeof(first));
 	tap_ok(atoi(first) == 0, "stream.csv: util_device within [busiest engine, 1] (%d bad)",
 	       atoi(first));
+	/* the share of completions found by polling: within [0, 1], none for independent */
+	snprintf(cmd, sizeof(cmd), "awk -F, 'NR == 1 ? $16 != \"polled\" : $16 !~ /^[01][.][0-9]+$/ "
+		 "|| $16 > 1 || ($1 == \"independent\" && $16 != 0)' %s/stream.csv | wc -l", dir);
+	test_capture(cmd, first, sizeof(first));
+	tap_ok(atoi(first) == 0, "stream.csv: polled a share in every row (%d bad)", atoi(first));
 	tap_ok(lines(dir, "tg.csv", first, sizeof(first)) > 1, "tg.csv has TGs");
 	/* per experiment 6 orders x 3 tasks of 3 or more commands each */
 	n = lines(dir, "commands.csv", first, sizeof(first));

@@ -71,6 +71,8 @@ static void usage(FILE *f)
 		"                        best order it kept for the same mix of tasks\n"
 		"  --no-refine           nor goes on with a plan's search in its loop's idle\n"
 		"                        time while the device runs the TG\n"
+		"  --no-poll             usched completes a task when its OpenCL callback\n"
+		"                        comes, not when it finds it done at its predicted end\n"
 		"  --time-limit S        skip experiments that would start after S seconds\n"
 		"  --seed N              the random draws (default 1)\n"
 		"  --workers MODE        the policies' workers: thread (usched in-process,\n"
@@ -114,7 +116,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 {
 	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
 	       PMAX, UNIT, SCALE, TRIALS, TABLE5, SSECS, SWORK, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
-	       BENCHES, MAXTG, NOPLANS, NOREFINE };
+	       BENCHES, MAXTG, NOPLANS, NOREFINE, NOPOLL };
 	static const struct option lo[] = {
 		{ "profile", required_argument, NULL, PROFILE },
 		{ "out", required_argument, NULL, OUT },
@@ -142,6 +144,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "max-tg", required_argument, NULL, MAXTG },
 		{ "no-plans", no_argument, NULL, NOPLANS },
 		{ "no-refine", no_argument, NULL, NOREFINE },
+		{ "no-poll", no_argument, NULL, NOPOLL },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -188,6 +191,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		case MAXTG: o->max_tg = atoi(optarg); break;
 		case NOPLANS: o->no_plans = true; break;
 		case NOREFINE: o->no_refine = true; break;
+		case NOPOLL: o->no_poll = true; break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -370,7 +374,7 @@ int main(int argc, char **argv)
 			 "measured_ms,policy_us,inflight,host_us,plan");
 	fs.stream = out_open(&o, "stream.csv", "setup,workers,seconds,tasks,tasks_per_s,"
 			     "util_htd,util_k,util_dth,util_device,busiest_load,p50_ms,p99_ms,tg_err,"
-			     "sched_share,tasks_per_tg");
+			     "sched_share,tasks_per_tg,polled");
 	fs.tasks = out_open(&o, "tasks.txt", NULL);
 	e.cmds = out_open(&o, "commands.csv", "suite,bench,T,N,order_no,run,pos,task,stage,cmd,"
 			  "alone_us,pred_start_us,pred_end_us,submit_us,start_us,end_us");
