@@ -557,7 +557,8 @@ static void on_complete(void *arg, const struct usched_completion *c)
 			const struct btask *b = &st->s->pool[c->user_data];
 			double alone[CLX_STAGES] = { 0 };
 
-			st->lat_ms[st->counted] = (c->end_ns - c->queued_ns) / 1e6;
+			/* to the completion's delivery, as the independent workers' wait returns */
+			st->lat_ms[st->counted] = (tq_clock_ns() - c->queued_ns) / 1e6;
 			for (int s = 0; s < CLX_STAGES; s++) {
 				for (unsigned int k = 0; k < b->ncmds; k++)
 					if (b->cmd_stage[k] == s)
