@@ -777,15 +777,16 @@ void callbacks_release(struct usched *u)
 	struct task *t;
 
 	atomic_store(&u->hold_callbacks, false);
-	while ((t = atomic_exchange(&u->held, NULL))) {
-		while (t) {
-			struct task *next = t->done_next;
+	/* a callback that saw the hold is counted until it has pushed its task */
+	while (atomic_load(&u->callbacks))
+		sched_yield();
+	for (t = atomic_exchange(&u->held, NULL); t;) {
+		struct task *next = t->done_next;
 
-			t->done_next = atomic_load(&u->done);
-			while (!atomic_compare_exchange_weak(&u->done, &t->done_next, t))
-				;
-			t = next;
-		}
+		t->done_next = atomic_load(&u->done);
+		while (!atomic_compare_exchange_weak(&u->done, &t->done_next, t))
+			;
+		t = next;
 	}
 	wake(u);
 }

@@ -264,13 +264,15 @@ static void CL_CALLBACK task_done(cl_event ev, cl_int status, void *arg)
 {
 	struct task *t = arg;
 	struct usched *u = t->u;
-
-	bool hold = atomic_load_explicit(&u->hold_callbacks, memory_order_relaxed);
-	_Atomic(struct task *) *stack = hold ? &u->held : &u->done;
+	_Atomic(struct task *) *stack;
+	bool hold;
 
 	/* Only record and signal: no OpenCL calls here (see core.c, 5). */
 	(void)ev;
-	atomic_fetch_add_explicit(&u->callbacks, 1, memory_order_relaxed);
+	atomic_fetch_add(&u->callbacks, 1);
+	/* counted first, so that callbacks_release() waits for this push */
+	hold = atomic_load(&u->hold_callbacks);
+	stack = hold ? &u->held : &u->done;
 	t->cl_status = status;
 	t->done_next = atomic_load_explicit(stack, memory_order_relaxed);
 	while (!atomic_compare_exchange_weak_explicit(stack, &t->done_next, t,
