@@ -687,6 +687,21 @@ static void task_collect(struct usched *u, struct task *t)
 }
 
 /*
+ * A task of a TG in flight that polling may complete: not yet collected,
+ * and not one completed at launch without its events (it has no callback).
+ */
+static bool pollable(const struct task *t)
+{
+	return t && !t->err && t->nev;
+}
+
+/* When the model says t's last command ends (4), corrected by the drift. */
+static uint64_t predicted_end(const struct usched *u, const struct task *t)
+{
+	return t->pred_end + u->drift;
+}
+
+/*
  * Take the tasks in flight whose predicted end has passed and whose last
  * command is done (5) onto the batch at *tail, collected; returns the new
  * tail. The callback of each is still to come.
@@ -707,8 +722,7 @@ static struct task **poll_done(struct usched *u, struct task **tail)
 			struct task *t = tg->task[i];
 			cl_int st;
 
-			/* collected, or pushed at launch without its events */
-			if (!t || t->err || !t->nev || t->pred_end + u->drift > now)
+			if (!pollable(t) || predicted_end(u, t) > now)
 				continue;
 			if (clGetEventInfo(t->ev[t->nev - 1], CL_EVENT_COMMAND_EXECUTION_STATUS,
 					   sizeof(st), &st, NULL) || st > CL_COMPLETE) {
@@ -754,9 +768,9 @@ static uint64_t poll_when(struct usched *u)
 			const struct task *t = tg->task[i];
 			uint64_t end;
 
-			if (!t || t->err || !t->nev)
+			if (!pollable(t))
 				continue;
-			end = t->pred_end + u->drift;
+			end = predicted_end(u, t);
 			if (end <= now)
 				due = true;
 			else if (end < at)
