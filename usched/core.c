@@ -702,11 +702,11 @@ static uint64_t predicted_end(const struct usched *u, const struct task *t)
 }
 
 /*
- * Take the tasks in flight whose predicted end has passed and whose last
- * command is done (5) onto the batch at *tail, collected; returns the new
- * tail. The callback of each is still to come.
+ * Append the tasks in flight whose predicted end has passed and whose last
+ * command is done (5) to the batch at *tail, collected. The callback of
+ * each is still to come.
  */
-static struct task **poll_done(struct usched *u, struct task **tail)
+static void poll_done(struct usched *u, struct task **tail)
 {
 	struct task *due[TG_MAX_INFLIGHT * USCHED_MAX_TG];
 	unsigned int n = 0;
@@ -714,7 +714,7 @@ static struct task **poll_done(struct usched *u, struct task **tail)
 	bool missed = false;
 
 	if (u->o.no_poll)
-		return tail;
+		return;
 	for (unsigned int g = 0; g < u->ninflight; g++) {
 		struct tg *tg = u->inflight[g];
 
@@ -747,7 +747,6 @@ static struct task **poll_done(struct usched *u, struct task **tail)
 		*tail = due[i];
 		tail = &due[i]->batch_next;
 	}
-	return tail;
 }
 
 /*

@@ -21,19 +21,25 @@
 
 static uint32_t kernel[16];
 
-/* The loop by hand until n completions (and, if @freed, no task awaiting its callback). */
+/*
+ * The loop by hand until n completions (and, if @freed, no task awaiting its
+ * callback), for at most ms. It wakes only when usched_fd() does: with the
+ * callbacks parked, only the timer that poll_when() armed can wake it.
+ */
 static bool run_for(struct usched *u, struct tl_sink *s, unsigned long n, bool freed, int ms)
 {
 	struct pollfd pfd = { .fd = usched_fd(u), .events = POLLIN };
 	uint64_t end = now_ns() + ms * 1000000ull;
 
 	for (;;) {
+		uint64_t now;
+
 		usched_process(u);
 		if (s->done >= n && (!freed || !u->awaiting))
 			return true;
-		if (now_ns() >= end)
-			return false;
-		poll(&pfd, 1, 10);
+		now = now_ns();
+		if (now >= end || !poll(&pfd, 1, (int)((end - now + 999999) / 1000000)))
+			return false;	/* nothing woke the loop in time */
 	}
 }
 
