@@ -53,6 +53,9 @@ struct opts {
 	bool no_plans;			/* usched's auto orders every TG afresh */
 	bool no_refine;			/* nor goes on with a plan in the loop's idle time */
 	bool no_poll;			/* usched completes tasks by their callbacks alone */
+	double steady_pct;		/* a steady host's tolerance (steady.c); 0: off, < 0: auto */
+	double steady_wait_s;		/* the longest wait for a steady host */
+	unsigned int redo;		/* unsteady passes, and trials, run again per experiment */
 	uint64_t seed;
 	bool process;			/* policies: the daemon and worker processes */
 	const char *usched;		/* the daemon */
@@ -114,6 +117,8 @@ struct result {
 	double ov_sum[2];		/* and those the other way covered: HtD, DtH */
 	unsigned int ov_n[2];
 	double pol_copy_slow[NPOL][2];	/* usched's copy model after the runs: HtD, DtH */
+	/* NoReorder's passes and the trials: run again, and kept though unsteady */
+	unsigned int redone[2], unsteady[2];
 };
 
 struct stream_result {
@@ -132,6 +137,21 @@ struct stream_result {
 	double polled;			/* share of completions usched found by polling */
 };
 
+/* The host probe of steady.c. */
+struct steady {
+	bool on;
+	bool spoiled;			/* a probe since steady_wait() was slow */
+	double limit;			/* steady: the probe's HtD within this of standalone */
+	double alone_ns;		/* the probe's HtD alone */
+	double last_s;			/* when it last probed */
+	void *host;
+	struct clx_region reg;
+	cl_mem dev[2];
+	/* for the summary */
+	unsigned int probes, slow_probes, waits;
+	double waited_s;
+};
+
 /* The device session tqbench runs in. */
 struct env {
 	struct opts *o;
@@ -146,6 +166,7 @@ struct env {
 	FILE *cmds;			/* NoReorder's command timelines; NULL: off */
 	FILE *stream_tasks;		/* the stream's counted tasks, stage by stage; NULL: off */
 	FILE *usched_tasks;		/* the policies' counted runs, task by task; NULL: off */
+	struct steady steady;
 };
 
 /* tasks.c */
@@ -171,6 +192,16 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 int run_independent(struct env *e, struct result *r);
 int run_stream(struct env *e, const struct suite *real, const char *setup,
 	       struct stream_result *sr);
+
+/* steady.c */
+int steady_init(struct env *e);
+void steady_fini(struct env *e);
+/* Before a pass or a trial: wait (at most steady_wait_s) until the host is steady. */
+void steady_wait(struct env *e);
+/* Between its runs: probe now and then. */
+void steady_tick(struct env *e);
+/* After it: whether every probe since steady_wait() found the host steady. */
+bool steady_end(struct env *e);
 
 /* proc.c */
 /* --workers process can run here: the module, no other scheduler, the daemon. */

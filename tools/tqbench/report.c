@@ -643,6 +643,19 @@ static void slowdowns_off(FILE *f, const char *what, double htd, double dth,
 		fprintf(f, " DtH x%.3f", dth);
 }
 
+/* Passes and trials run again for a slow host, or kept though it was (steady.c). */
+static void host_note(FILE *f, const struct result *r)
+{
+	static const char *const what[2] = { "passes", "trials" };
+
+	for (int i = 0; i < 2; i++) {
+		if (r->redone[i])
+			fprintf(f, "; %s run again %u", what[i], r->redone[i]);
+		if (r->unsteady[i])
+			fprintf(f, "; %s unsteady %u", what[i], r->unsteady[i]);
+	}
+}
+
 int report_md(const char *path, const struct env *e, struct result *const *rs, unsigned int n,
 	      const struct stream_result *sr, unsigned int nstream, const char *cmdline)
 {
@@ -673,6 +686,11 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 		   "%u runs per NoReorder order, median; %u trials of the reference orders and "
 		   "the policies, median\n\n", e->o->unit_ms, e->o->table5, e->o->real_scale,
 		e->o->runs, e->o->trials);
+	if (e->steady.probes)
+		fprintf(f, "- steady host (--steady): %u probes of the host's overlapped HtD "
+			   "copies, %u above x%.3f; waited %u times for a steady host, %.1f s in "
+			   "all\n\n", e->steady.probes, e->steady.slow_probes, e->steady.limit,
+			e->steady.waits, e->steady.waited_s);
 
 	if (n) {	/* none with --setups stream alone */
 		fprintf(f, "## Speedup over the worst order\n\n");
@@ -718,6 +736,7 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 			fprintf(f, "; copies +%.1f%%", 100 * (r->drift_sum / r->drift_n - 1));
 		slowdowns_off(f, "; overlapped", r->ov_n[0] ? r->ov_sum[0] / r->ov_n[0] : 0,
 			      r->ov_n[1] ? r->ov_sum[1] / r->ov_n[1] : 0, &e->dev);
+		host_note(f, r);
 		fprintf(f, " |");
 		if (r->pol_tg_err[NPOL - 1] > 0)
 			fprintf(f, " %.2f%%", 100 * r->pol_tg_err[NPOL - 1]);

@@ -266,11 +266,53 @@ static void timeline_write(struct env *e, struct result *r, const struct binst *
 	}
 }
 
+/* What a NoReorder pass adds to r's copy figures, taken back if it runs again. */
+struct stretch {
+	double drift_sum, ov_sum[2];
+	unsigned int drift_n, ov_n[2];
+};
+
+static void stretch_save(const struct result *r, struct stretch *x)
+{
+	*x = (struct stretch){ r->drift_sum, { r->ov_sum[0], r->ov_sum[1] }, r->drift_n,
+			       { r->ov_n[0], r->ov_n[1] } };
+}
+
+static void stretch_restore(struct result *r, const struct stretch *x)
+{
+	r->drift_sum = x->drift_sum;
+	r->drift_n = x->drift_n;
+	for (int d = 0; d < 2; d++) {
+		r->ov_sum[d] = x->ov_sum[d];
+		r->ov_n[d] = x->ov_n[d];
+	}
+}
+
+/* One pass over every order: run k of each; its command timelines into cmds. */
+static int noreorder_pass(struct env *e, struct result *r, struct binst *in, double *v,
+			  unsigned int k, FILE *cmds)
+{
+	unsigned int runs = e->o->runs;
+	int ret = 0;
+
+	e->cmds = cmds;
+	steady_wait(e);
+	for (unsigned int p = 0; p < r->nperms && !ret; p++) {
+		ret = run_order(e, r, in, r->perm[p], &v[(size_t)p * runs + k]);
+		if (!ret && cmds && (r->N == 1 || e->dev.dma == 2))
+			timeline_write(e, r, in, p, k);
+		steady_tick(e);
+		progress_step(1, NULL);
+	}
+	return ret;
+}
+
 int run_noreorder(struct env *e, struct result *r)
 {
 	static struct binst in[MAX_SLOTS];
 	unsigned int runs = e->o->runs;
 	double *v = calloc((size_t)r->nperms * runs, sizeof(double));
+	FILE *cmds = e->cmds;
 	double warm;
 	int ret = -ENOMEM;
 
@@ -281,13 +323,36 @@ int run_noreorder(struct env *e, struct result *r)
 	ret = ret ?: run_order(e, r, in, r->perm[0], &warm);
 	progress_begin("NoReorder", (double)runs * r->nperms);
 	for (unsigned int k = 0; k < runs && !ret; k++) {
-		for (unsigned int p = 0; p < r->nperms && !ret; p++) {
-			ret = run_order(e, r, in, r->perm[p], &v[(size_t)p * runs + k]);
-			if (!ret && e->cmds && (r->N == 1 || e->dev.dma == 2))
-				timeline_write(e, r, in, p, k);
-			progress_step(1, NULL);
+		/* the pass's timelines go to commands.csv only if it is kept */
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *pass = cmds ? open_memstream(&buf, &len) : NULL;
+		struct stretch x;
+		bool steady;
+
+		if (cmds && !pass) {
+			ret = -ENOMEM;
+			break;
 		}
+		stretch_save(r, &x);
+		ret = noreorder_pass(e, r, in, v, k, pass);
+		steady = steady_end(e);
+		if (pass)
+			fclose(pass);
+		if (!ret && !steady && r->redone[0] < e->o->redo) {
+			/* the host slowed its copies during the pass: run it again */
+			r->redone[0]++;
+			stretch_restore(r, &x);
+			progress_step(-(double)r->nperms, "host slow: again");
+			k--;
+		} else {
+			r->unsteady[0] += !steady;
+			if (cmds && len)
+				fwrite(buf, 1, len, cmds);
+		}
+		free(buf);
 	}
+	e->cmds = cmds;
 	progress_end();
 	for (unsigned int p = 0; p < r->nperms && !ret; p++)
 		r->perm_ms[p] = median(&v[(size_t)p * runs], runs);
@@ -781,8 +846,26 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 	for (unsigned int i = 0; i < nfix; i++)
 		fix[i] = i;
 	for (unsigned int k = 0; k < trials && !ret; k++) {
+		/* what the trial writes and tallies is kept only with the trial */
+		struct tg_tally keep[NPOL];
+		FILE *tasks = e->usched_tasks, *tgs = NULL;
+		char *tgbuf = NULL, *taskbuf = NULL;
+		size_t tglen = 0, tasklen = 0;
+		unsigned int steps = 0;
+		bool steady = true;
+
+		memcpy(keep, tally, sizeof(keep));
+		if (tgcsv)
+			tgs = open_memstream(&tgbuf, &tglen);
+		if (tasks)
+			e->usched_tasks = open_memstream(&taskbuf, &tasklen);
+		if ((tgcsv && !tgs) || (tasks && !e->usched_tasks)) {
+			ret = -ENOMEM;
+			goto trial_done;
+		}
 		shuffle(blk, nblk, &rng);
 		shuffle(fix, nfix, &rng);
+		steady_wait(e);
 		for (unsigned int b = 0; b < nblk && !ret; b++) {
 			bool fixed = blk[b] < nfix;
 			unsigned int m = fixed ? nfix : 1;
@@ -794,11 +877,35 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 			for (unsigned int i = 0; i < m && !ret; i++) {
 				struct series *sr = &ser[fixed ? fix[i] : blk[b]];
 
-				ret = series_run(e, r, in, sr, &sr->v[k], tgcsv, tag[sr->policy],
+				ret = series_run(e, r, in, sr, &sr->v[k], tgs, tag[sr->policy],
 						 &tally[sr->policy]);
+				steady_tick(e);
 				progress_step(1, sr->order ? "orders" : policy_names[sr->policy]);
+				steps++;
 			}
 		}
+		steady = steady_end(e);
+trial_done:
+		if (tgs)
+			fclose(tgs);
+		if (e->usched_tasks != tasks && e->usched_tasks)
+			fclose(e->usched_tasks);
+		e->usched_tasks = tasks;
+		if (!ret && !steady && r->redone[1] < e->o->redo) {
+			/* the host slowed its copies during the trial: run it again */
+			r->redone[1]++;
+			memcpy(tally, keep, sizeof(keep));
+			progress_step(-(double)steps, "host slow: again");
+			k--;
+		} else if (!ret) {
+			r->unsteady[1] += !steady;
+			if (tglen)
+				fwrite(tgbuf, 1, tglen, tgcsv);
+			if (tasklen)
+				fwrite(taskbuf, 1, tasklen, tasks);
+		}
+		free(tgbuf);
+		free(taskbuf);
 	}
 	progress_end();
 	for (unsigned int i = 0; i < n && !ret; i++) {
@@ -902,8 +1009,10 @@ int run_independent(struct env *e, struct result *r)
 			ret = -ENOMEM;
 	}
 	ret = ret ?: indep_once(e, r, in, &warm);
-	for (unsigned int k = 0; k < runs && !ret; k++)
+	for (unsigned int k = 0; k < runs && !ret; k++) {
+		steady_wait(e);
 		ret = indep_once(e, r, in, &v[k]);
+	}
 	if (!ret)
 		r->indep_ms = median(v, runs);
 	insts_fini(r, in);
@@ -1221,6 +1330,8 @@ int run_stream(struct env *e, const struct suite *real, const char *setup,
 	for (int s = 0; s < CLX_STAGES; s++)
 		sr->util[s] = -1;
 	sr->device_util = -1;
+	/* probes would compete with the stream's copies: one wait before it only */
+	steady_wait(e);
 	progress_begin(setup, 1);
 	if (!strcmp(setup, "independent"))
 		ret = stream_independent(e, real, sr);

@@ -83,6 +83,37 @@ static void no_module(const char *dir)
 	       "--workers fibers: a usage error (status %d)", st);
 }
 
+/*
+ * --steady with a limit no probe meets: each pass and trial waits, runs,
+ * runs once more (--redo 1), and is kept the second time, so the files hold
+ * one pass and one trial, not the two each ran.
+ */
+static void steady(const char *dir)
+{
+	char cmd[1024], out[256];
+	int n;
+
+	snprintf(cmd, sizeof(cmd), "TQBENCH_STEADY_LIMIT=0.5 %s --quick --profile %s/profile "
+		 "--out %s/steady --data %s --configs 3x1 --suites synthetic --benches BK0 "
+		 "--setups noreorder,orders,policies --steady 6 --steady-wait 0.1 --redo 1 2>&1; "
+		 "echo \"status $?\"", TQBENCH_BIN, dir, dir, TQ_DATA);
+	tap_ok(test_run_status(cmd) == 0, "tqbench --steady on a host never steady");
+	snprintf(cmd, sizeof(cmd), "grep -c 'passes run again 1; passes unsteady 1; trials run "
+		 "again 1; trials unsteady 1 |' %s/steady/summary.md", dir);
+	test_capture(cmd, out, sizeof(out));
+	tap_ok(atoi(out) == 1, "--steady: the pass and the trial ran again, then were kept");
+	snprintf(cmd, sizeof(cmd), "grep -c '^- steady host (--steady): [1-9][0-9]* probes' "
+		 "%s/steady/summary.md", dir);
+	test_capture(cmd, out, sizeof(out));
+	tap_ok(atoi(out) == 1, "--steady: summary.md counts the probes");
+	snprintf(cmd, sizeof(cmd), "%s/steady", dir);
+	/* 6 orders of 3 tasks, 3 commands each; 5 policies, 3 tasks */
+	n = lines(cmd, "commands.csv", out, sizeof(out));
+	tap_ok(n == 1 + 6 * 9, "--steady: commands.csv holds the kept pass only (%d lines)", n);
+	n = lines(cmd, "usched-tasks.csv", out, sizeof(out));
+	tap_ok(n == 1 + 5 * 3, "--steady: usched-tasks.csv holds the kept trial only (%d lines)", n);
+}
+
 int main(void)
 {
 	static const char *const svgs[] = { "speedup-synthetic.svg", "speedup-real.svg",
@@ -162,6 +193,7 @@ int main(void)
 		tap_ok(n > 3 && !strncmp(first, "<svg", 4), "%s is an SVG", svgs[i]);
 	}
 
+	steady(dir);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		tap_diag("could not remove %s", dir);

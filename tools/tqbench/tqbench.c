@@ -73,6 +73,15 @@ static void usage(FILE *f)
 		"                        time while the device runs the TG\n"
 		"  --no-poll             usched completes a task when its OpenCL callback\n"
 		"                        comes, not when it finds it done at its predicted end\n"
+		"  --steady PCT          wait for a steady host before each NoReorder pass,\n"
+		"                        trial and stream window, and run a pass or a trial\n"
+		"                        again when the host's overlapped HtD copies ran\n"
+		"                        more than PCT%% over the profile's slowdown\n"
+		"                        (default 6 on a GPU with two copy engines, else 0:\n"
+		"                        off)\n"
+		"  --steady-wait S       the longest wait for a steady host (default 20)\n"
+		"  --redo N              passes, and trials, run again per experiment at\n"
+		"                        most (default 3)\n"
 		"  --time-limit S        skip experiments that would start after S seconds\n"
 		"  --seed N              the random draws (default 1)\n"
 		"  --workers MODE        the policies' workers: thread (usched in-process,\n"
@@ -116,7 +125,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 {
 	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
 	       PMAX, UNIT, SCALE, TRIALS, TABLE5, SSECS, SWORK, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
-	       BENCHES, MAXTG, NOPLANS, NOREFINE, NOPOLL };
+	       BENCHES, MAXTG, NOPLANS, NOREFINE, NOPOLL, STEADY, SWAIT, REDO };
 	static const struct option lo[] = {
 		{ "profile", required_argument, NULL, PROFILE },
 		{ "out", required_argument, NULL, OUT },
@@ -145,17 +154,20 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "no-plans", no_argument, NULL, NOPLANS },
 		{ "no-refine", no_argument, NULL, NOREFINE },
 		{ "no-poll", no_argument, NULL, NOPOLL },
+		{ "steady", required_argument, NULL, STEADY },
+		{ "steady-wait", required_argument, NULL, SWAIT },
+		{ "redo", required_argument, NULL, REDO },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *configs = NULL;
-	int ch;
+	int ch, redo = 3;
 
 	*o = (struct opts){ .data = "data", .out = "tqbench-out",
 			    .suites = "synthetic,real",
 			    .setups = "noreorder,orders,policies,independent,stream",
 			    .table5 = "NVIDIA K20c", .stream_workers = 8, .stream_depth = 4,
-			    .seed = 1 };
+			    .seed = 1, .steady_pct = -1, .steady_wait_s = 20 };
 	*limit = 0;
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (ch) {
@@ -192,6 +204,9 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		case NOPLANS: o->no_plans = true; break;
 		case NOREFINE: o->no_refine = true; break;
 		case NOPOLL: o->no_poll = true; break;
+		case STEADY: o->steady_pct = atof(optarg); break;
+		case SWAIT: o->steady_wait_s = atof(optarg); break;
+		case REDO: redo = atoi(optarg); break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -218,12 +233,14 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	/* in 3 s a stretch of copy-heavy draws or slow copies moved the busy shares 3 points */
 	o->stream_s = o->stream_s > 0 ? o->stream_s : o->quick ? 0.5 : 8;
 	if (o->stream_workers < 1 || o->stream_workers > MAX_WORKERS || o->stream_depth < 1 ||
-	    o->runs > 64 || o->trials > MAX_TRIALS || o->max_tg > USCHED_MAX_TG) {
+	    o->runs > 64 || o->trials > MAX_TRIALS || o->max_tg > USCHED_MAX_TG ||
+	    (o->steady_pct < 0 && o->steady_pct != -1) || o->steady_wait_s < 0 || redo < 0) {
 		fprintf(stderr, "tqbench: --stream-workers 1..%d, --stream-depth >= 1, "
-			"--runs <= 64, --trials <= %d, --max-tg <= %d\n", MAX_WORKERS,
-			MAX_TRIALS, USCHED_MAX_TG);
+			"--runs <= 64, --trials <= %d, --max-tg <= %d, --steady, --steady-wait "
+			"and --redo >= 0\n", MAX_WORKERS, MAX_TRIALS, USCHED_MAX_TG);
 		return -1;
 	}
+	o->redo = redo;
 	return 0;
 }
 
@@ -404,7 +421,7 @@ int main(int argc, char **argv)
 		report_tasks(fs.tasks, &suites[i]);
 		pool_bytes(&suites[i], &in_bytes, &out_bytes);
 	}
-	if (runners_init(&e, in_bytes, out_bytes))
+	if (runners_init(&e, in_bytes, out_bytes) || steady_init(&e))
 		goto out;
 
 	for (unsigned int c = 0; c < o.ncfg; c++) {
@@ -471,6 +488,7 @@ out_results:
 		free(rs[i]);
 	}
 	runners_fini(&e);
+	steady_fini(&e);
 out:
 	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)
 		if (*outs[i])

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * steady.c - whether the host copies at the profile's speed right now.
+ *
+ * On the shared H200 host, HtD copies that a DtH overlaps run at about the
+ * profile's slowdown (1.06-1.09) most of the time, and at 1.2-1.6 in spells
+ * of seconds to tens of seconds that do not depend on what runs on the GPU:
+ * a plain pair of copies, nothing else on the device, shows them too
+ * (2026-12-02, Documentation/results/tqbench.md). Copies nothing overlaps
+ * keep their speed. No model of a TG predicts such a spell, and one that
+ * falls on some orders and not others moves their comparison.
+ *
+ * So tqbench probes the host: one HtD and one DtH of PROBE_BYTES started
+ * together, three times, the median HtD time over its standalone time. A
+ * probe within the profile's HtD slowdown times (1 + tolerance) is steady.
+ * A pass of NoReorder or a trial starts once a probe is steady (waiting at
+ * most --steady-wait), probes every TICK_S while it runs and once at its
+ * end, and is run again (at most --redo times an experiment) when one of
+ * those probes was not.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+
+#define PROBE_BYTES	(128ull << 20)
+#define PROBE_REPS	3
+#define TICK_S		0.5
+#define WAIT_STEP_NS	50000000L	/* between probes while waiting */
+
+static double steady_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One copy each way (dth false: HtD alone); the HtD's time in ns, 0 on error. */
+static double probe_once(struct env *e, bool dth)
+{
+	struct steady *st = &e->steady;
+	cl_event h = NULL, d = NULL;
+	double ns = 0;
+
+	if (dth && clEnqueueReadBuffer(e->c.q[CLX_DTH], st->dev[1], CL_FALSE, 0, PROBE_BYTES,
+				       st->reg.map + PROBE_BYTES, 0, NULL, &d))
+		return 0;
+	if (dth)
+		clFlush(e->c.q[CLX_DTH]);
+	if (!clEnqueueWriteBuffer(e->c.q[CLX_HTD], st->dev[0], CL_FALSE, 0, PROBE_BYTES,
+				  st->reg.map, 0, NULL, &h)) {
+		clFlush(e->c.q[CLX_HTD]);
+		if (!clx_wait(h))
+			ns = (double)clx_end(h) - (double)clx_start(h);
+		clReleaseEvent(h);
+	}
+	if (d) {
+		clx_wait(d);
+		clReleaseEvent(d);
+	}
+	return ns > 0 ? ns : 0;
+}
+
+/* The median of PROBE_REPS probes: HtD overlapped (or alone) in ns. */
+static double probe(struct env *e, bool dth)
+{
+	double v[PROBE_REPS];
+
+	for (int i = 0; i < PROBE_REPS; i++)
+		v[i] = probe_once(e, dth);
+	qsort(v, PROBE_REPS, sizeof(v[0]), cmp_d);
+	return v[PROBE_REPS / 2];
+}
+
+/* Probe now: true when the host is steady. */
+static bool steady_probe(struct env *e)
+{
+	struct steady *st = &e->steady;
+	double x = probe(e, true) / st->alone_ns;
+
+	st->last_s = steady_now();
+	st->probes++;
+	if (x > st->limit || !(x > 0)) {
+		st->slow_probes++;
+		return false;
+	}
+	return true;
+}
+
+int steady_init(struct env *e)
+{
+	struct steady *st = &e->steady;
+	const struct opts *o = e->o;
+	double tol = o->steady_pct;
+	cl_int err;
+
+	memset(st, 0, sizeof(*st));
+	/* by default only where the copies overlap on a GPU's own engines */
+	if (tol < 0)
+		tol = e->c.gpu && e->dev.dma == 2 ? 6 : 0;
+	if (tol == 0 || e->dev.dma != 2)
+		return 0;
+	st->host = clx_mmap(2 * PROBE_BYTES);
+	if (!st->host || clx_region_add(&e->c, st->host, 2 * PROBE_BYTES, &st->reg))
+		goto fail;
+	memset(st->reg.map, 0x5a, 2 * PROBE_BYTES);
+	for (int i = 0; i < 2; i++) {
+		st->dev[i] = clCreateBuffer(e->c.ctx, CL_MEM_READ_WRITE, PROBE_BYTES, NULL, &err);
+		if (err)
+			goto fail;
+	}
+	probe(e, false);		/* warm: first touches, driver setup */
+	st->alone_ns = probe(e, false);
+	if (!(st->alone_ns > 0))
+		goto fail;
+	st->limit = e->dev.slow[TQ_HTD] * (1 + tol / 100);
+	/* for tools/tqbench/test.c: a limit no probe meets */
+	if (getenv("TQBENCH_STEADY_LIMIT"))
+		st->limit = atof(getenv("TQBENCH_STEADY_LIMIT"));
+	st->on = true;
+	fprintf(stderr, "tqbench: steady host: overlapped HtD within x%.3f (profile x%.3f + %g%%)\n",
+		st->limit, e->dev.slow[TQ_HTD], tol);
+	return 0;
+fail:
+	fprintf(stderr, "tqbench: cannot set up the host probe\n");
+	steady_fini(e);
+	return -ENOMEM;
+}
+
+void steady_fini(struct env *e)
+{
+	struct steady *st = &e->steady;
+
+	for (int i = 0; i < 2; i++)
+		if (st->dev[i])
+			clReleaseMemObject(st->dev[i]);
+	if (st->reg.mem)
+		clx_region_del(&e->c, &st->reg);
+	clx_unmap(st->host, 2 * PROBE_BYTES);
+	st->dev[0] = st->dev[1] = NULL;
+	st->host = NULL;
+	st->on = false;
+}
+
+void steady_wait(struct env *e)
+{
+	struct steady *st = &e->steady;
+	const struct timespec step = { 0, WAIT_STEP_NS };
+	double t0 = steady_now();
+	bool ok;
+
+	st->spoiled = false;
+	if (!st->on)
+		return;
+	ok = steady_probe(e);
+	if (ok)
+		return;
+	st->waits++;
+	while (!ok && steady_now() - t0 < e->o->steady_wait_s) {
+		nanosleep(&step, NULL);
+		ok = steady_probe(e);
+	}
+	st->waited_s += steady_now() - t0;
+	/* still slow after the wait: it runs anyway, and counts as unsteady */
+	st->spoiled = !ok;
+}
+
+void steady_tick(struct env *e)
+{
+	struct steady *st = &e->steady;
+
+	if (st->on && steady_now() - st->last_s >= TICK_S && !steady_probe(e))
+		st->spoiled = true;
+}
+
+bool steady_end(struct env *e)
+{
+	struct steady *st = &e->steady;
+
+	if (!st->on)
+		return true;
+	if (!steady_probe(e))
+		st->spoiled = true;
+	return !st->spoiled;
+}
