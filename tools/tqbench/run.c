@@ -872,6 +872,11 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 			struct series *first = &ser[fixed ? fix[0] : blk[b]];
 			int p = first->policy;
 
+			/*
+			 * A probe runs in tqbench's context: only here, where the
+			 * uncounted run after it takes the switch back.
+			 */
+			steady_tick(e);
 			/* uncounted: the device switches to this block's context */
 			ret = series_run(e, r, in, first, &warm, NULL, tag[p], NULL);
 			for (unsigned int i = 0; i < m && !ret; i++) {
@@ -879,7 +884,6 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 
 				ret = series_run(e, r, in, sr, &sr->v[k], tgs, tag[sr->policy],
 						 &tally[sr->policy]);
-				steady_tick(e);
 				progress_step(1, sr->order ? "orders" : policy_names[sr->policy]);
 				steps++;
 			}
