@@ -24,20 +24,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "../tqcalib/progress.h"
 #include "bench.h"
 
 #define PROBE_BYTES	(128ull << 20)
 #define PROBE_REPS	3
 #define TICK_S		0.5
 #define WAIT_STEP_NS	50000000L	/* between probes while waiting */
-
-static double steady_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -89,7 +82,7 @@ static bool steady_probe(struct env *e)
 	struct steady *st = &e->steady;
 	double x = probe(e, true) / st->alone_ns;
 
-	st->last_s = steady_now();
+	st->last_s = now_s();
 	st->probes++;
 	if (x > st->limit || !(x > 0)) {
 		st->slow_probes++;
@@ -157,7 +150,7 @@ void steady_wait(struct env *e)
 {
 	struct steady *st = &e->steady;
 	const struct timespec step = { 0, WAIT_STEP_NS };
-	double t0 = steady_now();
+	double t0 = now_s();
 	bool ok;
 
 	st->spoiled = false;
@@ -167,11 +160,11 @@ void steady_wait(struct env *e)
 	if (ok)
 		return;
 	st->waits++;
-	while (!ok && steady_now() - t0 < e->o->steady_wait_s) {
+	while (!ok && now_s() - t0 < e->o->steady_wait_s) {
 		nanosleep(&step, NULL);
 		ok = steady_probe(e);
 	}
-	st->waited_s += steady_now() - t0;
+	st->waited_s += now_s() - t0;
 	/* still slow after the wait: it runs anyway, and counts as unsteady */
 	st->spoiled = !ok;
 }
@@ -180,7 +173,7 @@ void steady_tick(struct env *e)
 {
 	struct steady *st = &e->steady;
 
-	if (st->on && steady_now() - st->last_s >= TICK_S && !steady_probe(e))
+	if (st->on && now_s() - st->last_s >= TICK_S && !steady_probe(e))
 		st->spoiled = true;
 }
 
