@@ -78,6 +78,14 @@ struct suite {
 
 enum { REF_WORST, REF_MEDIAN, REF_BEST, NREF };
 
+/* How long NoReorder's copies ran over their standalone times (run.c, copy_stretch()). */
+struct copy_stretch {
+	double drift_sum;		/* those that ran alone: duration / standalone */
+	unsigned int drift_n;
+	double ov_sum[2];		/* those the other way covered: HtD, DtH */
+	unsigned int ov_n[2];
+};
+
 /* Everything measured on one experiment. */
 struct result {
 	const struct suite *s;
@@ -112,10 +120,7 @@ struct result {
 	unsigned int pol_sched_n[NPOL];	/* TGs counted */
 	bool pol_proc;			/* the policies ran as worker processes */
 	double indep_ms;		/* independent contexts (median); 0: not run */
-	double drift_sum;		/* NoReorder's copies that ran alone: duration / standalone */
-	unsigned int drift_n;
-	double ov_sum[2];		/* and those the other way covered: HtD, DtH */
-	unsigned int ov_n[2];
+	struct copy_stretch stretch;
 	double pol_copy_slow[NPOL][2];	/* usched's copy model after the runs: HtD, DtH */
 	/* NoReorder's passes and the trials: run again, and kept though unsteady */
 	unsigned int redone[2], unsteady[2];

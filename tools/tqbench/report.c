@@ -701,6 +701,7 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		const struct result *r = rs[i];
+		const struct copy_stretch *c = &r->stretch;
 		int k = !r->s->synthetic, g = r->N > 1;
 		struct summary s;
 		double x;
@@ -732,10 +733,10 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 		else
 			fprintf(f, " -");
 		/* copies alone ran slower than standalone: the device was not as measured */
-		if (r->drift_n && r->drift_sum / r->drift_n > 1.01)
-			fprintf(f, "; copies +%.1f%%", 100 * (r->drift_sum / r->drift_n - 1));
-		slowdowns_off(f, "; overlapped", r->ov_n[0] ? r->ov_sum[0] / r->ov_n[0] : 0,
-			      r->ov_n[1] ? r->ov_sum[1] / r->ov_n[1] : 0, &e->dev);
+		if (c->drift_n && c->drift_sum / c->drift_n > 1.01)
+			fprintf(f, "; copies +%.1f%%", 100 * (c->drift_sum / c->drift_n - 1));
+		slowdowns_off(f, "; overlapped", c->ov_n[0] ? c->ov_sum[0] / c->ov_n[0] : 0,
+			      c->ov_n[1] ? c->ov_sum[1] / c->ov_n[1] : 0, &e->dev);
 		host_note(f, r);
 		fprintf(f, " |");
 		if (r->pol_tg_err[NPOL - 1] > 0)

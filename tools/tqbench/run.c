@@ -214,11 +214,11 @@ static void copy_stretch(struct result *r, const struct binst *in, const struct 
 				cover += fmax(0, fmin(b, t->end[o][k]) - fmax(a, t->start[o][k]));
 	x = (b - a) / in[s].b->cmd_ns[c];
 	if (cover == 0) {
-		r->drift_sum += x;
-		r->drift_n++;
+		r->stretch.drift_sum += x;
+		r->stretch.drift_n++;
 	} else if (cover >= 0.98 * (b - a)) {
-		r->ov_sum[dir] += x;
-		r->ov_n[dir]++;
+		r->stretch.ov_sum[dir] += x;
+		r->stretch.ov_n[dir]++;
 	}
 }
 
@@ -266,26 +266,31 @@ static void timeline_write(struct env *e, struct result *r, const struct binst *
 	}
 }
 
-/* What a NoReorder pass adds to r's copy figures, taken back if it runs again. */
-struct stretch {
-	double drift_sum, ov_sum[2];
-	unsigned int drift_n, ov_n[2];
+/* A file's lines held back until a pass or trial is kept. */
+struct held {
+	FILE *f;			/* NULL where the file is off */
+	char *buf;
+	size_t len;
 };
 
-static void stretch_save(const struct result *r, struct stretch *x)
+/* Hold what would go to dst (NULL: off); 0 or -ENOMEM. */
+static int held_open(struct held *h, FILE *dst)
 {
-	*x = (struct stretch){ r->drift_sum, { r->ov_sum[0], r->ov_sum[1] }, r->drift_n,
-			       { r->ov_n[0], r->ov_n[1] } };
+	*h = (struct held){ 0 };
+	if (dst)
+		h->f = open_memstream(&h->buf, &h->len);
+	return dst && !h->f ? -ENOMEM : 0;
 }
 
-static void stretch_restore(struct result *r, const struct stretch *x)
+/* Write what was held to dst if keep, and let it go. */
+static void held_close(struct held *h, FILE *dst, bool keep)
 {
-	r->drift_sum = x->drift_sum;
-	r->drift_n = x->drift_n;
-	for (int d = 0; d < 2; d++) {
-		r->ov_sum[d] = x->ov_sum[d];
-		r->ov_n[d] = x->ov_n[d];
-	}
+	if (h->f)
+		fclose(h->f);
+	if (keep && h->len)
+		fwrite(h->buf, 1, h->len, dst);
+	free(h->buf);
+	*h = (struct held){ 0 };
 }
 
 /* One pass over every order: run k of each; its command timelines into cmds. */
@@ -324,33 +329,24 @@ int run_noreorder(struct env *e, struct result *r)
 	progress_begin("NoReorder", (double)runs * r->nperms);
 	for (unsigned int k = 0; k < runs && !ret; k++) {
 		/* the pass's timelines go to commands.csv only if it is kept */
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *pass = cmds ? open_memstream(&buf, &len) : NULL;
-		struct stretch x;
-		bool steady;
+		struct copy_stretch before = r->stretch;
+		struct held pass;
+		bool slow, redo;
 
-		if (cmds && !pass) {
-			ret = -ENOMEM;
-			break;
-		}
-		stretch_save(r, &x);
-		ret = noreorder_pass(e, r, in, v, k, pass);
-		steady = steady_end(e);
-		if (pass)
-			fclose(pass);
-		if (!ret && !steady && r->redone[0] < e->o->redo) {
+		ret = held_open(&pass, cmds);
+		ret = ret ?: noreorder_pass(e, r, in, v, k, pass.f);
+		slow = !ret && !steady_end(e);
+		redo = slow && r->redone[0] < e->o->redo;
+		held_close(&pass, cmds, !redo);
+		if (redo) {
 			/* the host slowed its copies during the pass: run it again */
 			r->redone[0]++;
-			stretch_restore(r, &x);
+			r->stretch = before;
 			progress_step(-(double)r->nperms, "host slow: again");
 			k--;
 		} else {
-			r->unsteady[0] += !steady;
-			if (cmds && len)
-				fwrite(buf, 1, len, cmds);
+			r->unsteady[0] += slow;
 		}
-		free(buf);
 	}
 	e->cmds = cmds;
 	progress_end();
@@ -847,25 +843,20 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 		fix[i] = i;
 	for (unsigned int k = 0; k < trials && !ret; k++) {
 		/* what the trial writes and tallies is kept only with the trial */
+		FILE *tasks = e->usched_tasks;
+		struct held tgs = { 0 }, held_tasks = { 0 };
 		struct tg_tally keep[NPOL];
-		FILE *tasks = e->usched_tasks, *tgs = NULL;
-		char *tgbuf = NULL, *taskbuf = NULL;
-		size_t tglen = 0, tasklen = 0;
 		unsigned int steps = 0;
-		bool steady = true;
+		bool slow, redo;
 
 		memcpy(keep, tally, sizeof(keep));
-		if (tgcsv)
-			tgs = open_memstream(&tgbuf, &tglen);
-		if (tasks)
-			e->usched_tasks = open_memstream(&taskbuf, &tasklen);
-		if ((tgcsv && !tgs) || (tasks && !e->usched_tasks)) {
-			ret = -ENOMEM;
-			goto trial_done;
-		}
+		ret = held_open(&tgs, tgcsv);
+		ret = ret ?: held_open(&held_tasks, tasks);
+		e->usched_tasks = held_tasks.f;
 		shuffle(blk, nblk, &rng);
 		shuffle(fix, nfix, &rng);
-		steady_wait(e);
+		if (!ret)
+			steady_wait(e);
 		for (unsigned int b = 0; b < nblk && !ret; b++) {
 			bool fixed = blk[b] < nfix;
 			unsigned int m = fixed ? nfix : 1;
@@ -882,34 +873,26 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 			for (unsigned int i = 0; i < m && !ret; i++) {
 				struct series *sr = &ser[fixed ? fix[i] : blk[b]];
 
-				ret = series_run(e, r, in, sr, &sr->v[k], tgs, tag[sr->policy],
+				ret = series_run(e, r, in, sr, &sr->v[k], tgs.f, tag[sr->policy],
 						 &tally[sr->policy]);
 				progress_step(1, sr->order ? "orders" : policy_names[sr->policy]);
 				steps++;
 			}
 		}
-		steady = steady_end(e);
-trial_done:
-		if (tgs)
-			fclose(tgs);
-		if (e->usched_tasks != tasks && e->usched_tasks)
-			fclose(e->usched_tasks);
+		slow = !ret && !steady_end(e);
+		redo = slow && r->redone[1] < e->o->redo;
 		e->usched_tasks = tasks;
-		if (!ret && !steady && r->redone[1] < e->o->redo) {
+		held_close(&tgs, tgcsv, !ret && !redo);
+		held_close(&held_tasks, tasks, !ret && !redo);
+		if (redo) {
 			/* the host slowed its copies during the trial: run it again */
 			r->redone[1]++;
 			memcpy(tally, keep, sizeof(keep));
 			progress_step(-(double)steps, "host slow: again");
 			k--;
-		} else if (!ret) {
-			r->unsteady[1] += !steady;
-			if (tglen)
-				fwrite(tgbuf, 1, tglen, tgcsv);
-			if (tasklen)
-				fwrite(taskbuf, 1, tasklen, tasks);
+		} else {
+			r->unsteady[1] += slow;
 		}
-		free(tgbuf);
-		free(taskbuf);
 	}
 	progress_end();
 	for (unsigned int i = 0; i < n && !ret; i++) {
