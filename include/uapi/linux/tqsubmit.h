@@ -45,6 +45,7 @@
 #define TQ_FEAT_PROGRAMS	(1ULL << 1)	/* TQ_OP_PROGRAM, TQ_OP_KERNEL */
 #define TQ_FEAT_REQUEUE		(1ULL << 2)	/* tasks survive a scheduler's exit */
 #define TQ_FEAT_POLL		(1ULL << 3)	/* context fd polls EPOLLIN on CQ entries */
+#define TQ_FEAT_IDEMPOTENT	(1ULL << 4)	/* TQ_DESC_F_IDEMPOTENT, TQ_COMPL_F_STARTED */
 
 /* Fixed limits of this ABI version. */
 #define TQ_MAX_BUFS		8
@@ -62,6 +63,7 @@ enum tq_op {
 /* tq_desc.flags */
 #define TQ_DESC_F_LOCAL		(1U << 0)	/* TASK: local[] is given */
 #define TQ_DESC_F_BUILTIN	(1U << 1)	/* PROGRAM: bufs[0] names a built-in */
+#define TQ_DESC_F_IDEMPOTENT	(1U << 2)	/* TASK: safe to run again (see below) */
 
 /* tq_buf.dir: which copies the scheduler makes around the kernel. */
 enum tq_dir {
@@ -131,6 +133,16 @@ struct tq_scalar {
  * kernel name. NOP: only @opcode and @user_data. Ids are the scheduler's and
  * are valid only in the context that registered them. Tasks of one context
  * may run in any order; a client that needs order waits for completions.
+ *
+ * Requeue: when a scheduler exits with tasks it took and did not complete,
+ * the kernel gives each to the next scheduler (TQ_EV_F_REQUEUED) unless the
+ * scheduler had marked it started (TQ_COMPL_F_STARTED) and it is a TASK
+ * without TQ_DESC_F_IDEMPOTENT: such a task may have run in part (an INOUT
+ * buffer half written back), so it is completed with -EOWNERDEAD instead and
+ * never run again. TQ_DESC_F_IDEMPOTENT says that running the task again,
+ * whole, on the arena as a partial run may have left it, gives the right
+ * result (no INOUT buffer, no OUT buffer that is also read). NOP, PROGRAM and
+ * KERNEL are always requeued.
  */
 struct tq_desc {
 	__u8	opcode;
@@ -155,7 +167,14 @@ struct tq_desc {
  * struct tq_cqe - a completion ring entry (64 bytes)
  * @user_data: the descriptor's user_data
  * @status: 0, or a negative errno: from the kernel for a descriptor it
- *	rejected (see the errno contract), or from the scheduler
+ *	rejected (see the errno contract), or from the scheduler. Beside a
+ *	failed command's errno, schedulers use: -E2BIG a size over its limit
+ *	(work size, work-groups, program source or options); -EDQUOT a quota
+ *	(programs, kernels or arena bytes of a context or a user); -EPERM the
+ *	program policy refuses OpenCL C source from this user; -ETIME the
+ *	kernel ran, or the build took, longer than its limit; -EOWNERDEAD the
+ *	task may have run in part and is not run again (its scheduler exited,
+ *	or the device was reset under it, and it is not TQ_DESC_F_IDEMPOTENT)
  * @flags: TQ_CQE_F_*
  * @result: PROGRAM: program id (-ENOEXEC: build log length); KERNEL: kernel
  *	id; otherwise 0
@@ -372,6 +391,7 @@ struct tq_event {
 
 /* tq_completion.flags */
 #define TQ_COMPL_F_RELEASE	(1U << 0)	/* let go of a closed context */
+#define TQ_COMPL_F_STARTED	(1U << 1)	/* mark a task started; it stays outstanding */
 
 /**
  * struct tq_completion - one record write() to the scheduler fd (48 bytes)
@@ -386,6 +406,11 @@ struct tq_event {
  * @end_ns: CLOCK_MONOTONIC time the task ended
  *
  * A task completes once: a tag not outstanding is refused. With
+ * TQ_COMPL_F_STARTED (@ctx_id and @tag set, every other field zero) the
+ * record completes nothing: it tells the kernel that the task is about to
+ * reach the device, which decides its fate if this scheduler exits before
+ * completing it (see "Requeue" above struct tq_desc); a scheduler writes it
+ * before it enqueues the task's first command. With
  * TQ_COMPL_F_RELEASE (only after the context's TQ_EV_CLOSE; every other field
  * zero) the scheduler declares it no longer uses the context's arena and the
  * kernel frees the context. write() takes whole records (else EINVAL); it
