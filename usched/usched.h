@@ -216,6 +216,8 @@ struct usched_arg {
  * @local: work-group size per dimension; all zero: the driver chooses
  * @nbufs: used entries of @buf
  * @nargs: used entries of @arg: kernel argument i is @arg[i]
+ * @time_limit_ns: the longest the kernel may run before the task fails with
+ *	-ETIME; 0: opts.time_limit_ns
  */
 struct usched_task {
 	uint64_t owner;
@@ -231,6 +233,7 @@ struct usched_task {
 	size_t local[3];
 	struct usched_buf buf[USCHED_MAX_BUFS];
 	struct usched_arg arg[USCHED_MAX_ARGS];
+	uint64_t time_limit_ns;
 };
 
 /* Counters since usched_create(), for metrics. */
