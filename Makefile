@@ -87,3 +87,129 @@ run: deps
 clean:
 	rm -rf build
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null 2>&1
+
+# ---- install, uninstall, packages ----------------------------------------
+#
+#   make install   [DESTDIR=] [PREFIX=/usr/local] [LIBDIR=...] [SYSCONFDIR=...]
+#   make uninstall (the same variables: removes what install put there)
+#   make deb       the Debian packages (debian/) under build/deb/, then lintian
+#
+# PREFIX=/usr is a distribution's layout: the multiarch LIBDIR where
+# dpkg-architecture exists, /etc, and systemd's and udev's own directories;
+# any other PREFIX keeps everything under it (systemd, udev and
+# systemd-sysusers also read /usr/local/lib/...). The module is not
+# installed here: dkms.conf builds it for each kernel (the tqsubmit-dkms
+# package), or `make modules_install` for the running kernel's KDIR.
+PREFIX ?= /usr/local
+EXEC_PREFIX ?= $(PREFIX)
+BINDIR ?= $(EXEC_PREFIX)/bin
+SBINDIR ?= $(EXEC_PREFIX)/sbin
+INCLUDEDIR ?= $(PREFIX)/include
+DATAROOTDIR ?= $(PREFIX)/share
+DATADIR ?= $(DATAROOTDIR)/tq
+MANDIR ?= $(DATAROOTDIR)/man
+ifeq ($(PREFIX),/usr)
+DEB_HOST_MULTIARCH ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
+LIBDIR ?= $(PREFIX)/lib$(if $(DEB_HOST_MULTIARCH),/$(DEB_HOST_MULTIARCH))
+SYSCONFDIR ?= /etc
+pkg-var = $(or $(shell pkg-config --variable=$(1) $(2) 2>/dev/null),$(3))
+SYSTEMDUNITDIR ?= $(call pkg-var,systemdsystemunitdir,systemd,/usr/lib/systemd/system)
+SYSUSERSDIR ?= $(call pkg-var,sysusersdir,systemd,/usr/lib/sysusers.d)
+MODULESLOADDIR ?= $(call pkg-var,modulesloaddir,systemd,/usr/lib/modules-load.d)
+UDEVRULESDIR ?= $(call pkg-var,udevdir,udev,/usr/lib/udev)/rules.d
+else
+LIBDIR ?= $(EXEC_PREFIX)/lib
+SYSCONFDIR ?= $(PREFIX)/etc
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+MODULESLOADDIR ?= $(PREFIX)/lib/modules-load.d
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+endif
+
+INSTALL ?= install
+D := $(DESTDIR)
+
+# The installed libtq.pc and usched.service carry the directories, so they
+# are remade whenever one changes: install-dirs.txt holds the last ones.
+INST := $(O)/install
+INSTALL_DIRS_NOW := $(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(SBINDIR) $(SYSCONFDIR)
+$(INST)/install-dirs.txt: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(INSTALL_DIRS_NOW)' | cmp -s - $@ || echo '$(INSTALL_DIRS_NOW)' >$@
+
+$(INST)/libtq.pc: libtq/libtq.pc.in libtq/build.mk $(INST)/install-dirs.txt
+	$(call LIBTQ_PC_SED,$(PREFIX),$(LIBDIR),$(INCLUDEDIR)) $< >$@
+
+$(INST)/usched.service: usched/usched.service $(INST)/install-dirs.txt
+	sed 's|^ExecStart=/usr/sbin/usched |ExecStart=$(SBINDIR)/usched --config $(SYSCONFDIR)/tq/usched.conf |' \
+		$< >$@
+	@grep -q '^ExecStart=$(SBINDIR)/usched --config ' $@ || \
+		{ echo "usched.service: no 'ExecStart=/usr/sbin/usched ' line to rewrite" >&2; rm -f $@; exit 1; }
+
+INSTALL_PROGS := $(addprefix $(BIN)/,tqstat tqsim tqcalib tqbench)
+INSTALL_BUILT := $(BIN)/usched $(INSTALL_PROGS) $(LIBTQ_SO) $(LIB)/libtq.a \
+	$(INST)/libtq.pc $(INST)/usched.service
+LIBTQ_MAN3 := $(wildcard libtq/man/*.3)
+LIBTQ_MAN7 := $(wildcard libtq/man/*.7)
+TQ_DATA_FILES := $(wildcard data/*.csv) data/README.md
+
+.PHONY: install-built install uninstall modules_install deb FORCE
+FORCE:
+
+# Everything install copies, built (the Debian package builds this).
+install-built: $(INSTALL_BUILT)
+
+install: install-built
+	$(INSTALL) -d $(D)$(SBINDIR) $(D)$(BINDIR) $(D)$(LIBDIR)/pkgconfig \
+		$(D)$(INCLUDEDIR)/linux $(D)$(MANDIR)/man3 $(D)$(MANDIR)/man7 $(D)$(MANDIR)/man8 \
+		$(D)$(SYSCONFDIR)/tq $(D)$(SYSTEMDUNITDIR) $(D)$(UDEVRULESDIR) $(D)$(SYSUSERSDIR) \
+		$(D)$(MODULESLOADDIR) $(D)$(DATADIR)
+	$(INSTALL) -m 755 $(BIN)/usched $(D)$(SBINDIR)/
+	$(INSTALL) -m 755 $(INSTALL_PROGS) $(D)$(BINDIR)/
+	$(INSTALL) -m 644 $(LIBTQ_SO) $(D)$(LIBDIR)/
+	ln -sf $(notdir $(LIBTQ_SO)) $(D)$(LIBDIR)/libtq.so.1
+	ln -sf libtq.so.1 $(D)$(LIBDIR)/libtq.so
+	$(INSTALL) -m 644 $(LIB)/libtq.a $(D)$(LIBDIR)/
+	$(INSTALL) -m 644 $(INST)/libtq.pc $(D)$(LIBDIR)/pkgconfig/
+	$(INSTALL) -m 644 libtq/tq.h $(D)$(INCLUDEDIR)/
+	$(INSTALL) -m 644 include/uapi/linux/tqsubmit.h $(D)$(INCLUDEDIR)/linux/
+	$(INSTALL) -m 644 $(LIBTQ_MAN3) $(D)$(MANDIR)/man3/
+	$(INSTALL) -m 644 $(LIBTQ_MAN7) $(D)$(MANDIR)/man7/
+	$(INSTALL) -m 644 usched/usched.8 $(D)$(MANDIR)/man8/
+	$(INSTALL) -m 644 $(INST)/usched.service $(D)$(SYSTEMDUNITDIR)/
+	$(INSTALL) -m 644 usched/60-tqsubmit.rules $(D)$(UDEVRULESDIR)/
+	$(INSTALL) -m 644 usched/sysusers.conf $(D)$(SYSUSERSDIR)/tq.conf
+	$(INSTALL) -m 644 usched/modules-load.conf $(D)$(MODULESLOADDIR)/tqsubmit.conf
+	$(INSTALL) -m 644 $(TQ_DATA_FILES) $(D)$(DATADIR)/
+	@# An administrator's usched.conf stays; the shipped one goes beside it.
+	@conf=$(D)$(SYSCONFDIR)/tq/usched.conf; \
+	if [ ! -e $$conf ]; then \
+		echo "$(INSTALL) -m 644 usched/usched.conf $$conf"; \
+		$(INSTALL) -m 644 usched/usched.conf $$conf; \
+	elif ! cmp -s usched/usched.conf $$conf; then \
+		$(INSTALL) -m 644 usched/usched.conf $$conf.new; \
+		echo "tq: $$conf kept; the shipped one is $$conf.new"; \
+	fi
+
+uninstall:
+	rm -f $(D)$(SBINDIR)/usched $(addprefix $(D)$(BINDIR)/,$(notdir $(INSTALL_PROGS)))
+	rm -f $(addprefix $(D)$(LIBDIR)/,$(notdir $(LIBTQ_SO)) libtq.so.1 libtq.so libtq.a \
+		pkgconfig/libtq.pc)
+	rm -f $(D)$(INCLUDEDIR)/tq.h $(D)$(INCLUDEDIR)/linux/tqsubmit.h
+	rm -f $(addprefix $(D)$(MANDIR)/man3/,$(notdir $(LIBTQ_MAN3))) \
+		$(addprefix $(D)$(MANDIR)/man7/,$(notdir $(LIBTQ_MAN7))) $(D)$(MANDIR)/man8/usched.8
+	rm -f $(D)$(SYSTEMDUNITDIR)/usched.service $(D)$(UDEVRULESDIR)/60-tqsubmit.rules \
+		$(D)$(SYSUSERSDIR)/tq.conf $(D)$(MODULESLOADDIR)/tqsubmit.conf
+	rm -f $(addprefix $(D)$(DATADIR)/,$(notdir $(TQ_DATA_FILES)))
+	-rmdir $(D)$(DATADIR)
+	rm -f $(D)$(SYSCONFDIR)/tq/usched.conf.new
+	@# An edited usched.conf is the administrator's: only the unchanged one goes.
+	@conf=$(D)$(SYSCONFDIR)/tq/usched.conf; \
+	if cmp -s usched/usched.conf $$conf; then echo "rm -f $$conf"; rm -f $$conf; \
+	elif [ -e $$conf ]; then echo "tq: $$conf differs from the shipped one: kept"; fi
+	-rmdir $(D)$(SYSCONFDIR)/tq
+
+# The module into /lib/modules/KVER/updates of $(DESTDIR) (kbuild's modules_install).
+modules_install: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(if $(DESTDIR),$(abspath $(DESTDIR))) \
+		INSTALL_MOD_DIR=updates modules_install

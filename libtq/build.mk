@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# libtq/: the client library of /dev/tqsubmit. libtq.a and libtq.so.1 (with
-# the symbol versions of libtq.map) from the same position-independent
-# objects; libtq.pc for pkg-config. Users inside the tree include
-# "../libtq/tq.h" (or -Ilibtq) and link $(LIB)/libtq.a.
+# libtq/: the client library of /dev/tqsubmit. libtq.a and libtq.so.1.1.0
+# (soname libtq.so.1, the symbol versions of libtq.map; links libtq.so.1 and
+# libtq.so beside it) from the same position-independent objects. Users
+# inside the tree include "../libtq/tq.h" (or -Ilibtq) and link
+# $(LIB)/libtq.a, or use $(LIB)/pkgconfig/libtq-uninstalled.pc. The
+# installed libtq.pc is made by the top Makefile's install block.
 #
-#   make install-libtq [PREFIX=/usr/local] [DESTDIR=]
 #   make bench-ring    tqbench-ring in the test VM (Documentation/results/ring-bench.md)
 
 LIBTQ_VERSION := 1.1.0
@@ -13,9 +14,10 @@ LIBTQ_OBJS := $(addprefix $(OBJ)/libtq/,tq.o arena.o)
 LIBTQ_NATIVE := $(addprefix $(TESTBIN)/libtq-,arena ring so)
 LIBTQ_VM := $(addprefix $(TESTBIN)/,libtq_stress libtq_kill libtq_fork libtq_requeue \
 	libtq_nodaemon)
-PREFIX ?= /usr/local
+LIBTQ_SO := $(LIB)/libtq.so.$(LIBTQ_VERSION)
 
-LIBS += $(LIB)/libtq.a $(LIB)/libtq.so.1 $(LIB)/pkgconfig/libtq.pc
+LIBS += $(LIB)/libtq.a $(LIBTQ_SO) $(LIB)/libtq.so.1 $(LIB)/libtq.so \
+	$(LIB)/pkgconfig/libtq-uninstalled.pc
 BINS += $(BIN)/tqbench-ring
 TESTS += $(LIBTQ_NATIVE)
 VM_TESTS += $(LIBTQ_VM)
@@ -27,14 +29,25 @@ $(LIB)/libtq.a: $(LIBTQ_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(LIB)/libtq.so.1: $(LIBTQ_OBJS) libtq/libtq.map
+$(LIBTQ_SO): $(LIBTQ_OBJS) libtq/libtq.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libtq.so.1 -Wl,--version-script=libtq/libtq.map \
 		$(LDFLAGS) -o $@ $(LIBTQ_OBJS)
 
-$(LIB)/pkgconfig/libtq.pc: libtq/libtq.pc.in libtq/build.mk
+$(LIB)/libtq.so.1 $(LIB)/libtq.so: $(LIBTQ_SO)
+	ln -sf $(notdir $<) $@
+
+# libtq.pc.in with the given directories, and the version.
+# LIBTQ_PC_SED PREFIX,LIBDIR,INCLUDEDIR
+LIBTQ_PC_SED = sed -e 's|@PREFIX@|$(1)|' -e 's|@LIBDIR@|$(2)|' -e 's|@INCLUDEDIR@|$(3)|' \
+	-e 's|@VERSION@|$(LIBTQ_VERSION)|'
+
+# For use inside the tree: the headers and libraries where the build keeps
+# them (pkg-config prefers NAME-uninstalled.pc on PKG_CONFIG_PATH).
+$(LIB)/pkgconfig/libtq-uninstalled.pc: libtq/libtq.pc.in libtq/build.mk
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBTQ_VERSION)|' $< >$@
+	$(call LIBTQ_PC_SED,$(CURDIR),$(CURDIR)/$(LIB),$(CURDIR)/libtq) \
+		-e 's|^Cflags: .*|& -I$(CURDIR)/include/uapi|' $< >$@
 
 # Native tests see libtq's private header.
 $(OBJ)/libtq/test_%.o: CPPFLAGS += -Itools -Ilibtq
@@ -64,18 +77,6 @@ $(BIN)/tqbench-ring: $(OBJ)/selftests/tqbench_ring.o $(OBJ)/selftests/libtq_util
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -luring $(LDLIBS)
 
-.PHONY: install-libtq bench-ring
-install-libtq: $(LIB)/libtq.a $(LIB)/libtq.so.1 $(LIB)/pkgconfig/libtq.pc
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/linux \
-		$(DESTDIR)$(PREFIX)/share/man/man3 $(DESTDIR)$(PREFIX)/share/man/man7
-	install -m 644 $(LIB)/libtq.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIB)/libtq.so.1 $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libtq.so.1 $(DESTDIR)$(PREFIX)/lib/libtq.so
-	install -m 644 $(LIB)/pkgconfig/libtq.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
-	install -m 644 libtq/tq.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 include/uapi/linux/tqsubmit.h $(DESTDIR)$(PREFIX)/include/linux/
-	install -m 644 libtq/man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
-	install -m 644 libtq/man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
-
+.PHONY: bench-ring
 bench-ring: module $(BIN)/tqbench-ring
 	tools/vm --timeout 600 -- $(BIN)/tqbench-ring
