@@ -213,3 +213,5 @@ uninstall:
 modules_install: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(if $(DESTDIR),$(abspath $(DESTDIR))) \
 		INSTALL_MOD_DIR=updates modules_install
+
+CHECK_SCRIPTS += script:tools/test_install.sh
