@@ -147,8 +147,20 @@ $(INST)/usched.service: usched/usched.service $(INST)/install-dirs.txt
 		{ echo "usched.service: no 'ExecStart=/usr/sbin/usched ' line to rewrite" >&2; rm -f $@; exit 1; }
 
 INSTALL_PROGS := $(addprefix $(BIN)/,tqstat tqsim tqcalib tqbench)
+# The tools' pages are their --help, through help2man (tools/deps installs it).
+INSTALL_MAN1 := $(addprefix $(INST)/man1/,$(addsuffix .1,$(notdir $(INSTALL_PROGS))))
 INSTALL_BUILT := $(BIN)/usched $(INSTALL_PROGS) $(LIBTQ_SO) $(LIB)/libtq.a \
-	$(INST)/libtq.pc $(INST)/usched.service
+	$(INST)/libtq.pc $(INST)/usched.service $(INSTALL_MAN1)
+
+tqstat_WHAT := the counters of the tqsubmit module and of usched
+tqsim_WHAT := tq's device model and ordering policies on task files
+tqcalib_WHAT := measure an OpenCL device's profile for tq
+tqbench_WHAT := the paper's experiments on an OpenCL device, through tq
+$(INST)/man1/%.1: $(BIN)/%
+	@command -v help2man >/dev/null || { echo "$@ needs help2man (tools/deps)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	help2man -N --no-discard-stderr --version-string=$(LIBTQ_VERSION) -n "$($*_WHAT)" \
+		-o $@ $<
 LIBTQ_MAN3 := $(wildcard libtq/man/*.3)
 LIBTQ_MAN7 := $(wildcard libtq/man/*.7)
 TQ_DATA_FILES := $(wildcard data/*.csv) data/README.md
@@ -161,7 +173,7 @@ install-built: $(INSTALL_BUILT)
 
 install: install-built
 	$(INSTALL) -d $(D)$(SBINDIR) $(D)$(BINDIR) $(D)$(LIBDIR)/pkgconfig \
-		$(D)$(INCLUDEDIR)/linux $(D)$(MANDIR)/man3 $(D)$(MANDIR)/man7 $(D)$(MANDIR)/man8 \
+		$(D)$(INCLUDEDIR)/linux $(D)$(MANDIR)/man1 $(D)$(MANDIR)/man3 $(D)$(MANDIR)/man7 $(D)$(MANDIR)/man8 \
 		$(D)$(SYSCONFDIR)/tq $(D)$(SYSTEMDUNITDIR) $(D)$(UDEVRULESDIR) $(D)$(SYSUSERSDIR) \
 		$(D)$(MODULESLOADDIR) $(D)$(DATADIR)
 	$(INSTALL) -m 755 $(BIN)/usched $(D)$(SBINDIR)/
@@ -173,6 +185,7 @@ install: install-built
 	$(INSTALL) -m 644 $(INST)/libtq.pc $(D)$(LIBDIR)/pkgconfig/
 	$(INSTALL) -m 644 libtq/tq.h $(D)$(INCLUDEDIR)/
 	$(INSTALL) -m 644 include/uapi/linux/tqsubmit.h $(D)$(INCLUDEDIR)/linux/
+	$(INSTALL) -m 644 $(INSTALL_MAN1) $(D)$(MANDIR)/man1/
 	$(INSTALL) -m 644 $(LIBTQ_MAN3) $(D)$(MANDIR)/man3/
 	$(INSTALL) -m 644 $(LIBTQ_MAN7) $(D)$(MANDIR)/man7/
 	$(INSTALL) -m 644 usched/usched.8 $(D)$(MANDIR)/man8/
@@ -196,6 +209,7 @@ uninstall:
 	rm -f $(addprefix $(D)$(LIBDIR)/,$(notdir $(LIBTQ_SO)) libtq.so.1 libtq.so libtq.a \
 		pkgconfig/libtq.pc)
 	rm -f $(D)$(INCLUDEDIR)/tq.h $(D)$(INCLUDEDIR)/linux/tqsubmit.h
+	rm -f $(addprefix $(D)$(MANDIR)/man1/,$(notdir $(INSTALL_MAN1)))
 	rm -f $(addprefix $(D)$(MANDIR)/man3/,$(notdir $(LIBTQ_MAN3))) \
 		$(addprefix $(D)$(MANDIR)/man7/,$(notdir $(LIBTQ_MAN7))) $(D)$(MANDIR)/man8/usched.8
 	rm -f $(D)$(SYSTEMDUNITDIR)/usched.service $(D)$(UDEVRULESDIR)/60-tqsubmit.rules \
@@ -214,4 +228,42 @@ modules_install: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(if $(DESTDIR),$(abspath $(DESTDIR))) \
 		INSTALL_MOD_DIR=updates modules_install
 
-CHECK_SCRIPTS += script:tools/test_install.sh
+CHECK_SCRIPTS += script:tools/test_install.sh script:tools/test_dkms.sh script:tools/test_deb.sh
+
+# The module's source as DKMS takes it: $(DESTDIR)$(DKMS_SRCDIR) (the
+# tqsubmit-dkms package; tools/test_dkms.sh builds it with dkms).
+DKMS_VERSION := $(LIBTQ_VERSION)
+DKMS_SRCDIR ?= /usr/src/tqsubmit-$(DKMS_VERSION)
+DKMS_FILES := dkms.conf Kbuild kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.c)) \
+	$(wildcard kmod/*.h) include/uapi/linux/tqsubmit.h
+
+.PHONY: install-dkms-src uninstall-dkms-src
+install-dkms-src:
+	@grep -qx 'PACKAGE_VERSION="$(DKMS_VERSION)"' dkms.conf || \
+		{ echo "dkms.conf: PACKAGE_VERSION is not $(DKMS_VERSION)" >&2; exit 1; }
+	for f in $(DKMS_FILES); do $(INSTALL) -D -m 644 $$f $(D)$(DKMS_SRCDIR)/$$f || exit; done
+
+uninstall-dkms-src:
+	rm -f $(addprefix $(D)$(DKMS_SRCDIR)/,$(DKMS_FILES))
+	-rmdir $(D)$(DKMS_SRCDIR)/kmod $(D)$(DKMS_SRCDIR)/include/uapi/linux \
+		$(D)$(DKMS_SRCDIR)/include/uapi $(D)$(DKMS_SRCDIR)/include $(D)$(DKMS_SRCDIR)
+
+# The Debian packages from a copy of the tree's files (tracked and new, not
+# ignored), so that the package build's clean leaves this tree's build/
+# alone: build/deb/*.deb, then lintian over them. tools/test_deb.sh checks
+# what they hold.
+DEB_DIR := build/deb
+DEB_SRC := $(DEB_DIR)/tq-$(LIBTQ_VERSION)
+deb:
+	@command -v dpkg-buildpackage >/dev/null && command -v lintian >/dev/null && \
+		command -v dh_dkms >/dev/null || { echo "make deb needs dpkg-dev, debhelper," \
+		"dh-dkms and lintian: apt-get install -y dpkg-dev debhelper dh-dkms lintian" >&2; exit 1; }
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	git ls-files -co --exclude-standard -z | \
+		xargs -0 sh -c 'for f; do [ -e "$$f" ] || [ -L "$$f" ] && echo "$$f"; done' sh | \
+		tar -cf - -T - | tar -xf - -C $(DEB_SRC)
+	cd $(DEB_SRC) && DEB_BUILD_OPTIONS="parallel=2 $(DEB_BUILD_OPTIONS)" \
+		dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+		{ tail -40 ../build.log >&2; echo "make deb: see $(DEB_DIR)/build.log" >&2; exit 1; }
+	lintian --fail-on error,warning $(DEB_DIR)/tq_$(LIBTQ_VERSION)_*.changes
+	@ls $(DEB_DIR)/*.deb
