@@ -14,6 +14,7 @@ SIM_TESTS := $(addprefix $(TESTBIN)/sim-,model policy golden cli)
 LIBS += $(LIB)/libtqsim.a
 BINS += $(BIN)/tqsim
 TESTS += $(SIM_TESTS)
+CHECK_SCRIPTS += script:sim/tests/data_tables.sh
 
 $(LIB)/libtqsim.a: $(SIM_LIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -2,11 +2,13 @@
 /*
  * tqsim - the temporal model and the ordering policies from the command line.
  *
- *   tqsim makespan [DEVICE] [--order 2,0,1] [--timeline] [DRAW] FILE
- *   tqsim order --policy NAME [--budget-us N] [--seed N] [DEVICE] [DRAW] FILE
- *   tqsim perms [DEVICE] FILE
- *   tqsim eval [--data DIR] [--out FILE.md] [--svg FILE.svg] [--quick]
+ *   tqsim makespan [DEVICE] [--order 2,0,1] [--timeline] [DRAW] TASKS
+ *   tqsim order --policy NAME [--budget-us N] [--seed N] [DEVICE] [DRAW] TASKS
+ *   tqsim perms [DEVICE] TASKS
+ *   tqsim eval [--data DIR] [--out FILE.md] [--svg FILE.svg] [--seeds N]
  *   tqsim bench [--data DIR]
+ *
+ * TASKS: a task file, or a table of data/ ([--select NAME] FILE; see usage).
  *
  * DEVICE: --dma 1|2, --slow F | --slow-htd F --slow-dth F, --busy H,K,D (ms
  * each engine is busy at t = 0), --latency DEP,GAP[,SUBMIT] (ms, the command
@@ -25,15 +27,26 @@
 #include "cli/cli.h"
 
 static const char usage[] =
-	"usage: tqsim makespan [DEVICE] [--order I,J,...] [--timeline] [DRAW] FILE\n"
+	"usage: tqsim makespan [DEVICE] [--order I,J,...] [--timeline] [DRAW] TASKS\n"
 	"       tqsim order --policy fifo|paper|neh|exact|auto [--budget-us N] [--seed N]\n"
-	"                   [DEVICE] [DRAW] FILE\n"
-	"       tqsim perms [DEVICE] FILE\n"
-	"       tqsim eval [--data DIR] [--out FILE.md] [--svg FILE.svg] [--quick]\n"
+	"                   [DEVICE] [DRAW] TASKS\n"
+	"       tqsim perms [DEVICE] TASKS\n"
+	"       tqsim eval [--data DIR] [--out FILE.md] [--svg FILE.svg] [--seeds N]\n"
 	"       tqsim bench [--data DIR]\n"
 	"DEVICE: --dma 1|2  --slow F | --slow-htd F --slow-dth F  --busy H,K,D (ms)\n"
 	"        --latency DEP,GAP[,SUBMIT] (ms)  --profile FILE\n"
-	"DRAW:   --trace FILE.json  --svg FILE.svg\n";
+	"DRAW:   --trace FILE.json  --svg FILE.svg\n"
+	"TASKS:  FILE, a CSV task file: the header line name,htd_ms,k_ms,dth_ms[,after],\n"
+	"        then one task a line: its name (letters, digits, _ - .), the times in ms\n"
+	"        of its host-to-device copy, kernel and device-to-host copy (0: none;\n"
+	"        1+0.5: two commands), and with the after column the name of the task on\n"
+	"        an earlier line it must run after, or nothing. '#' starts a comment.\n"
+	"    or  one of the paper's tables in data/:\n"
+	"        data/synthetic_tasks.csv                     Table 2, tasks T0..T7 (unit 10 ms)\n"
+	"        --select BK25 data/synthetic_benchmarks.csv  a benchmark of Table 3 (BK0..BK100)\n"
+	"        --select 'AMD R9' data/real_task_ranges.csv  a device's tasks of Table 5, each\n"
+	"                                                     time the middle of its range\n"
+	"Output is JSON on stdout; bad input exits 2 with FILE:LINE: reason.\n";
 
 struct opts {
 	struct tq_dev dev;
@@ -51,6 +64,7 @@ struct opts {
 	const char *svg;
 	bool timeline;
 	const char *file;
+	const char *select;
 	struct taskset ts;
 };
 
@@ -88,7 +102,7 @@ static int parse_list(const char *s, double *v, int max)
 
 enum {
 	OPT_DMA = 256, OPT_SLOW, OPT_SLOW_HTD, OPT_SLOW_DTH, OPT_BUSY, OPT_LATENCY, OPT_PROFILE,
-	OPT_ORDER, OPT_POLICY, OPT_BUDGET, OPT_SEED, OPT_TRACE, OPT_SVG, OPT_TIMELINE,
+	OPT_ORDER, OPT_POLICY, OPT_BUDGET, OPT_SEED, OPT_TRACE, OPT_SVG, OPT_TIMELINE, OPT_SELECT,
 };
 
 static const struct option long_opts[] = {
@@ -106,6 +120,7 @@ static const struct option long_opts[] = {
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "timeline", no_argument, NULL, OPT_TIMELINE },
+	{ "select", required_argument, NULL, OPT_SELECT },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -218,6 +233,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_TIMELINE:
 			o->timeline = true;
 			break;
+		case OPT_SELECT:
+			o->select = optarg;
+			break;
 		default:
 			return fail_usage("%s", "bad option");
 		}
@@ -225,11 +243,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	if (slow_both && slow_one)
 		return fail_usage("%s", "give --slow or --slow-htd/--slow-dth, not both");
 	if (optind != argc - 1)
-		return fail_usage("%s", "expected one task file");
+		return fail_usage("%s", "expected one task file or table");
 	o->file = argv[optind];
 	if ((ret = make_device(o)))
 		return ret;
-	if (taskfile_load(o->file, &o->ts))
+	if (taskfile_load(o->file, o->select, &o->ts))
 		return EXIT_BAD_INPUT;
 	return 0;
 }

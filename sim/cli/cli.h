@@ -19,10 +19,12 @@ struct taskset {
 };
 
 /*
- * Read a task file (CSV "name,htd_ms,k_ms,dth_ms"). On bad input prints
- * "FILE:LINE: reason" on stderr and returns -1.
+ * Read a task file (CSV "name,htd_ms,k_ms,dth_ms"), or one of the paper's
+ * tables of data/ (taskfile.c): @select names the row of Table 3 or 5 to
+ * take, NULL for the others. On bad input prints "FILE:LINE: reason" on
+ * stderr and returns -1.
  */
-int taskfile_load(const char *path, struct taskset *ts);
+int taskfile_load(const char *path, const char *select, struct taskset *ts);
 
 /* Read a whole file into a malloc'd NUL-terminated buffer; NULL on error. */
 char *file_read(const char *path, size_t *len);

@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * taskfile.c - the tqsim task file: CSV with the header
- * "name,htd_ms,k_ms,dth_ms", one task per line, '#' starts a comment. A time
- * of 0 means the stage is absent; "a+b+..." gives a stage several commands.
- * An optional fifth column "after" names the task's predecessor, a task on
- * an earlier line (tq_tg_set_after()), or is empty.
+ * taskfile.c - tqsim's input: a task file, or one of the paper's tables in
+ * data/ (data/README.md), told apart by the header line. '#' starts a
+ * comment everywhere.
+ *
+ * Task file: CSV with the header "name,htd_ms,k_ms,dth_ms", one task per
+ * line. A time of 0 means the stage is absent; "a+b+..." gives a stage
+ * several commands. An optional fifth column "after" names the task's
+ * predecessor, a task on an earlier line (tq_tg_set_after()), or is empty.
+ *
+ * The tables, as data/ has them: Table 2 (synthetic_tasks.csv, times in
+ * the paper's unit of 10 ms) is a TG of its tasks; Table 3
+ * (synthetic_benchmarks.csv) with a benchmark name (--select BK25) is that
+ * benchmark's tasks from Table 2 in the same directory; Table 5
+ * (real_task_ranges.csv) with a device (--select "AMD R9") is that
+ * device's tasks, each command at the middle of its range.
  */
 #include <errno.h>
 #include <math.h>
@@ -125,67 +135,309 @@ static const char *add_after(struct tq_tg *tg, const struct taskset *ts, unsigne
 	return "after: not the name of a task on an earlier line";
 }
 
-static int parse(const char *path, char *text, struct taskset *ts)
+/* What a header line says the file is. */
+enum table { TASK_FILE, TABLE2, TABLE3, TABLE5, FIGURES, NOT_A_TABLE };
+
+static const char *const table_header[] = {
+	[TABLE2] = "name,htd,k,dth,class",
+	[TABLE3] = "benchmark,tasks",
+	[TABLE5] = "device,task,dominance,htd_min,htd_max,k_min,k_max,dth_min,dth_max",
+	[FIGURES] = "metric,device,value,note",
+};
+
+#define MAX_FIELDS	10
+#define PAPER_UNIT_MS	10	/* Table 2's unit of time */
+
+static enum table header_table(char **f, unsigned int nf, unsigned int *nfields)
 {
-	unsigned int line = 0, header_line = 0, nfields = 4;
-	bool header = false;
+	char joined[128] = "";
+
+	if (nf >= 4 && nf <= 5 && !strcmp(trim(f[0]), "name") && !strcmp(trim(f[1]), "htd_ms") &&
+	    !strcmp(trim(f[2]), "k_ms") && !strcmp(trim(f[3]), "dth_ms") &&
+	    (nf == 4 || !strcmp(trim(f[4]), "after"))) {
+		*nfields = nf;
+		return TASK_FILE;
+	}
+	for (unsigned int i = 0; i < nf; i++) {
+		if (strlen(joined) + strlen(trim(f[i])) + 2 > sizeof(joined))
+			return NOT_A_TABLE;
+		strcat(strcat(joined, i ? "," : ""), trim(f[i]));
+	}
+	for (enum table t = TABLE2; t <= FIGURES; t++) {
+		if (!strcmp(joined, table_header[t])) {
+			*nfields = nf;
+			return t;
+		}
+	}
+	return NOT_A_TABLE;
+}
+
+/* A task name: the rules the JSON and SVG output need. */
+static const char *check_name(const char *name)
+{
+	static char why[64];
+
+	if (!*name)
+		return "empty task name";
+	if (strlen(name) >= TQ_NAME_MAX) {
+		snprintf(why, sizeof(why), "task name longer than %d bytes", TQ_NAME_MAX - 1);
+		return why;
+	}
+	/* names go into JSON and SVG unescaped */
+	if (name[strspn(name, NAME_CHARS)])
+		return "task name may only have letters, digits, '_', '-', '.'";
+	return NULL;
+}
+
+static const char *new_task(struct taskset *ts, const char *name, int *t)
+{
+	static char why_full[32];
+	const char *why = check_name(name);
+
+	if (why)
+		return why;
+	*t = tq_tg_add_task(&ts->tg);
+	if (*t < 0) {
+		snprintf(why_full, sizeof(why_full), "more than %d tasks", TQ_MAX_TASKS);
+		return why_full;
+	}
+	strcpy(ts->name[*t], name);
+	return NULL;
+}
+
+static const char *number(const char *cell, const char *col, double *v)
+{
+	static char why[80];
+	char *end;
+
+	*v = strtod(cell, &end);
+	if (end == cell || *end || !isfinite(*v) || *v < 0) {
+		snprintf(why, sizeof(why), "%s: '%s' is not a number >= 0", col, cell);
+		return why;
+	}
+	return NULL;
+}
+
+/* A task file's line: name, the three stages' cells, maybe after. */
+static const char *task_file_row(struct taskset *ts, char **f, unsigned int nf)
+{
+	const char *why;
+	int t;
+
+	if ((why = new_task(ts, trim(f[0]), &t)))
+		return why;
+	for (int s = 0; s < TQ_STAGES; s++)
+		if ((why = add_cell(&ts->tg, s, f[s + 1])))
+			return why;
+	if (nf == 5 && (why = add_after(&ts->tg, ts, t, f[4])))
+		return why;
+	return NULL;
+}
+
+/* Table 2's line: name, htd, k, dth in units of 10 ms, class DK or DT. */
+static const char *table2_row(struct taskset *ts, char **f)
+{
+	static const char *const col[TQ_STAGES] = { "htd", "k", "dth" };
+	double v[TQ_STAGES];
+	const char *why;
+	int t;
+
+	for (int s = 0; s < TQ_STAGES; s++)
+		if ((why = number(trim(f[s + 1]), col[s], &v[s])))
+			return why;
+	if (strcmp(trim(f[4]), "DK") && strcmp(trim(f[4]), "DT"))
+		return "class: not DK or DT";
+	if ((why = new_task(ts, trim(f[0]), &t)))
+		return why;
+	for (int s = 0; s < TQ_STAGES; s++)
+		if (v[s] > 0 && tq_tg_add_cmd(&ts->tg, s, v[s] * PAPER_UNIT_MS * NS_PER_MS))
+			return "too many commands";
+	return NULL;
+}
+
+/*
+ * Table 5's line of device @select: the task at the middle of each range;
+ * min and max are taken either way round (two cells of the source are
+ * garbled, as data/README.md says).
+ */
+static const char *table5_row(struct taskset *ts, char **f)
+{
+	static const char *const col[2 * TQ_STAGES] = { "htd_min", "htd_max", "k_min", "k_max",
+							 "dth_min", "dth_max" };
+	double v[2 * TQ_STAGES];
+	const char *why;
+	int t;
+
+	for (int i = 0; i < 2 * TQ_STAGES; i++)
+		if ((why = number(trim(f[3 + i]), col[i], &v[i])))
+			return why;
+	if ((why = new_task(ts, trim(f[1]), &t)))
+		return why;
+	for (int s = 0; s < TQ_STAGES; s++) {
+		double ms = (v[2 * s] + v[2 * s + 1]) / 2;
+
+		if (ms > 0 && tq_tg_add_cmd(&ts->tg, s, ms * NS_PER_MS))
+			return "too many commands";
+	}
+	return NULL;
+}
+
+/* Table 3's line of benchmark @select: its tasks (names of Table 2) from @t2. */
+static const char *table3_row(struct taskset *ts, const struct taskset *t2, char *list)
+{
+	static char why[TQ_NAME_MAX + 64];
+	char *name, *save;
+
+	for (name = strtok_r(list, " \t", &save); name; name = strtok_r(NULL, " \t", &save)) {
+		unsigned int i;
+		const char *err;
+		int t;
+
+		for (i = 0; i < t2->tg.ntasks && strcmp(t2->name[i], name); i++)
+			;
+		if (i == t2->tg.ntasks) {
+			snprintf(why, sizeof(why), "tasks: '%.*s' is not a task of %s", TQ_NAME_MAX,
+				 name, "synthetic_tasks.csv");
+			return why;
+		}
+		if ((err = new_task(ts, name, &t)))
+			return err;
+		for (int s = 0; s < TQ_STAGES; s++)
+			for (unsigned int c = 0; c < t2->tg.task[i].n[s]; c++)
+				if (tq_tg_add_cmd(&ts->tg, s,
+						  t2->tg.cmd_ns[t2->tg.task[i].first[s] + c]))
+					return "too many commands";
+	}
+	return NULL;
+}
+
+static int load(const char *path, const char *select, struct taskset *ts, enum table *table);
+
+/* Table 2, which Table 3 names its tasks from: synthetic_tasks.csv beside @path. */
+static struct taskset *load_table2(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	struct taskset *t2 = malloc(sizeof(*t2));
+	char p2[4096];
+	enum table table;
+
+	if (!t2) {
+		fprintf(stderr, "%s:0: out of memory\n", path);
+		return NULL;
+	}
+	snprintf(p2, sizeof(p2), "%.*s%s", slash ? (int)(slash + 1 - path) : 0, path,
+		 "synthetic_tasks.csv");
+	if (load(p2, NULL, t2, &table)) {
+		free(t2);
+		return NULL;
+	}
+	if (table != TABLE2) {
+		bad(p2, 1, "not the paper's Table 2 (header '%s')", table_header[TABLE2]);
+		free(t2);
+		return NULL;
+	}
+	return t2;
+}
+
+static int parse(const char *path, char *text, const char *select, struct taskset *ts,
+		 enum table *table)
+{
+	unsigned int line = 0, header_line = 0, nfields = 0;
+	bool header = false, selected = false;
+	struct taskset *t2 = NULL;
+	int ret = -1;
 	char *l;
 
 	tq_tg_init(&ts->tg);
+	*table = NOT_A_TABLE;
 	for (l = strsep(&text, "\n"); l; l = strsep(&text, "\n")) {
-		char *f[6], *p = l, *hash = strchr(l, '#');
+		char *f[MAX_FIELDS + 1], *p = l, *hash = strchr(l, '#');
+		const char *why = NULL;
 		unsigned int nf = 0;
-		const char *why;
-		int t;
 
 		line++;
 		if (hash)
 			*hash = 0;
 		if (!*trim(l))
 			continue;
-		while (nf < 6 && (f[nf] = strsep(&p, ",")))
+		while (nf < MAX_FIELDS + 1 && (f[nf] = strsep(&p, ",")))
 			nf++;
 		if (!header) {
-			if (nf < 4 || nf > 5 || strcmp(trim(f[0]), "name") ||
-			    strcmp(trim(f[1]), "htd_ms") || strcmp(trim(f[2]), "k_ms") ||
-			    strcmp(trim(f[3]), "dth_ms") ||
-			    (nf == 5 && strcmp(trim(f[4]), "after")))
-				return bad(path, line,
-					   "expected header 'name,htd_ms,k_ms,dth_ms[,after]'");
+			*table = header_table(f, nf, &nfields);
+			if (*table == NOT_A_TABLE) {
+				bad(path, line, "expected header 'name,htd_ms,k_ms,dth_ms[,after]', "
+				    "or one of data/'s tables (tqsim --help)");
+				goto out;
+			}
+			if (*table == FIGURES) {
+				bad(path, line, "the paper's headline figures, not tasks: give a task "
+				    "file, synthetic_tasks.csv, synthetic_benchmarks.csv or "
+				    "real_task_ranges.csv");
+				goto out;
+			}
+			if (select && *table != TABLE3 && *table != TABLE5) {
+				bad(path, line, "--select picks a row of synthetic_benchmarks.csv "
+				    "or real_task_ranges.csv, not of this file");
+				goto out;
+			}
+			if (!select && (*table == TABLE3 || *table == TABLE5)) {
+				bad(path, line, "which %s? --select NAME, a name of its first column",
+				    *table == TABLE3 ? "benchmark" : "device");
+				goto out;
+			}
+			if (*table == TABLE3 && !(t2 = load_table2(path)))
+				goto out;
 			header = true;
 			header_line = line;
-			nfields = nf;
 			continue;
 		}
-		if (nf != nfields)
-			return bad(path, line, "expected %u fields, got %s", nfields,
-				   nf > nfields ? "more" : "fewer");
-		f[0] = trim(f[0]);
-		if (!*f[0])
-			return bad(path, line, "empty task name");
-		if (strlen(f[0]) >= TQ_NAME_MAX)
-			return bad(path, line, "task name longer than %d bytes", TQ_NAME_MAX - 1);
-		/* names go into JSON and SVG unescaped */
-		if (f[0][strspn(f[0], NAME_CHARS)])
-			return bad(path, line, "task name may only have letters, digits, '_', '-', '.'");
-		t = tq_tg_add_task(&ts->tg);
-		if (t < 0)
-			return bad(path, line, "more than %d tasks", TQ_MAX_TASKS);
-		strcpy(ts->name[t], f[0]);
-		for (int s = 0; s < TQ_STAGES; s++)
-			if ((why = add_cell(&ts->tg, s, f[s + 1])))
-				return bad(path, line, "%s", why);
-		if (nf == 5 && (why = add_after(&ts->tg, ts, t, f[4])))
-			return bad(path, line, "%s", why);
+		if (nf != nfields) {
+			bad(path, line, "expected %u fields, got %s", nfields,
+			    nf > nfields ? "more" : "fewer");
+			goto out;
+		}
+		switch (*table) {
+		case TASK_FILE:
+			why = task_file_row(ts, f, nf);
+			break;
+		case TABLE2:
+			why = table2_row(ts, f);
+			break;
+		case TABLE3:
+		case TABLE5:
+			if (strcmp(trim(f[0]), select))
+				continue;
+			selected = true;
+			why = *table == TABLE3 ? table3_row(ts, t2, f[1]) : table5_row(ts, f);
+			break;
+		default:
+			break;
+		}
+		if (why) {
+			bad(path, line, "%s", why);
+			goto out;
+		}
 	}
-	if (!header)
-		return bad(path, line ? line : 1, "no header line");
-	if (!ts->tg.ntasks)
-		return bad(path, header_line, "no tasks");
-	return 0;
+	if (!header) {
+		bad(path, line ? line : 1, "no header line");
+		goto out;
+	}
+	if (select && !selected) {
+		bad(path, header_line, "no %s '%s'", *table == TABLE3 ? "benchmark" : "device",
+		    select);
+		goto out;
+	}
+	if (!ts->tg.ntasks) {
+		bad(path, header_line, "no tasks");
+		goto out;
+	}
+	ret = 0;
+out:
+	free(t2);
+	return ret;
 }
 
-int taskfile_load(const char *path, struct taskset *ts)
+static int load(const char *path, const char *select, struct taskset *ts, enum table *table)
 {
 	size_t len;
 	char *text = file_read(path, &len);
@@ -199,7 +451,14 @@ int taskfile_load(const char *path, struct taskset *ts)
 		free(text);
 		return bad(path, 1, "file contains a NUL byte");
 	}
-	ret = parse(path, text, ts);
+	ret = parse(path, text, select, ts, table);
 	free(text);
 	return ret;
+}
+
+int taskfile_load(const char *path, const char *select, struct taskset *ts)
+{
+	enum table table;
+
+	return load(path, select, ts, &table);
 }
