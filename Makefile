@@ -81,7 +81,6 @@ check: deps
 		$(CHECK_SCRIPTS)
 
 run: deps
-	@$(MAKE) --no-print-directory all
 	@tools/run-main
 
 clean:

@@ -78,5 +78,21 @@ $(BIN)/tqbench-ring: $(OBJ)/selftests/tqbench_ring.o $(OBJ)/selftests/libtq_util
 	$(CC) $(LDFLAGS) -o $@ $^ -luring $(LDLIBS)
 
 .PHONY: bench-ring
+# Documentation/libtq.md's example, as the page has it, run in the test VM by
+# tools/run-client against usched (libtq/test_example.sh). tools/test_install.sh
+# also builds it with each of the page's command lines.
+$(O)/gen/libtq-example.c: Documentation/libtq.md
+	@mkdir -p $(dir $@)
+	awk '/^## Example/ { f = 1 } f && /^```c$$/ { g = 1; next } g && /^```$$/ { exit } g' \
+		$< >$@
+	@test -s $@ || { echo "$<: no example" >&2; rm -f $@; exit 1; }
+
+$(TESTBIN)/libtq-example: $(O)/gen/libtq-example.c $(LIB)/libtq.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ilibtq $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+VM_TESTS += libtq/test_example.sh
+libtq/test_example.sh: $(TESTBIN)/libtq-example $(BIN)/usched
+
 bench-ring: module $(BIN)/tqbench-ring
 	tools/vm --timeout 600 -- $(BIN)/tqbench-ring
