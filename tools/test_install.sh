@@ -81,7 +81,7 @@ run_line() {
 
 	shift
 	rm -f "$ex/prog"
-	(cd "$ex" && env "$@" CFLAGS= bash -ec "${lines[$i]%%#*} -Wall -Wextra -Werror") \
+	(cd "$ex" && env "$@" bash -ec "${lines[$i]%%#*} -Wall -Wextra -Werror") \
 		>"$t/cc.log" 2>&1
 	ok $? "libtq.md line $((i + 1)) builds the example: ${lines[$i]%%#*}"
 	diag <"$t/cc.log"
