@@ -916,7 +916,7 @@ TEST_F(ctx, completion_errors)
 	EXPECT_EQ(-1, write(self->sfd, c, sizeof(c[0])));
 	EXPECT_EQ(EINVAL, errno);
 	c[0] = good;
-	c[0].flags = 2;
+	c[0].flags = 1 << 2;		/* no such flag */
 	EXPECT_EQ(-1, write(self->sfd, c, sizeof(c[0])));
 	EXPECT_EQ(EINVAL, errno);
 	c[0] = (struct tq_completion){ .ctx_id = good.ctx_id, .flags = TQ_COMPL_F_RELEASE };
