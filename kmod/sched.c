@@ -17,6 +17,7 @@
 #include <linux/cred.h>
 #include <linux/eventfd.h>
 #include <linux/nospec.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/timekeeping.h>
