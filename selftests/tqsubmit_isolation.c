@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -82,6 +83,20 @@ static int kernel_copy_into(void *p)
 	return ret;
 }
 
+/*
+ * Read @p through get_user_pages(), as a driver pinning it would:
+ * process_vm_readv() on ourselves. 0 or -errno.
+ */
+static int gup_read(void *p, size_t len)
+{
+	char buf[64];
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = p, .iov_len = len };
+	ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+
+	return n == (ssize_t)len ? 0 : n < 0 ? -errno : -EIO;
+}
+
 static int wait_child(pid_t pid)
 {
 	int status;
@@ -129,6 +144,9 @@ TEST_F(iso, rings_refuse_dofork)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, madvise(self->c.cq, s->cq_off.mmap_size, MADV_DOFORK));
 	EXPECT_EQ(EINVAL, errno);
+	/* What VM_IO costs: no get_user_pages() on a ring; the arena keeps it. */
+	EXPECT_EQ(-EFAULT, gup_read(self->c.sq, 16));
+	EXPECT_EQ(0, gup_read(self->c.arena, 16));
 	/* MADV_DONTFORK, which they already are, is accepted. */
 	EXPECT_EQ(0, madvise(self->c.sq, s->sq_off.mmap_size, MADV_DONTFORK));
 }
@@ -163,12 +181,15 @@ TEST_F(iso, client_arena_after_dofork)
 			_exit(4);
 		if (kernel_copy_into(arena + 8192) != -EFAULT)
 			_exit(5);
+		if (gup_read(arena, 16) != -EFAULT)
+			_exit(6);
 		_exit(0);
 	}
 	EXPECT_EQ(0, wait_child(pid));
 
-	/* The parent's arena and context work as before. */
+	/* The parent's arena and context work as before; it can still be pinned. */
 	EXPECT_STREQ("parent's data", arena);
+	EXPECT_EQ(0, gup_read(arena, 16));
 	EXPECT_EQ(0, kernel_copy_into(arena + 8192));
 	EXPECT_EQ(0, memcmp(arena + 8192, "abc", 3));
 	self->sfd = tq_sched_open(O_NONBLOCK);
@@ -213,6 +234,8 @@ TEST_F(iso, scheduler_arena_after_dofork)
 			_exit(1);
 		if (!touch_faults(a, false) || !touch_faults(a, true))
 			_exit(2);
+		if (gup_read(a, 16) != -EFAULT)
+			_exit(6);
 		if (mmap(NULL, ev[0].open.arena_bytes, PROT_READ, MAP_SHARED, self->sfd,
 			 ev[0].open.arena_offset) != MAP_FAILED || errno != EPERM)
 			_exit(3);
@@ -225,6 +248,7 @@ TEST_F(iso, scheduler_arena_after_dofork)
 	EXPECT_EQ(0, wait_child(pid));
 
 	EXPECT_STREQ("client's data", a);
+	EXPECT_EQ(0, gup_read(a, 16));
 	tq_nop(&d, 7);
 	ASSERT_EQ(1, tq_client_submit(&self->c, &d, 1));
 	n = tq_sched_collect(self->sfd, ev, 8, 1, 5000);
