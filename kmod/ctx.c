@@ -243,7 +243,38 @@ out_unlock:
 	return ret;
 }
 
-/* TQ_IOC_ENTER: the doorbell; the scheduler looks at every ring when woken. */
+/*
+ * Whether a doorbell could give the scheduler work: it is attached and idle
+ * (the need-wakeup flag is set), and the kernel could take a descriptor
+ * now: the SQ holds one, a task slot is free and the CQ has an entry for
+ * its completion. The fields are the kernel's, read without tq.lock: a
+ * stale value errs towards a spurious wake-up, except while the scheduler
+ * frees slots or goes idle, and then it looks at the SQ itself (after
+ * completions in tq_flush_dirty(), before sleeping by I).
+ */
+static bool tq_ctx_can_take(struct tq_ctx *ctx)
+{
+	u32 pending, used, in_use;
+
+	if (!READ_ONCE(tq.sched) || !(READ_ONCE(ctx->sq_flags) & TQ_RING_NEED_WAKEUP))
+		return false;
+	pending = READ_ONCE(*ctx->sq.producer) - READ_ONCE(ctx->sq.cached);
+	if (!pending)
+		return false;
+	in_use = READ_ONCE(ctx->in_use);
+	used = READ_ONCE(ctx->cq.cached) - READ_ONCE(*ctx->cq.consumer);
+	/* A corrupt index: let the scheduler's look find it and break the rings. */
+	if (pending > ctx->sq.nr || used > ctx->cq.nr)
+		return true;
+	return in_use < ctx->nr_slots && ctx->cq.nr - used > in_use;
+}
+
+/*
+ * TQ_IOC_ENTER: the doorbell. It wakes the scheduler only when it could take
+ * something, and once until the scheduler has looked at this context
+ * (@rung): a storm of ENTERs costs the caller its system calls and nobody
+ * else anything. The rest are absorbed, and counted.
+ */
 int tq_ctx_enter(struct file *file, void *arg)
 {
 	struct tq_ctx *ctx = tq_file_ctx(file);
@@ -257,6 +288,11 @@ int tq_ctx_enter(struct file *file, void *arg)
 		return -EPERM;
 	if (READ_ONCE(ctx->broken))
 		return -EBADFD;
+	this_cpu_inc(tq_enter_stats.enters);
+	if (!tq_ctx_can_take(ctx) || atomic_xchg(&ctx->rung, 1)) {	/* M, matches N */
+		this_cpu_inc(tq_enter_stats.absorbed);
+		return 0;
+	}
 	tq_kick();
 	return 0;
 }
@@ -272,12 +308,55 @@ int tq_vma_check(struct vm_area_struct *vma)
 }
 
 /*
+ * Fork. Every mapping is VM_DONTCOPY, but madvise(MADV_DOFORK) clears that
+ * flag, and a child would then share the rings or the arena. The rings are
+ * also VM_IO, which makes MADV_DOFORK fail with EINVAL: nothing needs
+ * get_user_pages() on a ring (io_uring's rings are VM_IO too). The arena
+ * cannot be VM_IO: get_user_pages() refuses VM_IO, and the scheduler's
+ * OpenCL driver pins its arena mappings through it (CL_MEM_USE_HOST_PTR:
+ * the H200's fast copies), as a client may for O_DIRECT I/O into its
+ * arena. So an arena mapping keeps shmem's faults behind one check
+ * instead: the faulting address space must be the one that made the
+ * mapping. A shared file mapping's page tables are not copied at fork, so
+ * a child reaches an inherited arena only by faulting: it gets SIGBUS, and
+ * get_user_pages() from it EFAULT.
+ */
+static const struct vm_operations_struct *tq_shmem_vm_ops;
+
+/* Set at mmap() time: the mapping's own address space; a fork's copy differs. */
+static bool tq_arena_vma_owned(struct vm_area_struct *vma)
+{
+	return vma->vm_private_data == vma->vm_mm;
+}
+
+static vm_fault_t tq_arena_fault(struct vm_fault *vmf)
+{
+	if (!tq_arena_vma_owned(vmf->vma))
+		return VM_FAULT_SIGBUS;
+	return tq_shmem_vm_ops->fault(vmf);
+}
+
+/* Fault-around maps pages without ->fault(): the same check, or map none. */
+static vm_fault_t tq_arena_map_pages(struct vm_fault *vmf, pgoff_t start, pgoff_t end)
+{
+	if (!tq_arena_vma_owned(vmf->vma))
+		return 0;
+	return tq_shmem_vm_ops->map_pages(vmf, start, end);
+}
+
+static const struct vm_operations_struct tq_arena_vm_ops = {
+	.fault		= tq_arena_fault,
+	.map_pages	= tq_arena_map_pages,
+};
+
+/*
  * Map the arena's shmem pages themselves: the vma becomes the shmem file's,
  * so the OpenCL driver can pin it like any memfd mapping, and it outlives
- * the context without our help. fork() does not copy it.
+ * the context without our help. Its faults go through the check above.
  */
 int tq_arena_map(struct tq_ctx *ctx, struct vm_area_struct *vma)
 {
+	const struct vm_operations_struct *ops;
 	int ret;
 
 	if (vma->vm_end - vma->vm_start != ctx->arena_bytes)
@@ -287,6 +366,12 @@ int tq_arena_map(struct tq_ctx *ctx, struct vm_area_struct *vma)
 	ret = call_mmap(ctx->arena, vma);
 	if (ret)
 		return ret;
+	/* shmem's operations are one static table; keep it for the wrappers. */
+	ops = cmpxchg(&tq_shmem_vm_ops, NULL, vma->vm_ops) ?: vma->vm_ops;
+	if (ops != vma->vm_ops || !ops->fault || !ops->map_pages)
+		return -ENODEV;
+	vma->vm_ops = &tq_arena_vm_ops;
+	vma->vm_private_data = vma->vm_mm;
 	tq_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND, VM_MAYEXEC);
 	return 0;
 }
@@ -309,7 +394,8 @@ int tq_ctx_mmap(struct tq_ctx *ctx, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_end - vma->vm_start != ring->size)
 		return -EINVAL;
-	tq_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP, VM_MAYEXEC);
+	/* VM_IO: MADV_DOFORK fails on it (see "Fork" above). */
+	tq_vm_flags_mod(vma, VM_IO | VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP, VM_MAYEXEC);
 	return remap_vmalloc_range(vma, ring->base, 0);
 }
 
@@ -412,6 +498,7 @@ void tq_ctx_fdinfo(struct seq_file *m, struct tq_ctx *ctx)
 	seq_printf(m, "pending:\t%u\ndelivered:\t%u\n", ctx->in_use - delivered, delivered);
 	seq_printf(m, "submitted:\t%llu\ncompleted:\t%llu\nrejected:\t%llu\nrequeued:\t%llu\n",
 		   ctx->submitted, ctx->completed, ctx->rejected, ctx->requeued);
+	seq_printf(m, "abandoned:\t%llu\n", ctx->abandoned);
 	seq_printf(m, "need-wakeup:\t%d\nbroken:\t%d\nscheduler-knows:\t%d\n",
 		   !!(ctx->sq_flags & TQ_RING_NEED_WAKEUP), ctx->broken, ctx->known);
 	mutex_unlock(&tq.lock);
@@ -449,7 +536,7 @@ static int tq_task_check(const struct tq_desc *d, u64 arena_bytes)
 	unsigned int i;
 	int ret;
 
-	if (d->flags & ~TQ_DESC_F_LOCAL)
+	if (d->flags & ~(TQ_DESC_F_LOCAL | TQ_DESC_F_IDEMPOTENT))
 		return -EINVAL;
 	if (!d->work_dim || d->work_dim > TQ_MAX_DIMS)
 		return -EINVAL;

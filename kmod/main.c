@@ -30,6 +30,7 @@
 #include "tq.h"
 
 struct tq_dev tq;
+DEFINE_PER_CPU(struct tq_enter_stats, tq_enter_stats);
 
 unsigned int tq_ring_entries_max = 4096;
 module_param_named(ring_entries_max, tq_ring_entries_max, uint, 0644);
@@ -264,7 +265,35 @@ static struct tq_stat_attr tq_stat_attrs[] = {
 	{ __ATTR(dropped, 0444, tq_stat_show, NULL), &tq.stats.dropped },
 	{ __ATTR(in_flight, 0444, tq_stat_show, NULL), &tq.stats.in_flight },
 	{ __ATTR(requeued, 0444, tq_stat_show, NULL), &tq.stats.requeued },
+	{ __ATTR(abandoned, 0444, tq_stat_show, NULL), &tq.stats.abandoned },
 };
+
+/* The doorbell's per-CPU counters, summed. */
+static u64 tq_enter_sum(bool absorbed)
+{
+	const struct tq_enter_stats *st;
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		st = per_cpu_ptr(&tq_enter_stats, cpu);
+		sum += absorbed ? READ_ONCE(st->absorbed) : READ_ONCE(st->enters);
+	}
+	return sum;
+}
+
+static ssize_t enters_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", tq_enter_sum(false));
+}
+static DEVICE_ATTR_RO(enters);
+
+static ssize_t enters_absorbed_show(struct device *dev, struct device_attribute *attr,
+				    char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", tq_enter_sum(true));
+}
+static DEVICE_ATTR_RO(enters_absorbed);
 
 static ssize_t scheduler_pid_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
@@ -272,8 +301,8 @@ static ssize_t scheduler_pid_show(struct device *dev, struct device_attribute *a
 }
 static DEVICE_ATTR_RO(scheduler_pid);
 
-/* Filled in by tq_init(): the counters, scheduler_pid, NULL. */
-static struct attribute *tq_attrs[ARRAY_SIZE(tq_stat_attrs) + 2];
+/* Filled in by tq_init(): the counters, the doorbell's, scheduler_pid, NULL. */
+static struct attribute *tq_attrs[ARRAY_SIZE(tq_stat_attrs) + 4];
 ATTRIBUTE_GROUPS(tq);
 
 static struct miscdevice tq_misc = {
@@ -332,6 +361,8 @@ static int __init tq_init(void)
 	tq.need_wakeup = true;
 	for (i = 0; i < ARRAY_SIZE(tq_stat_attrs); i++)
 		tq_attrs[i] = &tq_stat_attrs[i].attr.attr;
+	tq_attrs[i++] = &dev_attr_enters.attr;
+	tq_attrs[i++] = &dev_attr_enters_absorbed.attr;
 	tq_attrs[i] = &dev_attr_scheduler_pid.attr;
 	return misc_register(&tq_misc);
 }

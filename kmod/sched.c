@@ -9,12 +9,15 @@
  * completion names the tag; the kernel writes the client's CQ entry and
  * frees the slot. A slot is taken only while the CQ has an entry free for
  * it, so completions always fit. When the scheduler exits, delivered slots
- * become pending again and go to the next scheduler first.
+ * become pending again and go to the next scheduler first, except tasks it
+ * had marked started (TQ_COMPL_F_STARTED) that are not idempotent: the
+ * kernel completes those with -EOWNERDEAD, since they may have run in part.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/eventfd.h>
 #include <linux/nospec.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/timekeeping.h>
@@ -38,7 +41,13 @@ static void tq_eventfd_signal(struct eventfd_ctx *efd)
 #endif
 }
 
-/* TQ_IOC_ATTACH: make a fresh fd the one scheduler. */
+/*
+ * TQ_IOC_ATTACH: make a fresh fd the one scheduler. The opener's credentials
+ * decide, as for other privileges that come with an fd: an fd opened without
+ * CAP_SYS_ADMIN (in the initial user namespace) cannot be made the scheduler
+ * by a privileged process it was passed to, and a daemon may open the device
+ * before it drops its privileges.
+ */
 int tq_sched_attach(struct file *file, void *arg)
 {
 	struct tq_attach *a = arg;
@@ -46,7 +55,7 @@ int tq_sched_attach(struct file *file, void *arg)
 
 	if (a->flags)
 		return -EINVAL;
-	if (!capable(CAP_SYS_ADMIN))
+	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
 	mutex_lock(&tq.lock);
 	if (file->private_data) {
@@ -57,6 +66,8 @@ int tq_sched_attach(struct file *file, void *arg)
 		tq.sched = file;
 		tq.sched_pid = get_pid(task_tgid(current));
 		WRITE_ONCE(tq.sched_nr, pid_nr(tq.sched_pid));
+		tq.sched_mm = current->mm;
+		mmgrab(tq.sched_mm);
 		/* Whatever waits is news to this scheduler. */
 		tq.idle_kick = atomic_read(&tq.kick) - 1;
 		smp_store_release(&file->private_data, &tq);	/* see tq_file_ctx() */
@@ -76,42 +87,6 @@ static void tq_set_need_wakeup(bool on)
 	tq.need_wakeup = on;
 	list_for_each_entry(ctx, &tq.live, node)
 		tq_ctx_set_flags(ctx, on ? TQ_RING_NEED_WAKEUP : 0, on ? 0 : TQ_RING_NEED_WAKEUP);
-}
-
-/*
- * The scheduler's file is released: what it took and did not complete goes
- * back to its contexts, in order, ahead of what they submit next; the closed
- * contexts it held are let go.
- */
-void tq_sched_detach(void)
-{
-	struct tq_ctx *ctx, *tmp;
-	struct tq_slot *slot;
-	u64 n = 0;
-
-	mutex_lock(&tq.lock);
-	list_for_each_entry(ctx, &tq.live, node) {
-		list_for_each_entry(slot, &ctx->delivered, node) {
-			slot->state = TQ_SLOT_PENDING;
-			slot->requeued = 1;
-			ctx->requeued++;
-			n++;
-		}
-		list_splice_init(&ctx->delivered, &ctx->pending);
-		ctx->known = false;
-	}
-	atomic64_add(n, &tq.stats.requeued);
-	list_for_each_entry_safe(ctx, tmp, &tq.closed, node) {
-		list_del_init(&ctx->node);
-		tq_ctx_unlink(ctx);
-		tq_ctx_put(ctx);
-	}
-	tq.sched = NULL;
-	put_pid(tq.sched_pid);
-	tq.sched_pid = NULL;
-	WRITE_ONCE(tq.sched_nr, 0);
-	tq_set_need_wakeup(true);
-	mutex_unlock(&tq.lock);
 }
 
 /* Publish the completions written to each dirty context's CQ, then signal. */
@@ -159,6 +134,94 @@ static struct tq_cqe *tq_cq_next(struct tq_ctx *ctx)
 		list_add_tail(&ctx->dirty, &tq.dirty);
 	}
 	return tq_cq_entry(&ctx->cq, ctx->cq.cached++);
+}
+
+/*
+ * Complete a task its exiting scheduler had marked started: the client gets
+ * -EOWNERDEAD, with the mark's time as start_ns and now as end_ns, and the
+ * slot and its CQ entry are freed as by a completion.
+ */
+static void tq_abandon(struct tq_ctx *ctx, struct tq_slot *slot, u64 now)
+{
+	struct tq_cqe *cqe = ctx->broken ? NULL : tq_cq_next(ctx);
+
+	if (cqe) {
+		cqe->user_data = slot->ev.task.user_data;
+		cqe->status = -EOWNERDEAD;
+		cqe->flags = slot->requeued ? TQ_CQE_F_REQUEUED : 0;
+		cqe->result = 0;
+		cqe->queued_ns = slot->ev.submit_ns;
+		cqe->start_ns = slot->started_ns;
+		cqe->end_ns = now;
+		cqe->resv[0] = 0;
+		cqe->resv[1] = 0;
+	}
+	ctx->abandoned++;
+	slot->started_ns = 0;
+	slot->state = TQ_SLOT_FREE;
+	list_move(&slot->node, &ctx->free);
+	ctx->in_use--;
+}
+
+/*
+ * Whether a task the exiting scheduler holds must not run again: it was
+ * marked started and is a TASK that is not idempotent.
+ */
+static bool tq_slot_abandoned(const struct tq_slot *slot)
+{
+	const struct tq_desc *d = &slot->ev.task;
+
+	return slot->started_ns && d->opcode == TQ_OP_TASK && !(d->flags & TQ_DESC_F_IDEMPOTENT);
+}
+
+/*
+ * The scheduler's file is released: what it took and did not complete goes
+ * back to its contexts, in order, ahead of what they submit next, except
+ * the tasks that may have run in part, which complete with -EOWNERDEAD
+ * (their CQ entries were reserved when they were taken); the closed
+ * contexts it held are let go.
+ */
+void tq_sched_detach(void)
+{
+	struct tq_ctx *ctx, *tmp;
+	struct tq_slot *slot, *next;
+	u64 requeued = 0, abandoned = 0, now = ktime_get_ns();
+
+	mutex_lock(&tq.lock);
+	list_for_each_entry(ctx, &tq.live, node) {
+		list_for_each_entry_safe(slot, next, &ctx->delivered, node) {
+			if (tq_slot_abandoned(slot)) {
+				tq_abandon(ctx, slot, now);
+				abandoned++;
+				continue;
+			}
+			slot->state = TQ_SLOT_PENDING;
+			slot->requeued = 1;
+			slot->started_ns = 0;
+			ctx->requeued++;
+			requeued++;
+		}
+		list_splice_init(&ctx->delivered, &ctx->pending);
+		ctx->known = false;
+	}
+	atomic64_add(requeued, &tq.stats.requeued);
+	atomic64_add(abandoned, &tq.stats.abandoned);
+	atomic64_add(abandoned, &tq.stats.failed);
+	atomic64_sub(abandoned, &tq.stats.in_flight);
+	list_for_each_entry_safe(ctx, tmp, &tq.closed, node) {
+		list_del_init(&ctx->node);
+		tq_ctx_unlink(ctx);
+		tq_ctx_put(ctx);
+	}
+	tq.sched = NULL;
+	put_pid(tq.sched_pid);
+	tq.sched_pid = NULL;
+	WRITE_ONCE(tq.sched_nr, 0);
+	mmdrop(tq.sched_mm);
+	tq.sched_mm = NULL;
+	tq_set_need_wakeup(true);
+	tq_flush_dirty();
+	mutex_unlock(&tq.lock);
 }
 
 /**
@@ -263,6 +326,7 @@ static void tq_take(struct tq_ctx *ctx, struct tq_reader *r)
 	}
 	if (r->left == stop)
 		return;
+	atomic_xchg(&ctx->rung, 0);	/* N, matches M */
 	avail = tq_sq_peek(&ctx->sq);
 	room = avail > 0 ? tq_cq_reserve(&ctx->cq) : 0;
 	if (avail < 0 || room < 0) {
@@ -290,6 +354,7 @@ static void tq_take(struct tq_ctx *ctx, struct tq_reader *r)
 		}
 		slot->ev.submit_ns = r->now;
 		slot->requeued = 0;
+		slot->started_ns = 0;
 		ctx->in_use++;
 		inflight++;
 		if (!tq_deliver(ctx, slot, r)) {
@@ -382,6 +447,8 @@ ssize_t tq_sched_read(struct kiocb *iocb, struct iov_iter *to)
 
 	if (!want)
 		return -EINVAL;
+	if (current->mm != tq.sched_mm)
+		return -EPERM;
 	for (;;) {
 		mutex_lock(&tq.lock);
 		kick = atomic_read(&tq.kick);
@@ -419,15 +486,26 @@ struct tq_writer {
 	u64 failed;
 };
 
-/* One completion record; 0 or the errno that stops the write. */
+/*
+ * One completion record; 0 or the errno that stops the write. A record's
+ * form is checked first (EINVAL), then what it names (ENOENT). RELEASE and
+ * STARTED records carry nothing but their ids.
+ */
 static int tq_complete(struct tq_writer *w, const struct tq_completion *c)
 {
+	const u32 marks = TQ_COMPL_F_RELEASE | TQ_COMPL_F_STARTED;
 	struct tq_ctx *ctx = w->ctx;
 	struct tq_slot *slot;
 	struct tq_cqe *cqe;
 	u32 idx;
 
-	if (c->resv || (c->flags & ~TQ_COMPL_F_RELEASE))
+	if (c->resv || (c->flags & ~marks) || (c->flags & marks) == marks)
+		return -EINVAL;
+	if (c->flags && (c->status || c->result || c->start_ns || c->end_ns))
+		return -EINVAL;
+	if ((c->flags & TQ_COMPL_F_RELEASE) && c->tag)
+		return -EINVAL;
+	if (c->status > 0 || c->status < -MAX_ERRNO)
 		return -EINVAL;
 	if (!ctx || ctx->id != c->ctx_id)
 		ctx = xa_load(&tq.ctxs, c->ctx_id);
@@ -436,8 +514,6 @@ static int tq_complete(struct tq_writer *w, const struct tq_completion *c)
 	w->ctx = ctx;
 
 	if (c->flags & TQ_COMPL_F_RELEASE) {
-		if (c->tag || c->status || c->result || c->start_ns || c->end_ns)
-			return -EINVAL;
 		if (!ctx->close_sent)
 			return -EINVAL;
 		w->ctx = NULL;
@@ -447,14 +523,19 @@ static int tq_complete(struct tq_writer *w, const struct tq_completion *c)
 		return 0;
 	}
 
-	if (c->status > 0 || c->status < -MAX_ERRNO)
-		return -EINVAL;
 	idx = lower_32_bits(c->tag);
 	if (idx >= ctx->nr_slots)
 		return -ENOENT;
 	slot = &ctx->slots[array_index_nospec(idx, ctx->nr_slots)];
 	if (slot->state != TQ_SLOT_DELIVERED || slot->gen != upper_32_bits(c->tag))
 		return -ENOENT;
+
+	/* A mark changes only the task's fate should this scheduler exit. */
+	if (c->flags & TQ_COMPL_F_STARTED) {
+		if (!slot->started_ns)
+			slot->started_ns = ktime_get_ns();
+		return 0;
+	}
 
 	/* Written in place: every field, since the entry is reused. */
 	cqe = ctx->closed || ctx->broken ? NULL : tq_cq_next(ctx);
@@ -469,6 +550,7 @@ static int tq_complete(struct tq_writer *w, const struct tq_completion *c)
 		cqe->resv[0] = 0;
 		cqe->resv[1] = 0;
 	}
+	slot->started_ns = 0;
 	slot->state = TQ_SLOT_FREE;
 	list_move(&slot->node, &ctx->free);
 	ctx->in_use--;
@@ -492,6 +574,8 @@ ssize_t tq_sched_write(struct kiocb *iocb, struct iov_iter *from)
 
 	if (!len || len % size)
 		return -EINVAL;
+	if (current->mm != tq.sched_mm)
+		return -EPERM;
 	mutex_lock(&tq.lock);
 	while (done < len && !err) {
 		size_t chunk = min(len - done, sizeof(tq.cmpl_stage));
@@ -526,7 +610,11 @@ __poll_t tq_sched_poll(struct file *file, struct poll_table_struct *pt)
 	return mask;
 }
 
-/* The scheduler maps context N's arena at offset N << TQ_SCHED_ARENA_SHIFT. */
+/*
+ * The scheduler maps context N's arena at offset N << TQ_SCHED_ARENA_SHIFT,
+ * from the address space that attached only (a child it forked holds the
+ * fd, but gets none of its arenas; see "Fork" in ctx.c).
+ */
 int tq_sched_mmap(struct vm_area_struct *vma)
 {
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
@@ -534,6 +622,8 @@ int tq_sched_mmap(struct vm_area_struct *vma)
 	struct tq_ctx *ctx;
 	int ret;
 
+	if (vma->vm_mm != tq.sched_mm)
+		return -EPERM;
 	if (off & ((1ULL << TQ_SCHED_ARENA_SHIFT) - 1) || !id || id > TQ_CTX_ID_MAX)
 		return -EINVAL;
 	/* No tq.lock here: read() holds it across faults, which take mmap_lock. */

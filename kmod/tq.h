@@ -5,8 +5,9 @@
  *
  * Locking: one mutex, tq.lock, guards the context lists, the id table's
  * writers, every task slot and the scheduler's state. The fast paths that
- * run without it are the client's doorbell (an atomic and a wake-up), poll()
- * and mmap(); mmap() must not take it, because read() and write() hold it
+ * run without it are the client's doorbell (a few loads of its own context,
+ * and an atomic and a wake-up only when the scheduler can take something),
+ * poll() and mmap(); mmap() must not take it, because read() and write() hold it
  * while they copy to and from the scheduler's memory, which may fault and
  * take mmap_lock. It finds a context through the id table under RCU and a
  * reference instead.
@@ -20,6 +21,7 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/poll.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
@@ -54,6 +56,10 @@
  *    either the waker sees the waiter or poll() sees the news. Without it
  *    the queueing store may pass the load (store buffering), and an
  *    io_uring read armed on poll() would sleep through the doorbell.
+ * M: the doorbell sets its context's @rung (a full barrier), then kicks.
+ * N: the scheduler clears @rung (a full barrier), then reads the SQ
+ *    producer. Pairs with M: a doorbell that finds @rung set and rings no
+ *    further published its descriptors before a look that will see them.
  */
 
 /* Where each part of a ring lies in its mapping. */
@@ -110,6 +116,8 @@ enum tq_slot_state {
  * @gen: bumped at each delivery; the high half of its tag
  * @state: an enum tq_slot_state
  * @requeued: a scheduler exited while holding it
+ * @started_ns: when the scheduler holding it marked it started
+ *	(TQ_COMPL_F_STARTED), or 0
  * @ev: the task's event as the scheduler reads it: @ev.task is the validated
  *	copy of the descriptor (the SQ entry is reused once taken) and
  *	@ev.submit_ns when it was taken; the rest of the header is written at
@@ -121,6 +129,7 @@ struct tq_slot {
 	u32 gen;
 	u8 state;
 	u8 requeued;
+	u64 started_ns;
 	struct tq_event ev;
 };
 
@@ -151,6 +160,8 @@ struct tq_slot {
  * @pending: slots waiting for a scheduler, oldest first
  * @delivered: slots the scheduler holds, in delivery order
  * @in_use: slots pending or delivered; each has a CQ entry reserved
+ * @rung: the doorbell woke the scheduler and it has not looked at this
+ *	context since (M, N); further doorbells are absorbed
  * @known: the scheduler has read this context's TQ_EV_OPEN
  * @closed: the client has closed it
  * @close_sent: the scheduler has read its TQ_EV_CLOSE
@@ -161,6 +172,8 @@ struct tq_slot {
  * @completed: completions posted
  * @rejected: descriptors refused by validation
  * @requeued: tasks given back by an exiting scheduler
+ * @abandoned: started tasks completed with -EOWNERDEAD by the kernel when
+ *	their scheduler exited
  */
 struct tq_ctx {
 	struct kref ref;
@@ -187,6 +200,7 @@ struct tq_ctx {
 	struct list_head pending;
 	struct list_head delivered;
 	u32 in_use;
+	atomic_t rung;
 	bool known;
 	bool closed;
 	bool close_sent;
@@ -197,6 +211,7 @@ struct tq_ctx {
 	u64 completed;
 	u64 rejected;
 	u64 requeued;
+	u64 abandoned;
 };
 
 /* Global counters, shown in sysfs. */
@@ -210,7 +225,19 @@ struct tq_stats {
 	atomic64_t dropped;
 	atomic64_t in_flight;
 	atomic64_t requeued;
+	atomic64_t abandoned;
 };
+
+/*
+ * The doorbell's counters, per CPU so that a storm of ENTERs from many
+ * threads shares no cache line; sysfs shows their sums.
+ */
+struct tq_enter_stats {
+	u64 enters;
+	u64 absorbed;
+};
+
+DECLARE_PER_CPU(struct tq_enter_stats, tq_enter_stats);
 
 /**
  * struct tq_dev - the device; there is one
@@ -222,6 +249,8 @@ struct tq_stats {
  * @sched: the scheduler's file, or NULL
  * @sched_pid: its process
  * @sched_nr: its pid in the initial namespace, for sysfs
+ * @sched_mm: the address space that attached; the only one that may read,
+ *	write or map through the scheduler's fd
  * @wq: the scheduler's read() and poll() waiters
  * @kick: bumped by anything that may give the scheduler work
  * @idle_kick: @kick's value when read() last found nothing
@@ -240,6 +269,7 @@ struct tq_dev {
 	struct file *sched;
 	struct pid *sched_pid;
 	pid_t sched_nr;
+	struct mm_struct *sched_mm;
 	wait_queue_head_t wq;
 	atomic_t kick;
 	int idle_kick;
@@ -259,7 +289,7 @@ extern unsigned int tq_contexts_per_user;
 extern unsigned int tq_inflight_max;
 
 #define TQ_FEATURES	(TQ_FEAT_NEED_WAKEUP | TQ_FEAT_PROGRAMS | TQ_FEAT_REQUEUE | \
-			 TQ_FEAT_POLL)
+			 TQ_FEAT_POLL | TQ_FEAT_IDEMPOTENT)
 
 static inline u32 tq_param_ring_max(void)
 {

@@ -5,14 +5,15 @@
 TQ_KSFT_CFLAGS := -I$(LINUX_SRC)/tools/testing/selftests -Iselftests -Wno-unused-parameter \
 	-Wno-sign-compare \
 	-DTQ_ECHOD='"$(BIN)/tq_echod"'
-TQ_SELFTESTS := $(TESTBIN)/tqsubmit_abi $(TESTBIN)/tqsubmit_life
+TQ_SELFTESTS := $(TESTBIN)/tqsubmit_abi $(TESTBIN)/tqsubmit_life $(TESTBIN)/tqsubmit_isolation \
+	$(TESTBIN)/tqsubmit_enter $(TESTBIN)/tqsubmit_started
 
 $(TQ_SELFTESTS): $(TESTBIN)/%: selftests/%.c selftests/tq_util.h selftests/tq_sysfs.h \
 		$(LINUX_SRC)/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TQ_KSFT_CFLAGS) -o $@ $< $(LDFLAGS) $(LDLIBS)
 
-$(TESTBIN)/tqsubmit_life: | $(BIN)/tq_echod
+$(TESTBIN)/tqsubmit_life $(TESTBIN)/tqsubmit_enter $(TESTBIN)/tqsubmit_started: | $(BIN)/tq_echod
 
 $(BIN)/tq_echod: $(OBJ)/selftests/tq_echod.o
 	@mkdir -p $(dir $@)

@@ -14,6 +14,11 @@
  *   -m       map each context's arena on TQ_EV_OPEN (checks that path)
  *   -p FILE  write our pid to FILE once attached (tests wait for it)
  *   -q       quiet: no summary on exit
+ *   -s       mark each batch's TASKs started (TQ_COMPL_F_STARTED), in one
+ *            write, before completing any of them, as a scheduler does
+ *            before it enqueues a task's first command: with -n or a kill,
+ *            the kernel then completes the marked TASKs it still holds that
+ *            are not TQ_DESC_F_IDEMPOTENT with -EOWNERDEAD
  * Completions of TQ_OP_PROGRAM and TQ_OP_KERNEL carry ids 1, 2, 3, ... in
  * result; start_ns and end_ns are the time the batch was read. A closed
  * context is released at once. SIGTERM or SIGINT: exit after the current
@@ -90,20 +95,46 @@ static void unmap_arena(uint32_t ctx_id)
 	}
 }
 
+/* -s: one STARTED record per TASK of the batch, written before any completion. */
+static int mark_started(int fd, const struct tq_event *ev, int n, struct tq_completion *marks)
+{
+	ssize_t len;
+	int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (ev[i].type != TQ_EV_TASK || ev[i].task.opcode != TQ_OP_TASK)
+			continue;
+		memset(&marks[k], 0, sizeof(marks[k]));
+		marks[k].ctx_id = ev[i].ctx_id;
+		marks[k].tag = ev[i].tag;
+		marks[k].flags = TQ_COMPL_F_STARTED;
+		k++;
+	}
+	if (!k)
+		return 0;
+	len = write(fd, marks, k * sizeof(marks[0]));
+	if (len != (ssize_t)(k * sizeof(marks[0]))) {
+		fprintf(stderr, "tq_echod: write of started marks: %s\n",
+			len < 0 ? strerror(errno) : "short");
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct tq_event ev[MAX_BATCH];
-	static struct tq_completion cmpl[MAX_BATCH];
+	static struct tq_completion cmpl[MAX_BATCH], marks[MAX_BATCH];
 	unsigned long long limit = 0, done = 0, events = 0;
 	unsigned int batch = 64, nc = 0;
 	uint64_t next_id = 1;
-	bool map = false, quiet = false, reading = false;
+	bool map = false, quiet = false, reading = false, mark = false;
 	const char *pidfile = NULL;
 	int status = 0, fd, opt, ret, i;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct io_uring ring;
 
-	while ((opt = getopt(argc, argv, "n:b:e:mp:q")) != -1) {
+	while ((opt = getopt(argc, argv, "n:b:e:mp:qs")) != -1) {
 		switch (opt) {
 		case 'n':
 			limit = strtoull(optarg, NULL, 0);
@@ -125,8 +156,11 @@ int main(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 's':
+			mark = true;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-n N] [-b N] [-e ERRNO] [-m] [-p FILE] [-q]\n",
+			fprintf(stderr, "usage: %s [-n N] [-b N] [-e ERRNO] [-m] [-p FILE] [-q] [-s]\n",
 				argv[0]);
 			return 1;
 		}
@@ -202,6 +236,8 @@ int main(int argc, char **argv)
 			}
 		}
 
+		if (mark && mark_started(fd, ev, n, marks))
+			return 1;
 		now = tq_now_ns();
 		for (i = 0; i < n; i++) {
 			struct tq_completion *c;

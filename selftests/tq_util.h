@@ -267,6 +267,55 @@ static inline int tq_sched_complete(int fd, const struct tq_event *ev, int statu
 	return write(fd, &c, sizeof(c)) == sizeof(c) ? 0 : -errno;
 }
 
+/* Mark a task started (TQ_COMPL_F_STARTED): 0 or -errno. */
+static inline int tq_sched_mark(int fd, const struct tq_event *ev)
+{
+	struct tq_completion c = {
+		.ctx_id = ev->ctx_id,
+		.tag = ev->tag,
+		.flags = TQ_COMPL_F_STARTED,
+	};
+
+	return write(fd, &c, sizeof(c)) == sizeof(c) ? 0 : -errno;
+}
+
+/*
+ * Read events until @want TASK events came or @ms passed; returns the
+ * events read (OPEN and CLOSE ones too), or -errno.
+ */
+static inline int tq_sched_collect(int fd, struct tq_event *ev, int max, int want, int ms)
+{
+	uint64_t end = tq_now_ns() + ms * 1000000ull;
+	int n = 0, tasks = 0, i, got;
+
+	while (tasks < want && n < max) {
+		int64_t left = (int64_t)(end - tq_now_ns()) / 1000000;
+
+		if (left <= 0)
+			break;
+		got = tq_sched_read(fd, ev + n, max - n, left);
+		if (got < 0)
+			return got;
+		if (got == 0)
+			break;
+		for (i = n; i < n + got; i++)
+			tasks += ev[i].type == TQ_EV_TASK;
+		n += got;
+	}
+	return n;
+}
+
+/* Publish descriptors without the doorbell (tests of the doorbell itself). */
+static inline void tq_client_publish(struct tq_client *c, const struct tq_desc *d, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		c->sqes[(c->sq_tail + i) & (c->s.sq_entries - 1)] = d[i];
+	c->sq_tail += n;
+	tq_store_release(c->sq_prod, c->sq_tail);	/* A, matches B */
+}
+
 static inline int tq_sched_release(int fd, uint32_t ctx_id)
 {
 	struct tq_completion c = { .ctx_id = ctx_id, .flags = TQ_COMPL_F_RELEASE };

@@ -122,6 +122,7 @@ TEST(query)
 	EXPECT_EQ(sizeof(struct tq_event), b.q.event_size);
 	EXPECT_EQ(sizeof(struct tq_completion), b.q.completion_size);
 	EXPECT_NE(0, b.q.features & TQ_FEAT_NEED_WAKEUP);
+	EXPECT_NE(0, b.q.features & TQ_FEAT_IDEMPOTENT);
 	EXPECT_LT(0, b.q.max_ring_entries);
 	EXPECT_LT(0, b.q.max_arena_bytes);
 
@@ -589,6 +590,26 @@ static void e_kernel_builtin(struct tq_desc *d)
 	d->flags = TQ_DESC_F_BUILTIN;
 }
 
+static void e_flag_bit3(struct tq_desc *d) { d->flags = 1 << 3; }
+static void e_idem_nop(struct tq_desc *d)
+{
+	tq_nop(d, d->user_data);
+	d->flags = TQ_DESC_F_IDEMPOTENT;
+}
+static void e_idem_prog(struct tq_desc *d)
+{
+	e_prog_dim(d);
+	d->work_dim = 0;
+	d->flags = TQ_DESC_F_BUILTIN | TQ_DESC_F_IDEMPOTENT;
+}
+static void e_idem_kernel(struct tq_desc *d)
+{
+	e_prog_dim(d);
+	d->work_dim = 0;
+	d->opcode = TQ_OP_KERNEL;
+	d->flags = TQ_DESC_F_IDEMPOTENT;
+}
+
 static const struct bad_case bad_cases[] = {
 	{ "opcode 0", -EOPNOTSUPP, e_op0 },
 	{ "opcode 99", -EOPNOTSUPP, e_op99 },
@@ -623,10 +644,14 @@ static const struct bad_case bad_cases[] = {
 	{ "program source not IN", -EINVAL, e_prog_out },
 	{ "program with work_dim", -EINVAL, e_prog_dim },
 	{ "kernel with builtin flag", -EINVAL, e_kernel_builtin },
+	{ "task with flag bit 3", -EINVAL, e_flag_bit3 },
+	{ "nop with idempotent flag", -EINVAL, e_idem_nop },
+	{ "program with idempotent flag", -EINVAL, e_idem_prog },
+	{ "kernel with idempotent flag", -EINVAL, e_idem_kernel },
 };
 
 #define NBAD ((int)(sizeof(bad_cases) / sizeof(bad_cases[0])))
-#define NGOOD 6
+#define NGOOD 8
 
 static void good_case(struct tq_desc *d, int i, uint64_t ud)
 {
@@ -660,6 +685,13 @@ static void good_case(struct tq_desc *d, int i, uint64_t ud)
 		e_prog_dim(d);
 		d->work_dim = 0;
 		d->flags = TQ_DESC_F_BUILTIN;
+		break;
+	case 6:		/* safe to run again */
+		d->flags = TQ_DESC_F_IDEMPOTENT;
+		break;
+	case 7:
+		d->flags = TQ_DESC_F_IDEMPOTENT | TQ_DESC_F_LOCAL;
+		d->local[0] = 64;
 		break;
 	}
 }
@@ -916,7 +948,7 @@ TEST_F(ctx, completion_errors)
 	EXPECT_EQ(-1, write(self->sfd, c, sizeof(c[0])));
 	EXPECT_EQ(EINVAL, errno);
 	c[0] = good;
-	c[0].flags = 2;
+	c[0].flags = 1 << 2;		/* no such flag */
 	EXPECT_EQ(-1, write(self->sfd, c, sizeof(c[0])));
 	EXPECT_EQ(EINVAL, errno);
 	c[0] = (struct tq_completion){ .ctx_id = good.ctx_id, .flags = TQ_COMPL_F_RELEASE };
@@ -1266,6 +1298,309 @@ TEST(close_with_tasks_in_flight)
 	EXPECT_EQ(dropped + 1, tq_stat("dropped"));
 	EXPECT_EQ(-ENOENT, tq_sched_complete(sfd, &ev[3], 0, 0));
 	close(sfd);
+}
+
+/* A fresh fd is neither kind: only QUERY works on it. */
+TEST(fresh_fd_misuse)
+{
+	struct tq_query q = { .size = sizeof(q) };
+	struct pollfd p;
+	struct tq_event ev;
+	char buf[48] = { 0 };
+	int fd = dev_open();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, xioctl(fd, TQ_IOC_QUERY, &q));
+	EXPECT_EQ(-1, read(fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, write(fd, buf, sizeof(buf)));
+	EXPECT_EQ(EINVAL, errno);
+	p = (struct pollfd){ .fd = fd, .events = POLLIN | POLLOUT };
+	EXPECT_EQ(1, poll(&p, 1, 0));
+	EXPECT_NE(0, p.revents & POLLERR);
+	close(fd);
+}
+
+/* The scheduler fd: no doorbell, QUERY works, always writable. */
+TEST(scheduler_fd_misuse)
+{
+	struct tq_query q = { .size = sizeof(q) };
+	struct pollfd p;
+	int sfd = tq_sched_open(O_NONBLOCK);
+
+	ASSERT_LE(0, sfd);
+	EXPECT_EQ(-EINVAL, tq_enter(sfd));
+	EXPECT_EQ(0, xioctl(sfd, TQ_IOC_QUERY, &q));
+	p = (struct pollfd){ .fd = sfd, .events = POLLOUT };
+	EXPECT_EQ(1, poll(&p, 1, 0));
+	EXPECT_NE(0, p.revents & POLLOUT);
+	close(sfd);
+}
+
+/* The CQ is never smaller than the SQ; max_inflight is bounded by both limits. */
+TEST(cq_rounding)
+{
+	struct tq_setup s;
+	long old;
+	int fd;
+
+	fd = dev_open();
+	ASSERT_LE(0, fd);
+	fill_setup(&s);
+	s.sq_entries = 8;
+	s.cq_entries = 3;
+	ASSERT_EQ(0, xioctl(fd, TQ_IOC_SETUP, &s));
+	EXPECT_EQ(8, s.cq_entries);
+	EXPECT_EQ(8, s.max_inflight);
+	close(fd);
+
+	fd = dev_open();
+	ASSERT_LE(0, fd);
+	fill_setup(&s);
+	s.sq_entries = 4;
+	s.cq_entries = 5;
+	ASSERT_EQ(0, set_param("inflight_max", 3, &old));
+	EXPECT_EQ(0, xioctl(fd, TQ_IOC_SETUP, &s));
+	EXPECT_EQ(0, set_param("inflight_max", old, NULL));
+	EXPECT_EQ(8, s.cq_entries);
+	EXPECT_EQ(3, s.max_inflight);
+	close(fd);
+}
+
+/* The scheduler's arena mappings follow the same rules as the client's. */
+TEST(scheduler_arena_mmap_checks)
+{
+	struct tq_client c;
+	struct tq_event ev[4];
+	long pg = getpagesize();
+	uint64_t off;
+	void *p;
+	int sfd;
+
+	ASSERT_EQ(0, tq_client_open(&c, 8, 0, 2 * pg, -1));
+	sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, sfd);
+	ASSERT_EQ(1, tq_sched_read(sfd, ev, 4, 5000));
+	off = ev[0].open.arena_offset;
+	p = mmap(NULL, 2 * pg, PROT_READ | PROT_EXEC, MAP_SHARED, sfd, off);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EPERM, errno);
+	p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE, sfd, off);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, sfd, off);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, off);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_NE(0, mprotect(p, 2 * pg, PROT_READ | PROT_EXEC));
+	EXPECT_EQ(MAP_FAILED, mremap(p, 2 * pg, 4 * pg, MREMAP_MAYMOVE));
+	munmap(p, 2 * pg);
+
+	/* Once the context is released, its offset maps nothing. */
+	tq_client_close(&c);
+	ASSERT_EQ(1, tq_sched_read(sfd, ev, 4, 5000));
+	ASSERT_EQ(TQ_EV_CLOSE, ev[0].type);
+	ASSERT_EQ(0, tq_sched_release(sfd, ev[0].ctx_id));
+	p = mmap(NULL, 2 * pg, PROT_READ, MAP_SHARED, sfd, off);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(ENOENT, errno);
+	close(sfd);
+}
+
+/* One busy context cannot crowd another out of a read: 32 tasks per turn. */
+TEST(round_robin_between_contexts)
+{
+	struct tq_client a, b;
+	struct tq_event ev[40];
+	struct tq_desc d[64];
+	int i, n, sfd, b_task = -1, a_tasks = 0;
+
+	ASSERT_EQ(0, tq_client_open(&a, 64, 0, 4096, -1));
+	ASSERT_EQ(0, tq_client_open(&b, 8, 0, 4096, -1));
+	for (i = 0; i < 64; i++)
+		tq_nop(&d[i], i);
+	ASSERT_EQ(64, tq_client_submit(&a, d, 64));
+	tq_nop(&d[0], 1000);
+	ASSERT_EQ(1, tq_client_submit(&b, d, 1));
+	sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, sfd);
+	n = tq_sched_read(sfd, ev, 40, 5000);
+	ASSERT_EQ(40, n);
+	for (i = 0; i < n; i++) {
+		if (ev[i].type != TQ_EV_TASK)
+			continue;
+		if (ev[i].ctx_id == b.s.ctx_id)
+			b_task = i;
+		else
+			a_tasks++;
+	}
+	ASSERT_LE(0, b_task) TH_LOG("the second context got no turn");
+	EXPECT_EQ(1000, ev[b_task].task.user_data);
+	EXPECT_EQ(40 - 2 - 1, a_tasks);
+	close(sfd);		/* requeued; dropped as the clients close */
+	tq_client_close(&a);
+	tq_client_close(&b);
+	EXPECT_EQ(0, tq_stat("in_flight"));
+}
+
+/* More completions in one write than the kernel stages at once. */
+TEST(write_many_records)
+{
+	struct tq_completion cmpl[100];
+	struct tq_event ev[128];
+	struct tq_cqe cqe[128];
+	struct tq_desc d[100];
+	struct tq_client c;
+	int i, n, k = 0, got = 0, seen[100] = { 0 };
+	int sfd;
+
+	ASSERT_EQ(0, tq_client_open(&c, 128, 0, 4096, -1));
+	for (i = 0; i < 100; i++)
+		tq_nop(&d[i], i);
+	ASSERT_EQ(100, tq_client_submit(&c, d, 100));
+	sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, sfd);
+	n = collect(sfd, ev, 128, 100, 5000);
+	for (i = 0; i < n; i++) {
+		if (ev[i].type != TQ_EV_TASK)
+			continue;
+		cmpl[k] = (struct tq_completion){ .ctx_id = ev[i].ctx_id, .tag = ev[i].tag,
+						  .result = ev[i].task.user_data };
+		k++;
+	}
+	ASSERT_EQ(100, k);
+	EXPECT_EQ(sizeof(cmpl), write(sfd, cmpl, sizeof(cmpl)));
+	while (got < 100) {
+		n = tq_client_wait(&c, cqe, 128, 5000);
+		ASSERT_LT(0, n);
+		for (i = 0; i < n; i++) {
+			ASSERT_GT(100, cqe[i].user_data);
+			seen[cqe[i].user_data]++;
+			EXPECT_EQ(cqe[i].user_data, cqe[i].result);
+			EXPECT_EQ(0, cqe[i].resv[0] | cqe[i].resv[1]);
+		}
+		got += n;
+	}
+	for (i = 0; i < 100; i++)
+		EXPECT_EQ(1, seen[i]);
+	close(sfd);
+	tq_client_close(&c);
+}
+
+/* A writer's bad buffer: the records before the fault are taken, no more. */
+TEST(write_bad_buffer)
+{
+	struct tq_event ev[8];
+	struct tq_completion *rec;
+	struct tq_desc d[2];
+	struct tq_client c;
+	struct tq_cqe cqe[4];
+	long pg = getpagesize();
+	char *p;
+	int sfd, n;
+
+	ASSERT_EQ(0, tq_client_open(&c, 8, 0, 4096, -1));
+	tq_nop(&d[0], 1);
+	tq_nop(&d[1], 2);
+	ASSERT_EQ(2, tq_client_submit(&c, d, 2));
+	sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, sfd);
+	n = collect(sfd, ev, 8, 2, 5000);
+	ASSERT_EQ(3, n);
+	p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, munmap(p + pg, pg));
+	EXPECT_EQ(-1, write(sfd, p + pg, sizeof(*rec)));
+	EXPECT_EQ(EFAULT, errno);
+	/* One whole record, then the unmapped page. */
+	rec = (struct tq_completion *)(p + pg - sizeof(*rec));
+	*rec = (struct tq_completion){ .ctx_id = ev[1].ctx_id, .tag = ev[1].tag };
+	EXPECT_EQ(sizeof(*rec), write(sfd, rec, 2 * sizeof(*rec)));
+	ASSERT_EQ(1, tq_client_wait(&c, cqe, 4, 5000));
+	EXPECT_EQ(1, cqe[0].user_data);
+	EXPECT_EQ(0, tq_sched_complete(sfd, &ev[2], 0, 0));
+	ASSERT_EQ(1, tq_client_wait(&c, cqe, 4, 5000));
+	EXPECT_EQ(2, cqe[0].user_data);
+	munmap(p, pg);
+	close(sfd);
+	tq_client_close(&c);
+}
+
+/* A closed context the scheduler has not released still counts for its user. */
+TEST(closed_context_counts_until_released)
+{
+	struct tq_client c[3];
+	struct tq_event ev[4];
+	long old;
+	int sfd, n;
+
+	ASSERT_EQ(0, tq_stat("contexts"));
+	ASSERT_EQ(0, set_param("contexts_per_user", 2, &old));
+	sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, sfd);
+	EXPECT_EQ(0, tq_client_open(&c[0], 8, 0, 4096, -1));
+	EXPECT_EQ(0, tq_client_open(&c[1], 8, 0, 4096, -1));
+	n = tq_sched_read(sfd, ev, 4, 5000);
+	EXPECT_EQ(2, n);
+	tq_client_close(&c[0]);
+	EXPECT_EQ(-EMFILE, tq_client_open(&c[2], 8, 0, 4096, -1));
+	ASSERT_EQ(1, tq_sched_read(sfd, ev, 4, 5000));
+	ASSERT_EQ(TQ_EV_CLOSE, ev[0].type);
+	EXPECT_EQ(0, tq_sched_release(sfd, ev[0].ctx_id));
+	EXPECT_EQ(0, tq_client_open(&c[2], 8, 0, 4096, -1));
+	EXPECT_EQ(0, set_param("contexts_per_user", old, NULL));
+	tq_client_close(&c[1]);
+	tq_client_close(&c[2]);
+	close(sfd);
+	EXPECT_EQ(0, tq_stat("contexts"));
+}
+
+/* Events carry zeros where the ABI says so, and a context opened later gets its OPEN. */
+TEST(event_fields)
+{
+	struct tq_client a, b;
+	struct tq_event ev[8];
+	struct tq_desc d;
+	uint32_t id;
+	int sfd, n, i;
+
+	ASSERT_EQ(0, tq_client_open(&a, 8, 0, 4096, -1));
+	sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, sfd);
+	ASSERT_EQ(1, tq_sched_read(sfd, ev, 8, 5000));
+	EXPECT_EQ(TQ_EV_OPEN, ev[0].type);
+	EXPECT_EQ(0, ev[0].flags);
+	EXPECT_EQ(0, ev[0].tag);
+	EXPECT_EQ(0, ev[0].open.resv);
+	EXPECT_EQ(a.s.max_inflight, ev[0].open.max_inflight);
+	EXPECT_EQ(a.s.cq_entries, ev[0].open.cq_entries);
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(0, ev[0].resv[i]);
+
+	ASSERT_EQ(0, tq_client_open(&b, 8, 0, 4096, -1));
+	EXPECT_NE(a.s.ctx_id, b.s.ctx_id);
+	tq_nop(&d, 5);
+	ASSERT_EQ(1, tq_client_submit(&b, &d, 1));
+	n = collect(sfd, ev, 8, 1, 5000);
+	ASSERT_EQ(2, n);
+	EXPECT_EQ(TQ_EV_OPEN, ev[0].type);
+	EXPECT_EQ(b.s.ctx_id, ev[0].ctx_id);
+	EXPECT_EQ(TQ_EV_TASK, ev[1].type);
+	EXPECT_NE(0, ev[1].tag);
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(0, ev[1].resv[i]);
+	EXPECT_EQ(0, tq_sched_complete(sfd, &ev[1], 0, 0));
+
+	id = b.s.ctx_id;
+	tq_client_close(&b);
+	ASSERT_EQ(1, tq_sched_read(sfd, ev, 8, 5000));
+	EXPECT_EQ(TQ_EV_CLOSE, ev[0].type);
+	EXPECT_EQ(id, ev[0].ctx_id);
+	EXPECT_EQ(0, ev[0].tag);
+	EXPECT_EQ(0, tq_sched_release(sfd, ev[0].ctx_id));
+	close(sfd);
+	tq_client_close(&a);
 }
 
 TEST_HARNESS_MAIN

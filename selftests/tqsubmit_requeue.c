@@ -4,8 +4,11 @@
  * iteration starts several clients and a random sequence of schedulers
  * (tq_echod) that exit mid-batch after N tasks, are killed with SIGKILL or
  * are told to stop with SIGTERM at random moments, with random batch sizes,
- * then one that finishes the job. Every task of every client completes
- * exactly once with status 0; a client that closes early loses its tasks
+ * some marking what they read started (-s), then one that finishes the
+ * job. Clients submit NOPs, TASKs and idempotent TASKs in turn. Every task
+ * of every client completes exactly once, with status 0, or -EOWNERDEAD
+ * for a TASK without TQ_DESC_F_IDEMPOTENT (its scheduler had marked it
+ * started and went away); a client that closes early loses its tasks
  * to the dropped counter; once the last scheduler is gone nothing is in
  * flight, no context is left, and the counters balance:
  * submitted = completed + failed + rejected + dropped.
@@ -41,10 +44,29 @@ static long long ms_now(void)
 	return tq_now_ns() / 1000000;
 }
 
+/* Task i is a NOP, a TASK or an idempotent TASK, in turn. */
+static void make_task(struct tq_desc *d, unsigned int i)
+{
+	if (i % 3 == 0) {
+		tq_nop(d, i);
+		return;
+	}
+	tq_task(d, i);
+	if (i % 3 == 2)
+		d->flags = TQ_DESC_F_IDEMPOTENT;
+}
+
+/* The statuses task i may complete with. */
+static bool status_ok(unsigned int i, int status)
+{
+	return !status || (status == -EOWNERDEAD && i % 3 == 1);
+}
+
 /*
- * Submit TASKS NOPs as the SQ has room and reap them; every user_data must
- * come back once, with status 0. A quitter closes after a few completions.
- * Returns the exit status: 0, or which check failed.
+ * Submit TASKS tasks as the SQ has room and reap them; every user_data
+ * must come back once, with a status status_ok() allows. A quitter closes
+ * after a few completions. Returns the exit status: 0, or which check
+ * failed.
  */
 static int client(unsigned int seed, bool quit)
 {
@@ -62,7 +84,7 @@ static int client(unsigned int seed, bool quit)
 		return 1;
 	while (done < stop_at) {
 		for (n = 0; n < (int)sq && next + n < TASKS; n++)
-			tq_nop(&d[n], next + n);
+			make_task(&d[n], next + n);
 		n = n ? tq_client_submit(&c, d, n) : 0;
 		if (n < 0)
 			return 2;
@@ -71,7 +93,8 @@ static int client(unsigned int seed, bool quit)
 		if (n < 0)
 			return 3;
 		for (i = 0; i < n; i++) {
-			if (cqe[i].user_data >= next || cqe[i].status || seen[cqe[i].user_data]++) {
+			if (cqe[i].user_data >= next || !status_ok(cqe[i].user_data, cqe[i].status) ||
+			    seen[cqe[i].user_data]++) {
 				printf("# client %d: bad completion of %llu, status %d\n", getpid(),
 				       (unsigned long long)cqe[i].user_data, cqe[i].status);
 				return 4;
@@ -92,14 +115,15 @@ static int client(unsigned int seed, bool quit)
 	return 0;
 }
 
-static pid_t echod(const char *batch, const char *opt, const char *val)
+static pid_t echod(bool mark, const char *batch, const char *opt, const char *val)
 {
 	pid_t pid;
 
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
-		execl(TQ_ECHOD, "tq_echod", "-q", "-b", batch, opt, val, (char *)NULL);
+		execl(TQ_ECHOD, "tq_echod", mark ? "-qs" : "-q", "-b", batch, opt, val,
+		      (char *)NULL);
 		_exit(127);
 	}
 	return pid;
@@ -129,10 +153,10 @@ static long long stat_wait(const char *name, long long want, int ms)
 }
 
 static const char *const counters[] = {
-	"submitted", "completed", "failed", "rejected", "dropped", "requeued",
+	"submitted", "completed", "failed", "rejected", "dropped", "requeued", "abandoned",
 };
 
-enum { SUBMITTED, COMPLETED, FAILED, REJECTED, DROPPED, REQUEUED, NR_COUNTERS };
+enum { SUBMITTED, COMPLETED, FAILED, REJECTED, DROPPED, REQUEUED, ABANDONED, NR_COUNTERS };
 
 static void snap(long long *v)
 {
@@ -143,7 +167,8 @@ static void snap(long long *v)
 }
 
 /* One iteration; its description goes into @what. Returns true if it passed. */
-static bool iteration(unsigned int seed, char *what, size_t len, long long *requeued)
+static bool iteration(unsigned int seed, char *what, size_t len, long long *requeued,
+		      long long *abandoned)
 {
 	static const char *const batches[] = { "1", "7", "32", "64", "1024" };
 	long long before[NR_COUNTERS], after[NR_COUNTERS];
@@ -167,11 +192,12 @@ static bool iteration(unsigned int seed, char *what, size_t len, long long *requ
 	while (nsched--) {
 		const char *b = batches[rnd(&seed) % 5];
 		int mode = rnd(&seed) % 3;
+		bool mark = rnd(&seed) % 2;
 
 		if (mode == 0) {
 			snprintf(num, sizeof(num), "%u", 1 + rnd(&seed) % (TASKS / 2));
-			at += snprintf(what + at, len - at, " -n%s/b%s", num, b);
-			sched = echod(b, "-n", num);
+			at += snprintf(what + at, len - at, " -n%s/b%s%s", num, b, mark ? "/s" : "");
+			sched = echod(mark, b, "-n", num);
 			/* If the clients finish first it would wait for ever. */
 			if (!reap(sched, 3000, &status)) {
 				kill(sched, SIGTERM);
@@ -180,9 +206,9 @@ static bool iteration(unsigned int seed, char *what, size_t len, long long *requ
 		} else {
 			int us = rnd(&seed) % 20000;
 
-			at += snprintf(what + at, len - at, " %s@%dus/b%s",
-				       mode == 1 ? "kill" : "term", us, b);
-			sched = echod(b, NULL, NULL);
+			at += snprintf(what + at, len - at, " %s@%dus/b%s%s",
+				       mode == 1 ? "kill" : "term", us, b, mark ? "/s" : "");
+			sched = echod(mark, b, NULL, NULL);
 			usleep(us);
 			kill(sched, mode == 1 ? SIGKILL : SIGTERM);
 			waitpid(sched, &status, 0);
@@ -196,7 +222,7 @@ static bool iteration(unsigned int seed, char *what, size_t len, long long *requ
 	}
 
 	/* One that finishes the job. */
-	sched = echod("64", NULL, NULL);
+	sched = echod(false, "64", NULL, NULL);
 	for (i = 0; i <= CLIENTS; i++) {
 		waitpid(pids[i], &status, 0);
 		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
@@ -225,6 +251,7 @@ static bool iteration(unsigned int seed, char *what, size_t len, long long *requ
 		bad++;
 	}
 	*requeued += after[REQUEUED];
+	*abandoned += after[ABANDONED];
 	return !bad;
 }
 
@@ -232,7 +259,7 @@ int main(int argc, char **argv)
 {
 	unsigned int iters = argc > 1 ? strtoul(argv[1], NULL, 0) : ITERS;
 	unsigned int seed = argc > 2 ? strtoul(argv[2], NULL, 0) : (unsigned int)getpid();
-	long long requeued = 0;
+	long long requeued = 0, abandoned = 0;
 	unsigned int i;
 
 	if (access(TQ_DEV, R_OK | W_OK))
@@ -249,10 +276,11 @@ int main(int argc, char **argv)
 		unsigned int s = seed + i;
 		char what[256] = "";
 
-		tap_ok(iteration(s, what, sizeof(what), &requeued),
+		tap_ok(iteration(s, what, sizeof(what), &requeued, &abandoned),
 		       "seed %u:%s: %d clients x %d tasks exactly once, counters balance", s, what,
 		       CLIENTS, TASKS);
 	}
 	tap_ok(requeued > 0, "%lld tasks requeued", requeued);
+	tap_ok(abandoned > 0, "%lld started tasks completed with -EOWNERDEAD", abandoned);
 	return tap_done();
 }

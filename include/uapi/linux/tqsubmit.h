@@ -13,13 +13,18 @@
  *	descriptors, publishes the SQ producer index and calls TQ_IOC_ENTER (the
  *	doorbell) only while the SQ's TQ_RING_NEED_WAKEUP flag is set.
  *
- * Scheduler (CAP_SYS_ADMIN, at most one): TQ_IOC_ATTACH. read() returns
+ * Scheduler (opened with CAP_SYS_ADMIN, at most one): TQ_IOC_ATTACH. read() returns
  *	whole struct tq_event records: a context opened, a task (a descriptor
  *	the kernel copied out of a client's SQ, validated and stamped), a
  *	context closed. write() takes whole struct tq_completion records; the
  *	kernel puts each in its client's CQ and signals the client. The
  *	scheduler maps a context's arena by mmap() of its own fd at the offset
  *	given in the context's TQ_EV_OPEN event.
+ *
+ * Either kind of fd works only in the address space that made it one (a
+ * forked child gets EPERM), and no mapping is shared with a child, even
+ * after madvise(MADV_DOFORK): that fails on the rings (EINVAL), and a child
+ * that inherits an arena gets SIGBUS when it touches it.
  *
  * Every ioctl argument begins with __u32 size (sizeof the caller's struct)
  * and __u32 flags. The kernel accepts a shorter (older) struct, zero-filling
@@ -141,8 +146,12 @@ struct tq_scalar {
  * buffer half written back), so it is completed with -EOWNERDEAD instead and
  * never run again. TQ_DESC_F_IDEMPOTENT says that running the task again,
  * whole, on the arena as a partial run may have left it, gives the right
- * result (no INOUT buffer, no OUT buffer that is also read). NOP, PROGRAM and
- * KERNEL are always requeued.
+ * result (no INOUT buffer, no OUT buffer that is also read); it is a TASK's
+ * flag, and on any other opcode the descriptor is refused with -EINVAL. NOP,
+ * PROGRAM and KERNEL are always requeued. The -EOWNERDEAD completion has
+ * TQ_CQE_F_REQUEUED only if an earlier scheduler had held the task too;
+ * its start_ns is when the task was marked started, its end_ns when the
+ * kernel completed it.
  */
 struct tq_desc {
 	__u8	opcode;
@@ -296,7 +305,11 @@ struct tq_setup {
  * TQ_RING_NEED_WAKEUP after the client published its SQ producer or its CQ
  * consumer (the latter matters when the SQ still holds descriptors: the
  * kernel stops taking them while the CQ has no room for their completions).
- * Without a scheduler it does nothing: descriptors wait in the SQ.
+ * Without a scheduler it does nothing: descriptors wait in the SQ. It wakes
+ * the scheduler only when that could take one of the context's descriptors
+ * (the flag is set, the SQ holds one, a task slot and a CQ entry are free),
+ * and once until the scheduler has looked at the context; any other call
+ * returns 0 having done nothing (counted in sysfs enters_absorbed).
  */
 struct tq_enter {
 	__u32	size;
@@ -309,7 +322,9 @@ struct tq_enter {
  * @flags: must be zero
  * @features: out: TQ_FEAT_*
  *
- * Needs CAP_SYS_ADMIN (EPERM); EBUSY while another scheduler is attached.
+ * The fd's opener must have had CAP_SYS_ADMIN in the initial user
+ * namespace (EPERM): the credentials the fd was opened with decide, not the
+ * caller's. EBUSY while another scheduler is attached.
  * The new scheduler first reads a TQ_EV_OPEN for every live context, then
  * their tasks, including those a previous scheduler took and did not
  * complete (marked TQ_EV_F_REQUEUED).
@@ -410,7 +425,8 @@ struct tq_event {
  * record completes nothing: it tells the kernel that the task is about to
  * reach the device, which decides its fate if this scheduler exits before
  * completing it (see "Requeue" above struct tq_desc); a scheduler writes it
- * before it enqueues the task's first command. With
+ * before it enqueues the task's first command. Marking a task again changes
+ * nothing; a tag not outstanding (completed, say) is ENOENT. With
  * TQ_COMPL_F_RELEASE (only after the context's TQ_EV_CLOSE; every other field
  * zero) the scheduler declares it no longer uses the context's arena and the
  * kernel frees the context. write() takes whole records (else EINVAL); it
