@@ -116,6 +116,64 @@ out:
 	free_bufs(&l, b);
 }
 
+/*
+ * tqk_launch_check(): a plan passes, as does a longer buffer or a zero
+ * local size; a shorter buffer, another size's work size or scalar, a
+ * buffer argument moved or a buffer's direction changed do not.
+ */
+static void test_launch_check(const struct tqk_task *t)
+{
+	struct tqk_size sz = { 2 * t->n_min, t->iters_max }, big = { 4 * t->n_min, 0 };
+	struct tqk_launch p, l, b;
+	int ok, bad = 0;
+
+	if (tqk_plan(t, sz, &p) || tqk_plan(t, big, &b)) {
+		tap_ok(0, "%s: plan two sizes", t->name);
+		return;
+	}
+	l = p;
+	ok = !tqk_launch_check(t, &l);
+	l.buf[0].bytes += 4096;
+	memset(l.local, 0, sizeof(l.local));
+	ok &= !tqk_launch_check(t, &l);
+	tap_ok(ok, "%s: its plan passes the bounds check (longer buffer, zero local too)",
+	       t->name);
+	for (uint32_t i = 0; i < p.nbufs; i++) {
+		l = p;
+		l.buf[i].bytes--;
+		bad += tqk_launch_check(t, &l) == -EINVAL;
+		l = p;
+		l.buf[i].dir ^= TQK_IN;
+		bad += !l.buf[i].dir || tqk_launch_check(t, &l) == -EINVAL;
+	}
+	tap_ok(bad == (int)(2 * p.nbufs), "%s: a buffer shorter than the size or of another "
+	       "direction: -EINVAL", t->name);
+	/* the bigger size's work size and scalars with this size's buffers */
+	l = b;
+	memcpy(l.buf, p.buf, sizeof(l.buf));
+	ok = tqk_launch_check(t, &l) == -EINVAL;
+	l = p;
+	memcpy(l.global, b.global, sizeof(l.global));
+	ok &= !memcmp(p.global, b.global, sizeof(p.global)) ||	/* FLW: one group */
+	      tqk_launch_check(t, &l) == -EINVAL;
+	for (uint32_t i = 0; i < p.nargs; i++) {
+		l = p;
+		if (l.arg[i].kind == TQK_ARG_BUF) {
+			l.arg[i].buf = (l.arg[i].buf + 1) % p.nbufs;
+			ok &= p.nbufs == 1 || tqk_launch_check(t, &l) == -EINVAL;
+		} else {
+			l.arg[i].val[0] ^= 1;
+			ok &= tqk_launch_check(t, &l) == -EINVAL;
+		}
+	}
+	l = p;
+	l.global[0] *= 2;
+	l.nargs--;
+	ok &= tqk_launch_check(t, &l) == -EINVAL;
+	tap_ok(ok, "%s: another size's work size or scalars, or an argument changed: -EINVAL",
+	       t->name);
+}
+
 int main(void)
 {
 	unsigned int nnames = sizeof(names) / sizeof(names[0]);
@@ -128,6 +186,7 @@ int main(void)
 	for (unsigned int i = 0; i < tqk_ntasks; i++) {
 		test_sizes(tqk_tasks[i]);
 		test_fill(tqk_tasks[i]);
+		test_launch_check(tqk_tasks[i]);
 	}
 	return tap_done();
 }
