@@ -84,6 +84,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "../kernels/tqkernels.h"
 #include "internal.h"
 
 _Static_assert((int)USCHED_HTD == (int)TQ_HTD && (int)USCHED_K == (int)TQ_K &&
@@ -158,19 +159,80 @@ static void task_unref(struct usched *u, struct task *t)
 		prog_put(u, t->kern->prog);
 }
 
+/*
+ * The built-in task of kernels/ whose kernel k is, or NULL: its source
+ * built without options, whichever way it was registered; under u->lock.
+ */
+static const struct tqk_task *kern_builtin(struct kern *k)
+{
+	const char *src = k->prog->src;
+
+	if (k->builtin_known)
+		return k->builtin;
+	k->builtin_known = true;
+	for (unsigned int i = 0; i < tqk_ntasks && !src[strlen(src) + 1]; i++) {
+		const struct tqk_task *tt = tqk_tasks[i];
+
+		if (!strcmp(k->name, tt->kernel) && !strcmp(src, tt->source))
+			k->builtin = tt;
+	}
+	return k->builtin;
+}
+
+/*
+ * A built-in kernel's task must stay within its own buffers: its launch is
+ * the task's plan for a size it takes (tqk_launch_check()). Its kernel
+ * trusts its scalars and work size, and other owners' buffers share the
+ * device memory.
+ */
+static int builtin_check(const struct tqk_task *tt, const struct usched_task *d)
+{
+	struct tqk_launch l = { .nbufs = d->nbufs, .nargs = d->nargs, .dim = d->dim };
+
+	if (d->nbufs > TQK_MAX_BUFS || d->nargs > TQK_MAX_ARGS || d->dim > 2)
+		return -EINVAL;
+	for (unsigned int i = 0; i < d->nbufs; i++)
+		l.buf[i] = (struct tqk_buf){ .bytes = d->buf[i].len, .dir = d->buf[i].dir };
+	for (unsigned int i = 0; i < d->nargs; i++) {
+		const struct usched_arg *a = &d->arg[i];
+
+		if (a->kind == USCHED_ARG_BUF) {
+			l.arg[i] = (struct tqk_arg){ .kind = TQK_ARG_BUF, .buf = a->buf };
+		} else {
+			l.arg[i] = (struct tqk_arg){ .kind = TQK_ARG_SCALAR, .size = a->size };
+			memcpy(l.arg[i].val, a->val, a->size);
+		}
+	}
+	for (unsigned int i = 0; i < d->dim; i++) {
+		l.global[i] = d->global[i];
+		l.local[i] = d->local[i];
+	}
+	return tqk_launch_check(tt, &l);
+}
+
 /* Look up what the task names, taking references; under u->lock. */
 static int task_resolve(struct usched *u, struct task *t)
 {
 	const struct usched_task *d = &t->t;
+	const struct tqk_task *tt;
+	int ret;
 
 	t->kern = kern_get(u, d->kernel);
 	if (!t->kern)
 		return -ENOENT;
 	if (d->nargs != t->kern->nargs)
 		return -EINVAL;
+	/*
+	 * A kind the driver did not tell (no argument info) is refused too: a
+	 * scalar set on a __global argument would be taken for a cl_mem handle.
+	 */
 	for (unsigned int i = 0; i < d->nargs; i++)
-		if (t->kern->arg_kind[i] && t->kern->arg_kind[i] != d->arg[i].kind)
+		if (t->kern->arg_kind[i] != d->arg[i].kind)
 			return -EINVAL;
+	tt = kern_builtin(t->kern);
+	ret = tt ? builtin_check(tt, d) : 0;
+	if (ret)
+		return ret;
 	for (unsigned int i = 0; i < d->nbufs; i++) {
 		if (d->buf[i].len > u->max_alloc)
 			return -EFBIG;
@@ -828,6 +890,7 @@ static void task_release(struct usched *u, struct task *t)
 		u->st.running--;
 	u->st.completed++;
 	u->st.polled += t->polled;
+	u->st.bytes_cleared += t->cleared;
 	if (status == -ECANCELED)
 		u->st.cancelled++;
 	else if (status)

@@ -198,6 +198,16 @@ void complete_task(struct daemon *d, uint32_t ctx, uint64_t tag, int status, uin
 void release_ctx(struct daemon *d, uint32_t ctx);
 
 /* daemon_ctx.c */
+/*
+ * A context's owner in the core: its id in the low 32 bits, its pid above,
+ * so that a context id the module recycles is another owner, whose tasks
+ * never get the old one's pooled device buffers uncleared (exec.c).
+ */
+static inline uint64_t ctx_owner(const struct dctx *c)
+{
+	return (uint64_t)c->pid << 32 | c->id;
+}
+
 struct dctx *ctx_find(struct daemon *d, uint32_t id);
 void ctx_open(struct daemon *d, const struct tq_event *ev);
 void ctx_close(struct daemon *d, const struct tq_event *ev);

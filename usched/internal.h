@@ -159,6 +159,7 @@ struct tg_copy {
 };
 
 struct prog;
+struct tqk_task;
 
 struct kern {
 	uint32_t id;
@@ -166,6 +167,8 @@ struct kern {
 	cl_kernel k;
 	unsigned int nargs;
 	uint8_t arg_kind[USCHED_MAX_ARGS];	/* enum usched_arg_kind each argument needs */
+	bool builtin_known;	/* builtin was looked up (core.c, under u->lock) */
+	const struct tqk_task *builtin;	/* the built-in task whose kernel it is; NULL: none */
 	struct kmodel model;	/* loop thread only */
 	char name[64];
 };
@@ -213,6 +216,7 @@ struct task {
 	uint64_t pred_end;	/* predicted end of its last command, less u->drift */
 	cl_mem dev[USCHED_MAX_BUFS];
 	uint64_t dev_bytes[USCHED_MAX_BUFS];
+	uint64_t cleared;	/* device bytes zeroed for it (exec.c, memory hygiene) */
 	cl_event ev[MAX_CMDS];
 	uint8_t ev_stage[MAX_CMDS];
 	unsigned int nev;

@@ -142,6 +142,9 @@ typedef void (*usched_tg_fn)(void *arg, const struct usched_tg_stat *s);
  * @no_poll: a task completes when its OpenCL callback comes, not when the
  *	loop finds its last command done at its predicted end (core.c, 5;
  *	for measuring what polling gains)
+ * @no_clear: device buffers go from one owner's task to another's as the
+ *	last left them (exec.c, memory hygiene): for measuring what clearing
+ *	costs only, never with owners that do not trust each other
  *
  * The strings are read by usched_create() only.
  */
@@ -164,6 +167,7 @@ struct usched_opts {
 	double refine;
 	bool no_refine;
 	bool no_poll;
+	bool no_clear;
 };
 
 /* Which copies surround the kernel, as in the uapi's enum tq_dir. */
@@ -245,6 +249,7 @@ struct usched_stats {
 	uint64_t tgs;		/* TGs finished */
 	uint64_t bytes_htd;
 	uint64_t bytes_dth;
+	uint64_t bytes_cleared;	/* device bytes zeroed before a task of another owner used them */
 	uint64_t policy_ns;
 	uint64_t refine_ns;	/* usched_idle() going on with plans, off the critical path */
 	uint64_t polled;	/* completed by the loop's poll, before their callback */
@@ -317,8 +322,12 @@ int usched_prog_put(struct usched *u, uint32_t id);
 int usched_kernel_get(struct usched *u, uint32_t prog, const char *name, uint32_t *id);
 
 /*
- * Queue a task (the struct is copied). -EINVAL for a malformed task,
- * -ENOENT for an unknown kernel, -EFAULT for a buffer outside every region,
+ * Queue a task (the struct is copied). -EINVAL for a malformed task: its
+ * shape, an argument of the wrong kind, or, for the kernel of a built-in
+ * task of kernels/, a launch that is not the task's plan for a size it
+ * takes or a buffer shorter than that size needs (tqk_launch_check(): the
+ * kernel could otherwise reach other owners' buffers); -ENOENT for an
+ * unknown kernel, -EFAULT for a buffer outside every region,
  * -EFBIG for a buffer larger than the device allows, -ESHUTDOWN once
  * usched_destroy() has begun.
  */
