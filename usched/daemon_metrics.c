@@ -143,6 +143,9 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 	metric(f, "tq_tasks_polled_total", "counter",
 	       "Tasks completed when the loop found them done, before their OpenCL callback.");
 	fprintf(f, "tq_tasks_polled_total %llu\n", (unsigned long long)s->polled);
+	metric(f, "tq_device_bytes_cleared_total", "counter",
+	       "Device buffer bytes zeroed before a task of another owner could read them.");
+	fprintf(f, "tq_device_bytes_cleared_total %llu\n", (unsigned long long)s->bytes_cleared);
 	metric(f, "tq_tg_plans_total", "counter",
 	       "Task groups auto ordered from the best order kept for their mix, by use: "
 	       "none (afresh), resumed (searched on from it), proven (taken as it is).");
