@@ -433,6 +433,7 @@ static int launch_in(struct usched *u, struct task *t)
 	if (err)
 		return cl_errno(err, -EINVAL);
 	t->ev_stage[t->nev++] = USCHED_K;
+	t->kev = t->nev;
 	clFlush(u->kq[t->kq]);
 	return 0;
 }
@@ -494,8 +495,10 @@ int exec_launch(struct usched *u, struct tg *tg)
 	for (unsigned int i = 0; i < tg->n; i++) {
 		struct task *t = tg->task[i];
 
-		if (t->nev && !clSetEventCallback(t->ev[t->nev - 1], CL_COMPLETE, task_done, t))
+		if (t->nev && !clSetEventCallback(t->ev[t->nev - 1], CL_COMPLETE, task_done, t)) {
+			t->cb = true;
 			continue;
+		}
 		/*
 		 * Nothing to wait for, or no way to: complete it now. Its
 		 * buffers are then released, not pooled (see exec_collect()),

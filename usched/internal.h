@@ -37,6 +37,8 @@
 #define POLL_RETRY_NS	50000	/* poll_when(): a task due but not done is asked again after this, */
 #define POLL_RETRY_MAX	5	/* doubled each time up to 2^5 times, then every 1.6 ms */
 #define MAX_KQUEUES	8
+#define WATCH_TICK_MIN	1000000		/* the watchdog looks for a kernel's start every */
+#define WATCH_TICK_MAX	100000000	/* limit / 8 ns, within these */
 #define MAX_CMDS	(2 * USCHED_MAX_BUFS + 1)
 
 /* A minimal circular doubly linked list, as the kernel's list_head. */
@@ -211,6 +213,7 @@ struct task {
 	bool blocked;		/* on owner->blocked (under u->lock) */
 	bool taken;		/* taken into a TG (under u->lock) */
 	bool polled;		/* completed by the loop's poll: its callback, when it comes, frees it */
+	bool cb;		/* a callback is set on its last event (exec_launch()) */
 	struct tg *tg;
 	double pred[USCHED_STAGES];	/* predicted standalone ns per stage */
 	uint64_t pred_end;	/* predicted end of its last command, less u->drift */
@@ -221,6 +224,9 @@ struct task {
 	uint8_t ev_stage[MAX_CMDS];
 	unsigned int nev;
 	unsigned int kq;	/* the kernel queue it ran on */
+	unsigned int kev;	/* its kernel's index in ev[] + 1; 0: no kernel enqueued */
+	uint64_t limit_ns;	/* its kernel's time limit; 0: none (core.c, 7) */
+	uint64_t k_seen;	/* when the watchdog first saw its kernel free to run; 0: not yet */
 	int err;		/* launch error (-errno), before any callback */
 	cl_int cl_status;	/* the last command's status, from the callback (not if polled) */
 	struct usched_completion c;
@@ -339,6 +345,9 @@ struct usched {
 	unsigned int awaiting;	/* tasks completed by polling whose callback has not come */
 	unsigned int poll_misses;	/* polls in a row that found tasks due, none done */
 	unsigned int ninflight;
+	unsigned int limited;	/* tasks launched and not collected that have a time limit */
+	uint64_t watch_at;	/* when the watchdog looks next; JIT_WAIT: nothing to watch */
+	bool wedging;		/* a kernel overran its limit: usched_process() wedges the core */
 	uint64_t inflight_bytes;
 	uint64_t timer_at;	/* when the timer is set to fire; JIT_WAIT: not set */
 	double host_ns;		/* a TG's host time, smoothed */
