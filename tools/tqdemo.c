@@ -8,6 +8,7 @@
  *	       [--timeout SECS] [--progress N] [--quiet] [--warm-up]
  *	       [--allow-ownerdead]
  *	tqdemo --bad-program
+ *	tqdemo --endless
  *
  * Tasks without an INOUT buffer are marked idempotent (a scheduler's crash
  * runs them again); the others, FLW and SYN, complete with -EOWNERDEAD
@@ -28,6 +29,8 @@
  * figures.
  * --bad-program instead registers OpenCL C that does not compile and checks
  * that tq_register_program_log() fails with -ENOEXEC and returns the build log.
+ * --endless runs one kernel that never ends (a hostile client) and succeeds
+ * when the scheduler fails it with -ETIME, its time limit.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -207,6 +210,42 @@ static int bad_program(struct tq *tq)
 	return ret;
 }
 
+static int endless(struct tq *tq)
+{
+	static const char src[] =
+		"__kernel void endless(__global volatile uint *x)\n"
+		"{\n\tfor (;;)\n\t\tx[0]++;\n}\n";
+	size_t global[1] = { 1 };
+	uint32_t prog, kern;
+	struct tq_cqe *cqe;
+	struct tq_desc *d;
+	uint64_t off, t0;
+	void *buf;
+	int ret;
+
+	ret = tq_register_program(tq, src, sizeof(src) - 1, NULL, &prog);
+	ret = ret ?: tq_lookup_kernel(tq, prog, "endless", &kern);
+	ret = ret ?: tq_buf_alloc(tq, 4, &buf, &off);
+	d = ret ? NULL : tq_get_desc(tq);
+	if (!d) {
+		printf("tqdemo[%d]: endless: cannot set up: %s\n", getpid(), tq_strerror(ret));
+		return 1;
+	}
+	tq_prep_task(d, prog, kern, 1, global, NULL);
+	tq_prep_buf(d, 0, off, 4, TQ_DIR_OUT);
+	tq_desc_set_data(d, MAGIC);
+	t0 = now_ns();
+	tq_submit(tq);
+	ret = tq_wait(tq, &cqe, opt.timeout_s * 1000);
+	if (!ret) {
+		ret = cqe->status;
+		tq_cqe_seen(tq, cqe);
+	}
+	printf("tqdemo[%d]: endless: status %d (%s) after %.1f s: %s\n", getpid(), ret,
+	       tq_strerror(ret), (now_ns() - t0) / 1e9, ret == -ETIME ? "ok" : "FAILED");
+	return ret == -ETIME ? 0 : 1;
+}
+
 /*
  * One task of each kind, one at a time and verified, before the clock
  * starts: the driver compiles each kernel on its first launch. Returns the
@@ -255,6 +294,7 @@ int main(int argc, char **argv)
 		{ "bad-program", no_argument, NULL, 'b' },
 		{ "warm-up", no_argument, NULL, 'w' },
 		{ "allow-ownerdead", no_argument, NULL, 'o' },
+		{ "endless", no_argument, NULL, 'e' },
 		{ 0 }
 	};
 	char mixbuf[256] = "MM,BS,FWT,CONV,VA,MT,DCT", *names[MAX_MIX], *name, *save;
@@ -265,14 +305,14 @@ int main(int argc, char **argv)
 	uint64_t t0, t1, rng;
 	struct slot *slots;
 	uint8_t *seen;
-	bool bad = false, warm = false;
+	bool bad = false, warm = false, forever = false;
 	size_t arena = 1 << 20;
 	struct tq tq;
 	int o, ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* progress shows as it happens */
 	opt.seed = getpid();
-	while ((o = getopt_long(argc, argv, "n:m:x:d:s:t:p:qbwo", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "n:m:x:d:s:t:p:qbwoe", lo, NULL)) != -1) {
 		switch (o) {
 		case 'n': opt.tasks = strtoul(optarg, NULL, 0); break;
 		case 'm': snprintf(mixbuf, sizeof(mixbuf), "%s", optarg); break;
@@ -285,10 +325,11 @@ int main(int argc, char **argv)
 		case 'b': bad = true; break;
 		case 'w': warm = true; break;
 		case 'o': opt.allow_ownerdead = true; break;
+		case 'e': forever = true; break;
 		default:
 			fprintf(stderr, "usage: tqdemo [--tasks N] [--mix A,B,..] [--scale X] "
 				"[--depth D] [--seed S] [--timeout S] [--progress N] [--quiet] "
-				"[--warm-up] [--allow-ownerdead] | --bad-program\n");
+				"[--warm-up] [--allow-ownerdead] | --bad-program | --endless\n");
 			return 2;
 		}
 	}
@@ -314,8 +355,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tqdemo: tq_open: %s\n", tq_strerror(ret));
 		return 1;
 	}
-	if (bad) {
-		ret = bad_program(&tq);
+	if (bad || forever) {
+		ret = bad ? bad_program(&tq) : endless(&tq);
 		tq_close(&tq);
 		return ret;
 	}

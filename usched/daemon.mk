@@ -32,3 +32,6 @@ $(BIN)/tqdemo: $(OBJ)/tools/tqdemo.o $(LIB)/libtq.a $(LIB)/libtqkernels.a
 # End to end in the test VM: usched, tqdemo clients, kills and restarts.
 VM_TESTS += usched/tests/e2e_daemon.sh
 usched/tests/e2e_daemon.sh: $(BIN)/usched $(BIN)/tqdemo
+# usched killed 50 times mid-run, and an endless kernel: requeue semantics, the watchdog.
+VM_TESTS += usched/tests/e2e_kill.sh
+usched/tests/e2e_kill.sh: $(BIN)/usched $(BIN)/tqdemo
