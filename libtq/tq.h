@@ -301,8 +301,8 @@ static inline void tq_desc_set_data(struct tq_desc *d, uint64_t user_data)
  * result (no TQ_DIR_INOUT buffer, no OUT buffer that the kernel also reads).
  * An unmarked task that may have started when its scheduler died completes
  * with -EOWNERDEAD and is never run again; a marked one is run again
- * (TQ_CQE_F_REQUEUED). Needs TQ_FEAT_IDEMPOTENT in the module; without it
- * every task is run again.
+ * (TQ_CQE_F_REQUEUED). Only where tq->features has TQ_FEAT_IDEMPOTENT: an
+ * older module refuses the flag (-EINVAL), and runs every task again.
  */
 static inline void tq_desc_set_idempotent(struct tq_desc *d)
 {

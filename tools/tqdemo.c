@@ -10,8 +10,8 @@
  *	tqdemo --bad-program
  *	tqdemo --endless
  *
- * Tasks without an INOUT buffer are marked idempotent (a scheduler's crash
- * runs them again); the others, FLW and SYN, complete with -EOWNERDEAD
+ * Tasks without an INOUT buffer are marked idempotent where the module knows
+ * the flag (a scheduler's crash runs them again); the others, FLW and SYN, complete with -EOWNERDEAD
  * instead if they may have started, which counts as failed unless
  * --allow-ownerdead says it is expected (the kill tests): then the summary
  * counts them apart (ownerdead=N) and their buffers are left unchecked.
@@ -175,7 +175,7 @@ static int submit_one(struct tq *tq, struct slot *s, struct kind *k, uint64_t ta
 	tq_prep_task(d, k->prog, k->kern, l->dim, global, local);
 	tq_desc_set_data(d, MAGIC | task);
 	/* a re-run after a scheduler's crash gives the same result unless a buffer is INOUT */
-	if (kind_idempotent(k))
+	if (kind_idempotent(k) && tq->features & TQ_FEAT_IDEMPOTENT)
 		tq_desc_set_idempotent(d);
 	for (i = 0; i < l->nargs; i++) {
 		const struct tqk_arg *a = &l->arg[i];

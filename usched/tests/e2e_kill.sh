@@ -131,15 +131,15 @@ ok $((restarts == KILLS ? 0 : 1)) "usched SIGKILLed with work out and restarted 
 ok $((missed == 0 ? 0 : 1)) "every kill found tasks out with usched ($missed did not)"
 check "${idem[@]}"
 ok $? "${#idem[@]} idempotent clients: every task completed once, every result right"
-n=$(sum_field ownerdead idem.)
-ok $((n == 0 ? 0 : 1)) "no idempotent task completed -EOWNERDEAD (got $n)"
+cnt=$(sum_field ownerdead idem.)
+ok $((cnt == 0 ? 0 : 1)) "no idempotent task completed -EOWNERDEAD (got $cnt)"
 r1=$(sysfs requeued)
 ok $((r1 > r0 ? 0 : 1)) "the module re-delivered $((r1 - r0)) task(s) across the kills"
 if [ $idem_feature = 1 ]; then
 	check "${inout[@]}"
 	ok $? "${#inout[@]} INOUT clients: each task once, right (INOUT data intact) or -EOWNERDEAD"
-	n=$(sum_field ownerdead inout.)
-	ok $((n > 0 ? 0 : 1)) "started non-idempotent tasks completed -EOWNERDEAD, not re-run ($n)"
+	cnt=$(sum_field ownerdead inout.)
+	ok $((cnt > 0 ? 0 : 1)) "started non-idempotent tasks completed -EOWNERDEAD, not re-run ($cnt)"
 else
 	for name in "${inout[@]}"; do wait "${cpid[$name]}"; done
 	skip "INOUT clients: each task once, right or -EOWNERDEAD" \
@@ -147,8 +147,8 @@ else
 	skip "started non-idempotent tasks completed -EOWNERDEAD" \
 		"the module lacks TQ_FEAT_IDEMPOTENT"
 fi
-n=$(sum_field tasks idem.)
-ok $((n == 6 * KILLS ? 0 : 1)) "the idempotent clients' summaries count all $((6 * KILLS)) tasks ($n)"
+cnt=$(sum_field tasks idem.)
+ok $((cnt == 6 * KILLS ? 0 : 1)) "the idempotent clients' summaries count all $((6 * KILLS)) tasks ($cnt)"
 wait_for 30 test "$(sysfs contexts)" = 0
 ok $? "every context released (contexts back to 0)"
 grep -q 'restored [0-9]* programs' "$T/usched.log"
