@@ -80,7 +80,11 @@
  *    loop asks those events while tasks with a limit are in flight, every
  *    limit / 8 (1-100 ms) until it sees the kernel free to run, and fails
  *    the task with -ETIME limit ns after that (never sooner than the limit:
- *    it sees the start late, if at all). OpenCL cannot stop a running
+ *    it sees the start late, if at all). A driver that reports CL_RUNNING
+ *    tells the start better, and PoCL compiles a kernel at its first launch,
+ *    before it runs: from CL_RUNNING on, the limit counts from there; a
+ *    kernel's first launch not seen running gets WATCH_FIRST_GRACE_NS more
+ *    (a driver may be compiling it). OpenCL cannot stop a running
  *    kernel, so the core is wedged from then on: after the culprit's
  *    completion it calls opts.wedged (a daemon re-executes itself there,
  *    and its OpenCL context dies with the old image), then completes the
@@ -656,8 +660,12 @@ static void tg_started(struct usched *u, struct tg *tg)
 	struct usched_start s[USCHED_MAX_TG];
 
 	for (unsigned int i = 0; i < tg->n; i++) {
-		s[i] = (struct usched_start){ tg->task[i]->t.owner, tg->task[i]->t.user_data };
-		u->limited += tg->task[i]->limit_ns != 0;
+		struct task *t = tg->task[i];
+
+		s[i] = (struct usched_start){ t->t.owner, t->t.user_data };
+		u->limited += t->limit_ns != 0;
+		t->first = !t->kern->launched;
+		t->kern->launched = true;
 	}
 	if (u->o.started)
 		u->o.started(u->o.started_arg, s, tg->n);
@@ -945,13 +953,19 @@ static void task_release(struct usched *u, struct task *t)
 	task_unref(u, t);
 }
 
-/* Whether command ev is over (done or failed); an event that cannot say counts as over. */
-static bool ev_over(cl_event ev)
+/* Command ev's status; an event that cannot say counts as done. */
+static cl_int ev_status(cl_event ev)
 {
 	cl_int st;
 
-	return clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL) ||
-	       st <= CL_COMPLETE;
+	if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL))
+		return CL_COMPLETE;
+	return st;
+}
+
+static bool ev_over(cl_event ev)
+{
+	return ev_status(ev) <= CL_COMPLETE;
 }
 
 /* Whether t's kernel may run as far as its own inputs go (7). */
@@ -982,23 +996,38 @@ static struct task **watch(struct usched *u, struct task **tail)
 
 		for (unsigned int i = 0; i < tg->n; i++) {
 			struct task *t = tg->task[i];
-			uint64_t tick, at;
+			uint64_t tick, at, allowed;
+			cl_int st;
 
-			if (!t || !t->kev || head[t->kq] || ev_over(t->ev[t->kev - 1]))
+			if (!t || !t->kev || head[t->kq])
+				continue;
+			st = ev_status(t->ev[t->kev - 1]);
+			if (st <= CL_COMPLETE)
 				continue;
 			head[t->kq] = true;
 			if (!t->limit_ns)
 				continue;
-			if (!t->k_seen && inputs_in(t))
+			/* a driver that says when it runs says best (PoCL: after compiling it) */
+			if (st == CL_RUNNING && !t->k_running) {
+				t->k_running = true;
 				t->k_seen = now;
+			} else if (!t->k_seen && inputs_in(t)) {
+				t->k_seen = now;
+			}
+			allowed = t->limit_ns;
+			if (t->first && !t->k_running)
+				allowed += WATCH_FIRST_GRACE_NS;
 			tick = t->limit_ns / 8;
 			tick = tick < WATCH_TICK_MIN ? WATCH_TICK_MIN :
 			       tick > WATCH_TICK_MAX ? WATCH_TICK_MAX : tick;
-			if (t->k_seen && now - t->k_seen >= t->limit_ns) {
+			if (t->k_seen && now - t->k_seen >= allowed) {
 				due[n++] = t;
 				continue;
 			}
-			at = t->k_seen ? t->k_seen + t->limit_ns : now + tick;
+			at = t->k_seen ? t->k_seen + allowed : now + tick;
+			/* not yet seen running: look again, it may say so */
+			if (!t->k_running && now + tick < at)
+				at = now + tick;
 			if (at < u->watch_at)
 				u->watch_at = at;
 		}

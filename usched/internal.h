@@ -39,6 +39,7 @@
 #define MAX_KQUEUES	8
 #define WATCH_TICK_MIN	1000000		/* the watchdog looks for a kernel's start every */
 #define WATCH_TICK_MAX	100000000	/* limit / 8 ns, within these */
+#define WATCH_FIRST_GRACE_NS	30000000000ull	/* a first launch not seen running: + 30 s */
 #define MAX_CMDS	(2 * USCHED_MAX_BUFS + 1)
 
 /* A minimal circular doubly linked list, as the kernel's list_head. */
@@ -170,6 +171,7 @@ struct kern {
 	unsigned int nargs;
 	uint8_t arg_kind[USCHED_MAX_ARGS];	/* enum usched_arg_kind each argument needs */
 	bool builtin_known;	/* builtin was looked up (core.c, under u->lock) */
+	bool launched;		/* a task of it was launched (loop thread only) */
 	const struct tqk_task *builtin;	/* the built-in task whose kernel it is; NULL: none */
 	struct kmodel model;	/* loop thread only */
 	char name[64];
@@ -226,7 +228,9 @@ struct task {
 	unsigned int kq;	/* the kernel queue it ran on */
 	unsigned int kev;	/* its kernel's index in ev[] + 1; 0: no kernel enqueued */
 	uint64_t limit_ns;	/* its kernel's time limit; 0: none (core.c, 7) */
-	uint64_t k_seen;	/* when the watchdog first saw its kernel free to run; 0: not yet */
+	uint64_t k_seen;	/* when the watchdog saw its kernel start; 0: not yet */
+	bool k_running;		/* k_seen is when its kernel's event said CL_RUNNING */
+	bool first;		/* its kernel's first launch (the driver may compile it) */
 	int err;		/* launch error (-errno), before any callback */
 	cl_int cl_status;	/* the last command's status, from the callback (not if polled) */
 	struct usched_completion c;

@@ -94,6 +94,16 @@ sum_field() {
 		awk '{ s += $1 } END { print s + 0 }'
 }
 
+# How many clients still run (kill -0 is a builtin: no fork).
+live() {
+	local name c=0
+
+	for name in "${!cpid[@]}"; do
+		kill -0 "${cpid[$name]}" 2>/dev/null && c=$((c + 1))
+	done
+	echo $c
+}
+
 # Tasks out with usched (a task group running, or a build), polled without forks.
 tasks_out() {
 	local end=$((SECONDS + 60)) v
@@ -116,6 +126,11 @@ grep -q 'does not know idempotent tasks' "$T/usched.log" && idem_feature=0
 r0=$(sysfs requeued)
 idem=() inout=() restarts=0 missed=0
 for k in $(seq 1 "$KILLS"); do
+	# at most 6 clients at a time: within the module's contexts per user
+	end=$((SECONDS + 300))
+	until [ "$(live)" -le 4 ] || [ $SECONDS -ge $end ]; do
+		read -r -t 0.05 -u "$nap"
+	done
 	client "idem.$k" "$IDEM" --tasks 6 --depth 4
 	client "inout.$k" "$INOUT" --tasks 6 --depth 4 --allow-ownerdead
 	idem+=("idem.$k") inout+=("inout.$k")
