@@ -11,8 +11,9 @@
  *	tqdemo --endless
  *
  * Tasks without an INOUT buffer are marked idempotent where the module knows
- * the flag (a scheduler's crash runs them again); the others, FLW and SYN, complete with -EOWNERDEAD
- * instead if they may have started, which counts as failed unless
+ * the flag (a scheduler's crash runs them again); the others, FLW and SYN,
+ * complete with -EOWNERDEAD instead if they may have started, which counts
+ * as failed unless
  * --allow-ownerdead says it is expected (the kill tests): then the summary
  * counts them apart (ownerdead=N) and their buffers are left unchecked.
  * Each task's user_data names it; a completion for a task not in flight, or

@@ -163,7 +163,8 @@ else
 		"the module lacks TQ_FEAT_IDEMPOTENT"
 fi
 cnt=$(sum_field tasks idem.)
-ok $((cnt == 6 * KILLS ? 0 : 1)) "the idempotent clients' summaries count all $((6 * KILLS)) tasks ($cnt)"
+ok $((cnt == 6 * KILLS ? 0 : 1)) \
+	"the idempotent clients' summaries count all $((6 * KILLS)) tasks ($cnt)"
 wait_for 30 test "$(sysfs contexts)" = 0
 ok $? "every context released (contexts back to 0)"
 grep -q 'restored [0-9]* programs' "$T/usched.log"
