@@ -53,18 +53,15 @@ int tqk_launch_check(const struct tqk_task *t, const struct tqk_launch *l)
 	struct tqk_launch p;
 	bool any_local = false;
 
-	if (tqk_plan(t, t->size_of(l), &p) || l->nbufs != p.nbufs || l->nargs != p.nargs ||
-	    l->dim != p.dim)
+	if (tqk_plan(t, t->size_of(l), &p) || l->nargs != p.nargs || l->dim != p.dim)
 		return -EINVAL;
-	for (uint32_t i = 0; i < p.nbufs; i++)
-		if (l->buf[i].dir != p.buf[i].dir || l->buf[i].bytes < p.buf[i].bytes)
-			return -EINVAL;
 	for (uint32_t i = 0; i < p.nargs; i++) {
 		const struct tqk_arg *a = &l->arg[i], *want = &p.arg[i];
 
 		if (a->kind != want->kind)
 			return -EINVAL;
-		if (a->kind == TQK_ARG_BUF ? a->buf != want->buf :
+		if (a->kind == TQK_ARG_BUF ?
+		    a->buf >= l->nbufs || l->buf[a->buf].bytes < p.buf[want->buf].bytes :
 		    a->size != want->size || memcmp(a->val, want->val, a->size))
 			return -EINVAL;
 	}

@@ -128,11 +128,13 @@ int tqk_plan(const struct tqk_task *t, struct tqk_size sz, struct tqk_launch *l)
 
 /*
  * Whether a launch that someone else built (a client of a shared device)
- * keeps the kernel inside its own buffers: it must be tqk_plan()'s launch
- * for a size the task takes (the size read back from its scalars or work
- * size), argument for argument and work size for work size, except that a
- * buffer may be longer than the plan's and an all-zero l->local stands for
- * the plan's (every kernel requires its group shape). Returns 0 or -EINVAL.
+ * keeps the kernel inside its own buffers: its arguments and work size
+ * must be tqk_plan()'s for a size the task takes (the size read back from
+ * its scalars or work size), except that the buffer an argument names may
+ * be any of l->buf[] at least as long as the plan's buffer for it, and an
+ * all-zero l->local stands for the plan's (every kernel requires its group
+ * shape). Buffers no argument names, and directions, do not matter: the
+ * kernel reaches only its arguments. Returns 0 or -EINVAL.
  */
 int tqk_launch_check(const struct tqk_task *t, const struct tqk_launch *l);
 

@@ -200,24 +200,26 @@ static const struct tqk_task *kern_builtin(struct kern *k)
 }
 
 /*
- * A built-in kernel's task must stay within its own buffers: its launch is
- * the task's plan for a size it takes (tqk_launch_check()). Its kernel
+ * A built-in kernel's task must stay within its own buffers: its arguments
+ * and work size are the task's plan for a size it takes, each buffer it
+ * passes at least as long as the plan's (tqk_launch_check()). Its kernel
  * trusts its scalars and work size, and other owners' buffers share the
- * device memory.
+ * device memory. Buffers no argument names only copy, and may be any.
  */
 static int builtin_check(const struct tqk_task *tt, const struct usched_task *d)
 {
-	struct tqk_launch l = { .nbufs = d->nbufs, .nargs = d->nargs, .dim = d->dim };
+	struct tqk_launch l = { .nargs = d->nargs, .dim = d->dim };
 
-	if (d->nbufs > TQK_MAX_BUFS || d->nargs > TQK_MAX_ARGS || d->dim > 2)
+	if (d->nargs > TQK_MAX_ARGS || d->dim > 2)
 		return -EINVAL;
-	for (unsigned int i = 0; i < d->nbufs; i++)
-		l.buf[i] = (struct tqk_buf){ .bytes = d->buf[i].len, .dir = d->buf[i].dir };
 	for (unsigned int i = 0; i < d->nargs; i++) {
 		const struct usched_arg *a = &d->arg[i];
 
 		if (a->kind == USCHED_ARG_BUF) {
-			l.arg[i] = (struct tqk_arg){ .kind = TQK_ARG_BUF, .buf = a->buf };
+			if (l.nbufs == TQK_MAX_BUFS)
+				return -EINVAL;
+			l.buf[l.nbufs] = (struct tqk_buf){ .bytes = d->buf[a->buf].len };
+			l.arg[i] = (struct tqk_arg){ .kind = TQK_ARG_BUF, .buf = l.nbufs++ };
 		} else {
 			l.arg[i] = (struct tqk_arg){ .kind = TQK_ARG_SCALAR, .size = a->size };
 			memcpy(l.arg[i].val, a->val, a->size);
