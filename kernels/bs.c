@@ -74,6 +74,14 @@ out:
 	return ret;
 }
 
+/* The launch's n (tqk_launch_check()). */
+static struct tqk_size bs_size_of(const struct tqk_launch *l)
+{
+	struct tqk_size sz = { .n = l->global[0] };
+
+	return sz;
+}
+
 const struct tqk_task tqk_task_bs = {
 	.name = "BS",
 	.desc = "Black-Scholes European call and put prices",
@@ -87,4 +95,5 @@ const struct tqk_task tqk_task_bs = {
 	.plan = bs_plan,
 	.gen = bs_gen,
 	.check = bs_check,
+	.size_of = bs_size_of,
 };

@@ -85,6 +85,12 @@ out:
 	return ret;
 }
 
+/* The launch's n (tqk_launch_check()). */
+static struct tqk_size conv_size_of(const struct tqk_launch *l)
+{
+	return tqk_size_arg(l, 3);
+}
+
 const struct tqk_task tqk_task_conv = {
 	.name = "CONV",
 	.desc = "separable 2D convolution, 17-tap rows then 17-tap columns",
@@ -98,4 +104,5 @@ const struct tqk_task tqk_task_conv = {
 	.plan = conv_plan,
 	.gen = conv_gen,
 	.check = conv_check,
+	.size_of = conv_size_of,
 };

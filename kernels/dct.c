@@ -74,6 +74,12 @@ static int dct_check(struct tqk_size sz, uint64_t seed, void *const bufs[],
 	return ret;
 }
 
+/* The launch's n (tqk_launch_check()). */
+static struct tqk_size dct_size_of(const struct tqk_launch *l)
+{
+	return tqk_size_arg(l, 2);
+}
+
 const struct tqk_task tqk_task_dct = {
 	.name = "DCT",
 	.desc = "2D DCT-II of every 8x8 block",
@@ -87,4 +93,5 @@ const struct tqk_task tqk_task_dct = {
 	.plan = dct_plan,
 	.gen = dct_gen,
 	.check = dct_check,
+	.size_of = dct_size_of,
 };

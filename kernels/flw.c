@@ -99,6 +99,12 @@ out:
 	return ret;
 }
 
+/* The launch's n (tqk_launch_check()). */
+static struct tqk_size flw_size_of(const struct tqk_launch *l)
+{
+	return tqk_size_arg(l, 1);
+}
+
 const struct tqk_task tqk_task_flw = {
 	.name = "FLW",
 	.desc = "Floyd-Warshall all-pairs shortest paths, in place",
@@ -112,4 +118,5 @@ const struct tqk_task tqk_task_flw = {
 	.plan = flw_plan,
 	.gen = flw_gen,
 	.check = flw_check,
+	.size_of = flw_size_of,
 };

@@ -67,6 +67,14 @@ static int fwt_check(struct tqk_size sz, uint64_t seed, void *const bufs[],
 	return ret;
 }
 
+/* The launch's n (tqk_launch_check()). */
+static struct tqk_size fwt_size_of(const struct tqk_launch *l)
+{
+	struct tqk_size sz = { .n = l->global[0] / 256 * FWT_LEN };
+
+	return sz;
+}
+
 const struct tqk_task tqk_task_fwt = {
 	.name = "FWT",
 	.desc = "fast Walsh-Hadamard transform of each 1024-float block",
@@ -80,4 +88,5 @@ const struct tqk_task tqk_task_fwt = {
 	.plan = fwt_plan,
 	.gen = fwt_gen,
 	.check = fwt_check,
+	.size_of = fwt_size_of,
 };

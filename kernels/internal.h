@@ -109,6 +109,26 @@ static inline void tqk_grid(struct tqk_launch *l, uint32_t dim, size_t gx, size_
 	l->local[1] = ly;
 }
 
+/* Scalar argument i of a launch as an int, or -1 if it is not a 4-byte scalar. */
+static inline int64_t tqk_arg_get_int(const struct tqk_launch *l, uint32_t i)
+{
+	int32_t v;
+
+	if (i >= l->nargs || l->arg[i].kind != TQK_ARG_SCALAR || l->arg[i].size != sizeof(v))
+		return -1;
+	memcpy(&v, l->arg[i].val, sizeof(v));
+	return v;
+}
+
+/* A size whose n is the int argument i (0, which no task takes, if it is not one). */
+static inline struct tqk_size tqk_size_arg(const struct tqk_launch *l, uint32_t i)
+{
+	int64_t v = tqk_arg_get_int(l, i);
+	struct tqk_size sz = { .n = v > 0 ? (uint64_t)v : 0 };
+
+	return sz;
+}
+
 /* Record a wrong element in *mm (may be NULL); returns -EDOM. */
 static inline int tqk_mismatch_at(struct tqk_mismatch *mm, uint32_t buf, uint64_t index,
 				  double got, double want, double tol)

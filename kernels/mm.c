@@ -104,6 +104,12 @@ out:
 	return ret;
 }
 
+/* The launch's n (tqk_launch_check()). */
+static struct tqk_size mm_size_of(const struct tqk_launch *l)
+{
+	return tqk_size_arg(l, 3);
+}
+
 const struct tqk_task tqk_task_mm = {
 	.name = "MM",
 	.desc = "matrix multiplication, c = a * b",
@@ -117,4 +123,5 @@ const struct tqk_task tqk_task_mm = {
 	.plan = mm_plan,
 	.gen = mm_gen,
 	.check = mm_check,
+	.size_of = mm_size_of,
 };

@@ -41,6 +41,12 @@ static int mt_check(struct tqk_size sz, uint64_t seed, void *const bufs[],
 	return ret;
 }
 
+/* The launch's n (tqk_launch_check()). */
+static struct tqk_size mt_size_of(const struct tqk_launch *l)
+{
+	return tqk_size_arg(l, 2);
+}
+
 const struct tqk_task tqk_task_mt = {
 	.name = "MT",
 	.desc = "matrix transpose",
@@ -54,4 +60,5 @@ const struct tqk_task tqk_task_mt = {
 	.plan = mt_plan,
 	.gen = mt_gen,
 	.check = mt_check,
+	.size_of = mt_size_of,
 };

@@ -57,6 +57,16 @@ static int syn_check(struct tqk_size sz, uint64_t seed, void *const bufs[],
 	return ret;
 }
 
+/* The launch's n (tqk_launch_check()). */
+static struct tqk_size syn_size_of(const struct tqk_launch *l)
+{
+	int64_t iters = tqk_arg_get_int(l, 1);
+	struct tqk_size sz = { .n = l->global[0] };
+
+	sz.iters = iters > 0 ? (uint32_t)iters : 0;
+	return sz;
+}
+
 const struct tqk_task tqk_task_syn = {
 	.name = "SYN",
 	.desc = "the paper's synthetic kernel (Listing 1), input[i] *= factor, iters times",
@@ -70,4 +80,5 @@ const struct tqk_task tqk_task_syn = {
 	.plan = syn_plan,
 	.gen = syn_gen,
 	.check = syn_check,
+	.size_of = syn_size_of,
 };

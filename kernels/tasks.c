@@ -3,6 +3,7 @@
  * tasks.c - the task table and the size-checked entry points over it. Each
  * task's own file (mm.c, bs.c, ...) holds its plan, generator and reference.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -44,6 +45,31 @@ int tqk_plan(const struct tqk_task *t, struct tqk_size sz, struct tqk_launch *l)
 		return -EINVAL;
 	memset(l, 0, sizeof(*l));
 	t->plan(sz, l);
+	return 0;
+}
+
+int tqk_launch_check(const struct tqk_task *t, const struct tqk_launch *l)
+{
+	struct tqk_launch p;
+	bool any_local = false;
+
+	if (tqk_plan(t, t->size_of(l), &p) || l->nargs != p.nargs || l->dim != p.dim)
+		return -EINVAL;
+	for (uint32_t i = 0; i < p.nargs; i++) {
+		const struct tqk_arg *a = &l->arg[i], *want = &p.arg[i];
+
+		if (a->kind != want->kind)
+			return -EINVAL;
+		if (a->kind == TQK_ARG_BUF ?
+		    a->buf >= l->nbufs || l->buf[a->buf].bytes < p.buf[want->buf].bytes :
+		    a->size != want->size || memcmp(a->val, want->val, a->size))
+			return -EINVAL;
+	}
+	for (uint32_t d = 0; d < p.dim; d++)
+		any_local |= l->local[d] != 0;
+	for (uint32_t d = 0; d < p.dim; d++)
+		if (l->global[d] != p.global[d] || (any_local && l->local[d] != p.local[d]))
+			return -EINVAL;
 	return 0;
 }
 

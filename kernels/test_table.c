@@ -116,6 +116,71 @@ out:
 	free_bufs(&l, b);
 }
 
+/*
+ * tqk_launch_check(): a plan passes, as does a longer buffer, a zero local
+ * size, another direction or a buffer no argument names; a buffer argument
+ * shorter than the plan's, or moved to a shorter buffer, another size's work
+ * size or scalar, or an argument missing do not.
+ */
+static void test_launch_check(const struct tqk_task *t)
+{
+	struct tqk_size sz = { 2 * t->n_min, t->iters_max }, big = { 4 * t->n_min, 0 };
+	struct tqk_launch p, l, b;
+	int ok, bad = 0, nbuf = 0;
+
+	if (tqk_plan(t, sz, &p) || tqk_plan(t, big, &b)) {
+		tap_ok(0, "%s: plan two sizes", t->name);
+		return;
+	}
+	l = p;
+	ok = !tqk_launch_check(t, &l);
+	l.buf[0].bytes += 4096;
+	l.buf[0].dir ^= TQK_OUT;
+	memset(l.local, 0, sizeof(l.local));
+	l.buf[l.nbufs++] = (struct tqk_buf){ 4, TQK_IN };	/* named by no argument */
+	ok &= !tqk_launch_check(t, &l);
+	tap_ok(ok, "%s: its plan passes the bounds check (a longer buffer, another direction, "
+	       "zero local, an extra buffer too)", t->name);
+	for (uint32_t i = 0; i < p.nargs; i++) {
+		if (p.arg[i].kind != TQK_ARG_BUF)
+			continue;
+		nbuf++;
+		l = p;
+		l.buf[l.arg[i].buf].bytes--;
+		bad += tqk_launch_check(t, &l) == -EINVAL;
+		l = p;
+		l.buf[l.nbufs] = (struct tqk_buf){ 4, TQK_OUT };
+		l.arg[i].buf = l.nbufs++;
+		bad += tqk_launch_check(t, &l) == -EINVAL;
+	}
+	tap_ok(bad == 2 * nbuf, "%s: a buffer argument shorter than the size needs, or moved to "
+	       "a short buffer: -EINVAL", t->name);
+	/* the bigger size's work size and scalars with this size's buffers */
+	l = b;
+	memcpy(l.buf, p.buf, sizeof(l.buf));
+	ok = tqk_launch_check(t, &l) == -EINVAL;
+	l = p;
+	memcpy(l.global, b.global, sizeof(l.global));
+	ok &= !memcmp(p.global, b.global, sizeof(p.global)) ||	/* FLW: one group */
+	      tqk_launch_check(t, &l) == -EINVAL;
+	for (uint32_t i = 0; i < p.nargs; i++) {
+		l = p;
+		if (l.arg[i].kind == TQK_ARG_BUF) {
+			l.arg[i].kind = TQK_ARG_SCALAR;
+			l.arg[i].size = 4;
+		} else {
+			l.arg[i].val[0] ^= 1;
+		}
+		ok &= tqk_launch_check(t, &l) == -EINVAL;
+	}
+	l = p;
+	l.global[0] *= 2;
+	l.nargs--;
+	ok &= tqk_launch_check(t, &l) == -EINVAL;
+	tap_ok(ok, "%s: another size's work size or scalars, or an argument changed: -EINVAL",
+	       t->name);
+}
+
 int main(void)
 {
 	unsigned int nnames = sizeof(names) / sizeof(names[0]);
@@ -128,6 +193,7 @@ int main(void)
 	for (unsigned int i = 0; i < tqk_ntasks; i++) {
 		test_sizes(tqk_tasks[i]);
 		test_fill(tqk_tasks[i]);
+		test_launch_check(tqk_tasks[i]);
 	}
 	return tap_done();
 }

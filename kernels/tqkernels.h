@@ -107,6 +107,8 @@ struct tqk_task {
 	void (*gen)(struct tqk_size sz, uint64_t seed, uint32_t buf, void *dst);
 	int (*check)(struct tqk_size sz, uint64_t seed, void *const bufs[],
 		     struct tqk_mismatch *mm);
+	/* the size a launch names through its scalars or work size */
+	struct tqk_size (*size_of)(const struct tqk_launch *l);
 };
 
 /* The table: tqk_ntasks entries, SYN last. */
@@ -123,6 +125,18 @@ int tqk_size_ok(const struct tqk_task *t, struct tqk_size sz);
 uint64_t tqk_round_n(const struct tqk_task *t, uint64_t n);
 
 int tqk_plan(const struct tqk_task *t, struct tqk_size sz, struct tqk_launch *l);
+
+/*
+ * Whether a launch that someone else built (a client of a shared device)
+ * keeps the kernel inside its own buffers: its arguments and work size
+ * must be tqk_plan()'s for a size the task takes (the size read back from
+ * its scalars or work size), except that the buffer an argument names may
+ * be any of l->buf[] at least as long as the plan's buffer for it, and an
+ * all-zero l->local stands for the plan's (every kernel requires its group
+ * shape). Buffers no argument names, and directions, do not matter: the
+ * kernel reaches only its arguments. Returns 0 or -EINVAL.
+ */
+int tqk_launch_check(const struct tqk_task *t, const struct tqk_launch *l);
 
 /* Bytes copied host to device (IN + INOUT), device to host (OUT + INOUT),
  * and the model's m; all 0 for a size the task does not take. */

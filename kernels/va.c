@@ -45,6 +45,14 @@ out:
 	return ret;
 }
 
+/* The launch's n (tqk_launch_check()). */
+static struct tqk_size va_size_of(const struct tqk_launch *l)
+{
+	struct tqk_size sz = { .n = l->global[0] };
+
+	return sz;
+}
+
 const struct tqk_task tqk_task_va = {
 	.name = "VA",
 	.desc = "vector addition, c = a + b",
@@ -58,4 +66,5 @@ const struct tqk_task tqk_task_va = {
 	.plan = va_plan,
 	.gen = va_gen,
 	.check = va_check,
+	.size_of = va_size_of,
 };

@@ -208,6 +208,11 @@ static void test_prep(void)
 	memset(&d, 0, sizeof(d));
 	tq_prep_task(&d, 1, 2, 1, global, NULL);
 	tap_ok(!d.flags && !d.local[0], "no local size: no flag, zero local[]");
+	tq_desc_set_idempotent(&d);
+	tap_ok(d.flags == TQ_DESC_F_IDEMPOTENT, "tq_desc_set_idempotent sets its flag alone");
+	tq_prep_task(&d, 1, 2, 2, global, local);
+	tap_ok(d.flags == (TQ_DESC_F_IDEMPOTENT | TQ_DESC_F_LOCAL),
+	       "and tq_prep_task keeps it");
 
 	memset(&d, 0, sizeof(d));
 	tq_prep_program(&d, 512, 100, 0, 0);

@@ -295,6 +295,20 @@ static inline void tq_desc_set_data(struct tq_desc *d, uint64_t user_data)
 	d->user_data = user_data;
 }
 
+/*
+ * Mark a task safe to run again after a scheduler's crash: running it anew,
+ * whole, on the arena as a partial run may have left it gives the right
+ * result (no TQ_DIR_INOUT buffer, no OUT buffer that the kernel also reads).
+ * An unmarked task that may have started when its scheduler died completes
+ * with -EOWNERDEAD and is never run again; a marked one is run again
+ * (TQ_CQE_F_REQUEUED). Only where tq->features has TQ_FEAT_IDEMPOTENT: an
+ * older module refuses the flag (-EINVAL), and runs every task again.
+ */
+static inline void tq_desc_set_idempotent(struct tq_desc *d)
+{
+	d->flags |= TQ_DESC_F_IDEMPOTENT;
+}
+
 static inline void tq_prep_nop(struct tq_desc *d)
 {
 	d->opcode = TQ_OP_NOP;

@@ -6,21 +6,32 @@
  *
  *	tqdemo [--tasks N] [--mix MM,BS,...] [--scale X] [--depth D] [--seed S]
  *	       [--timeout SECS] [--progress N] [--quiet] [--warm-up]
+ *	       [--allow-ownerdead]
  *	tqdemo --bad-program
+ *	tqdemo --endless
  *
+ * Tasks without an INOUT buffer are marked idempotent where the module knows
+ * the flag (a scheduler's crash runs them again); the others, FLW and SYN,
+ * complete with -EOWNERDEAD instead if they may have started, which counts
+ * as failed unless
+ * --allow-ownerdead says it is expected (the kill tests): then the summary
+ * counts them apart (ownerdead=N) and their buffers are left unchecked.
  * Each task's user_data names it; a completion for a task not in flight, or
  * a second one, counts as a duplicate, and after the last task the client
  * waits a moment for strays. The last line sums it up:
  *
  *	tqdemo[PID]: tasks=N ok=N wrong=0 failed=0 dup=0 stray=0 requeued=R
- *		     start_ns=T0 end_ns=T1 wall_ms=W
+ *		     ownerdead=D start_ns=T0 end_ns=T1 wall_ms=W
  *
- * and the exit status is 0 only if every task completed once, correctly.
+ * and the exit status is 0 only if every task completed once, correctly
+ * (or, with --allow-ownerdead, with -EOWNERDEAD where it is not idempotent).
  * --warm-up first runs one task of each kind, untimed, so that the
  * driver's compilation of each kernel at its first launch stays out of the
  * figures.
  * --bad-program instead registers OpenCL C that does not compile and checks
  * that tq_register_program_log() fails with -ENOEXEC and returns the build log.
+ * --endless runs one kernel that never ends (a hostile client) and succeeds
+ * when the scheduler fails it with -ETIME, its time limit.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -64,6 +75,7 @@ static struct {
 	double scale;
 	uint64_t seed;
 	bool quiet;
+	bool allow_ownerdead;
 } opt = { .tasks = 32, .depth = 8, .scale = 1, .timeout_s = 300 };
 
 static uint64_t now_ns(void)
@@ -101,6 +113,15 @@ static int kind_plan(struct kind *k, const char *name)
 		return -1;
 	}
 	return 0;
+}
+
+/* No INOUT buffer: a task that reads only its inputs (the built-ins never read an output). */
+static bool kind_idempotent(const struct kind *k)
+{
+	for (unsigned int i = 0; i < k->l.nbufs; i++)
+		if (k->l.buf[i].dir == TQK_INOUT)
+			return false;
+	return true;
 }
 
 static int kind_register(struct tq *tq, struct kind *k)
@@ -154,6 +175,9 @@ static int submit_one(struct tq *tq, struct slot *s, struct kind *k, uint64_t ta
 	}
 	tq_prep_task(d, k->prog, k->kern, l->dim, global, local);
 	tq_desc_set_data(d, MAGIC | task);
+	/* a re-run after a scheduler's crash gives the same result unless a buffer is INOUT */
+	if (kind_idempotent(k) && tq->features & TQ_FEAT_IDEMPOTENT)
+		tq_desc_set_idempotent(d);
 	for (i = 0; i < l->nargs; i++) {
 		const struct tqk_arg *a = &l->arg[i];
 
@@ -185,6 +209,42 @@ static int bad_program(struct tq *tq)
 	ret = ret == -ENOEXEC && strstr(log, "undeclared_thing") ? 0 : 1;
 	printf("tqdemo[%d]: bad-program %s\n", getpid(), ret ? "FAILED" : "ok");
 	return ret;
+}
+
+static int endless(struct tq *tq)
+{
+	static const char src[] =
+		"__kernel void endless(__global volatile uint *x)\n"
+		"{\n\tfor (;;)\n\t\tx[0]++;\n}\n";
+	size_t global[1] = { 1 };
+	uint32_t prog, kern;
+	struct tq_cqe *cqe;
+	struct tq_desc *d;
+	uint64_t off, t0;
+	void *buf;
+	int ret;
+
+	ret = tq_register_program(tq, src, sizeof(src) - 1, NULL, &prog);
+	ret = ret ?: tq_lookup_kernel(tq, prog, "endless", &kern);
+	ret = ret ?: tq_buf_alloc(tq, 4, &buf, &off);
+	d = ret ? NULL : tq_get_desc(tq);
+	if (!d) {
+		printf("tqdemo[%d]: endless: cannot set up: %s\n", getpid(), tq_strerror(ret));
+		return 1;
+	}
+	tq_prep_task(d, prog, kern, 1, global, NULL);
+	tq_prep_buf(d, 0, off, 4, TQ_DIR_OUT);
+	tq_desc_set_data(d, MAGIC);
+	t0 = now_ns();
+	tq_submit(tq);
+	ret = tq_wait(tq, &cqe, opt.timeout_s * 1000);
+	if (!ret) {
+		ret = cqe->status;
+		tq_cqe_seen(tq, cqe);
+	}
+	printf("tqdemo[%d]: endless: status %d (%s) after %.1f s: %s\n", getpid(), ret,
+	       tq_strerror(ret), (now_ns() - t0) / 1e9, ret == -ETIME ? "ok" : "FAILED");
+	return ret == -ETIME ? 0 : 1;
 }
 
 /*
@@ -234,23 +294,26 @@ int main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "bad-program", no_argument, NULL, 'b' },
 		{ "warm-up", no_argument, NULL, 'w' },
+		{ "allow-ownerdead", no_argument, NULL, 'o' },
+		{ "endless", no_argument, NULL, 'e' },
 		{ 0 }
 	};
 	char mixbuf[256] = "MM,BS,FWT,CONV,VA,MT,DCT", *names[MAX_MIX], *name, *save;
 	unsigned int nkinds = 0, inflight = 0, done = 0, next = 0, i;
 	unsigned int ok = 0, wrong = 0, failed = 0, dup = 0, stray = 0, requeued = 0;
+	unsigned int ownerdead = 0;
 	struct kind kinds[MAX_MIX] = { 0 };
 	uint64_t t0, t1, rng;
 	struct slot *slots;
 	uint8_t *seen;
-	bool bad = false, warm = false;
+	bool bad = false, warm = false, forever = false;
 	size_t arena = 1 << 20;
 	struct tq tq;
 	int o, ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* progress shows as it happens */
 	opt.seed = getpid();
-	while ((o = getopt_long(argc, argv, "n:m:x:d:s:t:p:qbw", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "n:m:x:d:s:t:p:qbwoe", lo, NULL)) != -1) {
 		switch (o) {
 		case 'n': opt.tasks = strtoul(optarg, NULL, 0); break;
 		case 'm': snprintf(mixbuf, sizeof(mixbuf), "%s", optarg); break;
@@ -262,10 +325,12 @@ int main(int argc, char **argv)
 		case 'q': opt.quiet = true; break;
 		case 'b': bad = true; break;
 		case 'w': warm = true; break;
+		case 'o': opt.allow_ownerdead = true; break;
+		case 'e': forever = true; break;
 		default:
 			fprintf(stderr, "usage: tqdemo [--tasks N] [--mix A,B,..] [--scale X] "
 				"[--depth D] [--seed S] [--timeout S] [--progress N] [--quiet] "
-				"[--warm-up] | --bad-program\n");
+				"[--warm-up] [--allow-ownerdead] | --bad-program | --endless\n");
 			return 2;
 		}
 	}
@@ -291,8 +356,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tqdemo: tq_open: %s\n", tq_strerror(ret));
 		return 1;
 	}
-	if (bad) {
-		ret = bad_program(&tq);
+	if (bad || forever) {
+		ret = bad ? bad_program(&tq) : endless(&tq);
 		tq_close(&tq);
 		return ret;
 	}
@@ -352,7 +417,10 @@ int main(int argc, char **argv)
 				seen[task] = 1;
 				if (cqe->flags & TQ_CQE_F_REQUEUED)
 					requeued++;
-				if (cqe->status) {
+				if (cqe->status == -EOWNERDEAD && opt.allow_ownerdead &&
+				    !kind_idempotent(s->k)) {
+					ownerdead++;	/* started, may have run in part */
+				} else if (cqe->status) {
 					failed++;
 					fprintf(stderr, "tqdemo[%d]: task %" PRIu64 " (%s): %s\n",
 						getpid(), task, s->k->t->name,
@@ -399,8 +467,9 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("tqdemo[%d]: tasks=%u ok=%u wrong=%u failed=%u dup=%u stray=%u requeued=%u "
-	       "start_ns=%" PRIu64 " end_ns=%" PRIu64 " wall_ms=%.1f\n", getpid(), opt.tasks, ok,
-	       wrong, failed, dup, stray, requeued, t0, t1, (t1 - t0) / 1e6);
+	       "ownerdead=%u start_ns=%" PRIu64 " end_ns=%" PRIu64 " wall_ms=%.1f\n", getpid(),
+	       opt.tasks, ok, wrong, failed, dup, stray, requeued, ownerdead, t0, t1,
+	       (t1 - t0) / 1e6);
 	tq_close(&tq);
-	return ok == opt.tasks && !wrong && !failed && !dup && !stray ? 0 : 1;
+	return ok + ownerdead == opt.tasks && !wrong && !failed && !dup && !stray ? 0 : 1;
 }

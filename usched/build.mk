@@ -5,7 +5,8 @@
 
 USCHED_OBJS := $(addprefix $(OBJ)/usched/,core.o exec.o objects.o model.o plans.o trace.o)
 USCHED_LINK := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a -lOpenCL
-USCHED_TESTS := $(addprefix $(TESTBIN)/usched-,model queues inproc api jit plans plankeys refine poll)
+USCHED_TESTS := $(addprefix $(TESTBIN)/usched-,model queues inproc api jit plans plankeys refine poll \
+	hygiene watchdog)
 
 LIBS += $(LIB)/libusched.a
 TESTS += $(USCHED_TESTS)

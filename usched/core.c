@@ -71,6 +71,26 @@
  * 6. Shutdown. usched_destroy() refuses new tasks, runs the loop until every
  *    task submitted has completed (usched_cancel() first drops the waiting
  *    ones), then frees everything.
+ *
+ * 7. The watchdog. A task may have a time limit for its kernel. NVIDIA
+ *    gives a command no profiling START before it completes, so the loop
+ *    infers the start: a kernel queue is in order, so its kernel runs once
+ *    every earlier kernel on its queue is done and its own inputs are in
+ *    (its last HtD copy, or its predecessor's last command, is done). The
+ *    loop asks those events while tasks with a limit are in flight, every
+ *    limit / 8 (1-100 ms) until it sees the kernel free to run, and fails
+ *    the task with -ETIME limit ns after that (never sooner than the limit:
+ *    it sees the start late, if at all). A driver that reports CL_RUNNING
+ *    tells the start better, and PoCL compiles a kernel at its first launch,
+ *    before it runs: from CL_RUNNING on, the limit counts from there; a
+ *    kernel's first launch not seen running gets WATCH_FIRST_GRACE_NS more
+ *    (a driver may be compiling it). OpenCL cannot stop a running
+ *    kernel, so the core is wedged from then on: after the culprit's
+ *    completion it calls opts.wedged (a daemon re-executes itself there,
+ *    and its OpenCL context dies with the old image), then completes the
+ *    other tasks in flight with -EOWNERDEAD and those waiting with
+ *    -ECANCELED, refuses new ones, and usched_destroy() leaves the OpenCL
+ *    objects the endless kernel still uses to the process's exit.
  */
 #include <errno.h>
 #include <math.h>
@@ -84,6 +104,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "../kernels/tqkernels.h"
 #include "internal.h"
 
 _Static_assert((int)USCHED_HTD == (int)TQ_HTD && (int)USCHED_K == (int)TQ_K &&
@@ -158,19 +179,82 @@ static void task_unref(struct usched *u, struct task *t)
 		prog_put(u, t->kern->prog);
 }
 
+/*
+ * The built-in task of kernels/ whose kernel k is, or NULL: its source
+ * built without options, whichever way it was registered; under u->lock.
+ */
+static const struct tqk_task *kern_builtin(struct kern *k)
+{
+	const char *src = k->prog->src;
+
+	if (k->builtin_known)
+		return k->builtin;
+	k->builtin_known = true;
+	for (unsigned int i = 0; i < tqk_ntasks && !src[strlen(src) + 1]; i++) {
+		const struct tqk_task *tt = tqk_tasks[i];
+
+		if (!strcmp(k->name, tt->kernel) && !strcmp(src, tt->source))
+			k->builtin = tt;
+	}
+	return k->builtin;
+}
+
+/*
+ * A built-in kernel's task must stay within its own buffers: its arguments
+ * and work size are the task's plan for a size it takes, each buffer it
+ * passes at least as long as the plan's (tqk_launch_check()). Its kernel
+ * trusts its scalars and work size, and other owners' buffers share the
+ * device memory. Buffers no argument names only copy, and may be any.
+ */
+static int builtin_check(const struct tqk_task *tt, const struct usched_task *d)
+{
+	struct tqk_launch l = { .nargs = d->nargs, .dim = d->dim };
+
+	if (d->nargs > TQK_MAX_ARGS || d->dim > 2)
+		return -EINVAL;
+	for (unsigned int i = 0; i < d->nargs; i++) {
+		const struct usched_arg *a = &d->arg[i];
+
+		if (a->kind == USCHED_ARG_BUF) {
+			if (l.nbufs == TQK_MAX_BUFS)
+				return -EINVAL;
+			l.buf[l.nbufs] = (struct tqk_buf){ .bytes = d->buf[a->buf].len };
+			l.arg[i] = (struct tqk_arg){ .kind = TQK_ARG_BUF, .buf = l.nbufs++ };
+		} else {
+			l.arg[i] = (struct tqk_arg){ .kind = TQK_ARG_SCALAR, .size = a->size };
+			memcpy(l.arg[i].val, a->val, a->size);
+		}
+	}
+	for (unsigned int i = 0; i < d->dim; i++) {
+		l.global[i] = d->global[i];
+		l.local[i] = d->local[i];
+	}
+	return tqk_launch_check(tt, &l);
+}
+
 /* Look up what the task names, taking references; under u->lock. */
 static int task_resolve(struct usched *u, struct task *t)
 {
 	const struct usched_task *d = &t->t;
+	const struct tqk_task *tt;
+	int ret;
 
 	t->kern = kern_get(u, d->kernel);
 	if (!t->kern)
 		return -ENOENT;
 	if (d->nargs != t->kern->nargs)
 		return -EINVAL;
+	/*
+	 * A kind the driver did not tell (no argument info) is refused too: a
+	 * scalar set on a __global argument would be taken for a cl_mem handle.
+	 */
 	for (unsigned int i = 0; i < d->nargs; i++)
-		if (t->kern->arg_kind[i] && t->kern->arg_kind[i] != d->arg[i].kind)
+		if (t->kern->arg_kind[i] != d->arg[i].kind)
 			return -EINVAL;
+	tt = kern_builtin(t->kern);
+	ret = tt ? builtin_check(tt, d) : 0;
+	if (ret)
+		return ret;
 	for (unsigned int i = 0; i < d->nbufs; i++) {
 		if (d->buf[i].len > u->max_alloc)
 			return -EFBIG;
@@ -208,10 +292,11 @@ int usched_submit(struct usched *u, const struct usched_task *d)
 	t->c.user_data = d->user_data;
 	t->c.owner = d->owner;
 	t->c.queued_ns = t->t.queued_ns;
+	t->limit_ns = d->time_limit_ns ? d->time_limit_ns : u->o.time_limit_ns;
 
 	pthread_mutex_lock(&u->lock);
-	ret = -ESHUTDOWN;
-	if (u->closing)
+	ret = u->st.wedged ? -ENOTRECOVERABLE : -ESHUTDOWN;
+	if (u->closing || u->st.wedged)
 		goto out_unref;
 	ret = task_resolve(u, t);
 	if (ret)
@@ -568,6 +653,26 @@ static void task_unblock(struct usched *u, struct task *t)
 	u->nready++;
 }
 
+/*
+ * The TG's tasks are about to reach the device: tell opts.started, and
+ * count those the watchdog watches (7).
+ */
+static void tg_started(struct usched *u, struct tg *tg)
+{
+	struct usched_start s[USCHED_MAX_TG];
+
+	for (unsigned int i = 0; i < tg->n; i++) {
+		struct task *t = tg->task[i];
+
+		s[i] = (struct usched_start){ t->t.owner, t->t.user_data };
+		u->limited += t->limit_ns != 0;
+		t->first = !t->kern->launched;
+		t->kern->launched = true;
+	}
+	if (u->o.started)
+		u->o.started(u->o.started_arg, s, tg->n);
+}
+
 /* Launch TGs while jit_when() says so, then set the timer for the next one. */
 static void tg_launch_next(struct usched *u)
 {
@@ -606,11 +711,17 @@ static void tg_launch_next(struct usched *u)
 		}
 		u->inflight[u->ninflight++] = tg;
 		u->inflight_bytes += tg->bytes;
+		tg_started(u, tg);
 		exec_launch(u, tg);
 		tg->host_ns = now_ns() - t0;
 		u->host_ns = u->host_ns ? 0.875 * u->host_ns + 0.125 * tg->host_ns : tg->host_ns;
 	}
 	poll_at = poll_when(u);
+	/* kernels with a limit went out: the watchdog looks for their start (7) */
+	if (u->limited && u->watch_at == JIT_WAIT)
+		u->watch_at = now_ns() + WATCH_TICK_MIN;
+	if (u->watch_at < poll_at)
+		poll_at = u->watch_at;
 	timer_set(u, at < poll_at ? at : poll_at);
 }
 
@@ -664,6 +775,7 @@ static void task_collect(struct usched *u, struct task *t)
 	struct tg *tg = t->tg;
 
 	exec_collect(u, t);
+	u->limited -= t->limit_ns != 0;
 	/* What runs behind it is as late as it is (4). */
 	if (t->c.end_ns)
 		u->drift = (int64_t)(t->c.end_ns - t->pred_end);
@@ -828,10 +940,12 @@ static void task_release(struct usched *u, struct task *t)
 		u->st.running--;
 	u->st.completed++;
 	u->st.polled += t->polled;
+	u->st.bytes_cleared += t->cleared;
 	if (status == -ECANCELED)
 		u->st.cancelled++;
 	else if (status)
 		u->st.failed++;
+	u->st.timeouts += status == -ETIME;
 	for (unsigned int i = 0; i < t->t.nbufs && !status; i++) {
 		if (t->t.buf[i].dir & USCHED_IN)
 			u->st.bytes_htd += t->t.buf[i].len;
@@ -841,38 +955,106 @@ static void task_release(struct usched *u, struct task *t)
 	task_unref(u, t);
 }
 
-int usched_process(struct usched *u)
+/* Command ev's status; an event that cannot say counts as done. */
+static cl_int ev_status(cl_event ev)
 {
-	struct task *done, *t, *next, *list = NULL, **tail = &list;
-	struct list *p, *n;
-	uint64_t expired;
-	eventfd_t v;
+	cl_int st;
 
-	/* Both are non-blocking: this just clears them. */
-	eventfd_read(u->efd, &v);
-	if (read(u->tfd, &expired, sizeof(expired)) == sizeof(expired))
-		u->timer_at = JIT_WAIT;	/* it fired, and is not set any more */
-	/*
-	 * The done stack is newest first; reverse it into completion order.
-	 * A polled task's callback has come: it is free to go (5).
-	 */
-	done = atomic_exchange_explicit(&u->done, NULL, memory_order_acquire);
-	for (t = done; t; t = next) {
-		next = t->done_next;
-		if (t->polled) {
-			exec_callback_came(t);
-			u->awaiting--;
-			free(t);
-			continue;
+	if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL))
+		return CL_COMPLETE;
+	return st;
+}
+
+static bool ev_over(cl_event ev)
+{
+	return ev_status(ev) <= CL_COMPLETE;
+}
+
+/* Whether t's kernel may run as far as its own inputs go (7). */
+static bool inputs_in(const struct task *t)
+{
+	unsigned int k = t->kev - 1;	/* its HtD copies come before it in ev[] */
+
+	if (k)
+		return ev_over(t->ev[k - 1]);
+	return !t->after || !t->after->nev || ev_over(t->after->ev[t->after->nev - 1]);
+}
+
+/*
+ * The watchdog (7): append the tasks whose kernel has run past its limit to
+ * the batch at *tail, collected with -ETIME, and set u->watch_at. Only the
+ * first kernel not over on each kernel queue can be running.
+ */
+static struct task **watch(struct usched *u, struct task **tail)
+{
+	struct task *due[TG_MAX_INFLIGHT * USCHED_MAX_TG];
+	bool head[MAX_KQUEUES] = { false };
+	uint64_t now = now_ns();
+	unsigned int n = 0;
+
+	u->watch_at = JIT_WAIT;
+	for (unsigned int g = 0; g < u->ninflight; g++) {
+		struct tg *tg = u->inflight[g];
+
+		for (unsigned int i = 0; i < tg->n; i++) {
+			struct task *t = tg->task[i];
+			uint64_t tick, at, allowed;
+			cl_int st;
+
+			if (!t || !t->kev || head[t->kq])
+				continue;
+			st = ev_status(t->ev[t->kev - 1]);
+			if (st <= CL_COMPLETE)
+				continue;
+			head[t->kq] = true;
+			if (!t->limit_ns)
+				continue;
+			/* a driver that says when it runs says best (PoCL: after compiling it) */
+			if (st == CL_RUNNING && !t->k_running) {
+				t->k_running = true;
+				t->k_seen = now;
+			} else if (!t->k_seen && inputs_in(t)) {
+				t->k_seen = now;
+			}
+			allowed = t->limit_ns;
+			if (t->first && !t->k_running)
+				allowed += WATCH_FIRST_GRACE_NS;
+			tick = t->limit_ns / 8;
+			tick = tick < WATCH_TICK_MIN ? WATCH_TICK_MIN :
+			       tick > WATCH_TICK_MAX ? WATCH_TICK_MAX : tick;
+			if (t->k_seen && now - t->k_seen >= allowed) {
+				due[n++] = t;
+				continue;
+			}
+			at = t->k_seen ? t->k_seen + allowed : now + tick;
+			/* not yet seen running: look again, it may say so */
+			if (!t->k_running && now + tick < at)
+				at = now + tick;
+			if (at < u->watch_at)
+				u->watch_at = at;
 		}
-		t->batch_next = list;
-		list = t;
 	}
-	for (t = list; t; t = t->batch_next) {
+	for (unsigned int i = 0; i < n; i++) {
+		struct task *t = due[i];
+
+		/* its callback comes when the kernel ends, if ever, and frees it (5) */
+		t->err = -ETIME;
+		t->polled = true;
+		u->awaiting++;
+		u->wedging = true;
 		task_collect(u, t);
+		t->batch_next = NULL;
+		*tail = t;
 		tail = &t->batch_next;
 	}
-	poll_done(u, tail);
+	return tail;
+}
+
+/* Release the batch of completed tasks and run their completion callbacks. */
+static void deliver(struct usched *u, struct task *list)
+{
+	struct task *t, *next;
+	struct list *p, *n;
 
 	pthread_mutex_lock(&u->lock);
 	list_for_each_safe(p, n, &u->cancelled) {
@@ -893,6 +1075,86 @@ int usched_process(struct usched *u)
 		if (!t->polled)
 			free(t);
 	}
+}
+
+/*
+ * A kernel overran its limit (7): tell opts.wedged, then complete every
+ * other task, in flight (-EOWNERDEAD) or waiting (-ECANCELED).
+ */
+static void wedge(struct usched *u)
+{
+	struct task *due[TG_MAX_INFLIGHT * USCHED_MAX_TG], *list = NULL, **tail = &list;
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&u->lock);
+	u->st.wedged = true;
+	pthread_mutex_unlock(&u->lock);
+	if (u->o.wedged)
+		u->o.wedged(u->o.wedged_arg);
+	/* those with a callback to come; the others are on the done stack already */
+	for (unsigned int g = 0; g < u->ninflight; g++)
+		for (unsigned int i = 0; i < u->inflight[g]->n; i++)
+			if (u->inflight[g]->task[i] && u->inflight[g]->task[i]->cb)
+				due[n++] = u->inflight[g]->task[i];
+	for (unsigned int i = 0; i < n; i++) {
+		struct task *t = due[i];
+
+		if (!t->err)
+			t->err = -EOWNERDEAD;
+		t->polled = true;
+		u->awaiting++;
+		task_collect(u, t);
+		t->batch_next = NULL;
+		*tail = t;
+		tail = &t->batch_next;
+	}
+	usched_cancel(u, USCHED_OWNER_ALL);
+	deliver(u, list);
+	timer_set(u, JIT_WAIT);
+}
+
+int usched_process(struct usched *u)
+{
+	struct task *done, *t, *next, *list = NULL, **tail = &list, *dl = NULL;
+	uint64_t expired;
+	eventfd_t v;
+
+	/* Both are non-blocking: this just clears them. */
+	eventfd_read(u->efd, &v);
+	if (read(u->tfd, &expired, sizeof(expired)) == sizeof(expired))
+		u->timer_at = JIT_WAIT;	/* it fired, and is not set any more */
+	/* before any task of this batch is collected: watch() looks at their events */
+	if (u->limited && !u->st.wedged)
+		tail = watch(u, tail);
+	/*
+	 * The done stack is newest first; reverse it into completion order.
+	 * A polled task's callback has come: it is free to go (5).
+	 */
+	done = atomic_exchange_explicit(&u->done, NULL, memory_order_acquire);
+	for (t = done; t; t = next) {
+		next = t->done_next;
+		if (t->polled) {
+			exec_callback_came(t);
+			u->awaiting--;
+			free(t);
+			continue;
+		}
+		t->batch_next = dl;
+		dl = t;
+	}
+	*tail = dl;
+	for (t = dl; t; t = t->batch_next) {
+		task_collect(u, t);
+		tail = &t->batch_next;
+	}
+	poll_done(u, tail);
+	deliver(u, list);
+	if (u->wedging && !u->st.wedged)
+		wedge(u);
+	if (u->st.wedged)
+		return -ENOTRECOVERABLE;
+	if (!u->limited)
+		u->watch_at = JIT_WAIT;
 	tg_launch_next(u);
 	return 0;
 }
@@ -945,8 +1207,9 @@ static bool drained(struct usched *u)
 	bool ret;
 
 	pthread_mutex_lock(&u->lock);
+	/* a wedged core's callbacks may never come (7) */
 	ret = u->closing && !u->nwaiting && !u->st.running && list_empty(&u->cancelled) &&
-	      !u->awaiting;
+	      (!u->awaiting || u->st.wedged);
 	pthread_mutex_unlock(&u->lock);
 	return ret;
 }
@@ -1016,6 +1279,9 @@ void usched_destroy(struct usched *u)
 	/* A callback may still be on its way out after pushing its task (5). */
 	while (atomic_load_explicit(&u->callbacks, memory_order_acquire))
 		sched_yield();
+	/* the endless kernel still uses the context, and its callback u (7) */
+	if (u->st.wedged)
+		return;
 	usched_free(u);
 }
 
@@ -1042,6 +1308,7 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 	u->budget = o->budget ? o->budget : AUTO_BUDGET;
 	u->refine = o->no_refine ? 0 : o->refine ? o->refine : REFINE_DEFAULT;
 	u->timer_at = JIT_WAIT;
+	u->watch_at = JIT_WAIT;
 	u->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	u->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	u->epfd = epoll_create1(EPOLL_CLOEXEC);

@@ -127,6 +127,7 @@ struct dstats {
 	uint64_t completions;	/* records the module took */
 	uint64_t write_errors;	/* records it refused */
 	uint64_t contexts;	/* open now */
+	uint64_t recoveries;	/* re-executions after a kernel overran its limit (loop_wedged()) */
 	/* Per TG, from the core's tg_done callback */
 	double tg_err_max;	/* largest |predicted / measured - 1| */
 	struct dhist tg_err;	/* |predicted / measured - 1| */
@@ -177,6 +178,7 @@ struct daemon {
 	bool quit;		/* a second signal: exit now */
 	bool reload;		/* SIGHUP */
 	struct dstats st;
+	uint64_t features;	/* TQ_FEAT_* the attach reported */
 };
 
 /* Logging: stderr in the foreground, syslog otherwise. */
@@ -193,11 +195,32 @@ int loop_run(struct daemon *d);
 void loop_fini(struct daemon *d);
 /* Write the queued completion records with plain write()s: on the way out. */
 void loop_flush_sync(struct daemon *d);
+/* usched_opts.started: the TQ_COMPL_F_STARTED marks of a TG, written at once. */
+void loop_started(void *arg, const struct usched_start *t, unsigned int n);
+/*
+ * usched_opts.wedged: a kernel overran its time limit. Write every
+ * completion queued (the culprit's -ETIME among them), then re-execute
+ * usched so that the device's OpenCL context dies with this image; the
+ * module hands the other tasks to the new one. Does not return.
+ */
+void loop_wedged(void *arg);
+/* The environment variable that carries the recoveries across re-executions. */
+#define USCHED_RECOVERIES_ENV	"USCHED_RECOVERIES"
 void complete_task(struct daemon *d, uint32_t ctx, uint64_t tag, int status, uint64_t result,
 		   uint64_t start_ns, uint64_t end_ns);
 void release_ctx(struct daemon *d, uint32_t ctx);
 
 /* daemon_ctx.c */
+/*
+ * A context's owner in the core: its id in the low 32 bits, its pid above,
+ * so that a context id the module recycles is another owner, whose tasks
+ * never get the old one's pooled device buffers uncleared (exec.c).
+ */
+static inline uint64_t ctx_owner(const struct dctx *c)
+{
+	return (uint64_t)c->pid << 32 | c->id;
+}
+
 struct dctx *ctx_find(struct daemon *d, uint32_t id);
 void ctx_open(struct daemon *d, const struct tq_event *ev);
 void ctx_close(struct daemon *d, const struct tq_event *ev);

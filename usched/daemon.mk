@@ -9,7 +9,7 @@ DAEMON_OBJS := $(addprefix $(OBJ)/usched/,daemon_conf.o daemon_loop.o daemon_ctx
 DAEMON_LIBS := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a
 
 BINS += $(BIN)/usched
-TESTS += $(TESTBIN)/daemon-parts
+TESTS += $(TESTBIN)/daemon-parts $(TESTBIN)/daemon-marks
 
 $(BIN)/usched: $(OBJ)/usched/usched.o $(DAEMON_OBJS) $(DAEMON_LIBS)
 	@mkdir -p $(dir $@)
@@ -19,6 +19,13 @@ $(BIN)/usched: $(OBJ)/usched/usched.o $(DAEMON_OBJS) $(DAEMON_LIBS)
 $(OBJ)/usched/daemon_test.o: CPPFLAGS += -Itools
 
 $(TESTBIN)/daemon-parts: $(OBJ)/usched/daemon_test.o $(DAEMON_OBJS) $(DAEMON_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
+
+# Started marks and the re-execution of device recovery, natively.
+$(OBJ)/usched/test_marks.o: CPPFLAGS += -Itools
+
+$(TESTBIN)/daemon-marks: $(OBJ)/usched/test_marks.o $(DAEMON_OBJS) $(DAEMON_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
 
@@ -32,3 +39,6 @@ $(BIN)/tqdemo: $(OBJ)/tools/tqdemo.o $(LIB)/libtq.a $(LIB)/libtqkernels.a
 # End to end in the test VM: usched, tqdemo clients, kills and restarts.
 VM_TESTS += usched/tests/e2e_daemon.sh
 usched/tests/e2e_daemon.sh: $(BIN)/usched $(BIN)/tqdemo
+# usched killed 50 times mid-run, and an endless kernel: requeue semantics, the watchdog.
+VM_TESTS += usched/tests/e2e_kill.sh
+usched/tests/e2e_kill.sh: $(BIN)/usched $(BIN)/tqdemo

@@ -9,8 +9,8 @@
  * Its program and kernel ids are its own: a client id is an index into the
  * context's table plus one, which names the core's id, so one context cannot
  * use another's programs by guessing numbers. A task's core owner is its
- * context id and its user_data the module's tag, so a core completion maps
- * straight back to a completion record.
+ * context's pid and id (ctx_owner()) and its user_data the module's tag, so
+ * a core completion maps straight back to a completion record.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -225,7 +225,7 @@ void ctx_close(struct daemon *d, const struct tq_event *ev)
 	dbg("context %u closed with %u in flight", c->id, c->inflight);
 	c->closing = true;
 	/* Its waiting tasks come back from the core as cancelled. */
-	usched_cancel(d->u, c->id);
+	usched_cancel(d->u, ctx_owner(c));
 	if (!c->inflight)
 		ctx_release(d, c);
 }
@@ -343,7 +343,7 @@ static void task_run(struct daemon *d, struct dctx *c, const struct tq_event *ev
 {
 	const struct tq_desc *t = &ev->task;
 	struct usched_task ut = {
-		.owner = c->id,
+		.owner = ctx_owner(c),
 		.user_data = ev->tag,
 		.queued_ns = ev->submit_ns,
 		.dim = t->work_dim,
@@ -419,11 +419,12 @@ void ctx_task(struct daemon *d, const struct tq_event *ev)
 void ctx_complete(void *arg, const struct usched_completion *uc)
 {
 	struct daemon *d = arg;
-	struct dctx *c = ctx_find(d, uc->owner);
+	uint32_t id = (uint32_t)uc->owner;	/* ctx_owner() */
+	struct dctx *c = ctx_find(d, id);
 
 	if (d->quit && uc->status == -ECANCELED)
 		return;		/* exiting at once: the module gives it to our successor */
-	complete_task(d, uc->owner, uc->user_data, uc->status, 0, uc->start_ns, uc->end_ns);
+	complete_task(d, id, uc->user_data, uc->status, 0, uc->start_ns, uc->end_ns);
 	if (c)
 		ctx_put(d, c);
 }

@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/close_range.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -165,6 +166,87 @@ void loop_flush_sync(struct daemon *d)
 		d->st.completions += n / sizeof(struct tq_completion);
 	}
 	d->nout = 0;
+}
+
+/* Write n records synchronously; a refused one is logged and skipped. */
+static void write_sync(struct daemon *d, const struct tq_completion *c, size_t n)
+{
+	size_t i = 0;
+	ssize_t w;
+
+	while (i < n) {
+		w = write(d->fd, c + i, (n - i) * sizeof(*c));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			warn("record ctx %u tag %llx%s refused: %s", c[i].ctx_id,
+			     (unsigned long long)c[i].tag,
+			     c[i].flags & TQ_COMPL_F_STARTED ? " (started)" : "",
+			     strerror(w < 0 ? errno : EIO));
+			d->st.write_errors++;
+			i++;
+			continue;
+		}
+		i += w / sizeof(*c);
+	}
+}
+
+/*
+ * Before the core enqueues a TG's first command: the module must know that
+ * its tasks may have run, so that after our exit it completes a started
+ * task that is not idempotent with -EOWNERDEAD instead of running it again
+ * (uapi, "Requeue"). Synchronous, one write per TG; a module without
+ * TQ_FEAT_IDEMPOTENT would refuse the flag, and requeues every task anyway.
+ */
+void loop_started(void *arg, const struct usched_start *t, unsigned int n)
+{
+	struct tq_completion c[USCHED_MAX_TG];
+	struct daemon *d = arg;
+
+	if (!(d->features & TQ_FEAT_IDEMPOTENT))
+		return;
+	for (unsigned int i = 0; i < n; i++)
+		c[i] = (struct tq_completion){ .ctx_id = (uint32_t)t[i].owner,	/* ctx_owner() */
+					       .flags = TQ_COMPL_F_STARTED,
+					       .tag = t[i].user_data };
+	write_sync(d, c, n);
+}
+
+void loop_wedged(void *arg)
+{
+	struct daemon *d = arg;
+	char n[24];
+
+	err("a kernel ran past its time limit: re-executing usched to get the device back");
+	/* the write in flight first, so that no record is lost or sent twice */
+	while (d->writing) {
+		struct io_uring_cqe *cqe;
+		int res;
+
+		io_uring_submit(&d->ring);
+		if (io_uring_wait_cqe(&d->ring, &cqe))
+			break;
+		res = cqe->res;
+		if (io_uring_cqe_get_data64(cqe) == OP_WRITE) {
+			io_uring_cqe_seen(&d->ring, cqe);
+			write_done(d, res);
+		} else {
+			io_uring_cqe_seen(&d->ring, cqe);	/* events read are requeued */
+		}
+	}
+	loop_flush_sync(d);
+	snprintf(n, sizeof(n), "%llu", (unsigned long long)d->st.recoveries + 1);
+	setenv(USCHED_RECOVERIES_ENV, n, 1);
+	/*
+	 * Every fd closes at the exec, the drivers' too whatever flags they
+	 * opened them with: the scheduler fd (the module requeues what we
+	 * held) and the device's (its context, and the endless kernel, go).
+	 */
+	if (close_range(3, ~0u, CLOSE_RANGE_CLOEXEC))
+		warn("close_range: %m; the device's files may stay open");
+	execv("/proc/self/exe", d->argv);
+	err("cannot re-execute usched: %m; exiting");
+	_exit(1);
 }
 
 static void arm_read(struct daemon *d)

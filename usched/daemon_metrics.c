@@ -143,6 +143,13 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 	metric(f, "tq_tasks_polled_total", "counter",
 	       "Tasks completed when the loop found them done, before their OpenCL callback.");
 	fprintf(f, "tq_tasks_polled_total %llu\n", (unsigned long long)s->polled);
+	metric(f, "tq_device_bytes_cleared_total", "counter",
+	       "Device buffer bytes zeroed before a task of another owner could read them.");
+	fprintf(f, "tq_device_bytes_cleared_total %llu\n", (unsigned long long)s->bytes_cleared);
+	metric(f, "tq_device_recoveries_total", "counter",
+	       "Re-executions of usched to get the device back after a kernel ran past its "
+	       "time limit (that task failed -ETIME).");
+	fprintf(f, "tq_device_recoveries_total %llu\n", (unsigned long long)ds->recoveries);
 	metric(f, "tq_tg_plans_total", "counter",
 	       "Task groups auto ordered from the best order kept for their mix, by use: "
 	       "none (afresh), resumed (searched on from it), proven (taken as it is).");

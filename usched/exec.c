@@ -168,6 +168,7 @@ struct pool_buf {
 	struct pool_buf *next;
 	cl_mem mem;
 	uint64_t bytes;
+	uint64_t owner;		/* whose task used it last */
 };
 
 /* Sizes round up to a quarter of a power of two: at most 25% unused. */
@@ -193,29 +194,46 @@ static void pool_drain(struct pool *p)
 	p->free_bytes = 0;
 }
 
-static cl_mem pool_get(struct usched *u, uint64_t len, uint64_t *bytes)
+/*
+ * A device buffer of at least len bytes for owner's task. *clean: it holds
+ * nothing but owner's own bytes (it was owner's last), so it need not be
+ * cleared; a new buffer may hold anything, OpenCL does not zero it.
+ */
+static cl_mem pool_get(struct usched *u, uint64_t len, uint64_t owner, uint64_t *bytes,
+		       bool *clean)
 {
 	struct pool *p = &u->pool;
 	uint64_t want = pool_class(len);
-	struct pool_buf **pb;
+	struct pool_buf **pb, **any = NULL;
 	cl_int err;
 	cl_mem mem;
 
 	if (want > u->max_alloc)
 		want = len;	/* usched_submit() checked len against it */
 
+	/* the owner's own buffer first: no clearing */
 	for (pb = &p->free; *pb; pb = &(*pb)->next) {
+		if ((*pb)->bytes != want)
+			continue;
+		if ((*pb)->owner == owner)
+			break;
+		if (!any)
+			any = pb;
+	}
+	if (!*pb)
+		pb = any;
+	if (pb) {
 		struct pool_buf *b = *pb;
 
-		if (b->bytes == want) {
-			*pb = b->next;
-			p->free_bytes -= want;
-			mem = b->mem;
-			free(b);
-			*bytes = want;
-			return mem;
-		}
+		*pb = b->next;
+		p->free_bytes -= want;
+		mem = b->mem;
+		*clean = b->owner == owner;
+		free(b);
+		*bytes = want;
+		return mem;
 	}
+	*clean = false;
 	mem = clCreateBuffer(u->ctx, CL_MEM_READ_WRITE, want, NULL, &err);
 	if (cl_errno(err, 0) == -ENOMEM && p->free) {
 		pool_drain(p);	/* buffers of other sizes may be in the way */
@@ -225,7 +243,7 @@ static cl_mem pool_get(struct usched *u, uint64_t len, uint64_t *bytes)
 	return err ? NULL : mem;
 }
 
-static void pool_put(struct usched *u, cl_mem mem, uint64_t bytes)
+static void pool_put(struct usched *u, cl_mem mem, uint64_t bytes, uint64_t owner)
 {
 	struct pool *p = &u->pool;
 	struct pool_buf *b = NULL;
@@ -238,6 +256,7 @@ static void pool_put(struct usched *u, cl_mem mem, uint64_t bytes)
 	}
 	b->mem = mem;
 	b->bytes = bytes;
+	b->owner = owner;
 	b->next = p->free;
 	p->free = b;
 	p->free_bytes += bytes;
@@ -304,14 +323,62 @@ static cl_int copy(struct task *t, cl_command_queue q, unsigned int i, enum usch
 	return err;
 }
 
+/* Zero bytes [off, off + len) of a device buffer on q, without an event (q is in order). */
+static cl_int clear(cl_command_queue q, cl_mem mem, uint64_t off, uint64_t len)
+{
+	static const cl_uint zero;
+	size_t pattern = sizeof(zero);
+
+	/* the offset and the size must be multiples of the pattern's */
+	while ((off | len) & (pattern - 1))
+		pattern /= 2;
+	return clEnqueueFillBuffer(q, mem, &zero, pattern, off, len, 0, NULL, NULL);
+}
+
+/*
+ * Memory hygiene: every device byte a task can reach that its HtD copies
+ * do not overwrite is zeroed before its kernel runs, unless the buffer's
+ * last user was the same owner (its own bytes are no secret to it): the
+ * rounding slack past len of an IN or INOUT buffer, the whole of an OUT or
+ * SCRATCH one. The fills go where they are ordered before the kernel at no
+ * extra cost: on the HtD queue before the task's copies, which the kernel
+ * already waits for; on the kernel's own queue just before it when the task
+ * copies nothing in. The bytes cleared are counted in t->cleared.
+ */
+static int clear_bufs(struct usched *u, struct task *t, const bool *clean)
+{
+	const struct usched_task *d = &t->t;
+	cl_command_queue q = u->kq[t->kq];
+
+	if (u->o.no_clear)
+		return 0;
+	for (unsigned int i = 0; i < d->nbufs; i++)
+		if (d->buf[i].dir & USCHED_IN)
+			q = u->q[USCHED_HTD];
+	for (unsigned int i = 0; i < d->nbufs; i++) {
+		uint64_t from = d->buf[i].dir & USCHED_IN ? d->buf[i].len : 0;
+		cl_int err;
+
+		if (clean[i] || from >= t->dev_bytes[i])
+			continue;
+		err = clear(q, t->dev[i], from, t->dev_bytes[i] - from);
+		if (err)
+			return cl_errno(err, -EIO);
+		t->cleared += t->dev_bytes[i] - from;
+	}
+	return 0;
+}
+
 /* Device buffers, HtD copies and the kernel of t. */
 static int launch_in(struct usched *u, struct task *t)
 {
 	const struct usched_task *d = &t->t;
 	cl_kernel k = t->kern->k;
+	bool clean[USCHED_MAX_BUFS];
 	cl_event after = NULL;
 	bool local = false;
 	cl_int err;
+	int ret;
 
 	if (t->after && t->after->nev) {
 		after = t->after->ev[t->after->nev - 1];
@@ -321,10 +388,14 @@ static int launch_in(struct usched *u, struct task *t)
 	}
 
 	for (unsigned int i = 0; i < d->nbufs; i++) {
-		t->dev[i] = pool_get(u, d->buf[i].len, &t->dev_bytes[i]);
+		t->dev[i] = pool_get(u, d->buf[i].len, d->owner, &t->dev_bytes[i], &clean[i]);
 		if (!t->dev[i])
 			return -ENOMEM;
 	}
+	t->kq = u->kq_next++ % u->o.kqueues;
+	ret = clear_bufs(u, t, clean);
+	if (ret)
+		return ret;
 	for (unsigned int i = 0; i < d->nbufs; i++) {
 		if (d->buf[i].dir & USCHED_IN) {
 			/* the first waits for the predecessor; in order, the rest follow */
@@ -350,7 +421,6 @@ static int launch_in(struct usched *u, struct task *t)
 	}
 	for (unsigned int i = 0; i < d->dim; i++)
 		local |= d->local[i] != 0;
-	t->kq = u->kq_next++ % u->o.kqueues;
 	/*
 	 * An in-order queue: waiting for the last HtD copy waits for them all;
 	 * without one, for the predecessor.
@@ -363,6 +433,7 @@ static int launch_in(struct usched *u, struct task *t)
 	if (err)
 		return cl_errno(err, -EINVAL);
 	t->ev_stage[t->nev++] = USCHED_K;
+	t->kev = t->nev;
 	clFlush(u->kq[t->kq]);
 	return 0;
 }
@@ -424,8 +495,10 @@ int exec_launch(struct usched *u, struct tg *tg)
 	for (unsigned int i = 0; i < tg->n; i++) {
 		struct task *t = tg->task[i];
 
-		if (t->nev && !clSetEventCallback(t->ev[t->nev - 1], CL_COMPLETE, task_done, t))
+		if (t->nev && !clSetEventCallback(t->ev[t->nev - 1], CL_COMPLETE, task_done, t)) {
+			t->cb = true;
 			continue;
+		}
 		/*
 		 * Nothing to wait for, or no way to: complete it now. Its
 		 * buffers are then released, not pooled (see exec_collect()),
@@ -517,7 +590,7 @@ void exec_collect(struct usched *u, struct task *t)
 		if (status)
 			clReleaseMemObject(t->dev[i]);
 		else
-			pool_put(u, t->dev[i], t->dev_bytes[i]);
+			pool_put(u, t->dev[i], t->dev_bytes[i], t->t.owner);
 	}
 	c->status = status;
 }

@@ -37,6 +37,9 @@
 #define POLL_RETRY_NS	50000	/* poll_when(): a task due but not done is asked again after this, */
 #define POLL_RETRY_MAX	5	/* doubled each time up to 2^5 times, then every 1.6 ms */
 #define MAX_KQUEUES	8
+#define WATCH_TICK_MIN	1000000		/* the watchdog looks for a kernel's start every */
+#define WATCH_TICK_MAX	100000000	/* limit / 8 ns, within these */
+#define WATCH_FIRST_GRACE_NS	30000000000ull	/* a first launch not seen running: + 30 s */
 #define MAX_CMDS	(2 * USCHED_MAX_BUFS + 1)
 
 /* A minimal circular doubly linked list, as the kernel's list_head. */
@@ -159,6 +162,7 @@ struct tg_copy {
 };
 
 struct prog;
+struct tqk_task;
 
 struct kern {
 	uint32_t id;
@@ -166,6 +170,9 @@ struct kern {
 	cl_kernel k;
 	unsigned int nargs;
 	uint8_t arg_kind[USCHED_MAX_ARGS];	/* enum usched_arg_kind each argument needs */
+	bool builtin_known;	/* builtin was looked up (core.c, under u->lock) */
+	bool launched;		/* a task of it was launched (loop thread only) */
+	const struct tqk_task *builtin;	/* the built-in task whose kernel it is; NULL: none */
 	struct kmodel model;	/* loop thread only */
 	char name[64];
 };
@@ -208,15 +215,22 @@ struct task {
 	bool blocked;		/* on owner->blocked (under u->lock) */
 	bool taken;		/* taken into a TG (under u->lock) */
 	bool polled;		/* completed by the loop's poll: its callback, when it comes, frees it */
+	bool cb;		/* a callback is set on its last event (exec_launch()) */
 	struct tg *tg;
 	double pred[USCHED_STAGES];	/* predicted standalone ns per stage */
 	uint64_t pred_end;	/* predicted end of its last command, less u->drift */
 	cl_mem dev[USCHED_MAX_BUFS];
 	uint64_t dev_bytes[USCHED_MAX_BUFS];
+	uint64_t cleared;	/* device bytes zeroed for it (exec.c, memory hygiene) */
 	cl_event ev[MAX_CMDS];
 	uint8_t ev_stage[MAX_CMDS];
 	unsigned int nev;
 	unsigned int kq;	/* the kernel queue it ran on */
+	unsigned int kev;	/* its kernel's index in ev[] + 1; 0: no kernel enqueued */
+	uint64_t limit_ns;	/* its kernel's time limit; 0: none (core.c, 7) */
+	uint64_t k_seen;	/* when the watchdog saw its kernel start; 0: not yet */
+	bool k_running;		/* k_seen is when its kernel's event said CL_RUNNING */
+	bool first;		/* its kernel's first launch (the driver may compile it) */
 	int err;		/* launch error (-errno), before any callback */
 	cl_int cl_status;	/* the last command's status, from the callback (not if polled) */
 	struct usched_completion c;
@@ -335,6 +349,9 @@ struct usched {
 	unsigned int awaiting;	/* tasks completed by polling whose callback has not come */
 	unsigned int poll_misses;	/* polls in a row that found tasks due, none done */
 	unsigned int ninflight;
+	unsigned int limited;	/* tasks launched and not collected that have a time limit */
+	uint64_t watch_at;	/* when the watchdog looks next; JIT_WAIT: nothing to watch */
+	bool wedging;		/* a kernel overran its limit: usched_process() wedges the core */
 	uint64_t inflight_bytes;
 	uint64_t timer_at;	/* when the timer is set to fire; JIT_WAIT: not set */
 	double host_ns;		/* a TG's host time, smoothed */

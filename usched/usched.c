@@ -27,6 +27,13 @@
 
 #include "daemon.h"
 
+/*
+ * A kernel's running time when usched.conf sets none: past it the task
+ * fails with -ETIME and usched re-executes itself to get the device back
+ * (loop_wedged()). Long enough for any honest kernel of a shared GPU.
+ */
+#define KERNEL_TIME_LIMIT_NS	(10 * 1000000000ull)
+
 /* Tell systemd (Type=notify) we are attached; nothing if it did not ask. */
 static void sd_ready(void)
 {
@@ -121,6 +128,10 @@ static int attach(struct daemon *d)
 		    errno == EBUSY ? " (another scheduler is attached)" : "");
 		return -errno;
 	}
+	d->features = a.features;
+	if (!(a.features & TQ_FEAT_IDEMPOTENT))
+		warn("the module does not know idempotent tasks: after a restart every task "
+		     "is run again, started or not");
 	return 0;
 }
 
@@ -143,7 +154,11 @@ int main(int argc, char **argv)
 {
 	struct daemon d = { .fd = -1, .sigfd = -1, .state_fd = -1, .argc = argc, .argv = argv };
 	struct usched_opts o = { .complete = ctx_complete, .complete_arg = &d,
-				 .tg_done = metrics_tg, .tg_arg = &d.st };
+				 .tg_done = metrics_tg, .tg_arg = &d.st,
+				 .started = loop_started, .started_arg = &d,
+				 .wedged = loop_wedged, .wedged_arg = &d,
+				 .time_limit_ns = KERNEL_TIME_LIMIT_NS };
+	const char *recoveries = getenv(USCHED_RECOVERIES_ENV);
 	struct usched_stats s;
 	int ret, ready = -1;
 
@@ -153,9 +168,14 @@ int main(int argc, char **argv)
 		return ret > 0 ? 0 : 2;
 	dlog_init(d.conf.foreground, d.conf.verbose);
 	d.started_ns = mono_ns();
+	if (recoveries) {
+		d.st.recoveries = strtoull(recoveries, NULL, 10);
+		info("re-executed after a kernel ran past its time limit (recovery %llu)",
+		     (unsigned long long)d.st.recoveries);
+	}
 
-	/* Before any thread exists: fork, and block the signals for all. */
-	if (!d.conf.foreground) {
+	/* Before any thread exists: fork (not again when re-executed), and block the signals. */
+	if (!d.conf.foreground && !recoveries) {
 		ready = daemonize();
 		if (ready < 0) {
 			err("cannot fork: %m");

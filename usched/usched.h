@@ -57,9 +57,12 @@ enum usched_stage {
  * struct usched_completion - what usched_opts.complete gets, once per task
  * @user_data: the task's user_data
  * @owner: the task's owner
- * @status: 0; -ECANCELED (usched_cancel()); -ENOMEM (device memory);
- *	-EINVAL (the device refused the launch: argument types, work sizes);
- *	-EIO (a command failed on the device)
+ * @status: 0; -ECANCELED (usched_cancel(), or not yet run when the core
+ *	was wedged); -ENOMEM (device memory); -EINVAL (the device refused the
+ *	launch: argument types, work sizes); -EIO (a command failed on the
+ *	device); -ETIME (its kernel ran past its time limit: the core is
+ *	wedged, see usched_opts.wedged); -EOWNERDEAD (in flight when another
+ *	task's kernel wedged the core: it may have run in part)
  * @tg: sequence number (from 1) of the TG the task ran in; 0 if it did not
  * @queued_ns: when the task was submitted (CLOCK_MONOTONIC ns)
  * @start_ns: when its first command started (CLOCK_MONOTONIC ns; 0 if none)
@@ -111,6 +114,30 @@ struct usched_tg_stat {
 /* Called on the core's thread once per finished TG, before its tasks' completions. */
 typedef void (*usched_tg_fn)(void *arg, const struct usched_tg_stat *s);
 
+/* A task about to reach the device (usched_opts.started). */
+struct usched_start {
+	uint64_t owner;
+	uint64_t user_data;
+};
+
+/*
+ * Called on the core's thread with a TG's @n tasks just before the core
+ * enqueues the first of their commands; when it returns they go to the
+ * device. A daemon records there that they may have run (TQ_COMPL_F_STARTED).
+ */
+typedef void (*usched_started_fn)(void *arg, const struct usched_start *t, unsigned int n);
+
+/*
+ * Called on the core's thread once, when a kernel ran past its time limit,
+ * after that task's -ETIME completion and before any other task's. OpenCL
+ * cannot stop a running kernel: the device is lost to this process until
+ * its OpenCL context goes, which only the process's end does for certain.
+ * A daemon re-executes itself here. When it returns (or without one) the
+ * core completes the other tasks in flight with -EOWNERDEAD and those
+ * waiting with -ECANCELED, and refuses new ones (-ENOTRECOVERABLE).
+ */
+typedef void (*usched_wedged_fn)(void *arg);
+
 /**
  * struct usched_opts - usched_create()'s options; zero means the default
  * @platform: platform by index ("1") or name substring (case-insensitive);
@@ -142,6 +169,15 @@ typedef void (*usched_tg_fn)(void *arg, const struct usched_tg_stat *s);
  * @no_poll: a task completes when its OpenCL callback comes, not when the
  *	loop finds its last command done at its predicted end (core.c, 5;
  *	for measuring what polling gains)
+ * @no_clear: device buffers go from one owner's task to another's as the
+ *	last left them (exec.c, memory hygiene): for measuring what clearing
+ *	costs only, never with owners that do not trust each other
+ * @time_limit_ns: the longest a task's kernel may run when its own
+ *	time_limit_ns is 0; 0: no limit (core.c, 7: the watchdog)
+ * @started: the TG's tasks just before they reach the device; NULL: none
+ * @started_arg: its first argument
+ * @wedged: a kernel overran its limit; NULL: none
+ * @wedged_arg: its first argument
  *
  * The strings are read by usched_create() only.
  */
@@ -164,6 +200,12 @@ struct usched_opts {
 	double refine;
 	bool no_refine;
 	bool no_poll;
+	bool no_clear;
+	uint64_t time_limit_ns;
+	usched_started_fn started;
+	void *started_arg;
+	usched_wedged_fn wedged;
+	void *wedged_arg;
 };
 
 /* Which copies surround the kernel, as in the uapi's enum tq_dir. */
@@ -245,6 +287,9 @@ struct usched_stats {
 	uint64_t tgs;		/* TGs finished */
 	uint64_t bytes_htd;
 	uint64_t bytes_dth;
+	uint64_t bytes_cleared;	/* device bytes zeroed before a task of another owner used them */
+	uint64_t timeouts;	/* tasks whose kernel ran past its time limit (-ETIME) */
+	bool wedged;		/* a kernel overran its limit: the core takes no more tasks */
 	uint64_t policy_ns;
 	uint64_t refine_ns;	/* usched_idle() going on with plans, off the critical path */
 	uint64_t polled;	/* completed by the loop's poll, before their callback */
@@ -267,6 +312,9 @@ int usched_create(const struct usched_opts *o, struct usched **out);
 /*
  * Stop taking tasks, run every task submitted so far to completion (cancel
  * first what should not run), then free everything. Not from the callback.
+ * A wedged core (usched_opts.wedged) completes what it holds and returns
+ * without waiting for the kernel that does not end: its OpenCL objects,
+ * which that kernel still uses, are left to the process's exit.
  */
 void usched_destroy(struct usched *u);
 
@@ -278,6 +326,7 @@ int usched_start(struct usched *u);
  * becomes readable when there is work for usched_process(): a completion,
  * a submission, or the time to launch the next TG. Poll it for reading;
  * never read it. One caller at a time; never together with usched_start().
+ * usched_process() returns 0, or -ENOTRECOVERABLE once the core is wedged.
  */
 int usched_fd(struct usched *u);
 int usched_process(struct usched *u);
@@ -317,10 +366,15 @@ int usched_prog_put(struct usched *u, uint32_t id);
 int usched_kernel_get(struct usched *u, uint32_t prog, const char *name, uint32_t *id);
 
 /*
- * Queue a task (the struct is copied). -EINVAL for a malformed task,
- * -ENOENT for an unknown kernel, -EFAULT for a buffer outside every region,
+ * Queue a task (the struct is copied). -EINVAL for a malformed task: its
+ * shape, an argument of the wrong kind, or, for the kernel of a built-in
+ * task of kernels/, a launch that is not the task's plan for a size it
+ * takes or a buffer shorter than that size needs (tqk_launch_check(): the
+ * kernel could otherwise reach other owners' buffers); -ENOENT for an
+ * unknown kernel, -EFAULT for a buffer outside every region,
  * -EFBIG for a buffer larger than the device allows, -ESHUTDOWN once
- * usched_destroy() has begun.
+ * usched_destroy() has begun, -ENOTRECOVERABLE once a kernel overran its
+ * time limit (usched_opts.wedged).
  */
 int usched_submit(struct usched *u, const struct usched_task *t);
 

@@ -53,6 +53,7 @@ struct opts {
 	bool no_plans;			/* usched's auto orders every TG afresh */
 	bool no_refine;			/* nor goes on with a plan in the loop's idle time */
 	bool no_poll;			/* usched completes tasks by their callbacks alone */
+	bool no_clear;			/* usched hands buffers between owners uncleared */
 	double steady_pct;		/* a steady host's tolerance (steady.c); 0: off, < 0: auto */
 	double steady_wait_s;		/* the longest wait for a steady host */
 	unsigned int redo;		/* unsteady passes, and trials, run again per experiment */
@@ -140,6 +141,7 @@ struct stream_result {
 	double sched_share;		/* policy time / TG makespan */
 	double tg_size;			/* mean tasks per TG */
 	double polled;			/* share of completions usched found by polling */
+	double cleared;			/* device bytes usched cleared per task completed */
 };
 
 /* The host probe of steady.c. */

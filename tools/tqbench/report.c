@@ -848,6 +848,13 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 			    sr[j].tput > 0)
 				fprintf(f, "- stream throughput, auto over independent contexts: "
 					   "%.3f\n", sr[i].tput / sr[j].tput);
+			if (!strcmp(sr[i].setup, "auto") && !strcmp(sr[j].setup, "auto-noclear") &&
+			    sr[j].tput > 0)
+				fprintf(f, "- memory hygiene's cost, stream: auto's throughput "
+					   "clearing over not clearing (auto-noclear, today's "
+					   "behaviour): %.3f; p50 latency %.2f over %.2f ms; %.0f "
+					   "bytes cleared per task\n", sr[i].tput / sr[j].tput,
+					sr[i].p50_ms, sr[j].p50_ms, sr[i].cleared);
 		}
 	}
 

@@ -475,6 +475,7 @@ static int pol_open(struct env *e, int p)
 		.no_plans = e->o->no_plans,
 		.no_refine = e->o->no_refine,
 		.no_poll = e->o->no_poll,
+		.no_clear = e->o->no_clear,
 		.complete = on_complete,
 		.tg_done = on_tg,
 	};
@@ -1151,6 +1152,8 @@ static int stream_usched(struct env *e, const struct suite *real, int p,
 		sr->tg_size = (double)(b.completed - a.completed) / (b.tgs - a.tgs);
 		sr->polled = (double)(b.polled - a.polled) / fmax(1, b.completed - a.completed);
 	}
+	sr->cleared = (double)(b.bytes_cleared - a.bytes_cleared) /
+		      fmax(1, b.completed - a.completed);
 out:
 	cur = NULL;
 	free(st.lat_ms);
@@ -1325,6 +1328,18 @@ int run_stream(struct env *e, const struct suite *real, const char *setup,
 	for (int p = 0; p < NPOL; p++)
 		if (!strcmp(setup, policy_names[p]))
 			ret = stream_usched(e, real, p, sr);
+	/* auto with today's buffers handed on uncleared: what hygiene costs */
+	if (!strcmp(setup, "auto-noclear")) {
+		bool no_clear = e->o->no_clear;
+
+		runners_reset(e);
+		e->o->no_clear = true;
+		for (int p = 0; p < NPOL; p++)
+			if (!strcmp(policy_names[p], "auto"))
+				ret = stream_usched(e, real, p, sr);
+		runners_reset(e);
+		e->o->no_clear = no_clear;
+	}
 	progress_end();
 	/* what the stream's setup keeps on the device goes before the next */
 	runners_reset(e);

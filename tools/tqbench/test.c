@@ -114,6 +114,38 @@ static void steady(const char *dir)
 	tap_ok(n == 1 + 5 * 3, "--steady: usched-tasks.csv holds the kept trial only (%d lines)", n);
 }
 
+/*
+ * --setups stream,hygiene: auto runs again with memory hygiene off, and
+ * summary.md gives the ratio (when both counted tasks in their window).
+ */
+static void hygiene(const char *dir)
+{
+	char cmd[1024], out[256];
+	long noclear = -1, cleared = -1;
+	int n;
+
+	snprintf(cmd, sizeof(cmd), "%s --quick --profile %s/profile --out %s/hygiene --data %s "
+		 "--suites real --setups stream,hygiene --stream-s 1 --stream-workers 2 2>&1; "
+		 "echo \"status $?\"", TQBENCH_BIN, dir, dir, TQ_DATA);
+	tap_ok(test_run_status(cmd) == 0, "tqbench --setups stream,hygiene");
+	snprintf(cmd, sizeof(cmd), "%s/hygiene", dir);
+	n = lines(cmd, "stream.csv", out, sizeof(out));
+	tap_ok(n == 1 + 5, "stream.csv: fifo, paper, auto, auto-noclear, independent (%d lines)",
+	       n);
+	snprintf(cmd, sizeof(cmd), "awk -F, '$1 == \"auto-noclear\" { print $4 }' "
+		 "%s/hygiene/stream.csv", dir);
+	if (!test_capture(cmd, out, sizeof(out)))
+		noclear = atol(out);
+	snprintf(cmd, sizeof(cmd), "grep -c \"^- memory hygiene's cost, stream: auto's throughput "
+		 "clearing over not clearing (auto-noclear, today's behaviour): [0-9.]*; .* "
+		 "[0-9]* bytes cleared per task$\" %s/hygiene/summary.md", dir);
+	if (test_capture(cmd, out, sizeof(out)) >= 0)	/* grep -c: 1 when it counts none */
+		cleared = atol(out);
+	tap_ok(noclear >= 0 && cleared == (noclear > 0),
+	       "summary.md: the ratio, when auto-noclear counted tasks (%ld tasks, %ld lines)",
+	       noclear, cleared);
+}
+
 int main(void)
 {
 	static const char *const svgs[] = { "speedup-synthetic.svg", "speedup-real.svg",
@@ -194,6 +226,7 @@ int main(void)
 	}
 
 	steady(dir);
+	hygiene(dir);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		tap_diag("could not remove %s", dir);

@@ -16,7 +16,8 @@
  * policies through the usched daemon, each worker a process submitting
  * through libtq and /dev/tqsubmit). Then a stream: P workers
  * keep tasks in flight for --stream-s seconds through usched (fifo, paper,
- * auto) and through independent contexts.
+ * auto; with --setups ...,hygiene auto again without memory hygiene, for
+ * its cost as a ratio) and through independent contexts.
  *
  * Output: a table on stdout, and in --out: tqbench.csv (one row per
  * experiment and setup), perms.csv (every order run), tg.csv (usched's
@@ -50,7 +51,9 @@ static void usage(FILE *f)
 		"  --suites LIST         synthetic,real (default: both)\n"
 		"  --benches LIST        BK0,BK25,... (default: every benchmark)\n"
 		"  --setups LIST         noreorder,orders,policies,independent,stream\n"
-		"                        (default: all)\n"
+		"                        (default: all), and hygiene: the stream runs auto\n"
+		"                        a second time with usched's memory hygiene off\n"
+		"                        (auto-noclear) for its cost, a ratio in summary.md\n"
 		"  --configs LIST        TxN,... (default: 4x1,4x2,6x1,8x1; quick: 4x1)\n"
 		"  --runs N              runs of each NoReorder order and of independent\n"
 		"                        contexts, median (default 3; quick 1)\n"
@@ -73,6 +76,8 @@ static void usage(FILE *f)
 		"                        time while the device runs the TG\n"
 		"  --no-poll             usched completes a task when its OpenCL callback\n"
 		"                        comes, not when it finds it done at its predicted end\n"
+		"  --no-clear            usched hands device buffers from one owner's task to\n"
+		"                        another's uncleared (measurement only: no hygiene)\n"
 		"  --steady PCT          wait for a steady host before each NoReorder pass,\n"
 		"                        trial and stream window, and run a pass or a trial\n"
 		"                        again when the host's overlapped HtD copies ran\n"
@@ -125,7 +130,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 {
 	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
 	       PMAX, UNIT, SCALE, TRIALS, TABLE5, SSECS, SWORK, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
-	       BENCHES, MAXTG, NOPLANS, NOREFINE, NOPOLL, STEADY, SWAIT, REDO };
+	       BENCHES, MAXTG, NOPLANS, NOREFINE, NOPOLL, NOCLEAR, STEADY, SWAIT, REDO };
 	static const struct option lo[] = {
 		{ "profile", required_argument, NULL, PROFILE },
 		{ "out", required_argument, NULL, OUT },
@@ -154,6 +159,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "no-plans", no_argument, NULL, NOPLANS },
 		{ "no-refine", no_argument, NULL, NOREFINE },
 		{ "no-poll", no_argument, NULL, NOPOLL },
+		{ "no-clear", no_argument, NULL, NOCLEAR },
 		{ "steady", required_argument, NULL, STEADY },
 		{ "steady-wait", required_argument, NULL, SWAIT },
 		{ "redo", required_argument, NULL, REDO },
@@ -204,6 +210,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		case NOPLANS: o->no_plans = true; break;
 		case NOREFINE: o->no_refine = true; break;
 		case NOPOLL: o->no_poll = true; break;
+		case NOCLEAR: o->no_clear = true; break;
 		case STEADY: o->steady_pct = atof(optarg); break;
 		case SWAIT: o->steady_wait_s = atof(optarg); break;
 		case REDO: redo = atoi(optarg); break;
@@ -348,8 +355,9 @@ static int experiment(struct env *e, const struct suite *s, unsigned int b, unsi
 int main(int argc, char **argv)
 {
 	static struct suite suites[2];
-	static struct stream_result sr[4];
-	static const char *const stream_setups[] = { "fifo", "paper", "auto", "independent" };
+	static const char *const stream_setups[] = { "fifo", "paper", "auto", "auto-noclear",
+						     "independent" };
+	static struct stream_result sr[sizeof(stream_setups) / sizeof(stream_setups[0])];
 	struct result *rs[MAX_CFG * 2 * MAX_BENCH];
 	unsigned int nr = 0, ns = 0, nstream = 0;
 	struct files fs = { 0 };
@@ -453,9 +461,13 @@ int main(int argc, char **argv)
 		for (unsigned int i = 0; i < ns; i++) {
 			if (suites[i].synthetic)
 				continue;
-			for (int k = 0; k < 4; k++) {
-				int err = run_stream(&e, &suites[i], stream_setups[k],
-						     &sr[nstream]);
+			for (unsigned int k = 0; k < sizeof(sr) / sizeof(sr[0]); k++) {
+				int err;
+
+				if (!strcmp(stream_setups[k], "auto-noclear") &&
+				    !has(o.setups, "hygiene"))
+					continue;
+				err = run_stream(&e, &suites[i], stream_setups[k], &sr[nstream]);
 
 				if (err) {
 					fprintf(stderr, "tqbench: stream %s failed (%s)\n",
