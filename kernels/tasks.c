@@ -48,7 +48,8 @@ int tqk_plan(const struct tqk_task *t, struct tqk_size sz, struct tqk_launch *l)
 	return 0;
 }
 
-int tqk_launch_check(const struct tqk_task *t, const struct tqk_launch *l)
+int tqk_launch_check(const struct tqk_task *t, const struct tqk_launch *l,
+		     struct tqk_launch *plan)
 {
 	struct tqk_launch p;
 	bool any_local = false;
@@ -70,6 +71,8 @@ int tqk_launch_check(const struct tqk_task *t, const struct tqk_launch *l)
 	for (uint32_t d = 0; d < p.dim; d++)
 		if (l->global[d] != p.global[d] || (any_local && l->local[d] != p.local[d]))
 			return -EINVAL;
+	if (plan)
+		*plan = p;
 	return 0;
 }
 

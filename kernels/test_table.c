@@ -133,12 +133,12 @@ static void test_launch_check(const struct tqk_task *t)
 		return;
 	}
 	l = p;
-	ok = !tqk_launch_check(t, &l);
+	ok = !tqk_launch_check(t, &l, NULL);
 	l.buf[0].bytes += 4096;
 	l.buf[0].dir ^= TQK_OUT;
 	memset(l.local, 0, sizeof(l.local));
 	l.buf[l.nbufs++] = (struct tqk_buf){ 4, TQK_IN };	/* named by no argument */
-	ok &= !tqk_launch_check(t, &l);
+	ok &= !tqk_launch_check(t, &l, NULL);
 	tap_ok(ok, "%s: its plan passes the bounds check (a longer buffer, another direction, "
 	       "zero local, an extra buffer too)", t->name);
 	for (uint32_t i = 0; i < p.nargs; i++) {
@@ -147,22 +147,22 @@ static void test_launch_check(const struct tqk_task *t)
 		nbuf++;
 		l = p;
 		l.buf[l.arg[i].buf].bytes--;
-		bad += tqk_launch_check(t, &l) == -EINVAL;
+		bad += tqk_launch_check(t, &l, NULL) == -EINVAL;
 		l = p;
 		l.buf[l.nbufs] = (struct tqk_buf){ 4, TQK_OUT };
 		l.arg[i].buf = l.nbufs++;
-		bad += tqk_launch_check(t, &l) == -EINVAL;
+		bad += tqk_launch_check(t, &l, NULL) == -EINVAL;
 	}
 	tap_ok(bad == 2 * nbuf, "%s: a buffer argument shorter than the size needs, or moved to "
 	       "a short buffer: -EINVAL", t->name);
 	/* the bigger size's work size and scalars with this size's buffers */
 	l = b;
 	memcpy(l.buf, p.buf, sizeof(l.buf));
-	ok = tqk_launch_check(t, &l) == -EINVAL;
+	ok = tqk_launch_check(t, &l, NULL) == -EINVAL;
 	l = p;
 	memcpy(l.global, b.global, sizeof(l.global));
 	ok &= !memcmp(p.global, b.global, sizeof(p.global)) ||	/* FLW: one group */
-	      tqk_launch_check(t, &l) == -EINVAL;
+	      tqk_launch_check(t, &l, NULL) == -EINVAL;
 	for (uint32_t i = 0; i < p.nargs; i++) {
 		l = p;
 		if (l.arg[i].kind == TQK_ARG_BUF) {
@@ -171,12 +171,12 @@ static void test_launch_check(const struct tqk_task *t)
 		} else {
 			l.arg[i].val[0] ^= 1;
 		}
-		ok &= tqk_launch_check(t, &l) == -EINVAL;
+		ok &= tqk_launch_check(t, &l, NULL) == -EINVAL;
 	}
 	l = p;
 	l.global[0] *= 2;
 	l.nargs--;
-	ok &= tqk_launch_check(t, &l) == -EINVAL;
+	ok &= tqk_launch_check(t, &l, NULL) == -EINVAL;
 	tap_ok(ok, "%s: another size's work size or scalars, or an argument changed: -EINVAL",
 	       t->name);
 }

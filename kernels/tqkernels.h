@@ -134,9 +134,11 @@ int tqk_plan(const struct tqk_task *t, struct tqk_size sz, struct tqk_launch *l)
  * be any of l->buf[] at least as long as the plan's buffer for it, and an
  * all-zero l->local stands for the plan's (every kernel requires its group
  * shape). Buffers no argument names, and directions, do not matter: the
- * kernel reaches only its arguments. Returns 0 or -EINVAL.
+ * kernel reaches only its arguments. Returns 0 or -EINVAL; on 0, *plan
+ * (unless NULL) is the plan the launch was checked against.
  */
-int tqk_launch_check(const struct tqk_task *t, const struct tqk_launch *l);
+int tqk_launch_check(const struct tqk_task *t, const struct tqk_launch *l,
+		     struct tqk_launch *plan);
 
 /* Bytes copied host to device (IN + INOUT), device to host (OUT + INOUT),
  * and the model's m; all 0 for a size the task does not take. */

@@ -200,15 +200,70 @@ static const struct tqk_task *kern_builtin(struct kern *k)
 }
 
 /*
+ * What memory hygiene zeroes of a task's device buffers before its kernel
+ * (exec.c): any kernel may read a whole pooled buffer, slack included, so
+ * an unknown kernel gets everything its copies in do not overwrite.
+ */
+static void clear_all(struct task *t)
+{
+	const struct usched_task *d = &t->t;
+
+	for (unsigned int i = 0; i < d->nbufs; i++) {
+		t->clear_from[i] = d->buf[i].dir & USCHED_IN ? d->buf[i].len : 0;
+		t->clear_to[i] = CLEAR_END;
+	}
+}
+
+/*
+ * A built-in kernel is trusted code whose launch was checked against its
+ * plan: it reads only the first plan-bytes of the buffers its arguments
+ * name and writes all of those its plan has as output (the host references
+ * check every byte). So only what it reads without the task's copy in, and
+ * what is copied back without it or the kernel writing it, is zeroed.
+ */
+static void clear_builtin(struct task *t, const struct tqk_launch *plan)
+{
+	const struct usched_task *d = &t->t;
+
+	for (unsigned int i = 0; i < d->nbufs; i++) {
+		uint32_t dir = d->buf[i].dir;
+		uint64_t written = 0;
+		bool read = false;
+
+		for (unsigned int a = 0; a < d->nargs; a++) {
+			const struct tqk_buf *pb;
+
+			if (d->arg[a].kind != USCHED_ARG_BUF || d->arg[a].buf != i)
+				continue;
+			pb = &plan->buf[plan->arg[a].buf];
+			read |= pb->dir & TQK_IN;
+			if (pb->dir & TQK_OUT && pb->bytes > written)
+				written = pb->bytes;
+		}
+		t->clear_from[i] = t->clear_to[i] = 0;
+		if (dir & USCHED_IN)
+			continue;	/* its own bytes, in full */
+		if (read)
+			t->clear_to[i] = d->buf[i].len;
+		else if (dir & USCHED_OUT && written < d->buf[i].len) {
+			t->clear_from[i] = written;
+			t->clear_to[i] = d->buf[i].len;
+		}
+	}
+}
+
+/*
  * A built-in kernel's task must stay within its own buffers: its arguments
  * and work size are the task's plan for a size it takes, each buffer it
  * passes at least as long as the plan's (tqk_launch_check()). Its kernel
  * trusts its scalars and work size, and other owners' buffers share the
  * device memory. Buffers no argument names only copy, and may be any.
  */
-static int builtin_check(const struct tqk_task *tt, const struct usched_task *d)
+static int builtin_check(const struct tqk_task *tt, struct task *t)
 {
-	struct tqk_launch l = { .nargs = d->nargs, .dim = d->dim };
+	const struct usched_task *d = &t->t;
+	struct tqk_launch l = { .nargs = d->nargs, .dim = d->dim }, plan;
+	int ret;
 
 	if (d->nargs > TQK_MAX_ARGS || d->dim > 2)
 		return -EINVAL;
@@ -229,7 +284,10 @@ static int builtin_check(const struct tqk_task *tt, const struct usched_task *d)
 		l.global[i] = d->global[i];
 		l.local[i] = d->local[i];
 	}
-	return tqk_launch_check(tt, &l);
+	ret = tqk_launch_check(tt, &l, &plan);
+	if (!ret)
+		clear_builtin(t, &plan);
+	return ret;
 }
 
 /* Look up what the task names, taking references; under u->lock. */
@@ -252,7 +310,8 @@ static int task_resolve(struct usched *u, struct task *t)
 		if (t->kern->arg_kind[i] != d->arg[i].kind)
 			return -EINVAL;
 	tt = kern_builtin(t->kern);
-	ret = tt ? builtin_check(tt, d) : 0;
+	clear_all(t);
+	ret = tt ? builtin_check(tt, t) : 0;
 	if (ret)
 		return ret;
 	for (unsigned int i = 0; i < d->nbufs; i++) {

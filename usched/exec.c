@@ -323,8 +323,8 @@ static cl_int copy(struct task *t, cl_command_queue q, unsigned int i, enum usch
 	return err;
 }
 
-/* Zero bytes [off, off + len) of a device buffer on q, without an event (q is in order). */
-static cl_int clear(cl_command_queue q, cl_mem mem, uint64_t off, uint64_t len)
+/* Zero bytes [off, off + len) of a device buffer on q after *wait (if any), without an event. */
+static cl_int clear(cl_command_queue q, cl_mem mem, uint64_t off, uint64_t len, cl_event *wait)
 {
 	static const cl_uint zero;
 	size_t pattern = sizeof(zero);
@@ -332,39 +332,38 @@ static cl_int clear(cl_command_queue q, cl_mem mem, uint64_t off, uint64_t len)
 	/* the offset and the size must be multiples of the pattern's */
 	while ((off | len) & (pattern - 1))
 		pattern /= 2;
-	return clEnqueueFillBuffer(q, mem, &zero, pattern, off, len, 0, NULL, NULL);
+	return clEnqueueFillBuffer(q, mem, &zero, pattern, off, len, wait ? 1 : 0, wait, NULL);
 }
 
 /*
- * Memory hygiene: every device byte a task can reach that its HtD copies
- * do not overwrite is zeroed before its kernel runs, unless the buffer's
- * last user was the same owner (its own bytes are no secret to it): the
- * rounding slack past len of an IN or INOUT buffer, the whole of an OUT or
- * SCRATCH one. The fills go where they are ordered before the kernel at no
- * extra cost: on the HtD queue before the task's copies, which the kernel
- * already waits for; on the kernel's own queue just before it when the task
- * copies nothing in. The bytes cleared are counted in t->cleared.
+ * Memory hygiene: the device bytes a task's kernel may read, or its copies
+ * back may return, that neither its copies in nor (for a built-in) its
+ * kernel write are zeroed before the kernel runs (core.c sets the ranges),
+ * unless the buffer's last user was the same owner: its own bytes are no
+ * secret to it. The fills go on the kernel's own queue after the task's
+ * last HtD copy: there they cost kernel-engine time just before the kernel
+ * that needs them, and hold up no copies (a fill on a copy queue can wait
+ * there for the compute units a running kernel holds). The bytes cleared
+ * are counted in t->cleared.
  */
 static int clear_bufs(struct usched *u, struct task *t, const bool *clean)
 {
 	const struct usched_task *d = &t->t;
-	cl_command_queue q = u->kq[t->kq];
+	cl_event *wait = t->nev ? &t->ev[t->nev - 1] : NULL;
 
 	if (u->o.no_clear)
 		return 0;
-	for (unsigned int i = 0; i < d->nbufs; i++)
-		if (d->buf[i].dir & USCHED_IN)
-			q = u->q[USCHED_HTD];
 	for (unsigned int i = 0; i < d->nbufs; i++) {
-		uint64_t from = d->buf[i].dir & USCHED_IN ? d->buf[i].len : 0;
+		uint64_t from = t->clear_from[i];
+		uint64_t to = t->clear_to[i] < t->dev_bytes[i] ? t->clear_to[i] : t->dev_bytes[i];
 		cl_int err;
 
-		if (clean[i] || from >= t->dev_bytes[i])
+		if (clean[i] || from >= to)
 			continue;
-		err = clear(q, t->dev[i], from, t->dev_bytes[i] - from);
+		err = clear(u->kq[t->kq], t->dev[i], from, to - from, wait);
 		if (err)
 			return cl_errno(err, -EIO);
-		t->cleared += t->dev_bytes[i] - from;
+		t->cleared += to - from;
 	}
 	return 0;
 }
@@ -393,9 +392,6 @@ static int launch_in(struct usched *u, struct task *t)
 			return -ENOMEM;
 	}
 	t->kq = u->kq_next++ % u->o.kqueues;
-	ret = clear_bufs(u, t, clean);
-	if (ret)
-		return ret;
 	for (unsigned int i = 0; i < d->nbufs; i++) {
 		if (d->buf[i].dir & USCHED_IN) {
 			/* the first waits for the predecessor; in order, the rest follow */
@@ -408,6 +404,9 @@ static int launch_in(struct usched *u, struct task *t)
 	}
 	if (t->nev)
 		clFlush(u->q[USCHED_HTD]);
+	ret = clear_bufs(u, t, clean);
+	if (ret)
+		return ret;
 
 	for (unsigned int i = 0; i < d->nargs; i++) {
 		const struct usched_arg *a = &d->arg[i];

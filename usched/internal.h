@@ -37,6 +37,7 @@
 #define POLL_RETRY_NS	50000	/* poll_when(): a task due but not done is asked again after this, */
 #define POLL_RETRY_MAX	5	/* doubled each time up to 2^5 times, then every 1.6 ms */
 #define MAX_KQUEUES	8
+#define CLEAR_END	UINT64_MAX	/* task.clear_to: up to the device buffer's end */
 #define WATCH_TICK_MIN	1000000		/* the watchdog looks for a kernel's start every */
 #define WATCH_TICK_MAX	100000000	/* limit / 8 ns, within these */
 #define WATCH_FIRST_GRACE_NS	30000000000ull	/* a first launch not seen running: + 30 s */
@@ -222,6 +223,9 @@ struct task {
 	cl_mem dev[USCHED_MAX_BUFS];
 	uint64_t dev_bytes[USCHED_MAX_BUFS];
 	uint64_t cleared;	/* device bytes zeroed for it (exec.c, memory hygiene) */
+	/* bytes [from, to) of each device buffer it may reach or copy back unwritten */
+	uint64_t clear_from[USCHED_MAX_BUFS];
+	uint64_t clear_to[USCHED_MAX_BUFS];	/* CLEAR_END: the buffer's end, slack included */
 	cl_event ev[MAX_CMDS];
 	uint8_t ev_stage[MAX_CMDS];
 	unsigned int nev;

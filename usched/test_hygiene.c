@@ -27,6 +27,7 @@
 #define PATTERN	0xa5a5a5a5u
 #define OWNER_A	1
 #define OWNER_B	2
+#define VA_C_BUF	2	/* VA's output: a, b, c */
 
 static const char src[] =
 	"__kernel void spill(__global uint *out, __global uint *tmp, __global uint *io, uint v)\n"
@@ -257,6 +258,90 @@ static void test_bounds(void)
 	tl_arena_free(&arena);
 }
 
+/*
+ * A built-in's kernel reads only its planned inputs and writes all of its
+ * planned output, so hygiene zeroes only around it: a planned task of a new
+ * owner has nothing cleared; an OUT buffer longer than its plan gets the
+ * tail (which no one writes) zeroed, and it comes back zero; an input
+ * declared OUT (not copied in) is zeroed whole, so the kernel reads zeros.
+ */
+static void test_builtin_clear(void)
+{
+	struct usched_opts o = { .complete = tl_complete, .complete_arg = &sink };
+	const struct tqk_task *va = tqk_find("VA");
+	struct tqk_size sz = { 4096, 0 };
+	uint64_t bytes = sz.n * sizeof(float), before;
+	uint32_t kernel[16], kva = 0;
+	struct usched_stats st;
+	struct tl_arena arena;
+	struct tl_job j;
+	struct usched *u;
+	unsigned char *tail;
+	const float *a, *b, *c;
+	unsigned int done = 0, bad = 0;
+	int ret;
+
+	tl_sink_init(&sink);
+	u = tl_open(&o, kernel);
+	for (unsigned int i = 0; i < tqk_ntasks; i++)
+		if (tqk_tasks[i] == va)
+			kva = kernel[i];
+	if (tl_arena_init(&arena, u, 1 << 20)) {
+		tap_ok(0, "arena");
+		return;
+	}
+	/* owner A's buffers in the pool, then B as planned */
+	for (uint64_t owner = OWNER_A; owner <= OWNER_B; owner++) {
+		usched_stats(u, &st);
+		before = st.bytes_cleared;
+		ret = tl_job_init(&j, &arena, va, sz, owner, kva, owner);
+		ret = ret ?: usched_submit(u, &j.task);
+		if (!ret)
+			tl_run(u, &sink, ++done);
+	}
+	usched_stats(u, &st);
+	tap_ok(!ret && !tl_job_verify(&j, NULL) && st.bytes_cleared == before,
+	       "a built-in as planned, another owner's buffers: right, nothing cleared (%llu)",
+	       (unsigned long long)(st.bytes_cleared - before));
+
+	/* c 4096 bytes longer than planned: the last buffer, free arena after it */
+	before = st.bytes_cleared;
+	ret = tl_job_init(&j, &arena, va, sz, 3, kva, 3);
+	tail = (unsigned char *)j.bufs[VA_C_BUF] + bytes;
+	memset(tail, 0xee, 4096);
+	j.task.buf[VA_C_BUF].len += 4096;
+	ret = ret ?: usched_submit(u, &j.task);
+	if (!ret)
+		tl_run(u, &sink, ++done);
+	arena.used += 4096;
+	for (unsigned int i = 0; i < 4096; i++)
+		bad += tail[i] != 0;
+	usched_stats(u, &st);
+	tap_ok(!ret && !tl_job_verify(&j, NULL) && !bad && st.bytes_cleared - before == 4096,
+	       "an OUT buffer past its plan: the tail comes back zero (%u bytes not), %llu "
+	       "bytes cleared", bad, (unsigned long long)(st.bytes_cleared - before));
+
+	/* a not copied in: the kernel reads zeros, c = b */
+	before = st.bytes_cleared;
+	ret = tl_job_init(&j, &arena, va, sz, 4, kva, 4);
+	j.task.buf[0].dir = USCHED_OUT;
+	ret = ret ?: usched_submit(u, &j.task);
+	if (!ret)
+		tl_run(u, &sink, ++done);
+	a = j.bufs[0];
+	b = j.bufs[1];
+	c = j.bufs[VA_C_BUF];
+	bad = 0;
+	for (unsigned int i = 0; i < sz.n; i++)
+		bad += c[i] != b[i] || a[i] != 0.0f;
+	usched_stats(u, &st);
+	tap_ok(!ret && !bad && st.bytes_cleared - before == bytes,
+	       "an input declared OUT: zeroed whole, c = 0 + b (%u wrong), %llu bytes cleared",
+	       bad, (unsigned long long)(st.bytes_cleared - before));
+	usched_destroy(u);
+	tl_arena_free(&arena);
+}
+
 int main(void)
 {
 	const char *why = tl_setup();
@@ -265,5 +350,6 @@ int main(void)
 		tap_skip_all(why);
 	test_probe();
 	test_bounds();
+	test_builtin_clear();
 	return tap_done();
 }
