@@ -8,12 +8,17 @@ DAEMON_OBJS := $(addprefix $(OBJ)/usched/,daemon_conf.o daemon_loop.o daemon_ctx
 	daemon_build.o daemon_state.o daemon_metrics.o daemon_log.o)
 DAEMON_LIBS := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a
 
-BINS += $(BIN)/usched
+BINS += $(BIN)/usched $(BIN)/usched-build
 TESTS += $(TESTBIN)/daemon-parts
 
 $(BIN)/usched: $(OBJ)/usched/usched.o $(DAEMON_OBJS) $(DAEMON_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
+
+# The process each build of OpenCL C source runs in (daemon_build.c).
+$(BIN)/usched-build: $(OBJ)/usched/build_child.o $(LIB)/libtqkernels.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)
 
 # Settings, metrics and the state file, natively (no module, no device).
 $(OBJ)/usched/daemon_test.o: CPPFLAGS += -Itools
