@@ -20,10 +20,12 @@ $(BIN)/usched-build: $(OBJ)/usched/build_child.o $(LIB)/libtqkernels.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)
 
-# Settings, metrics and the state file, natively (no module, no device).
-$(OBJ)/usched/daemon_test.o: CPPFLAGS += -Itools
+# Settings, limits, metrics and the state file, natively (no module); builds in
+# the usched-build child where OpenCL has a device.
+$(OBJ)/usched/daemon_test.o: CPPFLAGS += -Itools -DUSCHED_BUILD_BIN='"$(BIN)/usched-build"'
 
-$(TESTBIN)/daemon-parts: $(OBJ)/usched/daemon_test.o $(DAEMON_OBJS) $(DAEMON_LIBS)
+$(TESTBIN)/daemon-parts: $(OBJ)/usched/daemon_test.o $(DAEMON_OBJS) $(DAEMON_LIBS) \
+		$(BIN)/usched-build
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
 

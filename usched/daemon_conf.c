@@ -334,19 +334,20 @@ int dconf_set(struct dconf *c, const char *key, const char *val, const char **wh
 }
 
 /* "[user NAME|UID]" or "[group NAME|GID]" (line without its brackets): a new section. */
-static int section_start(struct dconf *c, char *hdr, const char **why)
+static int section_start(struct dconf *c, const char *hdr, const char **why)
 {
+	const char *kind = hdr, *name;
 	struct dsection *s, *n;
-	char *kind = hdr, *name;
 	unsigned long id;
 	char *end;
 
-	name = hdr + strcspn(hdr, " \t");
-	if (*name)
-		*name++ = 0;
+	size_t klen = strcspn(hdr, " \t");
+
+	name = hdr + klen;
 	while (isspace((unsigned char)*name))
 		name++;
-	if (!*name || (strcmp(kind, "user") && strcmp(kind, "group"))) {
+	if (!*name || !((klen == 4 && !strncmp(kind, "user", 4)) ||
+			(klen == 5 && !strncmp(kind, "group", 5)))) {
 		*why = "want [user NAME|UID] or [group NAME|GID]";
 		return -EINVAL;
 	}
@@ -357,7 +358,7 @@ static int section_start(struct dconf *c, char *hdr, const char **why)
 	}
 	c->sect = n;
 	s = &n[c->nsect];
-	*s = (struct dsection){ .group = !strcmp(kind, "group") };
+	*s = (struct dsection){ .group = klen == 5 };
 	errno = 0;
 	id = strtoul(name, &end, 10);
 	if (isdigit((unsigned char)*name) && !*end && !errno && id <= UINT32_MAX) {
