@@ -39,3 +39,13 @@ $(BIN)/tqdemo: $(OBJ)/tools/tqdemo.o $(LIB)/libtq.a $(LIB)/libtqkernels.a
 # End to end in the test VM: usched, tqdemo clients, kills and restarts.
 VM_TESTS += usched/tests/e2e_daemon.sh
 usched/tests/e2e_daemon.sh: $(BIN)/usched $(BIN)/tqdemo
+
+# Limits and the program policy against the real usched, in the test VM, with
+# limits_client (usched/tests/limits_client.c) doing what each limit refuses.
+$(TESTBIN)/limits_client: $(OBJ)/usched/tests/limits_client.o $(LIB)/libtq.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+VM_TESTS += usched/tests/limits.sh
+usched/tests/limits.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo $(BIN)/tqstat \
+	$(TESTBIN)/limits_client
