@@ -141,9 +141,14 @@ int build_in_child(struct dchild *ch, const char *src, const char *opts, unsigne
 		/* Only async-signal-safe calls until exec: the parent has threads. */
 		struct rlimit r;
 
+		int null = open("/dev/null", O_WRONLY);
+
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(sv[1], 0);
 		dup2(sv[1], 1);
+		/* The compiler's chatter is the client's, in its log; not the daemon's log. */
+		if (null >= 0)
+			dup2(null, 2);
 		/* Nothing of the daemon's (its /dev/tqsubmit fd, the rings) goes along. */
 		close_range(3, ~0U, 0);
 		if (ch->memory_limit) {

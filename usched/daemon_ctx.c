@@ -459,8 +459,11 @@ void ctx_build_done(struct daemon *d, struct dbuild *b)
 		return;
 	}
 	c->building--;
-	if (b->status == -ETIME)
+	if (b->status == -ETIME) {
 		refused(d, DLIM_BUILD_TIME);
+		warn("context %u (uid %u): a build stopped at build-time-limit after %.1f s", c->id,
+		     c->uid, (b->end_ns - b->start_ns) * 1e-9);
+	}
 	if (b->crashed)
 		d->st.build_crashes++;
 	if (b->status == -EIO && b->log)
@@ -492,8 +495,8 @@ void ctx_build_done(struct daemon *d, struct dbuild *b)
 	if (b->status)
 		info("context %u: %s %.40s: %s", c->id, b->builtin ? "built-in" : "program",
 		     b->builtin ? b->text : "", strerror(-b->status));
-	/* A client waits for this without a time limit: leave a trace of slow ones. */
-	if (b->end_ns - b->start_ns > 10000000000ull)
+	/* Leave a trace of slow ones. */
+	if (b->status != -ETIME && b->end_ns - b->start_ns > 10000000000ull)
 		warn("context %u: a build took %.1f s", c->id, (b->end_ns - b->start_ns) * 1e-9);
 	complete_task(d, c->id, b->tag, b->status, result, b->start_ns, b->end_ns);
 	ctx_put(d, c);
