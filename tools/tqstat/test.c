@@ -147,7 +147,7 @@ int main(void)
 	test_write(tmp, "limits.prom", limits);
 	snprintf(args, sizeof(args), "--sysfs %s/none --metrics %s/limits.prom 0.05 2", tmp, tmp);
 	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
-	       strstr(out, "limit_refused ") && !strstr(out, "max-work-items") &&
+	       strstr(out, " limit_refused\n") && !strstr(out, "max-work-items") &&
 	       strstr(out, " 7\n"), "refusals by limit: one limit_refused column, their sum");
 	snprintf(args, sizeof(args), "--sysfs %s/none --metrics %s/limits.prom --once", tmp, tmp);
 	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
