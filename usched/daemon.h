@@ -341,6 +341,13 @@ struct dchild {
  */
 int build_in_child(struct dchild *ch, const char *src, const char *opts, unsigned char **bin,
 		   size_t *binlen, char **log);
+/*
+ * Source into the core: from its cache, else built in a child and loaded
+ * (usched_prog_add_binary()). build_in_child()'s statuses; *log to free().
+ */
+int build_source(struct daemon *d, const char *src, const char *opts, uint64_t time_limit_ns,
+		 uint64_t memory_limit, uint32_t *core, char **log, bool *crashed,
+		 void (*started)(void *arg, int pid), void *arg);
 
 /* daemon_state.c */
 int state_open(struct daemon *d);

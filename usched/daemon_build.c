@@ -250,39 +250,49 @@ static void child_started(void *arg, int pid)
 	pthread_mutex_unlock(&d->blk);
 }
 
-static void build_one(struct worker *w, struct dbuild *b)
+int build_source(struct daemon *d, const char *src, const char *opts, uint64_t time_limit_ns,
+		 uint64_t memory_limit, uint32_t *core, char **log, bool *crashed,
+		 void (*started)(void *arg, int pid), void *arg)
 {
-	struct daemon *d = w->d;
 	char plat[256], dev[256];
 	unsigned char *bin;
 	size_t binlen;
 	struct dchild ch = {
 		.path = d->build_helper, .platform = plat, .device = dev,
-		.time_limit_ns = b->time_limit_ns, .memory_limit = b->memory_limit,
-		.started = child_started, .arg = w,
+		.time_limit_ns = time_limit_ns, .memory_limit = memory_limit,
+		.started = started, .arg = arg,
 	};
+	int ret;
+
+	*log = NULL;
+	*crashed = false;
+	ret = usched_prog_find(d->u, src, strlen(src), opts, core);
+	if (ret != -ENOENT)
+		return ret;
+	ret = usched_device_names(d->u, plat, sizeof(plat), dev, sizeof(dev));
+	if (ret)
+		return ret;
+	ret = build_in_child(&ch, src, opts, &bin, &binlen, log);
+	*crashed = ch.crashed;
+	if (ret)
+		return ret;
+	ret = usched_prog_add_binary(d->u, src, strlen(src), opts, bin, binlen, core);
+	free(bin);
+	if (ret == -ENOEXEC && !*log)
+		*log = strdup("usched: the driver refused the program's binary\n");
+	return ret;
+}
+
+static void build_one(struct worker *w, struct dbuild *b)
+{
+	struct daemon *d = w->d;
 
 	b->start_ns = mono_ns();
-	if (b->builtin) {
+	if (b->builtin)
 		b->status = usched_prog_builtin(d->u, b->text, &b->core);
-		goto out;
-	}
-	b->status = usched_prog_find(d->u, b->text, strlen(b->text), b->opts, &b->core);
-	if (b->status != -ENOENT)
-		goto out;
-	b->status = usched_device_names(d->u, plat, sizeof(plat), dev, sizeof(dev));
-	if (b->status)
-		goto out;
-	b->status = build_in_child(&ch, b->text, b->opts, &bin, &binlen, &b->log);
-	b->crashed = ch.crashed;
-	if (!b->status) {
-		b->status = usched_prog_add_binary(d->u, b->text, strlen(b->text), b->opts, bin,
-						   binlen, &b->core);
-		free(bin);
-		if (b->status == -ENOEXEC && !b->log)
-			b->log = strdup("usched: the driver refused the program's binary\n");
-	}
-out:
+	else
+		b->status = build_source(d, b->text, b->opts, b->time_limit_ns, b->memory_limit,
+					 &b->core, &b->log, &b->crashed, child_started, w);
 	b->end_ns = mono_ns();
 }
 

@@ -188,6 +188,7 @@ static void refused(struct daemon *d, enum dlim i)
 /* After a restart: build what the context registered with our predecessor. */
 static void ctx_rebuild(struct daemon *d, struct dctx *c)
 {
+	bool crashed;
 	char *log = NULL;
 	uint32_t i;
 	int ret;
@@ -199,9 +200,10 @@ static void ctx_rebuild(struct daemon *d, struct dctx *c)
 			continue;
 		if (p->builtin)
 			ret = usched_prog_builtin(d->u, p->text, &p->core);
-		else
-			ret = usched_prog_add(d->u, p->text, strlen(p->text), p->opts, &p->core,
-					      &log);
+		else	/* under the same limits as any build, in a child */
+			ret = build_source(d, p->text, p->opts, c->user->lim.v[DLIM_BUILD_TIME],
+					   c->user->lim.v[DLIM_BUILD_MEMORY], &p->core, &log,
+					   &crashed, NULL, NULL);
 		free(log);
 		log = NULL;
 		if (ret) {

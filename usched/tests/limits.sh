@@ -8,7 +8,8 @@
 # and kernel-table flood, the daemon's memory staying put; a 2^63 global
 # work size; OpenCL C source from a user outside the allowed group, then
 # allowed by a SIGHUP'd section; arenas over the per-context and per-user
-# limits. Then the counters in the metrics file and tqstat. Prints TAP.
+# limits. Then the counters in the metrics file and tqstat, and a restart
+# that rebuilds a context's source program. Prints TAP.
 # Run from the repository root (tools/runtests does).
 set -uo pipefail
 
@@ -65,10 +66,13 @@ rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$upid/status"
 metric() { sed -n "s/^$1 //p" "$T/usched.prom"; }
 refused() { metric "tq_limit_refused_total{limit=\"$1\"}"; }
 
-"$BIN/usched" --foreground --verbose --config "$T/limits.conf" --state "$T/state" \
-	--metrics "$T/usched.prom" --metrics-interval 1 >>"$T/usched.log" 2>&1 &
-upid=$!
-wait_for 60 attached
+start_usched() {
+	"$BIN/usched" --foreground --verbose --config "$T/limits.conf" --state "$T/state" \
+		--metrics "$T/usched.prom" --metrics-interval 1 >>"$T/usched.log" 2>&1 &
+	upid=$!
+	wait_for 60 attached
+}
+start_usched
 ok $? "usched starts with per-user limits and a [group] section"
 attached || { tail -n 20 "$T/usched.log" | diag; exit 1; }
 
@@ -204,6 +208,20 @@ want=$(grep '^tq_limit_refused_total{' "$T/usched.prom" | awk '{ s += $2 } END {
 ok $? "tqstat: the refusals' sum ($sum of $want)"
 "$BIN/tqstat" --metrics "$T/usched.prom" --sysfs "$SYS" 1 1 | head -n 2 | grep -q 'limit_refused'
 ok $? "tqstat: a limit_refused column"
+
+# 9. A restart: a registered source program is rebuilt (in a build process) for its context.
+rm -f "$T/go"
+"$CLIENT" --uid "$NOBODY" scale "$T/good.cl" "$T/go" >"$T/restart" 2>&1 &
+rpid=$!
+wait_for 120 grep -q 'kernel=ok' "$T/restart"
+kill -KILL "$upid"
+wait "$upid" 2>/dev/null
+wait_for 10 test "$(sysfs scheduler_pid)" = 0
+start_usched
+touch "$T/go"
+wait "$rpid"
+grep -q 'run=ok verified=yes' "$T/restart" && grep -q 'restored 1 programs, 1 kernels' "$T/usched.log"
+ok $? "usched killed and restarted: the context's source program rebuilt, its task verified ($(tr '\n' ' ' <"$T/restart"))"
 
 kill -TERM "$upid"
 wait "$upid"

@@ -5,8 +5,11 @@
  * "key=value" words on one line, statuses as errno names (ok for 0):
  *
  *	limits_client [--uid UID] program FILE	register FILE's source
- *	limits_client [--uid UID] scale FILE	register it, run its scale(a, x) on
- *						4096 floats and check every one
+ *	limits_client [--uid UID] scale FILE [GO]
+ *						register it, run its scale(a, x) on
+ *						4096 floats and check every one; with
+ *						GO, once registered wait for the file
+ *						GO to exist before the run
  *	limits_client big-source BYTES		a source of that many bytes
  *	limits_client flood N [CONTEXTS]	in each of CONTEXTS contexts (1), held
  *						open together, register the VA built-in
@@ -83,7 +86,7 @@ static int run_one(struct tq *tq, struct tq_desc *d)
 	return ret;
 }
 
-static int program(const char *path, bool run)
+static int program(const char *path, bool run, const char *go)
 {
 	enum { N = 4096 };
 	struct tq tq;
@@ -102,6 +105,13 @@ static int program(const char *path, bool run)
 		struct tq_desc d = { 0 };
 
 		ret = tq_lookup_kernel(&tq, prog, "scale", &kern);
+		if (!ret && go) {
+			/* Registered: the test may restart usched before the task goes in. */
+			printf(" kernel=ok\n");
+			fflush(stdout);
+			while (access(go, F_OK))
+				usleep(100000);
+		}
 		if (!ret)
 			ret = tq_buf_alloc(&tq, N * sizeof(float), (void **)&a, &off);
 		if (!ret) {
@@ -266,9 +276,9 @@ int main(int argc, char **argv)
 		a = 3;
 	}
 	if (argc - a == 2 && !strcmp(argv[a], "program"))
-		return program(argv[a + 1], false);
-	if (argc - a == 2 && !strcmp(argv[a], "scale"))
-		return program(argv[a + 1], true);
+		return program(argv[a + 1], false, NULL);
+	if ((argc - a == 2 || argc - a == 3) && !strcmp(argv[a], "scale"))
+		return program(argv[a + 1], true, argc - a == 3 ? argv[a + 2] : NULL);
 	if (argc - a == 2 && !strcmp(argv[a], "big-source"))
 		return big_source(strtoull(argv[a + 1], NULL, 0));
 	if ((argc - a == 2 || argc - a == 3) && !strcmp(argv[a], "flood"))
