@@ -306,6 +306,7 @@ out_unlock:
 int usched_prog_find(struct usched *u, const char *src, size_t len, const char *options,
 		     uint32_t *id)
 {
+	struct prog *p;
 	size_t keylen;
 	uint64_t h;
 	char *key;
@@ -316,11 +317,8 @@ int usched_prog_find(struct usched *u, const char *src, size_t len, const char *
 		return ret;
 	pthread_mutex_lock(&u->lock);
 	/* Only a built program: a failed build is built again, elsewhere. */
-	{
-		struct prog *p = prog_lookup(u, h, key, keylen);
-
-		ret = p && p->prog ? prog_hit(u, h, key, keylen, id, NULL) : -ENOENT;
-	}
+	p = prog_lookup(u, h, key, keylen);
+	ret = p && p->prog ? prog_hit(u, h, key, keylen, id, NULL) : -ENOENT;
 	pthread_mutex_unlock(&u->lock);
 	free(key);
 	return ret;
