@@ -288,6 +288,8 @@ static void build_one(struct worker *w, struct dbuild *b)
 	struct daemon *d = w->d;
 
 	b->start_ns = mono_ns();
+	if (!b->builtin)
+		dbg("context %u (uid %u): building its program", b->ctx, b->user ? b->user->uid : 0);
 	if (b->builtin)
 		b->status = usched_prog_builtin(d->u, b->text, &b->core);
 	else
