@@ -6,7 +6,8 @@
  * daemon_conf.c	the configuration file and the flags that override it
  * daemon_loop.c	the io_uring event loop: events in, completions out
  * daemon_ctx.c	client contexts: arenas, id tables, descriptors -> core tasks
- * daemon_build.c	the program-build thread
+ * daemon_build.c	program builds: worker threads, each build in a child process
+ * build_child.c	usched-build, that child: one OpenCL build, its binary back
  * daemon_state.c	the id tables kept in a file so that a restart keeps them
  * daemon_metrics.c	metrics in Prometheus text format
  * daemon_log.c	the log
@@ -28,6 +29,41 @@
 #define USCHED_CONFIG		"/etc/tq/usched.conf"
 #define USCHED_DEVNODE		"/dev/" TQ_DEVICE_NAME
 
+/*
+ * Limits and the program policy: global values in struct dconf, overridden
+ * per user and per group by the file's [user ...] and [group ...] sections
+ * (daemon_conf.c). Every numeric limit is 0 for none.
+ */
+enum dlim {
+	DLIM_WORK_ITEMS,	/* a task's global work size, all dimensions multiplied */
+	DLIM_WORK_GROUPS,	/* its work-groups, when it gives local sizes */
+	DLIM_SOURCE,		/* bytes of a program's source */
+	DLIM_OPTIONS,		/* bytes of its build options */
+	DLIM_BUILD_TIME,	/* ns a build may take */
+	DLIM_BUILD_MEMORY,	/* bytes of data a build process may use */
+	DLIM_KERNEL_TIME,	/* ns a kernel may run (0: the daemon's default, 10 s) */
+	DLIM_CTX_PROGRAMS,	/* programs registered by one context */
+	DLIM_USER_PROGRAMS,	/* by all the contexts of one user */
+	DLIM_CTX_KERNELS,
+	DLIM_USER_KERNELS,
+	DLIM_CTX_ARENA,		/* arena bytes of one context */
+	DLIM_USER_ARENA,	/* of all the open contexts of one user */
+	DLIM_ALLOW_SOURCE,	/* 1: may register OpenCL C source; 0: built-ins only */
+	DLIM_N
+};
+
+struct dlimits {
+	uint64_t v[DLIM_N];
+};
+
+/* A [user NAME|UID] or [group NAME|GID] section: the keys it sets. */
+struct dsection {
+	bool group;
+	uint32_t id;		/* uid or gid, the name resolved when the file is read */
+	uint32_t set;		/* bit i: v[i] was set */
+	struct dlimits lim;
+};
+
 /* Configuration: the file's keys are the long options' names. */
 struct dconf {
 	char *config;		/* the file read, or NULL */
@@ -48,6 +84,15 @@ struct dconf {
 	bool no_plans;
 	bool no_refine;
 	bool no_poll;
+
+	/* Limits: the global values, the sections, and the build workers' settings. */
+	struct dlimits lim;
+	struct dsection *sect;
+	unsigned int nsect;
+	unsigned int build_jobs;	/* builds at once */
+	unsigned int user_build_jobs;	/* of them, builds of one user at once */
+	char *build_helper;	/* the usched-build program; NULL: next to usched */
+	uint64_t state_max;	/* bytes of the state file; 0: no limit */
 };
 
 void dconf_init(struct dconf *c);
@@ -61,6 +106,20 @@ int dconf_load(struct dconf *c, const char *path, char *err, size_t errlen);
  * then every other flag over it. 0, 1 (--help shown), or -EINVAL.
  */
 int dconf_args(struct dconf *c, int argc, char **argv);
+/*
+ * The limits of a user with these groups: a [user] section's key beats the
+ * group sections', which beat the global value; of several groups' values
+ * the most generous wins (no limit, else the largest; allow-source yes).
+ * Root may register source unless a section of its says otherwise.
+ */
+void dconf_limits(const struct dconf *c, uint32_t uid, const uint32_t *gids,
+		  unsigned int ngids, struct dlimits *out);
+/* The same for a uid, its groups from the user database (all 0 if unknown). */
+void dconf_user_limits(const struct dconf *c, uint32_t uid, struct dlimits *out);
+/* A limit's name as usched.conf and the metrics spell it. */
+const char *dlim_name(enum dlim i);
+/* Move the limits, sections and build settings of a new reading into c (SIGHUP). */
+void dconf_take_limits(struct dconf *c, struct dconf *from);
 
 /* A program or kernel a context registered; its client id is index + 1. */
 struct dprog {
@@ -90,14 +149,33 @@ struct dctx {
 	uint32_t nprogs;
 	struct dkern *kerns;
 	uint32_t nkerns;
+
+	/* Limits (daemon_ctx.c) */
+	struct duser *user;	/* its uid's limits and totals */
+	int refused;		/* not served: every task fails with this (-EDQUOT) */
+	uint32_t building;	/* PROGRAMs taken, not yet completed: they count as programs */
+};
+
+/* One uid's resolved limits, cached, and what its contexts hold together. */
+struct duser {
+	struct duser *next;	/* hash chain */
+	uint32_t uid;
+	struct dlimits lim;
+	uint64_t programs;	/* registered and being built, over its contexts */
+	uint64_t kernels;
+	uint64_t arena;		/* arena bytes of its contexts being served */
+	unsigned int running;	/* builds running now */
 };
 
 /* A program build handed to the build thread, and its result. */
 struct dbuild {
 	struct dbuild *next;
 	uint32_t ctx;
+	struct duser *user;	/* for the workers' fairness: its running builds */
 	uint64_t tag;
 	bool builtin;
+	uint64_t time_limit_ns;	/* 0: none */
+	uint64_t memory_limit;	/* 0: none */
 	uint64_t log_off;	/* bufs[0], where a failed build's log goes */
 	uint32_t log_len;
 	char *text;
@@ -105,6 +183,7 @@ struct dbuild {
 	int status;
 	uint32_t core;
 	char *log;
+	bool crashed;		/* the build process died of a signal not ours */
 	uint64_t start_ns, end_ns;
 };
 
@@ -134,9 +213,16 @@ struct dstats {
 	struct dhist tg_span[2];	/* makespan in seconds: predicted, measured */
 	struct dhist tg_tasks;	/* tasks in the TG */
 	struct dhist tg_policy;	/* seconds the policy took to order it */
+
+	/* Limits: tasks and contexts refused (or builds stopped), by limit */
+	uint64_t refused[DLIM_N];
+	uint64_t build_crashes;	/* build processes that died, most often of their memory limit */
+	uint64_t state_dropped;	/* records the state file had no room for */
+	uint64_t users;		/* uids with limits resolved */
 };
 
 #define DCTX_HASH	256
+#define DUSER_HASH	64
 
 struct daemon {
 	struct dconf conf;
@@ -162,14 +248,21 @@ struct daemon {
 	bool timer_armed;
 	bool build_armed;
 
-	/* The build thread's queue and results; efd wakes the loop. */
-	pthread_t builder;
+	/* The build workers' queue and results; efd wakes the loop. */
+	pthread_t *builders;
+	unsigned int nbuilders;
 	pthread_mutex_t blk;
 	pthread_cond_t bcond;
 	struct dbuild *bq, *bdone;
 	bool bstop;
 	int build_efd;
 	bool builder_started;
+	int *build_pids;	/* per worker, its child's pid, or 0 */
+	char *build_helper;	/* the resolved usched-build path */
+
+	/* Limits */
+	struct duser *users[DUSER_HASH];
+	uint64_t state_bytes;	/* the state file's size */
 
 	int state_fd;
 	char *saved;		/* the state file as found at start-up */
@@ -233,6 +326,19 @@ void ctx_free(struct dctx *c);
 void ctx_free_all(struct daemon *d);
 uint32_t ctx_prog_add(struct dctx *c, bool builtin, const char *text, const char *opts);
 uint32_t ctx_kern_add(struct dctx *c, uint32_t prog, const char *name);
+/* The cached limits of a uid, resolved at its first context; NULL without memory. */
+struct duser *user_get(struct daemon *d, uint32_t uid);
+/* SIGHUP: take the new reading's limits and resolve every known uid again. */
+void users_reload(struct daemon *d, struct dconf *from);
+void users_free(struct daemon *d);
+/*
+ * The arithmetic of the task limits: 0, or -E2BIG with *which set to
+ * DLIM_WORK_ITEMS or DLIM_WORK_GROUPS. local NULL: the driver chooses.
+ */
+int limit_work(const struct dlimits *l, unsigned int dim, const uint64_t *global,
+	       const uint32_t *local, enum dlim *which);
+/* The length of a NUL-or-len-ended text in [p, p + len), scanning at most max + 1 bytes. */
+size_t text_len(const char *p, size_t len, size_t max);
 
 /* daemon_build.c */
 int build_start(struct daemon *d);
@@ -240,6 +346,31 @@ void build_stop(struct daemon *d);
 void build_queue(struct daemon *d, struct dbuild *b);
 struct dbuild *build_take_done(struct daemon *d);
 void build_free(struct dbuild *b);
+/* How build_in_child() runs the child, and what it tells of it. */
+struct dchild {
+	const char *path;	/* the usched-build program */
+	const char *platform, *device;	/* names of the device to build for */
+	uint64_t time_limit_ns;	/* 0: none */
+	uint64_t memory_limit;	/* RLIMIT_DATA; 0: none */
+	void (*started)(void *arg, int pid);	/* the child exists (pid) or is gone (0) */
+	void *arg;
+	bool crashed;		/* out: it died of a signal not ours */
+};
+
+/*
+ * One build in a child process: 0 with the program binary in *bin, -ENOEXEC
+ * with the log in *log, -ETIME at the time limit (the child killed), -E2BIG
+ * for a binary too large to take, or another -errno.
+ */
+int build_in_child(struct dchild *ch, const char *src, const char *opts, unsigned char **bin,
+		   size_t *binlen, char **log);
+/*
+ * Source into the core: from its cache, else built in a child and loaded
+ * (usched_prog_add_binary()). build_in_child()'s statuses; *log to free().
+ */
+int build_source(struct daemon *d, const char *src, const char *opts, uint64_t time_limit_ns,
+		 uint64_t memory_limit, uint32_t *core, char **log, bool *crashed,
+		 void (*started)(void *arg, int pid), void *arg);
 
 /* daemon_state.c */
 int state_open(struct daemon *d);

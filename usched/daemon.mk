@@ -8,17 +8,24 @@ DAEMON_OBJS := $(addprefix $(OBJ)/usched/,daemon_conf.o daemon_loop.o daemon_ctx
 	daemon_build.o daemon_state.o daemon_metrics.o daemon_log.o)
 DAEMON_LIBS := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a
 
-BINS += $(BIN)/usched
+BINS += $(BIN)/usched $(BIN)/usched-build
 TESTS += $(TESTBIN)/daemon-parts $(TESTBIN)/daemon-marks
 
 $(BIN)/usched: $(OBJ)/usched/usched.o $(DAEMON_OBJS) $(DAEMON_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
 
-# Settings, metrics and the state file, natively (no module, no device).
-$(OBJ)/usched/daemon_test.o: CPPFLAGS += -Itools
+# The process each build of OpenCL C source runs in (daemon_build.c).
+$(BIN)/usched-build: $(OBJ)/usched/build_child.o $(LIB)/libtqkernels.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)
 
-$(TESTBIN)/daemon-parts: $(OBJ)/usched/daemon_test.o $(DAEMON_OBJS) $(DAEMON_LIBS)
+# Settings, limits, metrics and the state file, natively (no module); builds in
+# the usched-build child where OpenCL has a device.
+$(OBJ)/usched/daemon_test.o: CPPFLAGS += -Itools -DUSCHED_BUILD_BIN='"$(BIN)/usched-build"'
+
+$(TESTBIN)/daemon-parts: $(OBJ)/usched/daemon_test.o $(DAEMON_OBJS) $(DAEMON_LIBS) \
+		$(BIN)/usched-build
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
 
@@ -41,4 +48,14 @@ VM_TESTS += usched/tests/e2e_daemon.sh
 usched/tests/e2e_daemon.sh: $(BIN)/usched $(BIN)/tqdemo
 # usched killed 50 times mid-run, and an endless kernel: requeue semantics, the watchdog.
 VM_TESTS += usched/tests/e2e_kill.sh
-usched/tests/e2e_kill.sh: $(BIN)/usched $(BIN)/tqdemo
+usched/tests/e2e_kill.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo
+
+# Limits and the program policy against the real usched, in the test VM, with
+# limits_client (usched/tests/limits_client.c) doing what each limit refuses.
+$(TESTBIN)/limits_client: $(OBJ)/usched/tests/limits_client.o $(LIB)/libtq.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+VM_TESTS += usched/tests/limits.sh
+usched/tests/limits.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo $(BIN)/tqstat \
+	$(TESTBIN)/limits_client

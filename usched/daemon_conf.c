@@ -4,28 +4,40 @@
  * (/etc/tq/usched.conf unless --config says otherwise) and flags of the
  * same names that override it. One table lists every setting, so the file,
  * the flags and the help text cannot disagree.
+ *
+ * The limits may also be set per user and per group, in sections that run
+ * to the next section or the end of the file:
+ *
+ *	[user alice]		or [user 1000]
+ *	[group tq-dev]		or [group 1001]
+ *
+ * dconf_limits() says which value a user gets.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon.h"
 
-enum kind { STR, UINT, BOOL, DEV };
+/* SIZE, COUNT, TIME and YESNO are limits: u64 entries of struct dlimits, per user too. */
+enum kind { STR, UINT, BOOL, DEV, U64, SIZE, COUNT, TIME, YESNO };
 
 struct setting {
 	const char *key;
 	enum kind kind;
-	size_t off;		/* of the field in struct dconf */
+	size_t off;		/* of the field in struct dconf; a limit's enum dlim */
 	unsigned int min, max;	/* UINT */
 	const char *arg, *help;
 };
 
 #define F(field) offsetof(struct dconf, field)
+#define IS_LIMIT(k)	((k) >= SIZE)
 
 static const struct setting settings[] = {
 	{ "device", DEV, 0, 0, 0, "[PLATFORM/]DEVICE",
@@ -52,6 +64,40 @@ static const struct setting settings[] = {
 	  "the loop's idle time does not go on with the plans' searches" },
 	{ "no-poll", BOOL, F(no_poll), 0, 0, NULL,
 	  "a task completes when its OpenCL callback comes, not by polling at its predicted end" },
+	{ "build-jobs", UINT, F(build_jobs), 1, 64, "N", "program builds at once (2)" },
+	{ "user-build-jobs", UINT, F(user_build_jobs), 1, 64, "N",
+	  "of them, builds of one user at once (1)" },
+	{ "build-helper", STR, F(build_helper), 0, 0, "PATH",
+	  "the build process's program (usched-build next to usched)" },
+	{ "state-max", U64, F(state_max), 0, 0, "BYTES",
+	  "largest state file; records past it are not kept (64M; 0: no limit)" },
+	/* Limits: per user and per group too. 0 is no limit. */
+	{ "max-work-items", COUNT, DLIM_WORK_ITEMS, 0, 0, "N",
+	  "a task's global work size, its dimensions multiplied (2^32)" },
+	{ "max-work-groups", COUNT, DLIM_WORK_GROUPS, 0, 0, "N",
+	  "a task's work-groups, when it gives local sizes (2^24)" },
+	{ "max-source", SIZE, DLIM_SOURCE, 0, 0, "BYTES", "a program's source (1M)" },
+	{ "max-options", SIZE, DLIM_OPTIONS, 0, 0, "BYTES", "a program's build options (1K)" },
+	{ "build-time-limit", TIME, DLIM_BUILD_TIME, 0, 0, "SECONDS",
+	  "a build's time; then it is killed and fails -ETIME (60s)" },
+	{ "build-memory", SIZE, DLIM_BUILD_MEMORY, 0, 0, "BYTES",
+	  "data memory of a build process (2G)" },
+	{ "kernel-time-limit", TIME, DLIM_KERNEL_TIME, 0, 0, "SECONDS",
+	  "a kernel's running time; then it fails -ETIME (0: 10 s)" },
+	{ "context-programs", COUNT, DLIM_CTX_PROGRAMS, 0, 0, "N",
+	  "programs one context registers (64)" },
+	{ "user-programs", COUNT, DLIM_USER_PROGRAMS, 0, 0, "N",
+	  "programs all the contexts of one user register (256)" },
+	{ "context-kernels", COUNT, DLIM_CTX_KERNELS, 0, 0, "N",
+	  "kernels one context registers (256)" },
+	{ "user-kernels", COUNT, DLIM_USER_KERNELS, 0, 0, "N",
+	  "kernels all the contexts of one user register (1024)" },
+	{ "context-arena", SIZE, DLIM_CTX_ARENA, 0, 0, "BYTES",
+	  "arena of a context served; a larger one's tasks fail -EDQUOT (1G)" },
+	{ "user-arena", SIZE, DLIM_USER_ARENA, 0, 0, "BYTES",
+	  "arenas of all the open contexts of one user (4G)" },
+	{ "allow-source", YESNO, DLIM_ALLOW_SOURCE, 0, 0, NULL,
+	  "may register OpenCL C source, not only built-in kernels (no; root: yes)" },
 };
 
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -62,6 +108,29 @@ void dconf_init(struct dconf *c)
 	c->metrics_interval = 5;
 	c->state = strdup("/run/tq/usched.state");
 	c->devnode = strdup(USCHED_DEVNODE);
+	c->build_jobs = 2;
+	c->user_build_jobs = 1;
+	c->state_max = 64ull << 20;
+	c->lim.v[DLIM_WORK_ITEMS] = 1ull << 32;
+	c->lim.v[DLIM_WORK_GROUPS] = 1ull << 24;
+	c->lim.v[DLIM_SOURCE] = 1ull << 20;
+	c->lim.v[DLIM_OPTIONS] = 1024;
+	c->lim.v[DLIM_BUILD_TIME] = 60 * 1000000000ull;
+	c->lim.v[DLIM_BUILD_MEMORY] = 2ull << 30;
+	c->lim.v[DLIM_CTX_PROGRAMS] = 64;
+	c->lim.v[DLIM_USER_PROGRAMS] = 256;
+	c->lim.v[DLIM_CTX_KERNELS] = 256;
+	c->lim.v[DLIM_USER_KERNELS] = 1024;
+	c->lim.v[DLIM_CTX_ARENA] = 1ull << 30;
+	c->lim.v[DLIM_USER_ARENA] = 4ull << 30;
+}
+
+const char *dlim_name(enum dlim i)
+{
+	for (unsigned int j = 0; j < NSETTINGS; j++)
+		if (IS_LIMIT(settings[j].kind) && settings[j].off == i)
+			return settings[j].key;
+	return "?";
 }
 
 void dconf_free(struct dconf *c)
@@ -72,7 +141,128 @@ void dconf_free(struct dconf *c)
 	free(c->platform);
 	free(c->device);
 	free(c->config);
+	free(c->sect);
 	memset(c, 0, sizeof(*c));
+}
+
+void dconf_take_limits(struct dconf *c, struct dconf *from)
+{
+	free(c->sect);
+	c->sect = from->sect;
+	c->nsect = from->nsect;
+	from->sect = NULL;
+	from->nsect = 0;
+	c->lim = from->lim;
+}
+
+/* A number with an optional binary suffix (K, M, G, T), or "none" (0). */
+static int parse_u64(const char *val, bool suffix, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (!strcmp(val, "none")) {
+		*out = 0;
+		return 0;
+	}
+	errno = 0;
+	v = strtoull(val, &end, 10);
+	if (errno || end == val || !isdigit((unsigned char)*val))
+		return -EINVAL;
+	if (suffix && *end) {
+		const char *units = "KMGT", *u = strchr(units, toupper((unsigned char)*end));
+
+		if (!u || end[1])
+			return -EINVAL;
+		shift = 10 * (u - units + 1);
+		end++;
+	}
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+/* Seconds, or a number with ms, s or m after it; stored in ns. */
+static int parse_time(const char *val, uint64_t *ns)
+{
+	static const struct { const char *sfx; uint64_t ns; } units[] = {
+		{ "", 1000000000ull }, { "s", 1000000000ull }, { "ms", 1000000ull },
+		{ "m", 60000000000ull },
+	};
+	unsigned long long v;
+	char *end;
+
+	if (!strcmp(val, "none")) {
+		*ns = 0;
+		return 0;
+	}
+	errno = 0;
+	v = strtoull(val, &end, 10);
+	if (errno || end == val || !isdigit((unsigned char)*val))
+		return -EINVAL;
+	for (unsigned int i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].sfx)) {
+			if (v > UINT64_MAX / units[i].ns)
+				return -EINVAL;
+			*ns = v * units[i].ns;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int parse_yesno(const char *val, bool *out)
+{
+	if (!strcmp(val, "yes") || !strcmp(val, "true") || !strcmp(val, "1"))
+		*out = true;
+	else if (!strcmp(val, "no") || !strcmp(val, "false") || !strcmp(val, "0"))
+		*out = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static const struct setting *find_setting(const char *key)
+{
+	for (unsigned int i = 0; i < NSETTINGS; i++)
+		if (!strcmp(settings[i].key, key))
+			return &settings[i];
+	return NULL;
+}
+
+/* A limit's value into lim (and its bit into *set). */
+static int set_limit(const struct setting *s, struct dlimits *lim, uint32_t *set,
+		     const char *val, const char **why)
+{
+	uint64_t v;
+	bool b;
+	int ret;
+
+	switch (s->kind) {
+	case SIZE:
+	case COUNT:
+		ret = parse_u64(val, s->kind == SIZE, &v);
+		*why = s->kind == SIZE ? "want a size: N, NK, NM, NG, NT or none" :
+					 "want a number or none";
+		break;
+	case TIME:
+		ret = parse_time(val, &v);
+		*why = "want a time: N (seconds), Ns, Nms, Nm or none";
+		break;
+	default:
+		ret = parse_yesno(val, &b);
+		v = b;
+		*why = "want yes or no";
+		break;
+	}
+	if (ret)
+		return -EINVAL;
+	lim->v[s->off] = v;
+	if (set)
+		*set |= 1u << s->off;
+	return 0;
 }
 
 /* An empty value unsets a string, so "trace =" turns a trace off. */
@@ -84,18 +274,25 @@ static void set_str(char **field, const char *val, size_t len)
 
 int dconf_set(struct dconf *c, const char *key, const char *val, const char **why)
 {
-	const struct setting *s = NULL;
+	const struct setting *s = find_setting(key);
 	unsigned long v;
+	uint64_t v64;
 	char *end;
 
-	for (unsigned int i = 0; i < NSETTINGS; i++)
-		if (!strcmp(settings[i].key, key))
-			s = &settings[i];
 	if (!s) {
 		*why = "unknown setting";
 		return -EINVAL;
 	}
+	if (IS_LIMIT(s->kind))
+		return set_limit(s, &c->lim, NULL, val, why);
 	switch (s->kind) {
+	case U64:
+		if (parse_u64(val, true, &v64)) {
+			*why = "want a size: N, NK, NM, NG, NT or none";
+			return -EINVAL;
+		}
+		*(uint64_t *)((char *)c + s->off) = v64;
+		return 0;
 	case STR:
 		set_str((char **)((char *)c + s->off), val, strlen(val));
 		return 0;
@@ -130,8 +327,160 @@ int dconf_set(struct dconf *c, const char *key, const char *val, const char **wh
 		}
 		*(unsigned int *)((char *)c + s->off) = v;
 		return 0;
+	default:
+		break;
 	}
 	return -EINVAL;
+}
+
+/* "[user NAME|UID]" or "[group NAME|GID]" (line without its brackets): a new section. */
+static int section_start(struct dconf *c, const char *hdr, const char **why)
+{
+	const char *kind = hdr, *name;
+	struct dsection *s, *n;
+	unsigned long id;
+	char *end;
+
+	size_t klen = strcspn(hdr, " \t");
+
+	name = hdr + klen;
+	while (isspace((unsigned char)*name))
+		name++;
+	if (!*name || !((klen == 4 && !strncmp(kind, "user", 4)) ||
+			(klen == 5 && !strncmp(kind, "group", 5)))) {
+		*why = "want [user NAME|UID] or [group NAME|GID]";
+		return -EINVAL;
+	}
+	n = realloc(c->sect, (c->nsect + 1) * sizeof(*n));
+	if (!n) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	c->sect = n;
+	s = &n[c->nsect];
+	*s = (struct dsection){ .group = klen == 5 };
+	errno = 0;
+	id = strtoul(name, &end, 10);
+	if (isdigit((unsigned char)*name) && !*end && !errno && id <= UINT32_MAX) {
+		s->id = id;
+	} else if (s->group) {
+		struct group *g = getgrnam(name);
+
+		if (!g) {
+			*why = "no such group";
+			return -EINVAL;
+		}
+		s->id = g->gr_gid;
+	} else {
+		struct passwd *p = getpwnam(name);
+
+		if (!p) {
+			*why = "no such user";
+			return -EINVAL;
+		}
+		s->id = p->pw_uid;
+	}
+	c->nsect++;
+	return 0;
+}
+
+/* A key in the last section: only limits may be set per user or group. */
+static int section_set(struct dconf *c, const char *key, const char *val, const char **why)
+{
+	const struct setting *s = find_setting(key);
+	struct dsection *sec = &c->sect[c->nsect - 1];
+
+	if (!s) {
+		*why = "unknown setting";
+		return -EINVAL;
+	}
+	if (!IS_LIMIT(s->kind)) {
+		*why = "not a per-user setting (only limits and allow-source are)";
+		return -EINVAL;
+	}
+	return set_limit(s, &sec->lim, &sec->set, val, why);
+}
+
+/* Of two groups' values for limit i, the more generous. */
+static uint64_t generous(enum dlim i, uint64_t a, uint64_t b)
+{
+	if (i == DLIM_ALLOW_SOURCE)
+		return a || b;
+	if (!a || !b)
+		return 0;	/* no limit */
+	return a > b ? a : b;
+}
+
+void dconf_limits(const struct dconf *c, uint32_t uid, const uint32_t *gids,
+		  unsigned int ngids, struct dlimits *out)
+{
+	uint32_t by_user = 0, by_group = 0;
+	struct dlimits user = { 0 }, group = { 0 };
+
+	for (unsigned int s = 0; s < c->nsect; s++) {
+		const struct dsection *sec = &c->sect[s];
+		bool match = false;
+
+		if (!sec->group) {
+			if (sec->id != uid)
+				continue;
+			/* Several sections of one user: the later one's keys win. */
+			for (unsigned int i = 0; i < DLIM_N; i++)
+				if (sec->set & (1u << i))
+					user.v[i] = sec->lim.v[i];
+			by_user |= sec->set;
+			continue;
+		}
+		for (unsigned int g = 0; g < ngids && !match; g++)
+			match = gids[g] == sec->id;
+		if (!match)
+			continue;
+		for (unsigned int i = 0; i < DLIM_N; i++) {
+			if (!(sec->set & (1u << i)))
+				continue;
+			group.v[i] = by_group & (1u << i) ?
+				generous(i, group.v[i], sec->lim.v[i]) : sec->lim.v[i];
+		}
+		by_group |= sec->set;
+	}
+	for (unsigned int i = 0; i < DLIM_N; i++) {
+		if (by_user & (1u << i))
+			out->v[i] = user.v[i];
+		else if (by_group & (1u << i))
+			out->v[i] = group.v[i];
+		else if (i == DLIM_ALLOW_SOURCE && uid == 0)
+			out->v[i] = 1;	/* root can read every client's memory anyway */
+		else
+			out->v[i] = c->lim.v[i];
+	}
+}
+
+void dconf_user_limits(const struct dconf *c, uint32_t uid, struct dlimits *out)
+{
+	struct passwd pw, *p = NULL;
+	gid_t stack[64], *gids = stack;
+	int n = 64;
+	char buf[4096];
+
+	/* A uid the database does not know has no groups: the global values, or its [user]. */
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &p) || !p) {
+		dconf_limits(c, uid, NULL, 0, out);
+		return;
+	}
+	if (getgrouplist(p->pw_name, p->pw_gid, gids, &n) < 0) {
+		gids = malloc(n * sizeof(*gids));
+		if (!gids || getgrouplist(p->pw_name, p->pw_gid, gids, &n) < 0) {
+			/* Out of memory: the primary group alone. */
+			free(gids);
+			gids = stack;
+			stack[0] = p->pw_gid;
+			n = 1;
+		}
+	}
+	_Static_assert(sizeof(gid_t) == sizeof(uint32_t), "gid_t is a uint32_t");
+	dconf_limits(c, uid, (const uint32_t *)gids, n, out);
+	if (gids != stack)
+		free(gids);
 }
 
 static char *trim(char *s)
@@ -165,6 +514,23 @@ int dconf_load(struct dconf *c, const char *path, char *err, size_t errlen)
 		key = trim(line);
 		if (!*key || *key == '#')
 			continue;
+		if (*key == '[') {
+			char *close = strchr(key, ']');
+
+			if (!close || *trim(close + 1)) {
+				snprintf(err, errlen, "%s:%u: want [user NAME|UID] or [group NAME|GID]",
+					 path, lineno);
+				ret = -EINVAL;
+				break;
+			}
+			*close = 0;
+			ret = section_start(c, trim(key + 1), &why);
+			if (ret) {
+				snprintf(err, errlen, "%s:%u: %s: %s", path, lineno, trim(key + 1), why);
+				break;
+			}
+			continue;
+		}
 		eq = strchr(key, '=');
 		if (!eq) {
 			snprintf(err, errlen, "%s:%u: want key = value", path, lineno);
@@ -174,7 +540,7 @@ int dconf_load(struct dconf *c, const char *path, char *err, size_t errlen)
 		*eq = 0;
 		val = trim(eq + 1);
 		key = trim(key);
-		ret = dconf_set(c, key, val, &why);
+		ret = c->nsect ? section_set(c, key, val, &why) : dconf_set(c, key, val, &why);
 		if (ret) {
 			snprintf(err, errlen, "%s:%u: %s: %s", path, lineno, key, why);
 			break;
@@ -199,6 +565,8 @@ static void usage(FILE *f, const char *prog)
 			 settings[i].arg ? settings[i].arg : "");
 		fprintf(f, "  %-28s %s\n", opt, settings[i].help);
 	}
+	fprintf(f, "\nLimits and allow-source may also be set per user and group in the file's\n"
+		"[user NAME|UID] and [group NAME|GID] sections.\n");
 	fprintf(f, "  --help                       this text\n\nSee usched(8).\n");
 }
 

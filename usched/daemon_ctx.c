@@ -11,6 +11,13 @@
  * use another's programs by guessing numbers. A task's core owner is its
  * context's pid and id (ctx_owner()) and its user_data the module's tag, so
  * a core completion maps straight back to a completion record.
+ *
+ * Limits (usched.conf, per user and group): a context's limits are its
+ * uid's, resolved at its first context and cached (struct duser), which
+ * also holds what all the contexts of that uid have registered, for the
+ * per-user quotas. A descriptor over a limit completes with the uapi's
+ * status for it (-E2BIG, -EDQUOT, -EPERM, -ETIME) and counts in
+ * dstats.refused; nothing of it is copied or kept.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -70,17 +77,118 @@ uint32_t ctx_kern_add(struct dctx *c, uint32_t prog, const char *name)
 	return ++c->nkerns;
 }
 
-/* Text from the arena, which the client may still be writing: copy it, end it. */
-static char *arena_text(struct dctx *c, const struct tq_buf *b)
+#define NAME_MAX_LEN	63	/* a kernel's or built-in's name: the core's limit */
+
+size_t text_len(const char *p, size_t len, size_t max)
+{
+	return strnlen(p, max && max < len ? max + 1 : len);
+}
+
+/*
+ * Text from the arena, which the client may still be writing: its length
+ * measured first, scanning no more than max + 1 bytes (0: no limit), then
+ * copied and ended. NULL with *status -E2BIG over max, -ENOMEM.
+ */
+static char *arena_text(struct dctx *c, const struct tq_buf *b, size_t max, int *status)
 {
 	const char *p = (const char *)c->arena + b->offset;
+	size_t n = text_len(p, b->len, max);
+	char *t;
 
-	return strndup(p, b->len);
+	if (max && n > max) {
+		*status = -E2BIG;
+		return NULL;
+	}
+	t = strndup(p, n);
+	*status = t ? 0 : -ENOMEM;
+	return t;
+}
+
+int limit_work(const struct dlimits *l, unsigned int dim, const uint64_t *global,
+	       const uint32_t *local, enum dlim *which)
+{
+	uint64_t items = 1, groups = 1;
+	bool over = false;
+
+	for (unsigned int i = 0; i < dim; i++)
+		over |= __builtin_mul_overflow(items, global[i], &items);
+	if (l->v[DLIM_WORK_ITEMS] && (over || items > l->v[DLIM_WORK_ITEMS])) {
+		*which = DLIM_WORK_ITEMS;
+		return -E2BIG;
+	}
+	/* Without local sizes the driver chooses, as few groups as it can run well. */
+	if (!local || !l->v[DLIM_WORK_GROUPS])
+		return 0;
+	over = false;
+	for (unsigned int i = 0; i < dim; i++) {
+		uint64_t n = local[i] ? global[i] / local[i] + !!(global[i] % local[i]) : global[i];
+
+		over |= __builtin_mul_overflow(groups, n, &groups);
+	}
+	if (over || groups > l->v[DLIM_WORK_GROUPS]) {
+		*which = DLIM_WORK_GROUPS;
+		return -E2BIG;
+	}
+	return 0;
+}
+
+struct duser *user_get(struct daemon *d, uint32_t uid)
+{
+	struct duser **head = &d->users[uid % DUSER_HASH], *u;
+
+	for (u = *head; u; u = u->next)
+		if (u->uid == uid)
+			return u;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	u->uid = uid;
+	dconf_user_limits(&d->conf, uid, &u->lim);
+	u->next = *head;
+	*head = u;
+	d->st.users++;
+	dbg("uid %u: source %s, %llu programs, %llu kernels, %llu arena bytes", uid,
+	    u->lim.v[DLIM_ALLOW_SOURCE] ? "allowed" : "refused",
+	    (unsigned long long)u->lim.v[DLIM_USER_PROGRAMS],
+	    (unsigned long long)u->lim.v[DLIM_USER_KERNELS],
+	    (unsigned long long)u->lim.v[DLIM_USER_ARENA]);
+	return u;
+}
+
+void users_reload(struct daemon *d, struct dconf *from)
+{
+	dconf_take_limits(&d->conf, from);
+	for (unsigned int h = 0; h < DUSER_HASH; h++)
+		for (struct duser *u = d->users[h]; u; u = u->next)
+			dconf_user_limits(&d->conf, u->uid, &u->lim);
+	/* The workers read it; build-jobs, the number of workers, takes a restart. */
+	pthread_mutex_lock(&d->blk);
+	d->conf.user_build_jobs = from->user_build_jobs;
+	pthread_mutex_unlock(&d->blk);
+}
+
+void users_free(struct daemon *d)
+{
+	for (unsigned int h = 0; h < DUSER_HASH; h++) {
+		while (d->users[h]) {
+			struct duser *u = d->users[h];
+
+			d->users[h] = u->next;
+			free(u);
+		}
+	}
+}
+
+/* A descriptor or a context over limit i: count it. */
+static void refused(struct daemon *d, enum dlim i)
+{
+	d->st.refused[i]++;
 }
 
 /* After a restart: build what the context registered with our predecessor. */
 static void ctx_rebuild(struct daemon *d, struct dctx *c)
 {
+	bool crashed;
 	char *log = NULL;
 	uint32_t i;
 	int ret;
@@ -92,9 +200,10 @@ static void ctx_rebuild(struct daemon *d, struct dctx *c)
 			continue;
 		if (p->builtin)
 			ret = usched_prog_builtin(d->u, p->text, &p->core);
-		else
-			ret = usched_prog_add(d->u, p->text, strlen(p->text), p->opts, &p->core,
-					      &log);
+		else	/* under the same limits as any build, in a child */
+			ret = build_source(d, p->text, p->opts, c->user->lim.v[DLIM_BUILD_TIME],
+					   c->user->lim.v[DLIM_BUILD_MEMORY], &p->core, &log,
+					   &crashed, NULL, NULL);
 		free(log);
 		log = NULL;
 		if (ret) {
@@ -117,6 +226,7 @@ static void ctx_rebuild(struct daemon *d, struct dctx *c)
 void ctx_open(struct daemon *d, const struct tq_event *ev)
 {
 	const struct tq_ev_open *o = &ev->open;
+	const struct dlimits *lim;
 	struct dctx *c;
 	void *arena;
 	int ret;
@@ -137,6 +247,32 @@ void ctx_open(struct daemon *d, const struct tq_event *ev)
 	d->ctx[c->id % DCTX_HASH] = c;
 	d->st.contexts++;
 
+	c->user = user_get(d, c->uid);
+	if (!c->user) {
+		err("context %u: out of memory; its tasks will fail", c->id);
+		return;
+	}
+	lim = &c->user->lim;
+	if (lim->v[DLIM_CTX_ARENA] && o->arena_bytes > lim->v[DLIM_CTX_ARENA]) {
+		c->refused = -EDQUOT;
+		refused(d, DLIM_CTX_ARENA);
+		warn("context %u (pid %u uid %u): arena of %llu bytes over context-arena %llu; "
+		     "its tasks will fail with EDQUOT", c->id, c->pid, c->uid,
+		     (unsigned long long)o->arena_bytes,
+		     (unsigned long long)lim->v[DLIM_CTX_ARENA]);
+		return;
+	}
+	if (lim->v[DLIM_USER_ARENA] && c->user->arena + o->arena_bytes > lim->v[DLIM_USER_ARENA]) {
+		c->refused = -EDQUOT;
+		refused(d, DLIM_USER_ARENA);
+		warn("context %u (pid %u uid %u): arena of %llu bytes takes uid %u past user-arena "
+		     "%llu (%llu in use); its tasks will fail with EDQUOT", c->id, c->pid, c->uid,
+		     (unsigned long long)o->arena_bytes, c->uid,
+		     (unsigned long long)lim->v[DLIM_USER_ARENA],
+		     (unsigned long long)c->user->arena);
+		return;
+	}
+
 	arena = mmap(NULL, o->arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd,
 		     o->arena_offset);
 	if (arena == MAP_FAILED) {
@@ -151,10 +287,15 @@ void ctx_open(struct daemon *d, const struct tq_event *ev)
 	}
 	c->arena = arena;
 	c->arena_bytes = o->arena_bytes;
+	c->user->arena += c->arena_bytes;
 	dbg("context %u open: pid %u uid %u arena %llu bytes", c->id, c->pid, c->uid,
 	    (unsigned long long)c->arena_bytes);
-	if (state_restore(d, c) > 0)
+	if (state_restore(d, c) > 0) {
+		/* Registered under our predecessor's limits: kept, and counted. */
+		c->user->programs += c->nprogs;
+		c->user->kernels += c->nkerns;
 		ctx_rebuild(d, c);
+	}
 }
 
 void ctx_free(struct dctx *c)
@@ -185,6 +326,12 @@ static void ctx_release(struct daemon *d, struct dctx *c)
 			usched_prog_put(d->u, c->progs[i].core);
 	if (c->arena)
 		usched_region_del(d->u, c->region);
+	if (c->user) {
+		c->user->programs -= c->nprogs;
+		c->user->kernels -= c->nkerns;
+		if (c->arena)
+			c->user->arena -= c->arena_bytes;
+	}
 	release_ctx(d, c->id);
 	d->st.contexts--;
 	dbg("context %u released", c->id);
@@ -202,6 +349,7 @@ void ctx_free_all(struct daemon *d)
 			ctx_free(c);
 		}
 	}
+	users_free(d);
 }
 
 /* One of the context's tasks or builds is done. */
@@ -243,27 +391,59 @@ static void reject(struct daemon *d, const struct tq_event *ev, int status)
 static void task_program(struct daemon *d, struct dctx *c, const struct tq_event *ev)
 {
 	const struct tq_desc *t = &ev->task;
-	struct dbuild *b = calloc(1, sizeof(*b));
+	const struct dlimits *lim = &c->user->lim;
+	bool builtin = t->flags & TQ_DESC_F_BUILTIN;
+	struct dbuild *b;
+	int status;
 
+	if (!builtin && !lim->v[DLIM_ALLOW_SOURCE]) {
+		refused(d, DLIM_ALLOW_SOURCE);
+		return reject(d, ev, -EPERM);
+	}
+	if (lim->v[DLIM_CTX_PROGRAMS] && c->nprogs + c->building >= lim->v[DLIM_CTX_PROGRAMS]) {
+		refused(d, DLIM_CTX_PROGRAMS);
+		return reject(d, ev, -EDQUOT);
+	}
+	if (lim->v[DLIM_USER_PROGRAMS] && c->user->programs >= lim->v[DLIM_USER_PROGRAMS]) {
+		refused(d, DLIM_USER_PROGRAMS);
+		return reject(d, ev, -EDQUOT);
+	}
+	b = calloc(1, sizeof(*b));
 	if (!b)
 		return reject(d, ev, -ENOMEM);
 	b->ctx = c->id;
+	b->user = c->user;
 	b->tag = ev->tag;
-	b->builtin = t->flags & TQ_DESC_F_BUILTIN;
+	b->builtin = builtin;
+	b->time_limit_ns = lim->v[DLIM_BUILD_TIME];
+	b->memory_limit = lim->v[DLIM_BUILD_MEMORY];
 	b->log_off = t->bufs[0].offset;
 	b->log_len = t->bufs[0].len;
-	b->text = arena_text(c, &t->bufs[0]);
-	if (t->nr_bufs > 1)
-		b->opts = arena_text(c, &t->bufs[1]);
-	if (!b->text || (t->nr_bufs > 1 && !b->opts)) {
+	b->text = arena_text(c, &t->bufs[0], builtin ? NAME_MAX_LEN : lim->v[DLIM_SOURCE],
+			     &status);
+	if (!b->text) {
 		build_free(b);
-		return reject(d, ev, -ENOMEM);
+		if (status == -E2BIG && !builtin)
+			refused(d, DLIM_SOURCE);
+		/* A built-in's name longer than any is no built-in's. */
+		return reject(d, ev, status == -E2BIG && builtin ? -ENOENT : status);
+	}
+	if (t->nr_bufs > 1) {
+		b->opts = arena_text(c, &t->bufs[1], lim->v[DLIM_OPTIONS], &status);
+		if (!b->opts) {
+			build_free(b);
+			if (status == -E2BIG)
+				refused(d, DLIM_OPTIONS);
+			return reject(d, ev, status);
+		}
 	}
 	if (b->opts && !*b->opts) {	/* all NULs: no options */
 		free(b->opts);
 		b->opts = NULL;
 	}
 	c->inflight++;
+	c->building++;
+	c->user->programs++;
 	d->held++;
 	build_queue(d, b);
 }
@@ -280,6 +460,16 @@ void ctx_build_done(struct daemon *d, struct dbuild *b)
 			usched_prog_put(d->u, b->core);
 		return;
 	}
+	c->building--;
+	if (b->status == -ETIME) {
+		refused(d, DLIM_BUILD_TIME);
+		warn("context %u (uid %u): a build stopped at build-time-limit after %.1f s", c->id,
+		     c->uid, (b->end_ns - b->start_ns) * 1e-9);
+	}
+	if (b->crashed)
+		d->st.build_crashes++;
+	if (b->status == -EIO && b->log)
+		warn("context %u: %s", c->id, b->log);
 	if (!b->status) {
 		id = ctx_prog_add(c, b->builtin, b->text, b->opts);
 		if (id) {
@@ -293,6 +483,8 @@ void ctx_build_done(struct daemon *d, struct dbuild *b)
 	} else {
 		d->st.build_errors++;
 	}
+	if (b->status)
+		c->user->programs--;
 	if (b->status == -ENOEXEC && b->log && b->log_len) {
 		/* The log goes over the source, as the uapi header says. */
 		char *dst = (char *)c->arena + b->log_off;
@@ -305,8 +497,8 @@ void ctx_build_done(struct daemon *d, struct dbuild *b)
 	if (b->status)
 		info("context %u: %s %.40s: %s", c->id, b->builtin ? "built-in" : "program",
 		     b->builtin ? b->text : "", strerror(-b->status));
-	/* A client waits for this without a time limit: leave a trace of slow ones. */
-	if (b->end_ns - b->start_ns > 10000000000ull)
+	/* Leave a trace of slow ones. */
+	if (b->status != -ETIME && b->end_ns - b->start_ns > 10000000000ull)
 		warn("context %u: a build took %.1f s", c->id, (b->end_ns - b->start_ns) * 1e-9);
 	complete_task(d, c->id, b->tag, b->status, result, b->start_ns, b->end_ns);
 	ctx_put(d, c);
@@ -315,6 +507,7 @@ void ctx_build_done(struct daemon *d, struct dbuild *b)
 static void task_kernel(struct daemon *d, struct dctx *c, const struct tq_event *ev)
 {
 	const struct tq_desc *t = &ev->task;
+	const struct dlimits *lim = &c->user->lim;
 	uint32_t prog = t->program, core, id;
 	uint64_t now = mono_ns();
 	char *name;
@@ -322,9 +515,17 @@ static void task_kernel(struct daemon *d, struct dctx *c, const struct tq_event 
 
 	if (!prog || prog > c->nprogs || !c->progs[prog - 1].core)
 		return reject(d, ev, -ENOENT);
-	name = arena_text(c, &t->bufs[0]);
-	if (!name)
-		return reject(d, ev, -ENOMEM);
+	if (lim->v[DLIM_CTX_KERNELS] && c->nkerns >= lim->v[DLIM_CTX_KERNELS]) {
+		refused(d, DLIM_CTX_KERNELS);
+		return reject(d, ev, -EDQUOT);
+	}
+	if (lim->v[DLIM_USER_KERNELS] && c->user->kernels >= lim->v[DLIM_USER_KERNELS]) {
+		refused(d, DLIM_USER_KERNELS);
+		return reject(d, ev, -EDQUOT);
+	}
+	name = arena_text(c, &t->bufs[0], NAME_MAX_LEN, &ret);
+	if (!name)	/* a longer name than the core takes is malformed */
+		return reject(d, ev, ret == -E2BIG ? -EINVAL : ret);
 	ret = usched_kernel_get(d->u, c->progs[prog - 1].core, name, &core);
 	if (ret) {
 		free(name);
@@ -335,6 +536,7 @@ static void task_kernel(struct daemon *d, struct dctx *c, const struct tq_event 
 	if (!id)
 		return reject(d, ev, -ENOMEM);
 	c->kerns[id - 1].core = core;
+	c->user->kernels++;
 	state_add_kern(d, c, id);
 	complete_task(d, c->id, ev->tag, 0, id, now, mono_ns());
 }
@@ -350,12 +552,23 @@ static void task_run(struct daemon *d, struct dctx *c, const struct tq_event *ev
 		.nbufs = t->nr_bufs,
 		.nargs = t->nr_bufs + t->nr_scalars,
 	};
+	const struct dlimits *lim = &c->user->lim;
+	uint64_t global[3];
 	const struct dkern *k;
+	enum dlim which;
 	unsigned int i;
 	int ret;
 
 	if (!t->kernel || t->kernel > c->nkerns)
 		return reject(d, ev, -ENOENT);
+	for (i = 0; i < t->work_dim && i < 3; i++)
+		global[i] = t->global[i];
+	ret = limit_work(lim, i, global, t->flags & TQ_DESC_F_LOCAL ? t->local : NULL, &which);
+	if (ret) {
+		refused(d, which);
+		return reject(d, ev, ret);
+	}
+	ut.time_limit_ns = lim->v[DLIM_KERNEL_TIME];
 	k = &c->kerns[t->kernel - 1];
 	if (k->prog != t->program || !k->core)
 		return reject(d, ev, -ENOENT);
@@ -396,6 +609,8 @@ void ctx_task(struct daemon *d, const struct tq_event *ev)
 
 	if (ev->flags & TQ_EV_F_REQUEUED)
 		d->st.requeued++;
+	if (c && c->refused)
+		return reject(d, ev, c->refused);
 	if (!c || !c->arena)
 		return reject(d, ev, c ? -ENOMEM : -ENOENT);
 	if (c->closing)
@@ -424,6 +639,8 @@ void ctx_complete(void *arg, const struct usched_completion *uc)
 
 	if (d->quit && uc->status == -ECANCELED)
 		return;		/* exiting at once: the module gives it to our successor */
+	if (uc->status == -ETIME)
+		refused(d, DLIM_KERNEL_TIME);	/* the core's watchdog stopped it */
 	complete_task(d, id, uc->user_data, uc->status, 0, uc->start_ns, uc->end_ns);
 	if (c)
 		ctx_put(d, c);

@@ -364,8 +364,8 @@ static void write_metrics(struct daemon *d)
 
 /*
  * SIGHUP: read the file and the flags again as at start-up, and take what
- * can change without a restart: where and how often the metrics go, and
- * how much is logged.
+ * can change without a restart: where and how often the metrics go, how
+ * much is logged, and the limits (every known uid's resolved again).
  */
 static void reload(struct daemon *d)
 {
@@ -381,7 +381,8 @@ static void reload(struct daemon *d)
 		d->conf.metrics_interval = n.metrics_interval;
 		d->conf.verbose = n.verbose;
 		dlog_init(d->conf.foreground, d->conf.verbose);
-		info("reloaded the settings (metrics, metrics-interval and verbose; "
+		users_reload(d, &n);
+		info("reloaded the settings (metrics, metrics-interval, verbose and the limits; "
 		     "the rest takes a restart)");
 	}
 	dconf_free(&n);

@@ -194,6 +194,21 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 		(unsigned long long)ds->write_errors);
 	metric(f, "tq_contexts", "gauge", "Client contexts open.");
 	fprintf(f, "tq_contexts %llu\n", (unsigned long long)ds->contexts);
+
+	metric(f, "tq_limit_refused_total", "counter",
+	       "Descriptors completed with a limit's status (E2BIG, EDQUOT, EPERM, ETIME) and "
+	       "contexts not served, by the usched.conf key of the limit.");
+	for (unsigned int i = 0; i < DLIM_N; i++)
+		fprintf(f, "tq_limit_refused_total{limit=\"%s\"} %llu\n", dlim_name(i),
+			(unsigned long long)ds->refused[i]);
+	metric(f, "tq_build_crashes_total", "counter",
+	       "Build processes that died before answering (most often of build-memory).");
+	fprintf(f, "tq_build_crashes_total %llu\n", (unsigned long long)ds->build_crashes);
+	metric(f, "tq_state_dropped_total", "counter",
+	       "Registrations the state file had no room for (state-max): a restart forgets them.");
+	fprintf(f, "tq_state_dropped_total %llu\n", (unsigned long long)ds->state_dropped);
+	metric(f, "tq_users", "gauge", "Uids whose limits usched has resolved.");
+	fprintf(f, "tq_users %llu\n", (unsigned long long)ds->users);
 }
 
 int metrics_write(const char *path, const struct usched_stats *s, const struct dstats *ds,

@@ -17,6 +17,11 @@
  * contexts, through a temporary name, whenever one is released, which also
  * drops what a crash left of contexts that are gone. A torn last record (a
  * crash in mid-append) ends the reading.
+ *
+ * The file holds only live contexts' records, each bounded by the limits
+ * (max-source, the program and kernel quotas); state-max bounds it whole: a
+ * record that would take it past that is not kept (a restart forgets that
+ * id, and the tasks that use it fail -ENOENT) and is counted.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,7 +64,9 @@ int state_open(struct daemon *d)
 		return 0;
 	make_dirs(d->conf.state);
 	fd = open(d->conf.state, O_RDONLY | O_CLOEXEC);
+	d->state_bytes = 0;
 	if (fd >= 0 && !fstat(fd, &sb) && sb.st_size > 0) {
+		d->state_bytes = sb.st_size;
 		d->saved = malloc(sb.st_size);
 		if (d->saved) {
 			n = read(fd, d->saved, sb.st_size);
@@ -103,25 +110,54 @@ static int rec_kern(FILE *f, const struct dctx *c, uint32_t id)
 	return ferror(f) ? -EIO : 0;
 }
 
-/* One record, with one write() so that a crash tears at most the last. */
-static void state_append(struct daemon *d, struct dctx *c, uint32_t id, bool prog)
+/* One record in a buffer to free(); NULL without memory. */
+static char *record(struct dctx *c, uint32_t id, bool prog, size_t *len)
 {
 	char *buf = NULL;
-	size_t len = 0;
 	FILE *f;
 
-	if (d->state_fd < 0)
-		return;
-	f = open_memstream(&buf, &len);
+	*len = 0;
+	f = open_memstream(&buf, len);
 	if (!f)
-		return;
+		return NULL;
 	if (prog)
 		rec_prog(f, c, id);
 	else
 		rec_kern(f, c, id);
-	fclose(f);
-	if (write(d->state_fd, buf, len) != (ssize_t)len)
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Room for len more bytes under state-max? If not, count the record dropped. */
+static bool room(struct daemon *d, uint64_t used, size_t len)
+{
+	if (!d->conf.state_max || used + len <= d->conf.state_max)
+		return true;
+	d->st.state_dropped++;
+	return false;
+}
+
+/* One record, with one write() so that a crash tears at most the last. */
+static void state_append(struct daemon *d, struct dctx *c, uint32_t id, bool prog)
+{
+	size_t len;
+	char *buf;
+
+	if (d->state_fd < 0)
+		return;
+	buf = record(c, id, prog, &len);
+	if (!buf)
+		return;
+	if (!room(d, d->state_bytes, len))
+		warn("%s: full (state-max): a restart will forget context %u's %s %u",
+		     d->conf.state, c->id, prog ? "program" : "kernel", id);
+	else if (write(d->state_fd, buf, len) != (ssize_t)len)
 		warn("%s: cannot append: %m; a restart will forget ids", d->conf.state);
+	else
+		d->state_bytes += len;
 	free(buf);
 }
 
@@ -199,6 +235,7 @@ int state_restore(struct daemon *d, struct dctx *c)
 void state_compact(struct daemon *d)
 {
 	size_t len = d->conf.state ? strlen(d->conf.state) + 8 : 0;
+	uint64_t used = 0;
 	char *tmp;
 	FILE *f;
 
@@ -213,10 +250,15 @@ void state_compact(struct daemon *d)
 		goto out;
 	for (unsigned int h = 0; h < DCTX_HASH; h++) {
 		for (struct dctx *c = d->ctx[h]; c; c = c->next) {
-			for (uint32_t i = 1; i <= c->nprogs; i++)
-				rec_prog(f, c, i);
-			for (uint32_t i = 1; i <= c->nkerns; i++)
-				rec_kern(f, c, i);
+			for (uint32_t i = 1; i <= c->nprogs + c->nkerns; i++) {
+				bool prog = i <= c->nprogs;
+				size_t n;
+				char *buf = record(c, prog ? i : i - c->nprogs, prog, &n);
+
+				if (buf && room(d, used, n) && fwrite(buf, 1, n, f) == n)
+					used += n;
+				free(buf);
+			}
 		}
 	}
 	if (fclose(f) || rename(tmp, d->conf.state)) {
@@ -224,6 +266,7 @@ void state_compact(struct daemon *d)
 		goto out;
 	}
 	close(d->state_fd);
+	d->state_bytes = used;
 	free(d->saved);
 	d->saved = NULL;
 	d->nsaved = 0;

@@ -2,7 +2,11 @@
 /*
  * daemon_test.c - native tests of the daemon's parts that need neither the
  * module nor a device: settings (file, flags, precedence), the metrics file
- * and the id state file (round trip, another process, a torn record).
+ * and the id state file (round trip, another process, a torn record), the
+ * limits (values, [user] and [group] sections, their resolution, each
+ * limit's arithmetic, the state file's bound). Then, where OpenCL has a
+ * device, builds in the usched-build child: a binary loaded into a core,
+ * a compile error's log, a compile bomb killed at its time limit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +14,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifndef USCHED_BUILD_BIN
+#define USCHED_BUILD_BIN "build/bin/usched-build"
+#endif
 
 #include "daemon.h"
 #include "tap.h"
@@ -324,6 +332,319 @@ static void test_state(void)
 	dconf_free(&d.conf);
 }
 
+static void test_limit_values(void)
+{
+	const char *why = NULL;
+	struct dconf c;
+
+	dconf_init(&c);
+	tap_ok(c.lim.v[DLIM_WORK_ITEMS] == 1ull << 32 && c.lim.v[DLIM_SOURCE] == 1 << 20 &&
+	       c.lim.v[DLIM_OPTIONS] == 1024 && c.lim.v[DLIM_BUILD_TIME] == 60000000000ull &&
+	       c.lim.v[DLIM_CTX_PROGRAMS] == 64 && !c.lim.v[DLIM_ALLOW_SOURCE] &&
+	       !c.lim.v[DLIM_KERNEL_TIME] && c.build_jobs == 2 && c.user_build_jobs == 1,
+	       "limits: defaults (source refused, 1M source, 60 s builds)");
+	tap_ok(!dconf_set(&c, "max-source", "64K", &why) && c.lim.v[DLIM_SOURCE] == 65536 &&
+	       !dconf_set(&c, "context-arena", "2g", &why) &&
+	       c.lim.v[DLIM_CTX_ARENA] == 2ull << 30 &&
+	       !dconf_set(&c, "max-work-items", "12345", &why) &&
+	       c.lim.v[DLIM_WORK_ITEMS] == 12345 &&
+	       !dconf_set(&c, "user-arena", "none", &why) && !c.lim.v[DLIM_USER_ARENA],
+	       "limits: sizes with K, M, G suffixes, counts, none");
+	tap_ok(dconf_set(&c, "max-source", "1X", &why) == -EINVAL &&
+	       dconf_set(&c, "max-source", "1KK", &why) == -EINVAL &&
+	       dconf_set(&c, "max-source", "-1", &why) == -EINVAL &&
+	       dconf_set(&c, "max-source", "99999999999T", &why) == -EINVAL &&
+	       dconf_set(&c, "max-work-items", "1K", &why) == -EINVAL &&
+	       c.lim.v[DLIM_SOURCE] == 65536, "limits: bad sizes refused, the value kept");
+	tap_ok(!dconf_set(&c, "build-time-limit", "90", &why) &&
+	       c.lim.v[DLIM_BUILD_TIME] == 90000000000ull &&
+	       !dconf_set(&c, "kernel-time-limit", "250ms", &why) &&
+	       c.lim.v[DLIM_KERNEL_TIME] == 250000000ull &&
+	       !dconf_set(&c, "build-time-limit", "2m", &why) &&
+	       c.lim.v[DLIM_BUILD_TIME] == 120000000000ull &&
+	       dconf_set(&c, "build-time-limit", "5h", &why) == -EINVAL &&
+	       dconf_set(&c, "build-time-limit", "s", &why) == -EINVAL,
+	       "limits: times in seconds, ms, m");
+	tap_ok(!dconf_set(&c, "allow-source", "yes", &why) && c.lim.v[DLIM_ALLOW_SOURCE] == 1 &&
+	       dconf_set(&c, "allow-source", "sure", &why) == -EINVAL,
+	       "limits: allow-source yes or no");
+	tap_ok(!dconf_set(&c, "state-max", "1M", &why) && c.state_max == 1 << 20 &&
+	       !dconf_set(&c, "build-jobs", "4", &why) && c.build_jobs == 4 &&
+	       dconf_set(&c, "build-jobs", "0", &why) == -EINVAL, "state-max and build-jobs");
+	tap_ok(!strcmp(dlim_name(DLIM_WORK_ITEMS), "max-work-items") &&
+	       !strcmp(dlim_name(DLIM_ALLOW_SOURCE), "allow-source") &&
+	       !strcmp(dlim_name(DLIM_USER_ARENA), "user-arena"), "limits: names");
+	dconf_free(&c);
+}
+
+static int load(struct dconf *c, const char *text, char *err, size_t errlen)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/l.conf", dir);
+	write_file(path, text);
+	dconf_init(c);
+	err[0] = 0;
+	return dconf_load(c, path, err, errlen);
+}
+
+static void test_sections(void)
+{
+	static const uint32_t g_dev[] = { 100, 200 }, g_both[] = { 100, 300 }, g_none[] = { 5 };
+	struct dlimits l;
+	char err[512];
+	struct dconf c;
+	int ret;
+
+	ret = load(&c,
+		   "max-source = 1K\n"
+		   "context-programs = 8\n"
+		   "[group 200]\n"
+		   "allow-source = yes\n"
+		   "context-programs = 16\n"
+		   "max-source = 4K\n"
+		   "[group 300]\n"
+		   "context-programs = none\n"
+		   "max-source = 2K\n"
+		   "[ user 1000 ]\n"
+		   "max-source = 100\n"
+		   "[user root]\n"
+		   "context-kernels = 3\n"
+		   "[group 100]\n"
+		   "max-source = 3K\n", err, sizeof(err));
+	tap_ok(!ret && c.nsect == 5 && c.lim.v[DLIM_SOURCE] == 1024 && !c.sect[0].set == 0 &&
+	       c.sect[2].id == 1000 && !c.sect[2].group && c.sect[3].id == 0,
+	       "sections: read (%s)", err);
+	dconf_limits(&c, 2000, g_none, 1, &l);
+	tap_ok(l.v[DLIM_SOURCE] == 1024 && l.v[DLIM_CTX_PROGRAMS] == 8 &&
+	       !l.v[DLIM_ALLOW_SOURCE] && l.v[DLIM_CTX_KERNELS] == 256,
+	       "resolve: a user of no section gets the global values");
+	dconf_limits(&c, 2000, g_dev, 2, &l);
+	tap_ok(l.v[DLIM_SOURCE] == 4096 && l.v[DLIM_CTX_PROGRAMS] == 16 &&
+	       l.v[DLIM_ALLOW_SOURCE] == 1, "resolve: a group section beats the global values");
+	dconf_limits(&c, 2000, g_both, 2, &l);
+	tap_ok(l.v[DLIM_SOURCE] == 3072 && !l.v[DLIM_CTX_PROGRAMS] && !l.v[DLIM_ALLOW_SOURCE],
+	       "resolve: of several groups the most generous value (largest; none beats all)");
+	dconf_limits(&c, 1000, g_dev, 2, &l);
+	tap_ok(l.v[DLIM_SOURCE] == 100 && l.v[DLIM_CTX_PROGRAMS] == 16 &&
+	       l.v[DLIM_ALLOW_SOURCE] == 1,
+	       "resolve: the user section beats its groups, key by key");
+	dconf_limits(&c, 0, g_none, 1, &l);
+	tap_ok(l.v[DLIM_ALLOW_SOURCE] == 1 && l.v[DLIM_CTX_KERNELS] == 3 &&
+	       l.v[DLIM_SOURCE] == 1024, "resolve: root may build source by default");
+	dconf_free(&c);
+
+	ret = load(&c, "[user root]\nallow-source = no\n", err, sizeof(err));
+	dconf_limits(&c, 0, NULL, 0, &l);
+	tap_ok(!ret && !l.v[DLIM_ALLOW_SOURCE], "resolve: unless a section of root's says no");
+	dconf_free(&c);
+	ret = load(&c, "[user 7]\nmax-source = 1K\n[user 7]\nmax-source = 2K\n", err,
+		   sizeof(err));
+	dconf_limits(&c, 7, NULL, 0, &l);
+	tap_ok(!ret && l.v[DLIM_SOURCE] == 2048, "resolve: two sections of a user: the later");
+	dconf_free(&c);
+
+	ret = load(&c, "[user 1000]\npolicy = fifo\n", err, sizeof(err));
+	tap_ok(ret == -EINVAL && strstr(err, ":2: policy: not a per-user setting"),
+	       "sections: only limits per user (%s)", err);
+	dconf_free(&c);
+	ret = load(&c, "[user no-such-user-here]\n", err, sizeof(err));
+	tap_ok(ret == -EINVAL && strstr(err, ":1: user no-such-user-here: no such user"),
+	       "sections: an unknown user is an error (%s)", err);
+	dconf_free(&c);
+	ret = load(&c, "[group no-such-group-here]\n", err, sizeof(err));
+	tap_ok(ret == -EINVAL && strstr(err, "no such group"), "sections: an unknown group (%s)",
+	       err);
+	dconf_free(&c);
+	ret = load(&c, "[users 1]\n", err, sizeof(err));
+	tap_ok(ret == -EINVAL && strstr(err, "want [user NAME|UID]"), "sections: a bad kind");
+	dconf_free(&c);
+	ret = load(&c, "[user 1\n", err, sizeof(err));
+	tap_ok(ret == -EINVAL && strstr(err, ":1: want [user"), "sections: an unclosed header");
+	dconf_free(&c);
+	ret = load(&c, "[user 1]\nmax-source = lots\n", err, sizeof(err));
+	tap_ok(ret == -EINVAL && strstr(err, ":2: max-source: want a size"),
+	       "sections: a bad value, with its line (%s)", err);
+	dconf_free(&c);
+
+	/* From the user database: root is uid 0 everywhere, in group 0. */
+	ret = load(&c, "[group 0]\nmax-options = 77\n", err, sizeof(err));
+	dconf_user_limits(&c, 0, &l);
+	tap_ok(!ret && l.v[DLIM_OPTIONS] == 77, "resolve: groups from the user database");
+	dconf_user_limits(&c, 4000000000u, &l);
+	tap_ok(l.v[DLIM_OPTIONS] == 1024, "resolve: a uid the database lacks: global values");
+	dconf_free(&c);
+}
+
+static void test_limit_math(void)
+{
+	struct dlimits l = { 0 };
+	const uint64_t big[3] = { 1ull << 63, 1, 1 }, sq[3] = { 1ull << 32, 1ull << 32, 1 };
+	const uint64_t g2[3] = { 1000, 1000, 1 }, g3[3] = { 100, 100, 100 };
+	const uint32_t l2[3] = { 16, 16, 1 }, l1[3] = { 1, 1, 1 };
+	enum dlim which = DLIM_N;
+	char text[64];
+
+	l.v[DLIM_WORK_ITEMS] = 1ull << 32;
+	l.v[DLIM_WORK_GROUPS] = 4096;
+	tap_ok(limit_work(&l, 1, big, NULL, &which) == -E2BIG && which == DLIM_WORK_ITEMS,
+	       "work: a global size of 2^63 is -E2BIG");
+	which = DLIM_N;
+	tap_ok(limit_work(&l, 2, sq, NULL, &which) == -E2BIG && which == DLIM_WORK_ITEMS,
+	       "work: 2^32 x 2^32 (a product that overflows) is -E2BIG");
+	tap_ok(!limit_work(&l, 3, g3, NULL, &which), "work: 10^6 items, no local sizes: ok");
+	tap_ok(limit_work(&l, 2, g2, l2, &which) == 0, "work: 63 x 63 = 3969 groups of 16x16: ok");
+	which = DLIM_N;
+	tap_ok(limit_work(&l, 2, g2, l1, &which) == -E2BIG && which == DLIM_WORK_GROUPS,
+	       "work: 10^6 groups of 1 over 4096: -E2BIG");
+	l.v[DLIM_WORK_ITEMS] = 1000000;
+	tap_ok(!limit_work(&l, 3, g3, NULL, &which) &&
+	       limit_work(&l, 3, (const uint64_t[3]){ 100, 100, 101 }, NULL, &which) == -E2BIG,
+	       "work: exactly the limit passes, one more row does not");
+	l = (struct dlimits){ 0 };
+	tap_ok(!limit_work(&l, 1, big, l1, &which), "work: none for no limit");
+
+	memset(text, 'a', sizeof(text));
+	text[40] = 0;
+	tap_ok(text_len(text, sizeof(text), 0) == 40 && text_len(text, sizeof(text), 100) == 40 &&
+	       text_len(text, 30, 0) == 30, "text: ends at its NUL or its buffer");
+	tap_ok(text_len(text, sizeof(text), 10) == 11,
+	       "text: scanned no further than the limit and one byte");
+}
+
+static void test_state_max(void)
+{
+	struct daemon d = { 0 };
+	struct dctx *c = new_ctx(9, 99);
+	char path[256], big[600];
+	struct stat st;
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	snprintf(path, sizeof(path), "%s/state/max.state", dir);
+	dconf_init(&d.conf);
+	free(d.conf.state);
+	d.conf.state = strdup(path);
+	d.conf.state_max = 2000;
+	state_open(&d);
+	for (int i = 1; i <= 5; i++) {
+		ctx_prog_add(c, false, big, NULL);
+		state_add_prog(&d, c, i);
+	}
+	stat(path, &st);
+	tap_ok(st.st_size <= 2000 && st.st_size > 1000 && d.st.state_dropped == 2,
+	       "state-max: the file stays under it (%lld bytes), 2 records dropped",
+	       (long long)st.st_size);
+	d.ctx[c->id % DCTX_HASH] = c;
+	state_compact(&d);
+	stat(path, &st);
+	tap_ok(st.st_size <= 2000 && d.st.state_dropped == 4 && d.state_bytes == (uint64_t)st.st_size,
+	       "state-max: compaction keeps to it too (2 more dropped)");
+	d.ctx[c->id % DCTX_HASH] = NULL;
+	ctx_free(c);
+	state_close(&d);
+	dconf_free(&d.conf);
+}
+
+static void test_limit_metrics(void)
+{
+	struct usched_stats s = { .max_tg = 8 };
+	struct dstats ds = { .build_crashes = 2, .users = 3 };
+	char path[256];
+	char *text;
+
+	ds.refused[DLIM_WORK_ITEMS] = 4;
+	ds.refused[DLIM_ALLOW_SOURCE] = 1;
+	ds.refused[DLIM_BUILD_TIME] = 6;
+	snprintf(path, sizeof(path), "%s/l.prom", dir);
+	metrics_write(path, &s, &ds, 1);
+	text = read_file(path);
+	tap_ok(strstr(text, "# TYPE tq_limit_refused_total counter\n") &&
+	       strstr(text, "tq_limit_refused_total{limit=\"max-work-items\"} 4\n") &&
+	       strstr(text, "tq_limit_refused_total{limit=\"allow-source\"} 1\n") &&
+	       strstr(text, "tq_limit_refused_total{limit=\"build-time-limit\"} 6\n") &&
+	       strstr(text, "tq_limit_refused_total{limit=\"user-arena\"} 0\n") &&
+	       strstr(text, "tq_build_crashes_total 2\n") && strstr(text, "tq_users 3\n"),
+	       "metrics: refusals by limit, build crashes, users");
+}
+
+/* Builds in the usched-build child, against a real core on OpenCL's first device. */
+static void test_child(void)
+{
+	static const char good[] =
+		"__kernel void scale(__global float *a, float x) { a[get_global_id(0)] *= x; }\n";
+	static const char bad[] = "__kernel void broken(__global float *a) { a[0] = nope; }\n";
+	static const char bomb[] =
+		"#define A(x) x = x * 3.1f + (float)i; i ^= (int)x;\n"
+		"#define B(x) A(x) A(x) A(x) A(x) A(x) A(x) A(x) A(x)\n"
+		"#define C(x) B(x) B(x) B(x) B(x) B(x) B(x) B(x) B(x)\n"
+		"#define D(x) C(x) C(x) C(x) C(x) C(x) C(x) C(x) C(x)\n"
+		"#define E(x) D(x) D(x) D(x) D(x) D(x) D(x) D(x) D(x)\n"
+		"__kernel void k(__global float *a) { float v = a[0]; int i = get_global_id(0);\n"
+		"E(v) E(v) E(v) E(v) a[0] = v; }\n";
+	struct usched_opts o = { .policy = "fifo" };
+	char plat[256], dev[256], *log;
+	struct dchild ch = { .path = USCHED_BUILD_BIN, .platform = plat, .device = dev,
+			     .memory_limit = 2ull << 30 };
+	struct usched_task t = { .dim = 1, .global = { 64 }, .nbufs = 0, .nargs = 2 };
+	uint32_t id, id2, kern;
+	unsigned char *bin;
+	struct usched *u;
+	uint64_t t0, dt;
+	size_t binlen;
+	int ret;
+
+	if (access(USCHED_BUILD_BIN, X_OK)) {
+		tap_skip("builds in a child", "%s not built", USCHED_BUILD_BIN);
+		return;
+	}
+	ret = usched_create(&o, &u);
+	if (ret) {
+		tap_skip("builds in a child", "no OpenCL device (%s)", strerror(-ret));
+		return;
+	}
+	usched_device_names(u, plat, sizeof(plat), dev, sizeof(dev));
+	ch.time_limit_ns = 120 * 1000000000ull;
+	ret = build_in_child(&ch, good, NULL, &bin, &binlen, &log);
+	tap_ok(!ret && binlen > 0 && !ch.crashed, "child: a program built, %zu bytes of binary "
+	       "(%s)", binlen, strerror(-ret));
+	if (!ret) {
+		ret = usched_prog_add_binary(u, good, strlen(good), NULL, bin, binlen, &id);
+		tap_ok(!ret && !usched_kernel_get(u, id, "scale", &kern),
+		       "child: the binary loads into the core and has its kernel (%s)",
+		       strerror(-ret));
+		/* Argument kinds known: a scalar where the kernel takes a buffer is refused. */
+		t.kernel = kern;
+		t.arg[0] = (struct usched_arg){ .kind = USCHED_ARG_SCALAR, .size = 4 };
+		t.arg[1] = (struct usched_arg){ .kind = USCHED_ARG_SCALAR, .size = 4 };
+		tap_ok(usched_submit(u, &t) == -EINVAL,
+		       "child: the kernel's argument kinds are known from the binary");
+		tap_ok(!usched_prog_find(u, good, strlen(good), NULL, &id2) && id2 == id &&
+		       usched_prog_find(u, good, strlen(good), "-DX=1", &id2) == -ENOENT &&
+		       !usched_prog_add(u, good, strlen(good), NULL, &id2, NULL) && id2 == id,
+		       "child: cached by source and options, shared with usched_prog_add()");
+		usched_prog_put(u, id);
+		usched_prog_put(u, id);
+		usched_prog_put(u, id);
+		free(bin);
+	}
+	ret = build_in_child(&ch, bad, NULL, &bin, &binlen, &log);
+	tap_ok(ret == -ENOEXEC && log && strstr(log, "nope"), "child: a compile error's log");
+	free(log);
+	ch.time_limit_ns = 1000000000ull;
+	t0 = mono_ns();
+	ret = build_in_child(&ch, bomb, NULL, &bin, &binlen, &log);
+	dt = mono_ns() - t0;
+	tap_ok(ret == -ETIME && dt < 3000000000ull,
+	       "child: a compile bomb killed at its 1 s limit: -ETIME after %.2f s", dt * 1e-9);
+	free(log);
+	ch.path = "/nonexistent/usched-build";
+	ret = build_in_child(&ch, good, NULL, &bin, &binlen, &log);
+	tap_ok(ret == -EIO && !ch.crashed, "child: a helper that cannot run: -EIO");
+	free(log);
+	usched_destroy(u);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -338,6 +659,12 @@ int main(void)
 	test_args();
 	test_metrics();
 	test_state();
+	test_limit_values();
+	test_sections();
+	test_limit_math();
+	test_state_max();
+	test_limit_metrics();
+	test_child();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		tap_diag("could not remove %s", dir);

@@ -197,11 +197,54 @@ static int prog_result(struct prog *p, uint32_t *id, char **log)
 	return -ENOEXEC;
 }
 
+/*
+ * The cache key of (src, options): source NUL options NUL, so the source is
+ * a C string too. -EINVAL for an empty source, a NUL inside it, or options
+ * too long; a terminating NUL is welcome, not needed.
+ */
+static int prog_key(const char *src, size_t len, const char *options, char **key,
+		    size_t *keylen, size_t *srclen, uint64_t *h)
+{
+	size_t optlen = options ? strlen(options) : 0;
+
+	while (src && len && !src[len - 1])
+		len--;
+	if (!src || !len || memchr(src, 0, len) || optlen > OPTS_MAX)
+		return -EINVAL;
+	*key = malloc(len + optlen + 2);
+	if (!*key)
+		return -ENOMEM;
+	memcpy(*key, src, len);
+	(*key)[len] = 0;
+	memcpy(*key + len + 1, options ? options : "", optlen + 1);
+	*keylen = len + optlen + 2;
+	*srclen = len;
+	*h = hash(*key, *keylen);
+	return 0;
+}
+
+/*
+ * A cache hit under u->lock: a reference on a built program, or the failed
+ * build's log. Returns 1 on a miss.
+ */
+static int prog_hit(struct usched *u, uint64_t h, const char *key, size_t keylen, uint32_t *id,
+		    char **log)
+{
+	struct prog *p = prog_lookup(u, h, key, keylen);
+
+	if (!p)
+		return 1;
+	/* A failed build stays cached too, but takes no reference. */
+	p->regs += !!p->prog;
+	p->refs += !!p->prog;
+	return prog_result(p, id, log);
+}
+
 int usched_prog_add(struct usched *u, const char *src, size_t len, const char *options,
 		    uint32_t *id, char **log)
 {
-	size_t optlen = options ? strlen(options) : 0;
 	char opts[OPTS_MAX + 32];
+	size_t keylen;
 	struct prog *p;
 	cl_int err;
 	uint64_t h;
@@ -210,34 +253,20 @@ int usched_prog_add(struct usched *u, const char *src, size_t len, const char *o
 
 	if (log)
 		*log = NULL;
-	while (src && len && !src[len - 1])
-		len--;		/* a terminating NUL is welcome, not needed */
-	if (!src || !len || memchr(src, 0, len) || optlen > OPTS_MAX)
-		return -EINVAL;
-	/* The key is source NUL options NUL, so the source is a C string too. */
-	key = malloc(len + optlen + 2);
-	if (!key)
-		return -ENOMEM;
-	memcpy(key, src, len);
-	key[len] = 0;
-	memcpy(key + len + 1, options ? options : "", optlen + 1);
-	h = hash(key, len + optlen + 2);
+	ret = prog_key(src, len, options, &key, &keylen, &len, &h);
+	if (ret)
+		return ret;
 
 	/* Builds are serialized so that two registrations of one source build it once. */
 	pthread_mutex_lock(&u->build_lock);
 	pthread_mutex_lock(&u->lock);
-	p = prog_lookup(u, h, key, len + optlen + 2);
-	if (p) {
-		/* A failed build stays cached too, but takes no reference. */
-		p->regs += !!p->prog;
-		p->refs += !!p->prog;
-		ret = prog_result(p, id, log);
-		pthread_mutex_unlock(&u->lock);
+	ret = prog_hit(u, h, key, keylen, id, log);
+	pthread_mutex_unlock(&u->lock);
+	if (ret <= 0) {
 		pthread_mutex_unlock(&u->build_lock);
 		free(key);
 		return ret;
 	}
-	pthread_mutex_unlock(&u->lock);
 
 	ret = -ENOMEM;
 	p = calloc(1, sizeof(*p));
@@ -245,11 +274,11 @@ int usched_prog_add(struct usched *u, const char *src, size_t len, const char *o
 		goto out_unlock;
 	p->hash = h;
 	p->src = key;
-	p->keylen = len + optlen + 2;
+	p->keylen = keylen;
 	key = NULL;
 	p->regs = p->refs = 1;
 	/* Argument info lets usched_submit() check each argument's kind. */
-	snprintf(opts, sizeof(opts), "-cl-kernel-arg-info %s", p->src + len + 1);
+	snprintf(opts, sizeof(opts), USCHED_BUILD_OPTS " %s", p->src + len + 1);
 	err = tqk_cl_build(u->ctx, u->device, p->src, opts, &p->prog, &p->log);
 	if (err && err != CL_BUILD_PROGRAM_FAILURE) {
 		ret = cl_errno(err, -EINVAL);
@@ -272,6 +301,105 @@ out_unlock:
 		prog_free(p);
 	free(key);
 	return ret;
+}
+
+int usched_prog_find(struct usched *u, const char *src, size_t len, const char *options,
+		     uint32_t *id)
+{
+	struct prog *p;
+	size_t keylen;
+	uint64_t h;
+	char *key;
+	int ret;
+
+	ret = prog_key(src, len, options, &key, &keylen, &len, &h);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&u->lock);
+	/* Only a built program: a failed build is built again, elsewhere. */
+	p = prog_lookup(u, h, key, keylen);
+	ret = p && p->prog ? prog_hit(u, h, key, keylen, id, NULL) : -ENOENT;
+	pthread_mutex_unlock(&u->lock);
+	free(key);
+	return ret;
+}
+
+int usched_prog_add_binary(struct usched *u, const char *src, size_t len, const char *options,
+			   const void *bin, size_t binlen, uint32_t *id)
+{
+	const unsigned char *b = bin;
+	char opts[OPTS_MAX + 32];
+	cl_int err, status;
+	size_t keylen;
+	struct prog *p;
+	uint64_t h;
+	char *key;
+	int ret;
+
+	if (!bin || !binlen)
+		return -EINVAL;
+	ret = prog_key(src, len, options, &key, &keylen, &len, &h);
+	if (ret)
+		return ret;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		free(key);
+		return -ENOMEM;
+	}
+	p->hash = h;
+	p->src = key;
+	p->keylen = keylen;
+	p->regs = p->refs = 1;
+	p->prog = clCreateProgramWithBinary(u->ctx, 1, &u->device, &binlen, &b, &status, &err);
+	if (!err)
+		err = status;
+	if (err) {
+		p->prog = NULL;
+		ret = err == CL_INVALID_BINARY ? -ENOEXEC : cl_errno(err, -EINVAL);
+		goto out_free;
+	}
+	/* The same options as the build it came from: the argument info is kept. */
+	snprintf(opts, sizeof(opts), USCHED_BUILD_OPTS " %s", p->src + len + 1);
+	err = clBuildProgram(p->prog, 1, &u->device, opts, NULL, NULL);
+	if (err) {
+		ret = err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BINARY ? -ENOEXEC :
+			cl_errno(err, -EINVAL);
+		goto out_free;
+	}
+
+	pthread_mutex_lock(&u->lock);
+	/* Built elsewhere at the same time: keep the one already cached. */
+	ret = prog_hit(u, h, key, keylen, id, NULL);
+	if (ret > 0) {
+		p->id = idtab_add(&u->progs, p);
+		ret = p->id ? prog_result(p, id, NULL) : -ENOMEM;
+		if (p->id)
+			p = NULL;
+	} else if (ret < 0) {
+		/* A failed in-process build of it is cached: that one cannot be used. */
+		struct prog *old = prog_lookup(u, h, key, keylen);
+
+		idtab_clear(&u->progs, old->id);
+		prog_free(old);
+		p->id = idtab_add(&u->progs, p);
+		ret = p->id ? prog_result(p, id, NULL) : -ENOMEM;
+		if (p->id)
+			p = NULL;
+	}
+	pthread_mutex_unlock(&u->lock);
+out_free:
+	if (p)
+		prog_free(p);
+	return ret;
+}
+
+int usched_device_names(struct usched *u, char *platform, size_t plen, char *device,
+			size_t dlen)
+{
+	if (clGetPlatformInfo(u->platform, CL_PLATFORM_NAME, plen, platform, NULL) ||
+	    clGetDeviceInfo(u->device, CL_DEVICE_NAME, dlen, device, NULL))
+		return -EINVAL;
+	return 0;
 }
 
 int usched_prog_builtin(struct usched *u, const char *name, uint32_t *id)

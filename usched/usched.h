@@ -360,6 +360,24 @@ int usched_prog_add(struct usched *u, const char *src, size_t len, const char *o
 		    uint32_t *id, char **log);
 /* A built-in task of kernels/ by name ("MM", "VA", ...); -ENOENT if none. */
 int usched_prog_builtin(struct usched *u, const char *name, uint32_t *id);
+/*
+ * A build done elsewhere (the daemon's build process, its own OpenCL
+ * context on the same device): it builds with USCHED_BUILD_OPTS before the
+ * options, so that the kernels' argument kinds are known, and hands back
+ * clGetProgramInfo(CL_PROGRAM_BINARIES). usched_prog_find() takes a
+ * reference on (src, options) if it is built already (-ENOENT if not);
+ * usched_prog_add_binary() loads such a binary and caches it under (src,
+ * options) as usched_prog_add() would, or takes the one cached meanwhile;
+ * -ENOEXEC if the driver refuses the binary. usched_device_names() gives
+ * the names by which the build process finds the device.
+ */
+#define USCHED_BUILD_OPTS	"-cl-kernel-arg-info"
+int usched_prog_find(struct usched *u, const char *src, size_t len, const char *options,
+		     uint32_t *id);
+int usched_prog_add_binary(struct usched *u, const char *src, size_t len, const char *options,
+			   const void *bin, size_t binlen, uint32_t *id);
+int usched_device_names(struct usched *u, char *platform, size_t plen, char *device,
+			size_t dlen);
 /* Drop a reference; the program and its kernels go when tasks are done with them. */
 int usched_prog_put(struct usched *u, uint32_t id);
 /* A kernel of a program, by its __kernel function name; -ENOENT if none. */

@@ -97,6 +97,25 @@ struct types {
 	bool hist[CTR_MAX];
 };
 
+/*
+ * One more counter, family, the sum of family{...}'s samples, when there
+ * are any: 1 if it was added.
+ */
+static int ctr_sum_family(struct ctr_set *set, const char *family)
+{
+	size_t len = strlen(family);
+	bool any = false;
+	double sum = 0;
+
+	for (unsigned int i = 0; i < set->n; i++) {
+		if (!strncmp(set->c[i].name, family, len) && set->c[i].name[len] == '{') {
+			sum += set->c[i].value;
+			any = true;
+		}
+	}
+	return any && ctr_add(set, family, sum, false) ? 1 : 0;
+}
+
 /* The type entry of metric's family (a histogram's series drop a suffix), or -1. */
 static int type_of(const struct types *ty, const char *metric)
 {
@@ -203,6 +222,7 @@ int ctr_parse_prom(const char *text, size_t len, struct ctr_set *set)
 		text += n + (nl != NULL);
 	}
 	free(ty);
+	kept += ctr_sum_family(set, CTR_LIMITS);
 	return kept;
 }
 

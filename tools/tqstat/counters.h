@@ -11,6 +11,9 @@
 #include <stddef.h>
 
 #define CTR_MAX		256
+/* usched's refusals by limit: tqstat's columns show their sum, --once each one too. */
+#define CTR_LIMITS	"tq_limit_refused_total"
+
 #define CTR_NAME	96
 
 struct counter {
@@ -35,7 +38,8 @@ int ctr_read_sysfs(const char *dir, struct ctr_set *set);
  * Samples of Prometheus text: "name{labels} value [timestamp]" lines, with
  * "# TYPE name gauge" marking gauges and "# TYPE name histogram" the
  * name_bucket, name_sum and name_count series. Lines that are not samples are skipped.
- * Returns the number of samples kept.
+ * CTR_LIMITS{limit="..."} samples are also summed into one CTR_LIMITS counter.
+ * Returns the number of counters kept.
  */
 int ctr_parse_prom(const char *text, size_t len, struct ctr_set *set);
 /* The same from a file: 0, or -errno when it cannot be read. */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test.c - tqstat's parsers on made-up input, then the tool itself on a
- * fake sysfs directory and metrics file: one-shot, interval mode, and what
- * it says when a source is missing.
+ * fake sysfs directory and metrics file: one-shot, interval mode, what
+ * it says when a source is missing, and usched's refusals by limit summed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +31,12 @@ static const char prom[] =
 	"tq_tg_size_tasks_count 3\n"
 	"tq_tg_size_tasks_other 1\n"
 	"\n";
+
+static const char limits[] =
+	"# TYPE tq_limit_refused_total counter\n"
+	"tq_limit_refused_total{limit=\"max-work-items\"} 2\n"
+	"tq_limit_refused_total{limit=\"allow-source\"} 5\n"
+	"tq_contexts 1\n";
 
 /* Run tqstat with args; stdout into out, stderr into err; returns the exit status. */
 static int run(const char *args, char *out, size_t outsz, char *err, size_t errsz,
@@ -85,6 +91,13 @@ int main(void)
 	       !ctr_find(&set, "tq_tg_size_tasks_other")->hist &&
 	       !ctr_find(&set, "usched_waiting")->hist, "prom: its sum and count, nothing else");
 
+	tap_ok(ctr_parse_prom(limits, strlen(limits), &set) == 4 &&
+	       (c = ctr_find(&set, "tq_limit_refused_total")) && c->value == 7 && !c->gauge &&
+	       ctr_find(&set, "tq_limit_refused_total{limit=allow-source}")->value == 5,
+	       "prom: refusals by limit, and their sum as one more counter");
+	tap_ok(ctr_parse_prom(prom, strlen(prom), &set) == 9 &&
+	       !ctr_find(&set, "tq_limit_refused_total"), "prom: no sum without refusals");
+
 	if (!mkdtemp(tmp))
 		tap_skip_all("cannot make a temporary directory");
 	snprintf(sys, sizeof(sys), "%s/sys", tmp);
@@ -129,6 +142,17 @@ int main(void)
 	       "metrics alone: shown (short names, no *_info), module named as missing");
 	tap_ok(!strstr(out, "tg_size_tasks_bucket") && !strstr(out, "tg_size_tasks_sum") &&
 	       strstr(out, "tg_size_tasks_other"), "metrics alone: no histogram columns");
+
+	/* usched's refusals: one column, their sum; each in --once */
+	test_write(tmp, "limits.prom", limits);
+	snprintf(args, sizeof(args), "--sysfs %s/none --metrics %s/limits.prom 0.05 2", tmp, tmp);
+	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
+	       strstr(out, " limit_refused\n") && !strstr(out, "max-work-items") &&
+	       strstr(out, " 7\n"), "refusals by limit: one limit_refused column, their sum");
+	snprintf(args, sizeof(args), "--sysfs %s/none --metrics %s/limits.prom --once", tmp, tmp);
+	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
+	       strstr(out, "\ntq_limit_refused_total{limit=max-work-items} 2\n") &&
+	       strstr(out, "\ntq_limit_refused_total 7\n"), "--once: each limit and the sum");
 
 	/* neither: an error */
 	snprintf(args, sizeof(args), "--sysfs %s/none --metrics %s/none 1 1", tmp, tmp);

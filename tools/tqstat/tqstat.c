@@ -13,7 +13,7 @@
  * the values now and each later line, every INTERVAL seconds (default 1),
  * the rate per second of each running total and the level of each gauge
  * (*_info metrics, which carry labels rather than numbers, and histograms
- * only in --once).
+ * only in --once; usched's refusals by limit make one column, their sum).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -277,7 +277,9 @@ int main(int argc, char **argv)
 			size_t base = strcspn(name, "{");
 
 			if ((base < 5 || strncmp(name + base - 5, "_info", 5)) &&
-			    !src[s].now.c[i].hist)
+			    !src[s].now.c[i].hist &&
+			    (base != strlen(CTR_LIMITS) || strncmp(name, CTR_LIMITS, base) ||
+			     !name[base]))
 				cols[s].c[cols[s].n++] = src[s].now.c[i];
 		}
 	}
