@@ -148,7 +148,7 @@ $(INST)/usched.service: usched/usched.service $(INST)/install-dirs.txt
 INSTALL_PROGS := $(addprefix $(BIN)/,tqstat tqsim tqcalib tqbench)
 # The tools' pages are their --help, through help2man (tools/deps installs it).
 INSTALL_MAN1 := $(addprefix $(INST)/man1/,$(addsuffix .1,$(notdir $(INSTALL_PROGS))))
-INSTALL_BUILT := $(BIN)/usched $(INSTALL_PROGS) $(LIBTQ_SO) $(LIB)/libtq.a \
+INSTALL_BUILT := $(BIN)/usched $(BIN)/usched-build $(INSTALL_PROGS) $(LIBTQ_SO) $(LIB)/libtq.a \
 	$(INST)/libtq.pc $(INST)/usched.service $(INSTALL_MAN1)
 
 tqstat_WHAT := the counters of the tqsubmit module and of usched
@@ -175,7 +175,7 @@ install: install-built
 		$(D)$(INCLUDEDIR)/linux $(D)$(MANDIR)/man1 $(D)$(MANDIR)/man3 $(D)$(MANDIR)/man7 $(D)$(MANDIR)/man8 \
 		$(D)$(SYSCONFDIR)/tq $(D)$(SYSTEMDUNITDIR) $(D)$(UDEVRULESDIR) $(D)$(SYSUSERSDIR) \
 		$(D)$(MODULESLOADDIR) $(D)$(DATADIR)
-	$(INSTALL) -m 755 $(BIN)/usched $(D)$(SBINDIR)/
+	$(INSTALL) -m 755 $(BIN)/usched $(BIN)/usched-build $(D)$(SBINDIR)/
 	$(INSTALL) -m 755 $(INSTALL_PROGS) $(D)$(BINDIR)/
 	$(INSTALL) -m 644 $(LIBTQ_SO) $(D)$(LIBDIR)/
 	ln -sf $(notdir $(LIBTQ_SO)) $(D)$(LIBDIR)/libtq.so.1
@@ -204,7 +204,7 @@ install: install-built
 	fi
 
 uninstall:
-	rm -f $(D)$(SBINDIR)/usched $(addprefix $(D)$(BINDIR)/,$(notdir $(INSTALL_PROGS)))
+	rm -f $(D)$(SBINDIR)/usched $(D)$(SBINDIR)/usched-build $(addprefix $(D)$(BINDIR)/,$(notdir $(INSTALL_PROGS)))
 	rm -f $(addprefix $(D)$(LIBDIR)/,$(notdir $(LIBTQ_SO)) libtq.so.1 libtq.so libtq.a \
 		pkgconfig/libtq.pc)
 	rm -f $(D)$(INCLUDEDIR)/tq.h $(D)$(INCLUDEDIR)/linux/tqsubmit.h

@@ -39,7 +39,7 @@ has() {	# has PACKAGE ARCH PATH...: the package holds each PATH
 has libtq1 "$arch" "usr/lib/$ma/libtq.so.$version" "usr/lib/$ma/libtq.so.1"
 has libtq-dev "$arch" "usr/lib/$ma/libtq.so" "usr/lib/$ma/libtq.a" "usr/lib/$ma/pkgconfig/libtq.pc" \
 	usr/include/tq.h usr/include/linux/tqsubmit.h usr/share/man/man3/tq_wait.3.gz
-has usched "$arch" usr/sbin/usched lib/systemd/system/usched.service etc/tq/usched.conf \
+has usched "$arch" usr/sbin/usched usr/sbin/usched-build lib/systemd/system/usched.service etc/tq/usched.conf \
 	usr/share/man/man8/usched.8.gz
 has tq-tools "$arch" usr/bin/tqsim usr/bin/tqstat usr/bin/tqcalib usr/bin/tqbench \
 	usr/share/man/man1/tqsim.1.gz usr/share/tq/synthetic_tasks.csv

@@ -25,7 +25,7 @@ inst install DESTDIR="$u" PREFIX=/usr
 ok $? "make install DESTDIR PREFIX=/usr"
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
 libdir=/usr/lib${ma:+/$ma}
-want=(usr/sbin/usched usr/bin/tqstat usr/bin/tqsim usr/bin/tqcalib usr/bin/tqbench
+want=(usr/sbin/usched usr/sbin/usched-build usr/bin/tqstat usr/bin/tqsim usr/bin/tqcalib usr/bin/tqbench
       "${libdir#/}/libtq.so.1.1.0" "${libdir#/}/libtq.a" "${libdir#/}/pkgconfig/libtq.pc"
       usr/include/tq.h usr/include/linux/tqsubmit.h usr/share/man/man3/tq_open.3
       usr/share/man/man7/libtq.7 usr/share/man/man8/usched.8 etc/tq/usched.conf
