@@ -187,7 +187,7 @@ install: install-built
 	$(INSTALL) -m 644 $(INSTALL_MAN1) $(D)$(MANDIR)/man1/
 	$(INSTALL) -m 644 $(LIBTQ_MAN3) $(D)$(MANDIR)/man3/
 	$(INSTALL) -m 644 $(LIBTQ_MAN7) $(D)$(MANDIR)/man7/
-	$(INSTALL) -m 644 usched/usched.8 $(D)$(MANDIR)/man8/
+	$(INSTALL) -m 644 usched/usched.8 usched/usched-build.8 $(D)$(MANDIR)/man8/
 	$(INSTALL) -m 644 $(INST)/usched.service $(D)$(SYSTEMDUNITDIR)/
 	$(INSTALL) -m 644 usched/60-tqsubmit.rules $(D)$(UDEVRULESDIR)/
 	$(INSTALL) -m 644 usched/sysusers.conf $(D)$(SYSUSERSDIR)/tq.conf
@@ -210,7 +210,7 @@ uninstall:
 	rm -f $(D)$(INCLUDEDIR)/tq.h $(D)$(INCLUDEDIR)/linux/tqsubmit.h
 	rm -f $(addprefix $(D)$(MANDIR)/man1/,$(notdir $(INSTALL_MAN1)))
 	rm -f $(addprefix $(D)$(MANDIR)/man3/,$(notdir $(LIBTQ_MAN3))) \
-		$(addprefix $(D)$(MANDIR)/man7/,$(notdir $(LIBTQ_MAN7))) $(D)$(MANDIR)/man8/usched.8
+		$(addprefix $(D)$(MANDIR)/man7/,$(notdir $(LIBTQ_MAN7))) $(D)$(MANDIR)/man8/usched.8 $(D)$(MANDIR)/man8/usched-build.8
 	rm -f $(D)$(SYSTEMDUNITDIR)/usched.service $(D)$(UDEVRULESDIR)/60-tqsubmit.rules \
 		$(D)$(SYSUSERSDIR)/tq.conf $(D)$(MODULESLOADDIR)/tqsubmit.conf
 	rm -f $(addprefix $(D)$(DATADIR)/,$(notdir $(TQ_DATA_FILES)))
