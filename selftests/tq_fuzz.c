@@ -74,6 +74,7 @@
 #define TASK_OFF	4096	/* arena: buffers of real tasks */
 #define MAGIC		0xf5ull
 #define NOBODY		65534
+#define NR_OPS		18
 
 /* ---- the generator: splitmix64 to seed, xoshiro256** to draw ---- */
 
@@ -143,6 +144,8 @@ struct result {
 	uint64_t exempt;	/* contexts left unchecked on purpose */
 	uint64_t dofork_seen;	/* children that saw a ring or arena after MADV_DOFORK */
 	uint64_t children;
+	uint64_t nop_enomem;	/* NOPs completed with -ENOMEM */
+	uint64_t op_ns[NR_OPS];	/* time spent in each operation */
 	int failed;
 	char msg[400];
 };
@@ -250,13 +253,16 @@ static int sys_ret(long ret)
 
 static sigjmp_buf probe_env;
 static volatile sig_atomic_t probing;
+static struct proc *self;	/* for the fault handler's message */
+static const char *current_op;
 
-static void on_fault(int sig)
+static void on_fault(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
 	if (probing)
 		siglongjmp(probe_env, 1);
-	signal(sig, SIG_DFL);
-	raise(sig);
+	/* Dying anyway: say where, for the replay. */
+	fail(self, "signal %d at address %p in op %s", sig, si->si_addr, current_op);
 }
 
 /* 0 if the byte at addr reads, -1 if touching it faults. */
@@ -418,7 +424,10 @@ static void check_cqe(struct proc *p, unsigned int slot, struct ctx *c, const st
 	if (e->flags & ~TQ_CQE_F_REQUEUED || e->resv[0] || e->resv[1])
 		fail(p, "ctx %u: index %u: flags 0x%x or reserved fields set", c->s.ctx_id, i,
 		     e->flags);
-	if (c->expect[i] == EXP_OK && e->status)
+	/* usched refuses every task, NOPs too, of a context whose arena it cannot map. */
+	if (c->expect[i] == EXP_OK && e->status == -ENOMEM)
+		p->res->nop_enomem++;
+	else if (c->expect[i] == EXP_OK && e->status)
 		fail(p, "ctx %u: index %u: a valid NOP completed with %d", c->s.ctx_id, i,
 		     e->status);
 	if (c->expect[i] == EXP_FAIL && !e->status)
@@ -565,7 +574,7 @@ static void fill_valid(struct proc *p, struct ctx *c, struct tq_desc *d, uint8_t
 		}
 		return;
 	case 4:
-		if (chance(&p->r, 3)) {
+		if (chance(&p->r, 1)) {
 			/* OpenCL C source, good or not: the build path (slow: rare). */
 			static const char *const src[] = {
 				"__kernel void k(__global int *a) { a[get_global_id(0)] = 1; }",
@@ -597,8 +606,12 @@ static void fill_valid(struct proc *p, struct ctx *c, struct tq_desc *d, uint8_t
 	default:
 		break;
 	}
-	/* A real VA task once its kernel is known; its buffers past TASK_OFF. */
-	if (!c->kern || c->s.arena_bytes < TASK_OFF + 3 * p->va_l.buf[0].bytes) {
+	/*
+	 * A real VA task once its kernel is known, its buffers past TASK_OFF;
+	 * now and then only: under emulation each takes about a second.
+	 */
+	if (!c->kern || c->s.arena_bytes < TASK_OFF + 3 * p->va_l.buf[0].bytes ||
+	    chance(&p->r, 75)) {
 		d->opcode = TQ_OP_NOP;
 		*exp = EXP_OK;
 		return;
@@ -626,16 +639,16 @@ static void fill_valid(struct proc *p, struct ctx *c, struct tq_desc *d, uint8_t
 		};
 	}
 	if (chance(&p->r, 10)) {
-		/* Hostile but valid for the module: a shorter buffer, other directions. */
+		/*
+		 * Hostile but valid for the module: a shorter buffer, another
+		 * direction. The work size stays: each new one costs PoCL a
+		 * compile, and huge ones are the hostile suite's.
+		 */
 		struct tq_buf *b = &d->bufs[below(&p->r, d->nr_bufs)];
 
 		b->len = 1 + below(&p->r, b->len);
 		if (chance(&p->r, 50))
 			b->dir = 1 + below(&p->r, 3);
-		if (chance(&p->r, 30))
-			d->global[0] = 1 + below(&p->r, d->global[0]);
-		d->flags &= ~TQ_DESC_F_LOCAL;
-		d->local[0] = 0;
 	}
 }
 
@@ -784,27 +797,33 @@ static void op_open(struct proc *p)
 	}
 }
 
-/* An ioctl argument: the struct at its true size, or shorter, longer, tailed. */
+/*
+ * An ioctl argument's size: the struct's own, or shorter, longer (zeros
+ * after it), longer with a non-zero tail byte (*tail_set), or past a page.
+ * buf holds buflen bytes, zeroed, at least real + 128.
+ */
 static uint32_t arg_size(struct proc *p, uint32_t real, char *buf, size_t buflen,
 			 bool *tail_set)
 {
-	uint32_t size = real;
+	uint32_t longer = real + 8 * (1 + below(&p->r, 16));
 
 	*tail_set = false;
+	if (buflen < real + 128)
+		fail(p, "arg_size: a %zu-byte buffer for a %u-byte struct", buflen, real);
 	switch (below(&p->r, 10)) {
-	case 0: size = below(&p->r, real); break;
-	case 1: size = real + 8 * (1 + below(&p->r, 16)); break;
+	case 0:
+		return below(&p->r, real);
+	case 1:
+		return longer;
 	case 2:
-		size = real + 8 * (1 + below(&p->r, 16));
-		buf[real + below(&p->r, size - real)] = 1 + below(&p->r, 255);
+		buf[real + below(&p->r, longer - real)] = 1 + below(&p->r, 255);
 		*tail_set = true;
-		break;
-	case 3: size = chance(&p->r, 50) ? 4097 : ~0u - below(&p->r, 16); break;
-	default: break;
+		return longer;
+	case 3:
+		return chance(&p->r, 50) ? 4097 : ~0u - below(&p->r, 16);
+	default:
+		return real;
 	}
-	if (size > buflen && size <= 4096)
-		size = buflen;
-	return size;
 }
 
 static void op_query(struct proc *p)
@@ -928,7 +947,7 @@ static void op_setup(struct proc *p)
 
 static void op_enter(struct proc *p)
 {
-	char buf[64] = { 0 };
+	char buf[256] = { 0 };
 	struct tq_enter *e = (struct tq_enter *)buf;
 	int i = pick_ctx(p, false), err, n = chance(&p->r, 10) ? 200 + below(&p->r, 2000) : 1;
 	bool tail;
@@ -1298,7 +1317,7 @@ static void op_madvise(struct proc *p)
 		return;
 	err = sys_ret(madvise(m->p, m->len, adv));
 	say(p, "madvise slot %d advice %d: %s", i, adv, strerror(err));
-	if (err && !errno_in(err, ERRS(EINVAL, EPERM, EAGAIN, ENOMEM, EBUSY)))
+	if (err && !errno_in(err, ERRS(EINVAL, EPERM, EAGAIN, ENOMEM, EBUSY, ENODEV, EOPNOTSUPP)))
 		fail(p, "madvise %d: %s", adv, strerror(err));
 	if (!err && adv == MADV_DOFORK)
 		c->dofork = true;
@@ -1458,14 +1477,16 @@ static void op_kill(struct proc *p)
 
 /* ---- the loop ---- */
 
+#define OP(name, weight) { op_##name, weight, #name }
 static const struct {
 	void (*fn)(struct proc *p);
 	unsigned int weight;
-} ops[] = {
-	{ op_open, 6 }, { op_query, 3 }, { op_setup, 8 }, { op_enter, 4 }, { op_attach, 1 },
-	{ op_unknown_ioctl, 2 }, { op_readwrite, 1 }, { op_mmap, 5 }, { op_submit, 24 },
-	{ op_race, 3 }, { op_reap, 20 }, { op_hostile_index, 1 }, { op_arena, 3 },
-	{ op_munmap, 2 }, { op_madvise, 3 }, { op_close, 4 }, { op_fork, 1 }, { op_kill, 1 },
+	const char *name;
+} ops[NR_OPS] = {
+	OP(open, 6), OP(query, 3), OP(setup, 8), OP(enter, 4), OP(attach, 1),
+	OP(unknown_ioctl, 2), OP(readwrite, 1), OP(mmap, 5), OP(submit, 24),
+	OP(race, 3), OP(reap, 20), OP(hostile_index, 1), OP(arena, 3),
+	OP(munmap, 2), OP(madvise, 3), OP(close, 4), OP(fork, 1), OP(kill, 1),
 };
 
 static void fuzz_loop(struct proc *p, uint64_t deadline_ns, uint64_t max_steps)
@@ -1476,13 +1497,16 @@ static void fuzz_loop(struct proc *p, uint64_t deadline_ns, uint64_t max_steps)
 		total += ops[k].weight;
 	while ((!max_steps || p->step < max_steps) && tq_now_ns() < deadline_ns) {
 		unsigned int w = below(&p->r, total);
+		uint64_t t0 = tq_now_ns();
 		size_t k = 0;
 
 		while (w >= ops[k].weight)
 			w -= ops[k++].weight;
 		p->step++;
+		current_op = ops[k].name;
 		ops[k].fn(p);
 		p->res->ops++;
+		p->res->op_ns[k] += tq_now_ns() - t0;
 		for (unsigned int c = 0; c < p->nchildren; c++)
 			child_done(p, c, false);
 	}
@@ -1491,11 +1515,12 @@ static void fuzz_loop(struct proc *p, uint64_t deadline_ns, uint64_t max_steps)
 static void worker(unsigned int idx, uint64_t deadline_ns)
 {
 	struct proc p = { .idx = idx };
-	struct sigaction sa = { .sa_handler = on_fault, .sa_flags = SA_NODEFER };
+	struct sigaction sa = { .sa_sigaction = on_fault, .sa_flags = SA_NODEFER | SA_SIGINFO };
 
 	sigaction(SIGBUS, &sa, NULL);
 	sigaction(SIGSEGV, &sa, NULL);
 	p.res = &results[idx];
+	self = &p;
 	rng_seed(&p.r, p.res->seed);
 	for (unsigned int i = 0; i < MAX_CTX; i++) {
 		p.ctx[i].fd = -1;
@@ -1579,7 +1604,8 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t ops = 0, tasks = 0, exempt = 0, dofork = 0, children = 0, t0, deadline;
+	uint64_t nops = 0, tasks = 0, exempt = 0, dofork = 0, children = 0, enomem = 0, t0;
+	uint64_t deadline;
 	long long sched, contexts0, sub, comp, fail_, rej, drop;
 	pid_t pids[MAX_PROCS];
 	int o, bugs0, bugs1, fd;
@@ -1645,8 +1671,9 @@ int main(int argc, char **argv)
 		for (unsigned int k = 0; k < 64; k++) {
 			struct result *c = &results[MAX_PROCS + i * 64 + k];
 
-			ops += c->ops;
+			nops += c->ops;
 			tasks += c->tasks;
+			enomem += c->nop_enomem;
 			if (c->failed)
 				tap_diag("%s", c->msg);
 		}
@@ -1657,13 +1684,25 @@ int main(int argc, char **argv)
 			tap_diag("%s; replay: tq_fuzz --seed 0x%016" PRIx64 " --procs %u --proc %u"
 				 " --steps %" PRIu64 " --verbose", r->msg, opt.seed, opt.procs, i,
 				 r->step ? r->step : r->ops);
-		ops += r->ops;
+		nops += r->ops;
 		tasks += r->tasks;
 		exempt += r->exempt;
 		dofork += r->dofork_seen;
+		enomem += r->nop_enomem;
 		children += r->children;
 	}
 	secs = (tq_now_ns() - t0) / 1e9;
+	{
+		double op_s[NR_OPS] = { 0 };
+
+		for (unsigned int i = 0; i < opt.procs; i++)
+			for (unsigned int k = 0; k < NR_OPS; k++)
+				op_s[k] += results[i].op_ns[k] / 1e9;
+		printf("# workers' time by operation (s):");
+		for (unsigned int k = 0; k < NR_OPS; k++)
+			printf(" %s %.1f", ops[k].name, op_s[k]);
+		printf("\n");
+	}
 	for (unsigned int i = 0; i < MAX_PROCS * 64; i++)
 		dofork += results[MAX_PROCS + i].dofork_seen;
 
@@ -1688,8 +1727,11 @@ int main(int argc, char **argv)
 	printf("# seed 0x%016" PRIx64 ": %" PRIu64 " ops in %.1f s by %u workers and %" PRIu64
 	       " children: %.0f ops/s, %.3f process-hours; %" PRIu64 " tasks checked, %" PRIu64
 	       " contexts exempt, MADV_DOFORK mappings seen by children: %" PRIu64 "\n", opt.seed,
-	       ops, secs, opt.only >= 0 ? 1 : opt.procs, children, ops / secs,
+	       nops, secs, opt.only >= 0 ? 1 : opt.procs, children, nops / secs,
 	       (opt.only >= 0 ? 1 : opt.procs) * secs / 3600, tasks, exempt, dofork);
+	if (enomem)
+		printf("# %" PRIu64 " NOPs completed with -ENOMEM (usched could not map their"
+		       " context's arena)\n", enomem);
 	if (tap_failed)
 		printf("# FAILED: replay with tq_fuzz --seed 0x%016" PRIx64 " --procs %u\n",
 		       opt.seed, opt.procs);

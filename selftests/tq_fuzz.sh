@@ -6,7 +6,8 @@
 # FUZZ_SECONDS (60) with FUZZ_PROCS (4) workers and seed FUZZ_SEED (random),
 # then checks that usched still runs and serves an honest client (tqdemo,
 # every result verified). Prints TAP; the seed of a failing run is in its
-# output (tq_fuzz --seed S replays it). make check runs it; make fuzz runs it
+# output (FUZZ_SEED=S replays it; FUZZ_ARGS adds tq_fuzz options, e.g.
+# "--proc I --steps N --verbose"). make check runs it; make fuzz runs it
 # longer (FUZZ_SECONDS=N).
 set -uo pipefail
 
@@ -37,14 +38,15 @@ trap cleanup EXIT
 "$BIN/usched" --foreground --config /dev/null --state "$T/state" --metrics "$T/usched.prom" \
 	>>"$T/usched.log" 2>&1 &
 upid=$!
-wait_for 60 test "$(sysfs scheduler_pid)" = "$upid"
+attached() { [ "$(sysfs scheduler_pid)" = "$upid" ]; }
+wait_for 60 attached
 ok $? "usched starts and attaches"
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$upid/status" 2>/dev/null || echo 0; }
 rss0=$(rss)
 
 # tq_fuzz's own TAP, renumbered into ours.
 seed=${FUZZ_SEED:-}
-"$TESTBIN/tq_fuzz" --seconds "$FUZZ_SECONDS" --procs "$FUZZ_PROCS" ${seed:+--seed "$seed"} \
+"$TESTBIN/tq_fuzz" --seconds "$FUZZ_SECONDS" --procs "$FUZZ_PROCS" ${seed:+--seed "$seed"} ${FUZZ_ARGS:-} \
 	>"$T/fuzz.out" 2>"$T/fuzz.err"
 rc=$?
 while IFS= read -r l; do
