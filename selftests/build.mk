@@ -35,3 +35,13 @@ $(TESTBIN)/tq_fuzz: $(OBJ)/selftests/tq_fuzz.o $(LIB)/libtqkernels.a
 
 VM_TESTS += selftests/tq_fuzz.sh
 selftests/tq_fuzz.sh: $(TESTBIN)/tq_fuzz $(BIN)/usched $(BIN)/tqdemo
+
+# The hostile-client suite: tq_hostile, one attacking client through libtq, and
+# the VM script that runs each attack against usched while tqdemo clients run.
+$(BIN)/tq_hostile: $(OBJ)/selftests/tq_hostile.o $(LIB)/libtq.a $(LIB)/libtqkernels.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+BINS += $(BIN)/tq_hostile
+VM_TESTS += usched/tests/hostile.sh
+usched/tests/hostile.sh: $(BIN)/tq_hostile $(BIN)/usched $(BIN)/tqdemo
