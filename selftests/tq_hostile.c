@@ -263,8 +263,8 @@ static int want_status(const char *what, int ret, const struct tq_cqe *cqe, int 
 	if (ret)
 		return done(3, "%s: %s", what, tq_strerror(ret));
 	return done(cqe->status == want ? 0 : 1, "%s: status %d (%s) after %.1f s, want %d (%s)",
-		    what, cqe->status, cqe->status ? tq_strerror(cqe->status) : "ok",
-		    now_s() - t0, want, tq_strerror(want));
+		    what, cqe->status, cqe->status ? strerror(-cqe->status) : "ok",
+		    now_s() - t0, want, strerror(-want));
 }
 
 static int endless(void)
@@ -364,7 +364,7 @@ static int flood(void)
 	if (!ret)
 		return done(1, "all %u programs registered: no quota", opt.count);
 	return done(ret == -EDQUOT && ok ? 0 : 1, "%u programs registered, then %d (%s), want "
-		    "-EDQUOT", ok, ret, tq_strerror(ret));
+		    "-EDQUOT", ok, ret, strerror(-ret));
 }
 
 static int denied(void)

@@ -136,9 +136,9 @@ attack() {
 	[ $rc -eq 124 ] && rc=2
 	ok $rc "$name: $what"
 	tail -n 1 "$T/$name.attack" | diag
-	# No answer: usched is stuck on it. Give the honest clients a minute, then
+	# No answer: usched is stuck on it. Give the honest clients 20 s more, then
 	# restart usched, so they finish and the next attack starts afresh.
-	end=$((SECONDS + 60))
+	end=$((SECONDS + 20))
 	while [ $rc -eq 2 ] && [ $SECONDS -lt $end ] && kill -0 "${hpid[1]}" 2>/dev/null; do
 		sleep 1
 	done
@@ -152,11 +152,13 @@ attack() {
 		echo ' (not: usched had to be restarted)')"
 }
 
-# Warm-up: the honest clients' built-ins built once, their time alone measured.
+# Warm-up: the honest clients' built-ins built once; then their time alone.
 honest warmup
 honest_ok warmup
 ok $? "warm-up: two honest clients alone verify all their tasks"
-base_ms=$(honest_ms warmup)
+honest alone
+honest_ok alone
+base_ms=$(honest_ms alone)
 rss0=$(rss_kb)
 echo "# honest clients alone: ${base_ms} ms; usched RSS ${rss0} kB"
 
@@ -167,12 +169,12 @@ attack leak-read $ATTACKER "leak probe, client B: its unwritten OUT bytes and re
 	leak-read --tasks 8
 # 2. An endless kernel.
 attack endless $ATTACKER "an OpenCL C while(1) kernel completes with -ETIME" \
-	endless --wait 60
+	endless --wait 30
 # 3. A global work size of 2^63.
-attack huge $ATTACKER "a global work size of 2^63 completes with -E2BIG" huge --wait 60
+attack huge $ATTACKER "a global work size of 2^63 completes with -E2BIG" huge --wait 30
 # 4. A compile bomb, and a source over the size limit.
-attack bomb $ATTACKER "a compile bomb completes with -ETIME" bomb --wait 90
-attack big-source $ATTACKER "a 1 MiB source completes with -E2BIG" big-source --wait 90
+attack bomb $ATTACKER "a compile bomb completes with -ETIME" bomb --wait 60
+attack big-source $ATTACKER "a 1 MiB source completes with -E2BIG" big-source --wait 60
 # 5. A program-table flood.
 attack flood $ATTACKER "a program-table flood gets -EDQUOT after the quota ($PROGRAM_QUOTA)" \
 	flood --count $((PROGRAM_QUOTA * 4)) --wait 60
