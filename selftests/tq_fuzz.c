@@ -501,7 +501,7 @@ static void ctx_end(struct proc *p, unsigned int slot, struct ctx *c)
 	uint64_t end = tq_now_ns() + DRAIN_MS * 1000000ull;
 	bool done = false;
 
-	if (c->is_ctx && !c->exempt && !c->dofork && ctx_mapped(c)) {
+	if (c->is_ctx && !c->exempt && ctx_mapped(c)) {
 		tq_store_release(sq_word(c, c->s.sq_off.producer), c->tail);	/* A, matches B */
 		c->published = c->tail;
 		while (!done && tq_now_ns() < end) {
@@ -1096,7 +1096,7 @@ static void op_submit(struct proc *p)
 	if (i < 0)
 		return;
 	c = &p->ctx[i];
-	if (!ctx_mapped(c) || c->dofork)
+	if (!ctx_mapped(c))
 		return;
 	see_consumer(p, c);
 	for (unsigned int k = 0; k < n && c->tail - c->taken < c->s.sq_entries; k++) {
@@ -1143,7 +1143,7 @@ static void op_race(struct proc *p)
 	if (i < 0)
 		return;
 	c = &p->ctx[i];
-	if (!ctx_mapped(c) || c->exempt || c->dofork)
+	if (!ctx_mapped(c) || c->exempt)
 		return;
 	see_consumer(p, c);
 	for (uint32_t k = c->taken; k != c->published; k++) {
@@ -1173,7 +1173,7 @@ static void op_reap(struct proc *p)
 	if (i < 0)
 		return;
 	c = &p->ctx[i];
-	if (!ctx_mapped(c) || c->dofork)
+	if (!ctx_mapped(c))
 		return;
 	if (chance(&p->r, 20))
 		poll_broken(c, below(&p->r, 20));

@@ -15,22 +15,22 @@
 set -uo pipefail
 
 # ---- The limits usched runs with: the one place that names usched.conf keys ----
-# (issue 23, items 2 and 3: work size and work-groups, a kernel's running time,
-# build time, source size, programs per context, ENTER rate, who may build
-# OpenCL C source). Times in milliseconds.
+# (issue 23, items 2 and 3: work items and work-groups, a kernel's running
+# time, build time, source size, programs and kernels per context, and who
+# may build OpenCL C source; the names follow the h-limits branch).
 ATTACKER=65534		# may build OpenCL C source
-DENIED=1000		# may not
+DENIED=1000		# may not (the default for users other than root)
 PROGRAM_QUOTA=8
 LIMITS="
-max-global-work-size = 16777216
+max-work-items = 16777216
 max-work-groups = 65536
-kernel-time-limit-ms = 2000
-build-time-limit-ms = 2000
-max-source-bytes = 65536
-max-programs-per-context = $PROGRAM_QUOTA
-max-kernels-per-context = 32
-enter-rate = 1000
-source-users = $ATTACKER
+kernel-time-limit = 2s
+build-time-limit = 2s
+max-source = 64K
+context-programs = $PROGRAM_QUOTA
+context-kernels = 32
+[user $ATTACKER]
+allow-source = yes
 "
 HOSTILE_RSS_MB=${HOSTILE_RSS_MB:-128}
 
