@@ -144,7 +144,7 @@ struct result {
 	uint64_t exempt;	/* contexts left unchecked on purpose */
 	uint64_t dofork_seen;	/* children that saw a ring or arena after MADV_DOFORK */
 	uint64_t children;
-	uint64_t nop_enomem;	/* NOPs completed with -ENOMEM */
+	uint64_t nop_refused;	/* NOPs of contexts usched does not serve */
 	uint64_t op_ns[NR_OPS];	/* time spent in each operation */
 	int failed;
 	char msg[400];
@@ -424,9 +424,12 @@ static void check_cqe(struct proc *p, unsigned int slot, struct ctx *c, const st
 	if (e->flags & ~TQ_CQE_F_REQUEUED || e->resv[0] || e->resv[1])
 		fail(p, "ctx %u: index %u: flags 0x%x or reserved fields set", c->s.ctx_id, i,
 		     e->flags);
-	/* usched refuses every task, NOPs too, of a context whose arena it cannot map. */
-	if (c->expect[i] == EXP_OK && e->status == -ENOMEM)
-		p->res->nop_enomem++;
+	/*
+	 * usched refuses every task, NOPs too, of a context it does not serve:
+	 * one whose arena it cannot map (-ENOMEM) or that is over an arena quota.
+	 */
+	if (c->expect[i] == EXP_OK && (e->status == -ENOMEM || e->status == -EDQUOT))
+		p->res->nop_refused++;
 	else if (c->expect[i] == EXP_OK && e->status)
 		fail(p, "ctx %u: index %u: a valid NOP completed with %d", c->s.ctx_id, i,
 		     e->status);
@@ -1604,7 +1607,7 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t nops = 0, tasks = 0, exempt = 0, dofork = 0, children = 0, enomem = 0, t0;
+	uint64_t nops = 0, tasks = 0, exempt = 0, dofork = 0, children = 0, refused = 0, t0;
 	uint64_t deadline;
 	long long sched, contexts0, sub, comp, fail_, rej, drop;
 	pid_t pids[MAX_PROCS];
@@ -1673,7 +1676,7 @@ int main(int argc, char **argv)
 
 			nops += c->ops;
 			tasks += c->tasks;
-			enomem += c->nop_enomem;
+			refused += c->nop_refused;
 			if (c->failed)
 				tap_diag("%s", c->msg);
 		}
@@ -1688,7 +1691,7 @@ int main(int argc, char **argv)
 		tasks += r->tasks;
 		exempt += r->exempt;
 		dofork += r->dofork_seen;
-		enomem += r->nop_enomem;
+		refused += r->nop_refused;
 		children += r->children;
 	}
 	secs = (tq_now_ns() - t0) / 1e9;
@@ -1729,9 +1732,9 @@ int main(int argc, char **argv)
 	       " contexts exempt, MADV_DOFORK mappings seen by children: %" PRIu64 "\n", opt.seed,
 	       nops, secs, opt.only >= 0 ? 1 : opt.procs, children, nops / secs,
 	       (opt.only >= 0 ? 1 : opt.procs) * secs / 3600, tasks, exempt, dofork);
-	if (enomem)
-		printf("# %" PRIu64 " NOPs completed with -ENOMEM (usched could not map their"
-		       " context's arena)\n", enomem);
+	if (refused)
+		printf("# %" PRIu64 " NOPs refused with their context (-ENOMEM: usched could not"
+		       " map the arena; -EDQUOT: over an arena quota)\n", refused);
 	if (tap_failed)
 		printf("# FAILED: replay with tq_fuzz --seed 0x%016" PRIx64 " --procs %u\n",
 		       opt.seed, opt.procs);
