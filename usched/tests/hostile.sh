@@ -71,7 +71,9 @@ start_usched() {
 	upid=$!
 	wait_for 60 attached
 }
+restarts=0
 restart_usched() {
+	restarts=$((restarts + 1))
 	echo "# restarting usched (pid $upid)"
 	kill -KILL "$upid" 2>/dev/null
 	wait "$upid" 2>/dev/null
@@ -191,7 +193,7 @@ kill -0 "$upid" 2>/dev/null
 ok $? "usched (pid $upid) is still running"
 rss1=$(rss_kb)
 ok $((rss1 <= rss0 + HOSTILE_RSS_MB * 1024 ? 0 : 1)) \
-	"usched's memory stays bounded: RSS ${rss0} kB after the warm-up, ${rss1} kB at the end (bound +${HOSTILE_RSS_MB} MiB)"
+	"usched's memory stays bounded: RSS ${rss0} kB after the warm-up, ${rss1} kB at the end (bound +${HOSTILE_RSS_MB} MiB; restarts between: $restarts)"
 
 [ $failed -eq 0 ] || { echo "# usched's log:"; tail -n 30 "$T/usched.log" | diag; }
 tap_done
