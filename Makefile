@@ -10,6 +10,7 @@
 #   make check      every test suite; last line "N passed, M failed[, K skipped]"
 #   make run        the main job (see README.md)
 #   make checkpatch checkpatch.pl --strict over kmod/ and the uapi header
+#   make fuzz       the fuzzer against usched in the test VM for FUZZ_SECONDS (600)
 
 # Kernel build tree: the running kernel's when it has one, else the newest
 # installed Debian amd64 headers (these machines' own kernel has none).
@@ -39,7 +40,7 @@ LIBS :=
 TESTS :=		# native test programs (TAP on stdout; exit 77 = skip)
 VM_TESTS :=		# programs run inside the test VM (TAP on stdout)
 
-.PHONY: all user module check run deps checkpatch sparse clean
+.PHONY: all user module check run deps checkpatch sparse clean fuzz
 all: module user
 
 # Kernel source files we use but never commit (checkpatch, kselftest headers).
@@ -79,6 +80,14 @@ check: deps
 	@$(MAKE) --no-print-directory SAN=$(SAN) user
 	@BIN=$(BIN) tools/runtests $(addprefix native:,$(TESTS)) $(addprefix vm:,$(VM_TESTS)) \
 		$(CHECK_SCRIPTS)
+
+# FUZZ_SEED=S replays a run; FUZZ_PROCS sets the workers (4).
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
+	tools/vm --timeout $$(($(FUZZ_SECONDS) + 900)) -- env BIN=$(BIN) \
+		FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_PROCS=$${FUZZ_PROCS:-4} FUZZ_SEED=$${FUZZ_SEED:-} \
+		selftests/tq_fuzz.sh
 
 run: deps
 	@tools/run-main

@@ -27,3 +27,22 @@ $(TESTBIN)/tqsubmit_requeue: $(OBJ)/selftests/tqsubmit_requeue.o | $(BIN)/tq_ech
 
 BINS += $(BIN)/tq_echod
 VM_TESTS += $(TQ_SELFTESTS) $(TESTBIN)/tqsubmit_requeue
+
+# The fuzzer (selftests/tq_fuzz.c) and the VM script that runs it against usched.
+$(OBJ)/selftests/tq_fuzz.o: CPPFLAGS += -Itools
+$(TESTBIN)/tq_fuzz: $(OBJ)/selftests/tq_fuzz.o $(LIB)/libtqkernels.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+VM_TESTS += selftests/tq_fuzz.sh
+selftests/tq_fuzz.sh: $(TESTBIN)/tq_fuzz $(BIN)/usched $(BIN)/tqdemo
+
+# The hostile-client suite: tq_hostile, one attacking client through libtq, and
+# the VM script that runs each attack against usched while tqdemo clients run.
+$(BIN)/tq_hostile: $(OBJ)/selftests/tq_hostile.o $(LIB)/libtq.a $(LIB)/libtqkernels.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+BINS += $(BIN)/tq_hostile
+VM_TESTS += usched/tests/hostile.sh
+usched/tests/hostile.sh: $(BIN)/tq_hostile $(BIN)/usched $(BIN)/tqdemo
