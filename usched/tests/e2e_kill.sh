@@ -161,7 +161,14 @@ if [ $idem_feature = 1 ]; then
 	check "${inout[@]}"
 	ok $? "${#inout[@]} INOUT clients: each task once, right (INOUT data intact) or -EOWNERDEAD"
 	cnt=$(sum_field ownerdead inout.)
-	ok $((cnt > 0 ? 0 : 1)) "started non-idempotent tasks completed -EOWNERDEAD, not re-run ($cnt)"
+	# Whether a kill lands while an INOUT task is on the device is timing;
+	# tqsubmit_started and tqsubmit_requeue cover -EOWNERDEAD deterministically.
+	if [ "$cnt" -gt 0 ]; then
+		ok 0 "started non-idempotent tasks completed -EOWNERDEAD, not re-run ($cnt)"
+	else
+		skip "started non-idempotent tasks completed -EOWNERDEAD" \
+			"no kill of this run landed while an INOUT task was on the device"
+	fi
 else
 	for name in "${inout[@]}"; do wait "${cpid[$name]}"; done
 	skip "INOUT clients: each task once, right or -EOWNERDEAD" \
