@@ -267,6 +267,20 @@ static int want_status(const char *what, int ret, const struct tq_cqe *cqe, int 
 		    now_s() - t0, want, strerror(-want));
 }
 
+/* Register the program src (len bytes, its NUL included): its status must be want. */
+static int build_wants(const char *what, const char *src, size_t len, int want)
+{
+	struct tq_cqe cqe;
+	struct tq tq;
+	uint64_t off;
+	double t0;
+
+	open_ctx(&tq, 1 << 20);
+	memcpy(alloc(&tq, len, &off), src, len);
+	t0 = now_s();
+	return want_status(what, build(&tq, off, len, &cqe), &cqe, want, t0);
+}
+
 static int endless(void)
 {
 	static const char src[] =
@@ -314,18 +328,8 @@ static int bomb(void)
 		"#define D(x) C(A(x))\n"
 		"__kernel void bomb(__global float *p)\n"
 		"{\n\tfloat v = p[0];\n\tD(v = v * p[1] + p[2];)\n\tp[0] = v;\n}\n";
-	struct tq_cqe cqe;
-	struct tq tq;
-	uint64_t off;
-	char *text;
-	double t0;
 
-	open_ctx(&tq, 1 << 20);
-	text = alloc(&tq, sizeof(src), &off);
-	memcpy(text, src, sizeof(src));
-	t0 = now_s();
-	return want_status("a compile bomb", build(&tq, off, sizeof(src), &cqe), &cqe, -ETIME,
-			   t0);
+	return build_wants("a compile bomb", src, sizeof(src), -ETIME);
 }
 
 static int big_source(void)
@@ -370,18 +374,8 @@ static int flood(void)
 static int denied(void)
 {
 	static const char src[] = "__kernel void k(__global int *a) { a[0] = 1; }\n";
-	struct tq_cqe cqe;
-	struct tq tq;
-	uint64_t off;
-	char *text;
-	double t0;
 
-	open_ctx(&tq, 1 << 20);
-	text = alloc(&tq, sizeof(src), &off);
-	memcpy(text, src, sizeof(src));
-	t0 = now_s();
-	return want_status("OpenCL C from a user not allowed it", build(&tq, off, sizeof(src),
-			   &cqe), &cqe, -EPERM, t0);
+	return build_wants("OpenCL C from a user not allowed it", src, sizeof(src), -EPERM);
 }
 
 static int storm(void)

@@ -56,6 +56,26 @@ static inline uint64_t tq_now_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* Set module parameter name to v; its old value in *old unless NULL. 0 or -1. */
+static inline int tq_set_param(const char *name, long v, long *old)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/tqsubmit/parameters/%s", name);
+	if (old) {
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%ld", old) != 1)
+			return -1;
+		fclose(f);
+	}
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%ld\n", v);
+	return fclose(f) ? -1 : 0;
+}
+
 static inline void *tq_map(int fd, uint64_t off, uint64_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);

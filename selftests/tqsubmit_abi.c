@@ -85,25 +85,6 @@ static int count_type(const struct tq_event *ev, int n, int type)
 	return c;
 }
 
-static int set_param(const char *name, long v, long *old)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/tqsubmit/parameters/%s", name);
-	if (old) {
-		f = fopen(path, "r");
-		if (!f || fscanf(f, "%ld", old) != 1)
-			return -1;
-		fclose(f);
-	}
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fprintf(f, "%ld\n", v);
-	return fclose(f) ? -1 : 0;
-}
-
 TEST(query)
 {
 	struct {
@@ -1105,7 +1086,7 @@ TEST(contexts_per_user)
 	int base = (int)tq_stat("contexts");
 
 	ASSERT_EQ(0, base) TH_LOG("contexts left over from earlier tests");
-	ASSERT_EQ(0, set_param("contexts_per_user", 2, &old));
+	ASSERT_EQ(0, tq_set_param("contexts_per_user", 2, &old));
 	EXPECT_EQ(0, tq_client_open(&c[0], 8, 0, 4096, -1));
 	EXPECT_EQ(0, tq_client_open(&c[1], 8, 0, 4096, -1));
 	EXPECT_EQ(-EMFILE, tq_client_open(&c[2], 8, 0, 4096, -1));
@@ -1113,7 +1094,7 @@ TEST(contexts_per_user)
 	EXPECT_EQ(0, tq_client_open(&c[2], 8, 0, 4096, -1));
 	tq_client_close(&c[1]);
 	tq_client_close(&c[2]);
-	EXPECT_EQ(0, set_param("contexts_per_user", old, NULL));
+	EXPECT_EQ(0, tq_set_param("contexts_per_user", old, NULL));
 }
 
 /* Beyond inflight_max, descriptors wait in the SQ until tasks complete. */
@@ -1126,9 +1107,9 @@ TEST(inflight_limit)
 	int i, n, sfd, done = 0, delivered = 0;
 	long old;
 
-	ASSERT_EQ(0, set_param("inflight_max", 4, &old));
+	ASSERT_EQ(0, tq_set_param("inflight_max", 4, &old));
 	ASSERT_EQ(0, tq_client_open(&c, 16, 0, 4096, -1));
-	EXPECT_EQ(0, set_param("inflight_max", old, NULL));
+	EXPECT_EQ(0, tq_set_param("inflight_max", old, NULL));
 	EXPECT_EQ(4, c.s.max_inflight);
 	for (i = 0; i < 10; i++)
 		tq_nop(&d[i], i);
@@ -1359,9 +1340,9 @@ TEST(cq_rounding)
 	fill_setup(&s);
 	s.sq_entries = 4;
 	s.cq_entries = 5;
-	ASSERT_EQ(0, set_param("inflight_max", 3, &old));
+	ASSERT_EQ(0, tq_set_param("inflight_max", 3, &old));
 	EXPECT_EQ(0, xioctl(fd, TQ_IOC_SETUP, &s));
-	EXPECT_EQ(0, set_param("inflight_max", old, NULL));
+	EXPECT_EQ(0, tq_set_param("inflight_max", old, NULL));
 	EXPECT_EQ(8, s.cq_entries);
 	EXPECT_EQ(3, s.max_inflight);
 	close(fd);
@@ -1536,7 +1517,7 @@ TEST(closed_context_counts_until_released)
 	int sfd, n;
 
 	ASSERT_EQ(0, tq_stat("contexts"));
-	ASSERT_EQ(0, set_param("contexts_per_user", 2, &old));
+	ASSERT_EQ(0, tq_set_param("contexts_per_user", 2, &old));
 	sfd = tq_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, sfd);
 	EXPECT_EQ(0, tq_client_open(&c[0], 8, 0, 4096, -1));
@@ -1549,7 +1530,7 @@ TEST(closed_context_counts_until_released)
 	ASSERT_EQ(TQ_EV_CLOSE, ev[0].type);
 	EXPECT_EQ(0, tq_sched_release(sfd, ev[0].ctx_id));
 	EXPECT_EQ(0, tq_client_open(&c[2], 8, 0, 4096, -1));
-	EXPECT_EQ(0, set_param("contexts_per_user", old, NULL));
+	EXPECT_EQ(0, tq_set_param("contexts_per_user", old, NULL));
 	tq_client_close(&c[1]);
 	tq_client_close(&c[2]);
 	close(sfd);

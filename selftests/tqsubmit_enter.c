@@ -45,25 +45,6 @@ static int go_idle(int sfd, struct tq_event *ev, int max)
 	return tasks;
 }
 
-static int set_param(const char *name, long v, long *old)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/tqsubmit/parameters/%s", name);
-	if (old) {
-		f = fopen(path, "r");
-		if (!f || fscanf(f, "%ld", old) != 1)
-			return -1;
-		fclose(f);
-	}
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fprintf(f, "%ld\n", v);
-	return fclose(f) ? -1 : 0;
-}
-
 /* ENTERs that kicked (enters - enters_absorbed) since @base. */
 struct bell {
 	long long enters, absorbed;
@@ -259,9 +240,9 @@ TEST_F(bell, slots_full_storm)
 	long old;
 	int i, n, nheld = 0;
 
-	ASSERT_EQ(0, set_param("inflight_max", 2, &old));
+	ASSERT_EQ(0, tq_set_param("inflight_max", 2, &old));
 	n = tq_client_open(&c, 8, 0, 4096, -1);
-	ASSERT_EQ(0, set_param("inflight_max", old, NULL));
+	ASSERT_EQ(0, tq_set_param("inflight_max", old, NULL));
 	ASSERT_EQ(0, n);
 	ASSERT_EQ(2, c.s.max_inflight);
 	for (i = 0; i < 6; i++)

@@ -224,17 +224,12 @@ static int prog_key(const char *src, size_t len, const char *options, char **key
 }
 
 /*
- * A cache hit under u->lock: a reference on a built program, or the failed
- * build's log. Returns 1 on a miss.
+ * A cache hit, under u->lock: a registration of a built program, or the
+ * failed build's log (a failed build stays cached too, but takes no
+ * reference).
  */
-static int prog_hit(struct usched *u, uint64_t h, const char *key, size_t keylen, uint32_t *id,
-		    char **log)
+static int prog_take(struct prog *p, uint32_t *id, char **log)
 {
-	struct prog *p = prog_lookup(u, h, key, keylen);
-
-	if (!p)
-		return 1;
-	/* A failed build stays cached too, but takes no reference. */
 	p->regs += !!p->prog;
 	p->refs += !!p->prog;
 	return prog_result(p, id, log);
@@ -260,9 +255,11 @@ int usched_prog_add(struct usched *u, const char *src, size_t len, const char *o
 	/* Builds are serialized so that two registrations of one source build it once. */
 	pthread_mutex_lock(&u->build_lock);
 	pthread_mutex_lock(&u->lock);
-	ret = prog_hit(u, h, key, keylen, id, log);
+	p = prog_lookup(u, h, key, keylen);
+	if (p)
+		ret = prog_take(p, id, log);
 	pthread_mutex_unlock(&u->lock);
-	if (ret <= 0) {
+	if (p) {
 		pthread_mutex_unlock(&u->build_lock);
 		free(key);
 		return ret;
@@ -318,7 +315,7 @@ int usched_prog_find(struct usched *u, const char *src, size_t len, const char *
 	pthread_mutex_lock(&u->lock);
 	/* Only a built program: a failed build is built again, elsewhere. */
 	p = prog_lookup(u, h, key, keylen);
-	ret = p && p->prog ? prog_hit(u, h, key, keylen, id, NULL) : -ENOENT;
+	ret = p && p->prog ? prog_take(p, id, NULL) : -ENOENT;
 	pthread_mutex_unlock(&u->lock);
 	free(key);
 	return ret;
@@ -331,7 +328,7 @@ int usched_prog_add_binary(struct usched *u, const char *src, size_t len, const 
 	char opts[OPTS_MAX + 32];
 	cl_int err, status;
 	size_t keylen;
-	struct prog *p;
+	struct prog *p, *old;
 	uint64_t h;
 	char *key;
 	int ret;
@@ -368,19 +365,16 @@ int usched_prog_add_binary(struct usched *u, const char *src, size_t len, const 
 	}
 
 	pthread_mutex_lock(&u->lock);
-	/* Built elsewhere at the same time: keep the one already cached. */
-	ret = prog_hit(u, h, key, keylen, id, NULL);
-	if (ret > 0) {
-		p->id = idtab_add(&u->progs, p);
-		ret = p->id ? prog_result(p, id, NULL) : -ENOMEM;
-		if (p->id)
-			p = NULL;
-	} else if (ret < 0) {
+	old = prog_lookup(u, h, key, keylen);
+	if (old && old->prog) {
+		/* Built elsewhere at the same time: keep the one already cached. */
+		ret = prog_take(old, id, NULL);
+	} else {
 		/* A failed in-process build of it is cached: that one cannot be used. */
-		struct prog *old = prog_lookup(u, h, key, keylen);
-
-		idtab_clear(&u->progs, old->id);
-		prog_free(old);
+		if (old) {
+			idtab_clear(&u->progs, old->id);
+			prog_free(old);
+		}
 		p->id = idtab_add(&u->progs, p);
 		ret = p->id ? prog_result(p, id, NULL) : -ENOMEM;
 		if (p->id)

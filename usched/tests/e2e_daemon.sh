@@ -10,33 +10,12 @@
 # Prints TAP. Run from the repository root (tools/runtests does).
 set -uo pipefail
 
-BIN=${BIN:-build/bin}
-# under ASan (make SAN=1): PoCL and LLVM leave allocations behind at exit
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
-SYS=/sys/class/misc/tqsubmit
 MIX=VA,MT,BS,DCT	# no INOUT buffers: a re-run after a restart sees its inputs intact
-. tools/tap.sh
+. usched/tests/lib.sh
 # Builtins only where tests poll: a fork costs a lot under emulation.
-sysfs() { local v=-1; read -r v <"$SYS/$1" 2>/dev/null; echo "$v"; }
 
-[ -c /dev/tqsubmit ] || skip_all "no /dev/tqsubmit (run in the test VM: make check)"
-[ -x "$BIN/usched" ] && [ -x "$BIN/tqdemo" ] || skip_all "usched or tqdemo not built"
-clinfo -l 2>/dev/null | grep -q Device || skip_all "no OpenCL device"
-[ "$(sysfs scheduler_pid)" = 0 ] || skip_all "another scheduler is attached"
-
-T=$(mktemp -d /tmp/e2e-usched.XXXXXX)
-upid=
-cleanup() {
-	[ -n "$upid" ] && kill -KILL "$upid" 2>/dev/null
-	jobs -p | xargs -r kill -KILL 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+suite_begin e2e-usched "$BIN/usched" "$BIN/tqdemo"
 mkfifo "$T/nap" && exec {nap}<>"$T/nap"	# nothing is ever written to it
-
-attached() { [ "$(sysfs scheduler_pid)" = "$upid" ]; }
-detached() { [ "$(sysfs scheduler_pid)" = 0 ]; }
 
 start_usched() {
 	"$BIN/usched" --foreground --config /dev/null --state "$T/state" \

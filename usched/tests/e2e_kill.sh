@@ -25,34 +25,13 @@
 # Prints TAP. Run from the repository root (tools/runtests does).
 set -uo pipefail
 
-BIN=${BIN:-build/bin}
 KILLS=${KILLS:-50}
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
-SYS=/sys/class/misc/tqsubmit
 IDEM=VA,MT,BS,DCT	# no INOUT buffer: idempotent
 INOUT=FLW,SYN,VA	# FLW and SYN have one: not idempotent
-. tools/tap.sh
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-sysfs() { local v=-1; read -r v <"$SYS/$1" 2>/dev/null; echo "$v"; }
+. usched/tests/lib.sh
 
-[ -c /dev/tqsubmit ] || skip_all "no /dev/tqsubmit (run in the test VM: make check)"
-[ -x "$BIN/usched" ] && [ -x "$BIN/tqdemo" ] || skip_all "usched or tqdemo not built"
-clinfo -l 2>/dev/null | grep -q Device || skip_all "no OpenCL device"
-[ "$(sysfs scheduler_pid)" = 0 ] || skip_all "another scheduler is attached"
-
-T=$(mktemp -d /tmp/e2e-kill.XXXXXX)
-upid=
-cleanup() {
-	[ -n "$upid" ] && kill -KILL "$upid" 2>/dev/null
-	jobs -p | xargs -r kill -KILL 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+suite_begin e2e-kill "$BIN/usched" "$BIN/tqdemo"
 mkfifo "$T/nap" && exec {nap}<>"$T/nap"	# nothing is ever written to it
-
-attached() { [ "$(sysfs scheduler_pid)" = "$upid" ]; }
-detached() { [ "$(sysfs scheduler_pid)" = 0 ]; }
 
 # The kernel time limit: the limits' setting where usched has it, else its 10 s default.
 limit=()

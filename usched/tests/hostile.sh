@@ -36,34 +36,11 @@ build-time-limit = 2s
 "
 HOSTILE_RSS_MB=${HOSTILE_RSS_MB:-128}
 
-BIN=${BIN:-build/bin}
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
-SYS=/sys/class/misc/tqsubmit
 HONEST_MIX=VA,MT,BS,DCT
-. tools/tap.sh
-sysfs() { local v=-1; read -r v <"$SYS/$1" 2>/dev/null; echo "$v"; }
+. usched/tests/lib.sh
 
-[ -c /dev/tqsubmit ] || skip_all "no /dev/tqsubmit (run in the test VM: make check)"
-[ -x "$BIN/usched" ] && [ -x "$BIN/tqdemo" ] && [ -x "$BIN/tq_hostile" ] ||
-	skip_all "usched, tqdemo or tq_hostile not built"
 command -v setpriv >/dev/null || skip_all "no setpriv (util-linux)"
-clinfo -l 2>/dev/null | grep -q Device || skip_all "no OpenCL device"
-[ "$(sysfs scheduler_pid)" = 0 ] || skip_all "another scheduler is attached"
-
-T=$(mktemp -d /tmp/hostile.XXXXXX)
-chmod 755 "$T"
-upid=
-cleanup() {
-	[ -n "$upid" ] && kill -KILL "$upid" 2>/dev/null
-	jobs -p | xargs -r kill -KILL 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-attached() { [ "$(sysfs scheduler_pid)" = "$upid" ]; }
-detached() { [ "$(sysfs scheduler_pid)" = 0 ]; }
-rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$upid/status" 2>/dev/null || echo 0; }
+suite_begin hostile "$BIN/usched" "$BIN/tqdemo" "$BIN/tq_hostile"
 
 echo "$LIMITS" >"$T/usched.conf"
 conf=$T/usched.conf

@@ -13,34 +13,15 @@
 # Run from the repository root (tools/runtests does).
 set -uo pipefail
 
-BIN=${BIN:-build/bin}
 TESTBIN=${TESTBIN:-build/tests}
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
-SYS=/sys/class/misc/tqsubmit
 MIX=VA,MT,BS,DCT
 CLIENT=$TESTBIN/limits_client
 NOBODY=65534		# allowed OpenCL C source by its group's section
 STRANGER=4242		# in no section: built-ins only
 FLOODER=4343		# floods and arenas, with totals of its own
-. tools/tap.sh
-sysfs() { local v=-1; read -r v <"$SYS/$1" 2>/dev/null; echo "$v"; }
+. usched/tests/lib.sh
 
-[ -c /dev/tqsubmit ] || skip_all "no /dev/tqsubmit (run in the test VM: make check)"
-[ -x "$BIN/usched" ] && [ -x "$BIN/usched-build" ] && [ -x "$BIN/tqdemo" ] && [ -x "$CLIENT" ] ||
-	skip_all "usched, usched-build, tqdemo or limits_client not built"
-clinfo -l 2>/dev/null | grep -q Device || skip_all "no OpenCL device"
-[ "$(sysfs scheduler_pid)" = 0 ] || skip_all "another scheduler is attached"
-
-T=$(mktemp -d /tmp/limits-usched.XXXXXX)
-chmod 755 "$T"
-upid=
-cleanup() {
-	[ -n "$upid" ] && kill -KILL "$upid" 2>/dev/null
-	jobs -p | xargs -r kill -KILL 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+suite_begin limits-usched "$BIN/usched" "$BIN/usched-build" "$BIN/tqdemo" "$CLIENT"
 # Other uids open contexts too (the guest is ours; udev would give group tq).
 chmod 666 /dev/tqsubmit
 
@@ -63,8 +44,6 @@ EOF
 }
 conf ""
 
-attached() { [ "$(sysfs scheduler_pid)" = "$upid" ]; }
-rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$upid/status"; }
 metric() { sed -n "s/^$1 //p" "$T/usched.prom"; }
 refused() { metric "tq_limit_refused_total{limit=\"$1\"}"; }
 

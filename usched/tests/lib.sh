@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# usched/tests/lib.sh - what the usched suites of the test VM share. Source
+# it from the repository root after setting the suite's own variables; it
+# sources tools/tap.sh. suite_begin NAME PROGRAM... skips the suite unless
+# the module, PROGRAMs, an OpenCL device and no other scheduler are there,
+# then makes $T (removed at exit, with usched $upid and every job killed).
+
+BIN=${BIN:-build/bin}
+# under ASan (make SAN=1): PoCL and LLVM leave allocations behind at exit
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+SYS=/sys/class/misc/tqsubmit
+. tools/tap.sh
+
+sysfs() { local v=-1; read -r v <"$SYS/$1" 2>/dev/null; echo "$v"; }
+attached() { [ "$(sysfs scheduler_pid)" = "$upid" ]; }
+detached() { [ "$(sysfs scheduler_pid)" = 0 ]; }
+rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$upid/status" 2>/dev/null || echo 0; }
+
+suite_cleanup() {
+	[ -n "$upid" ] && kill -KILL "$upid" 2>/dev/null
+	jobs -p | xargs -r kill -KILL 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$T"
+}
+
+suite_begin() {
+	local name=$1 p
+
+	shift
+	[ -c /dev/tqsubmit ] || skip_all "no /dev/tqsubmit (run in the test VM: make check)"
+	for p in "$@"; do
+		[ -x "$p" ] || skip_all "$p is not built"
+	done
+	clinfo -l 2>/dev/null | grep -q Device || skip_all "no OpenCL device"
+	[ "$(sysfs scheduler_pid)" = 0 ] || skip_all "another scheduler is attached"
+	T=$(mktemp -d "/tmp/$name.XXXXXX")
+	chmod 755 "$T"	# other uids' clients read what the suite writes there
+	upid=
+	trap suite_cleanup EXIT
+}
