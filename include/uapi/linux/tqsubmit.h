@@ -51,6 +51,7 @@
 #define TQ_FEAT_REQUEUE		(1ULL << 2)	/* tasks survive a scheduler's exit */
 #define TQ_FEAT_POLL		(1ULL << 3)	/* context fd polls EPOLLIN on CQ entries */
 #define TQ_FEAT_IDEMPOTENT	(1ULL << 4)	/* TQ_DESC_F_IDEMPOTENT, TQ_COMPL_F_STARTED */
+#define TQ_FEAT_SOCKET		(1ULL << 5)	/* served by tqsubmitd over a socket, see below */
 
 /* Fixed limits of this ABI version. */
 #define TQ_MAX_BUFS		8
@@ -442,6 +443,54 @@ struct tq_completion {
 	__u64	result;
 	__u64	start_ns;
 	__u64	end_ns;
+};
+
+/*
+ * The socket transport: tqsubmitd, a user-space server of this ABI for hosts
+ * that cannot load the module. It keeps the same rings, arena, descriptors,
+ * validation, events and completions; only the way to reach them differs.
+ * tqsubmitd listens on two SOCK_SEQPACKET Unix sockets and answers every
+ * command of one message with one reply message; each message is a struct
+ * tq_sock_msg followed by the command's ioctl struct (its size field says
+ * how long it is, with the same rules for shorter and longer structs).
+ *
+ * Client socket (TQ_SOCKET_PATH; who may connect is the socket's file mode
+ * and group): one connection is one context, closed when the connection is.
+ *	TQ_IOC_QUERY	reply: struct tq_query, with TQ_FEAT_SOCKET
+ *	TQ_IOC_SETUP	the request carries the eventfd (SCM_RIGHTS) when
+ *			@eventfd >= 0, whose value is then ignored; the reply
+ *			carries two file descriptors (SCM_RIGHTS): the rings
+ *			(map the SQ at sq_off.mmap_offset and the CQ at
+ *			cq_off.mmap_offset of the first) and the arena (the
+ *			second, at arena_offset, which is 0). Both are memfds
+ *			sealed against shrinking and growing.
+ *	TQ_IOC_ENTER	the doorbell; no reply.
+ * The peer's credentials (SO_PEERCRED at connect) are the context's pid and
+ * uid. A command the server does not know is answered -ENOTTY.
+ *
+ * Scheduler socket (TQ_SCHED_SOCKET_PATH): TQ_IOC_QUERY, then TQ_IOC_ATTACH
+ * (EPERM unless the peer is root or tqsubmitd's own user; EBUSY while another
+ * scheduler is attached). After ATTACH's reply the connection is the
+ * scheduler fd: each message from tqsubmitd is a whole number of struct
+ * tq_event records, and each TQ_EV_OPEN record's arena comes with the
+ * message as a file descriptor (SCM_RIGHTS: one per OPEN record, in record
+ * order; map it at open.arena_offset, which is 0); each message to tqsubmitd
+ * is a whole number of struct tq_completion records. No errno comes back: a
+ * bad record is dropped and counted. Records are taken in order, and those
+ * sent before the scheduler closes the connection are taken before its exit
+ * is seen, so a TQ_COMPL_F_STARTED mark holds once sent.
+ */
+#define TQ_SOCKET_PATH		"/run/tq/tqsubmit.sock"
+#define TQ_SCHED_SOCKET_PATH	"/run/tq/sched.sock"
+
+/**
+ * struct tq_sock_msg - the head of a command or reply on a tqsubmitd socket
+ * @cmd: the ioctl's command (TQ_IOC_*); a reply repeats it
+ * @status: request: zero; reply: 0 or a negative errno, as the ioctl's
+ */
+struct tq_sock_msg {
+	__u32	cmd;
+	__s32	status;
 };
 
 #endif /* _UAPI_LINUX_TQSUBMIT_H */
