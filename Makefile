@@ -9,7 +9,7 @@
 #   make SAN=1      user space with ASan and UBSan (separate build dir)
 #   make check      every test suite; last line "N passed, M failed[, K skipped]"
 #   make run        the main job (see README.md)
-#   make checkpatch checkpatch.pl --strict over kmod/ and the uapi header
+#   make checkpatch checkpatch.pl --strict over kmod/, the uapi header and the shared checks
 #   make fuzz       the fuzzer against usched in the test VM for FUZZ_SECONDS (600)
 
 # Kernel build tree: the running kernel's when it has one, else the newest
@@ -73,7 +73,8 @@ $(LINUX_SRC)/.stamp:
 
 checkpatch: $(LINUX_SRC)/.stamp
 	$(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --quiet -f \
-		$(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) include/uapi/linux/tqsubmit.h
+		$(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) include/uapi/linux/tqsubmit.h \
+		include/tq/tqsubmit_check.h
 
 check: deps
 	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
@@ -243,7 +244,7 @@ CHECK_SCRIPTS += script:tools/test_install.sh script:tools/test_dkms.sh script:t
 DKMS_VERSION := $(LIBTQ_VERSION)
 DKMS_SRCDIR ?= /usr/src/tqsubmit-$(DKMS_VERSION)
 DKMS_FILES := dkms.conf Kbuild kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.c)) \
-	$(wildcard kmod/*.h) include/uapi/linux/tqsubmit.h
+	$(wildcard kmod/*.h) include/uapi/linux/tqsubmit.h include/tq/tqsubmit_check.h
 
 .PHONY: install-dkms-src uninstall-dkms-src
 install-dkms-src:
@@ -254,7 +255,8 @@ install-dkms-src:
 uninstall-dkms-src:
 	rm -f $(addprefix $(D)$(DKMS_SRCDIR)/,$(DKMS_FILES))
 	-rmdir $(D)$(DKMS_SRCDIR)/kmod $(D)$(DKMS_SRCDIR)/include/uapi/linux \
-		$(D)$(DKMS_SRCDIR)/include/uapi $(D)$(DKMS_SRCDIR)/include $(D)$(DKMS_SRCDIR)
+		$(D)$(DKMS_SRCDIR)/include/uapi $(D)$(DKMS_SRCDIR)/include/tq \
+		$(D)$(DKMS_SRCDIR)/include $(D)$(DKMS_SRCDIR)
 
 # The Debian packages from a copy of the tree's files (tracked and new, not
 # ignored), so that the package build's clean leaves this tree's build/
