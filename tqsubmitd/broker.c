@@ -824,6 +824,7 @@ static bool fill_pass(uint64_t *now)
  */
 bool tqd_fill(void)
 {
+	unsigned int passes = 0;
 	uint64_t now = 0;
 	bool did = false;
 
@@ -831,7 +832,12 @@ bool tqd_fill(void)
 		return false;
 	tqd.batch_n = 0;
 	tqd.batch_nfds = 0;
-	while (batch_left() && fill_pass(&now))
+	/*
+	 * Rejections take no room in the batch: a client that keeps writing bad
+	 * descriptors as fast as it reaps their errors would keep a pass going,
+	 * so a batch gets a few passes and the loop's other work comes between.
+	 */
+	while (batch_left() && passes++ < TQD_PASSES && fill_pass(&now))
 		did = true;
 	if (tqd.batch_n) {
 		set_need_wakeup(false);
@@ -949,7 +955,7 @@ int tqd_stats_text(char *buf, size_t size)
 			"# TYPE in_flight gauge\nin_flight %llu\n"
 			"requeued %llu\nabandoned %llu\nenters %llu\nenters_absorbed %llu\n"
 			"# TYPE scheduler_pid gauge\nscheduler_pid %d\n"
-			"connections %llu\nbad_messages %llu\nbad_records %llu\n"
+			"# TYPE connections gauge\nconnections %llu\nbad_messages %llu\nbad_records %llu\n"
 			"stalled_sends %llu\n",
 			(unsigned long long)s->contexts, (unsigned long long)s->submitted,
 			(unsigned long long)s->delivered, (unsigned long long)s->completed,

@@ -166,6 +166,8 @@ static int conn_send(struct tqd_conn *c, const void *buf, size_t len, const int 
 
 	if (c->eof)
 		return -EPIPE;
+	if (o->buf)
+		return -EBUSY;	/* one waits already: the callers make no second */
 	ret = send_fds(c->fd, buf, len, fds, nfds);
 	if (ret != -EAGAIN)
 		return ret;
@@ -341,7 +343,12 @@ static int take_fds(struct msghdr *mh, int *fds, unsigned int max)
 				close(fd);
 		}
 	}
-	return mh->msg_flags & MSG_CTRUNC ? -1 : (int)n;
+	if (mh->msg_flags & MSG_CTRUNC) {
+		while (n)
+			close(fds[--n]);
+		return -1;
+	}
+	return n;
 }
 
 /* 0 if fd is an eventfd, else -EINVAL (as eventfd_ctx_fdget() says). */
@@ -575,8 +582,12 @@ static void on_recv(struct tqd_conn *c, int res)
 		conn_maybe_free(c);
 		return;
 	}
-	/* A reply waiting for room: read nothing more until it is sent. */
-	if (c->kind == CONN_SCHED || !c->out.buf)
+	/*
+	 * A reply waiting for room: read nothing more until it is sent. The
+	 * attached scheduler's completions are always read; what waits there
+	 * is events, which no completion answers.
+	 */
+	if (!c->out.buf || c->attached)
 		arm_recv(c);
 }
 

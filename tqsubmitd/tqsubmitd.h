@@ -32,6 +32,7 @@
 
 #define TQD_CTX_ID_MAX		((1U << 22) - 1)	/* as the module's */
 #define TQD_QUANTUM		32	/* tasks of one context per turn */
+#define TQD_PASSES		8	/* passes over the contexts per batch */
 #define TQD_CTX_HASH		1024
 #define TQD_MSG_MAX		(sizeof(struct tq_sock_msg) + 4096)	/* a command */
 #define TQD_PAGE_MAX		4096	/* an ioctl struct's largest size (PAGE_SIZE) */
