@@ -49,8 +49,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tqsubmitd [options]\n"
-		"  --socket PATH            client socket (default " TQ_SOCKET_PATH ")\n"
-		"  --sched-socket PATH      scheduler socket (default " TQ_SCHED_SOCKET_PATH ")\n"
+		"  --socket PATH            client socket ($TQ_SOCKET, else " TQ_SOCKET_PATH ")\n"
+		"  --sched-socket PATH      scheduler socket ($TQ_SCHED_SOCKET, else "
+		TQ_SCHED_SOCKET_PATH ")\n"
 		"  --group NAME             group of the client socket (default tq, if it exists)\n"
 		"  --socket-mode MODE       mode of the client socket (default 0660)\n"
 		"  --ring-entries-max N     most SQ or CQ entries of a context (4096)\n"
@@ -318,6 +319,11 @@ int main(int argc, char **argv)
 
 	int li = 0;
 
+	/* libtq's and usched's variables, so that one setting moves all three. */
+	if (getenv("TQ_SOCKET") && *getenv("TQ_SOCKET"))
+		client = getenv("TQ_SOCKET");
+	if (getenv("TQ_SCHED_SOCKET") && *getenv("TQ_SCHED_SOCKET"))
+		sched = getenv("TQ_SCHED_SOCKET");
 	while ((c = getopt_long(argc, argv, "", opts, &li)) != -1) {
 		switch (c) {
 		case O_SOCKET:
