@@ -170,7 +170,7 @@ INSTALL_BUILT := $(BIN)/usched $(BIN)/usched-build $(BIN)/tqsubmitd $(INSTALL_PR
 	$(LIB)/libtq.a $(INST)/libtq.pc $(INST)/usched.service $(INST)/tqsubmitd.service \
 	$(INSTALL_MAN1)
 
-tqstat_WHAT := the counters of the tqsubmit module and of usched
+tqstat_WHAT := the counters of the tqsubmit module (or tqsubmitd) and of usched
 tqsim_WHAT := tq's device model and ordering policies on task files
 tqcalib_WHAT := measure an OpenCL device's profile for tq
 tqbench_WHAT := the paper's experiments on an OpenCL device, through tq
