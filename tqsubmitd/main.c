@@ -158,8 +158,10 @@ fail:
 }
 
 /*
- * Listen on path: its directory made, a socket of a dead tqsubmitd removed
- * (a live one is an error: it is serving), then mode and group.
+ * Bind path: its directory made, a socket of a dead tqsubmitd removed (a
+ * live one is an error: it is serving), then mode and group. main()
+ * listens once it has forked, so that the socket's peer credentials name
+ * the process that serves it.
  */
 static int listen_on(const char *path, mode_t mode, gid_t gid)
 {
@@ -194,7 +196,7 @@ static int listen_on(const char *path, mode_t mode, gid_t gid)
 	old = umask(0777);
 	ret = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
-	if (ret || listen(fd, 128)) {
+	if (ret) {
 		tqd_log(TQD_ERR, "%s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
@@ -445,6 +447,10 @@ int main(int argc, char **argv)
 
 	tqd_init(&lim);
 	ret = tqd_loop_init(cfd, sfd, sigfd);
+	if (!ret && made && (listen(cfd, 128) || listen(sfd, 128))) {
+		tqd_log(TQD_ERR, "listen: %s", strerror(errno));
+		ret = -errno;
+	}
 	if (status_fd >= 0) {
 		char st = ret ? 1 : 0;
 

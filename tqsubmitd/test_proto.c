@@ -1376,6 +1376,92 @@ static void test_no_reader(struct daemon *d)
 	tap_ok(daemon_alive(d), "tqsubmitd lives on");
 }
 
+/* The daemon's pid, as its socket says (SO_PEERCRED of a connection). */
+static pid_t server_pid(const char *path)
+{
+	struct ucred cr = { 0 };
+	socklen_t len = sizeof(cr);
+	int fd = sock_connect(path);
+
+	if (fd < 0)
+		return -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len))
+		cr.pid = -1;
+	close(fd);
+	return cr.pid;
+}
+
+/* Without --foreground: the command returns once the sockets serve. */
+static void test_daemonize(void)
+{
+	char cmdline[512], c[128], sc[128];
+	struct tq_query q = { .size = sizeof(q) };
+	pid_t pid;
+	int rc, fd;
+
+	snprintf(c, sizeof(c), "%s/bg/tqsubmit.sock", dir);
+	snprintf(sc, sizeof(sc), "%s/bg/sched.sock", dir);
+	snprintf(cmdline, sizeof(cmdline), "%s --socket %s --sched-socket %s 2>/dev/null",
+		 TQSUBMITD_BIN, c, sc);
+	rc = system(cmdline);
+	fd = sock_connect(c);
+	tap_ok(WIFEXITED(rc) && !WEXITSTATUS(rc) && fd >= 0 && !cmd(fd, TQ_IOC_QUERY, &q, sizeof(q)),
+	       "without --foreground: exits 0 once it serves (the socket answers at once)");
+	if (fd >= 0)
+		close(fd);
+	pid = server_pid(c);
+	tap_ok(pid > 0 && pid != getpid() && !kill(pid, SIGTERM), "and runs on, detached (pid %d)",
+	       (int)pid);
+	for (int i = 0; i < 200 && !kill(pid, 0); i++)
+		usleep(10000);
+	tap_ok(access(c, F_OK) && access(sc, F_OK), "SIGTERM: it exits and removes its sockets");
+}
+
+/* Sockets passed by systemd (LISTEN_FDS), through systemd-socket-activate. */
+static void test_socket_activation(void)
+{
+	char c[128], sc[128];
+	struct tq_query q = { .size = sizeof(q) };
+	struct sched s;
+	pid_t pid;
+	int fd, i, st;
+
+	if (access("/usr/bin/systemd-socket-activate", X_OK)) {
+		tap_skip("sockets passed by systemd", "no systemd-socket-activate");
+		return;
+	}
+	snprintf(c, sizeof(c), "%s/sa/tqsubmit.sock", dir);
+	snprintf(sc, sizeof(sc), "%s/sa/sched.sock", dir);
+	{
+		char d[128];
+
+		snprintf(d, sizeof(d), "%s/sa", dir);
+		mkdir(d, 0755);
+	}
+	pid = fork();
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 2);
+		execl("/usr/bin/systemd-socket-activate", "systemd-socket-activate", "--seqpacket",
+		      "-l", c, "-l", sc, TQSUBMITD_BIN, "--foreground", "--socket", c,
+		      "--sched-socket", sc, (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 500 && (access(c, F_OK) || access(sc, F_OK)); i++)
+		usleep(10000);
+	fd = sock_connect(c);
+	tap_ok(fd >= 0 && !cmd(fd, TQ_IOC_QUERY, &q, sizeof(q)) && (q.features & TQ_FEAT_SOCKET),
+	       "sockets passed by systemd (LISTEN_FDS): the first connection is served");
+	tap_ok(!sched_open(&s, sc), "and the scheduler's socket is told apart by its path");
+	sched_close(&s);
+	if (fd >= 0)
+		close(fd);
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	tap_ok(WIFEXITED(st) && !WEXITSTATUS(st), "SIGTERM: exit status 0");
+}
+
 int main(void)
 {
 	static const char *const small[] = { "--contexts-per-user", "4", "--user-bytes-max", "1200K",
@@ -1432,6 +1518,8 @@ int main(void)
 		tap_ok(stat(a.csock, &sb) && stat(a.ssock, &sb), "and removes its sockets");
 	}
 
+	test_daemonize();
+	test_socket_activation();
 	if (daemon_start(&b, "b", small)) {
 		tap_ok(0, "tqsubmitd with small limits starts");
 	} else {
