@@ -1290,7 +1290,8 @@ static void test_hostile_efd(struct daemon *d)
 	struct tq_cqe cqe[16];
 	uint64_t max = 0xfffffffffffffffeull;
 	struct sched s;
-	int i, n, got, fl;
+	long long ctxs = stat_of(d->csock, "contexts");
+	int i, n, got, fl, ret;
 
 	if (sched_open(&s, d->ssock) || client_open(&bad, d->csock, 8, 0, 4096, -2) ||
 	    client_open(&good, d->csock, 8, 0, 4096, -2))
@@ -1329,11 +1330,41 @@ static void test_hostile_efd(struct daemon *d)
 		client_wait(&good, cqe, 16, 8, 2000);
 	}
 	tap_ok(stat_of(d->csock, "contexts") >= 2, "tqsubmitd answers at once");
+	{
+		struct pollfd pf = { .fd = bad.efd, .events = POLLIN };
+		uint64_t v = 0, w = 0;
+
+		fcntl(bad.efd, F_SETFL, fl | O_NONBLOCK);
+		tap_ok(read(bad.efd, &v, 8) == 8 && v == max,
+		       "the hostile counter is untouched: tqsubmitd's write waits");
+		usleep(100000);
+		ret = poll(&pf, 1, 2000) == 1 && read(bad.efd, &w, 8) == 8;
+		/* The write that waited, and at most one for the signals meanwhile. */
+		tap_ok(ret && (w == 1 || w == 2),
+		       "once it is read, the waiting signal arrives, the later ones coalesced (%llu)",
+		       (unsigned long long)w);
+		w = max;
+		fcntl(bad.efd, F_SETFL, fl & ~O_NONBLOCK);
+		if (write(bad.efd, &w, 8) != 8)
+			tap_diag("could not fill the counter again");
+		for (i = 0; i < 8; i++)
+			tq_nop(&desc[i], i);
+		client_submit(&bad, desc, 8);
+		n = sched_collect(&s, ev, 32, 8, 2000);
+		for (i = 0; i < n; i++)
+			if (ev[i].type == TQ_EV_TASK)
+				sched_complete(&s, &ev[i], 0, 0);
+		usleep(100000);
+	}
+	/* Its eventfd write still waits: closing it cancels that, and frees the context. */
 	client_close(&bad);
 	client_close(&good);
 	sched_close(&s);
-	usleep(50000);
-	tap_ok(daemon_alive(d) && balanced(d->csock), "the hostile client gone, the counters balance");
+	for (i = 0; i < 100 && stat_of(d->csock, "contexts") != ctxs; i++)
+		usleep(10000);
+	tap_ok(stat_of(d->csock, "contexts") == ctxs,
+	       "the hostile client gone, its context is freed (its stuck eventfd write cancelled)");
+	tap_ok(daemon_alive(d) && balanced(d->csock), "the counters balance");
 }
 
 /* A client that floods commands and never reads its replies stalls only itself. */
