@@ -482,15 +482,15 @@ struct tq_completion {
  * scheduler is attached). After ATTACH's reply the connection is the
  * scheduler fd: each message from tqsubmitd is a whole number of struct
  * tq_event records (at most TQ_SOCK_EVENTS_MAX), and each TQ_EV_OPEN
- * record's arena comes with the
- * message as a file descriptor (SCM_RIGHTS: one per OPEN record, in record
- * order; map it at open.arena_offset, which is 0); each message to tqsubmitd
- * is a whole number of struct tq_completion records (at most
- * TQ_SOCK_COMPLETIONS_MAX; a longer message ends the attachment, as the
- * scheduler's exit does). No errno comes back: a bad record, or a message
- * that is not whole records, is dropped and counted. Records are taken in order, and those
- * sent before the scheduler closes the connection are taken before its exit
- * is seen, so a TQ_COMPL_F_STARTED mark holds once sent.
+ * record's arena comes with the message as a file descriptor (SCM_RIGHTS:
+ * one per OPEN record, in record order; map it at open.arena_offset, which
+ * is 0); each message to tqsubmitd is a whole number of struct
+ * tq_completion records (at most TQ_SOCK_COMPLETIONS_MAX; a longer message
+ * ends the attachment, as the scheduler's exit does). No errno comes back:
+ * a bad record, or a message that is not whole records, is dropped and
+ * counted. Records are taken in order, and those sent before the scheduler
+ * closes the connection are taken before its exit is seen, so a
+ * TQ_COMPL_F_STARTED mark holds once sent.
  */
 #define TQ_SOCKET_PATH		"/run/tq/tqsubmit.sock"
 #define TQ_SCHED_SOCKET_PATH	"/run/tq/sched.sock"
