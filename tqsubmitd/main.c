@@ -163,7 +163,7 @@ fail:
  * listens once it has forked, so that the socket's peer credentials name
  * the process that serves it.
  */
-static int listen_on(const char *path, mode_t mode, gid_t gid)
+static int listen_on(const char *path, mode_t mode, gid_t gid, bool gid_given)
 {
 	struct sockaddr_un sa;
 	struct stat st;
@@ -201,7 +201,17 @@ static int listen_on(const char *path, mode_t mode, gid_t gid)
 		close(fd);
 		return -1;
 	}
-	if ((gid != (gid_t)-1 && chown(path, (uid_t)-1, gid)) || chmod(path, mode)) {
+	/* The default group tq is a courtesy: a user outside it keeps its own. */
+	if (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid)) {
+		if (gid_given || errno != EPERM) {
+			tqd_log(TQD_ERR, "%s: group %u: %s", path, (unsigned int)gid, strerror(errno));
+			close(fd);
+			unlink(path);
+			return -1;
+		}
+		tqd_log(TQD_INFO, "%s: not given to group tq (%s)", path, strerror(errno));
+	}
+	if (chmod(path, mode)) {
 		tqd_log(TQD_ERR, "%s: %s", path, strerror(errno));
 		close(fd);
 		unlink(path);
@@ -427,10 +437,10 @@ int main(int argc, char **argv)
 	if (passed < 0)
 		return 1;
 	if (!passed) {
-		cfd = listen_on(client, mode, gid);
+		cfd = listen_on(client, mode, gid, group != NULL);
 		if (cfd < 0)
 			return 1;
-		sfd = listen_on(sched, 0600, (gid_t)-1);
+		sfd = listen_on(sched, 0600, (gid_t)-1, false);
 		if (sfd < 0) {
 			unlink(client);
 			return 1;

@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -1422,6 +1423,69 @@ static pid_t server_pid(const char *path)
 	return cr.pid;
 }
 
+/* Bad options and paths: clear errors, nothing served. */
+static void test_options(void)
+{
+	static const struct {
+		const char *args;
+		int status;
+	} cases[] = {
+		{ "--group no-such-group-here", 2 },
+		{ "--socket-mode 999", 2 },
+		{ "--ring-entries-max 0", 2 },
+		{ "--arena-bytes-max 12Q", 2 },
+		{ "--inflight-max -1", 2 },
+		{ "--no-such-option", 2 },
+		{ "extra-argument", 2 },
+	};
+	char cmdline[512], file[128];
+	int rc;
+
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(cmdline, sizeof(cmdline), "%s --foreground --socket %s/o/c.sock "
+			 "--sched-socket %s/o/s.sock %s 2>/dev/null", TQSUBMITD_BIN, dir, dir,
+			 cases[i].args);
+		rc = system(cmdline);
+		tap_ok(WIFEXITED(rc) && WEXITSTATUS(rc) == cases[i].status,
+		       "%s: exit status %d", cases[i].args, cases[i].status);
+	}
+	snprintf(file, sizeof(file), "%s/not-a-socket", dir);
+	close(open(file, O_CREAT | O_WRONLY, 0644));
+	snprintf(cmdline, sizeof(cmdline), "%s --foreground --socket %s --sched-socket %s/o/s.sock "
+		 "2>/dev/null", TQSUBMITD_BIN, file, dir);
+	rc = system(cmdline);
+	tap_ok(WIFEXITED(rc) && WEXITSTATUS(rc) == 1 && !access(file, F_OK),
+	       "a client socket path that is a file: exit status 1, the file left alone");
+	snprintf(cmdline, sizeof(cmdline), "%s --foreground --socket %s/o/same.sock "
+		 "--sched-socket %s/o/same.sock 2>/dev/null", TQSUBMITD_BIN, dir, dir);
+	rc = system(cmdline);
+	tap_ok(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "the same path for both sockets: exit status 2");
+}
+
+/* --group: the client socket's group. */
+static void test_group(void)
+{
+	struct daemon g;
+	const char *const args[] = { "--group", "daemon", "--socket-mode", "0666", NULL };
+	struct stat st = { 0 };
+
+	struct group *gr = getgrnam("daemon");
+
+	if (getuid() || !gr) {
+		tap_skip("--group gives the client socket to a group", "not root, or no group daemon");
+		return;
+	}
+	if (daemon_start(&g, "g", args)) {
+		tap_ok(0, "--group daemon: tqsubmitd starts");
+		return;
+	}
+	stat(g.csock, &st);
+	tap_ok(st.st_gid == gr->gr_gid && (st.st_mode & 0777) == 0666,
+	       "--group daemon --socket-mode 0666: the client socket's group and mode (%u %o)",
+	       (unsigned int)st.st_gid, st.st_mode & 0777);
+	daemon_stop(&g);
+}
+
 /* Without --foreground: the command returns once the sockets serve. */
 static void test_daemonize(void)
 {
@@ -1549,6 +1613,8 @@ int main(void)
 		tap_ok(stat(a.csock, &sb) && stat(a.ssock, &sb), "and removes its sockets");
 	}
 
+	test_options();
+	test_group();
 	test_daemonize();
 	test_socket_activation();
 	if (daemon_start(&b, "b", small)) {
