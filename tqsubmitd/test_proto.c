@@ -1368,6 +1368,71 @@ static void test_hostile_efd(struct daemon *d)
 	tap_ok(daemon_alive(d) && balanced(d->csock), "the counters balance");
 }
 
+/*
+ * A scheduler that stops reading: events wait for room, nothing is lost,
+ * and tqsubmitd still answers.
+ */
+static void test_sched_stalled(struct daemon *d)
+{
+	enum { NC = 40, NT = 1024 };	/* 13 MB of events: past the socket's 8 MB */
+	static struct client c[NC];
+	static struct tq_desc desc[NT];
+	static struct tq_event ev[TQ_SOCK_EVENTS_MAX];
+	static struct tq_cqe cqe[NT];
+	long long st0 = stat_of(d->csock, "stalled_sends");
+	int i, k, tasks = 0, opens = 0, got = 0, fds[TQ_SOCK_EVENTS_MAX], nf;
+	struct sched s;
+	uint64_t t0;
+
+	if (sched_open(&s, d->ssock))
+		return;
+	for (i = 0; i < NC; i++)
+		if (client_open(&c[i], d->csock, NT, 0, 4096, -2))
+			break;
+	tap_ok(i == NC, "%d clients of %d-entry rings", NC, NT);
+	for (k = 0; k < NT; k++)
+		tq_nop(&desc[k], k);
+	for (i = 0; i < NC; i++)
+		client_submit(&c[i], desc, NT);
+	for (i = 0; i < 300 && stat_of(d->csock, "stalled_sends") == st0; i++)
+		usleep(10000);
+	tap_ok(stat_of(d->csock, "stalled_sends") > st0,
+	       "%d tasks to a scheduler that reads nothing: the events wait for room", NC * NT);
+	t0 = tq_now_ns();
+	tap_ok(stat_of(d->csock, "contexts") >= NC && tq_now_ns() - t0 < 1000000000ull,
+	       "tqsubmitd answers meanwhile");
+	/* Now read them all, completing as they come. */
+	while (tasks < NC * NT) {
+		ssize_t len = recv_raw(s.fd, ev, sizeof(ev), fds, TQ_SOCK_EVENTS_MAX, &nf, 3000);
+		struct tq_completion cm[TQ_SOCK_EVENTS_MAX];
+		int n = 0;
+
+		if (len <= 0)
+			break;
+		for (k = 0; k < nf; k++)
+			close(fds[k]);
+		for (k = 0; k < (int)(len / sizeof(ev[0])); k++) {
+			opens += ev[k].type == TQ_EV_OPEN;
+			if (ev[k].type != TQ_EV_TASK)
+				continue;
+			tasks++;
+			cm[n++] = (struct tq_completion){ .ctx_id = ev[k].ctx_id, .tag = ev[k].tag };
+		}
+		if (n)
+			sched_write(&s, cm, n);
+	}
+	tap_ok(tasks == NC * NT && opens == NC, "then every event arrives: %d OPENs, %d TASKs", opens,
+	       tasks);
+	for (i = 0; i < NC; i++)
+		got += client_wait(&c[i], cqe, NT, NT, 3000);
+	tap_ok(got == NC * NT, "and every task completes (%d)", got);
+	for (i = 0; i < NC; i++)
+		client_close(&c[i]);
+	sched_close(&s);
+	usleep(100000);
+	tap_ok(balanced(d->csock), "the counters balance");
+}
+
 /* A client that floods commands and never reads its replies stalls only itself. */
 static void test_no_reader(struct daemon *d)
 {
@@ -1605,6 +1670,7 @@ int main(void)
 	test_sched_perm(&a);
 	test_hostile_efd(&a);
 	test_no_reader(&a);
+	test_sched_stalled(&a);
 	st = daemon_stop(&a);
 	tap_ok(st == 0, "SIGTERM: tqsubmitd exits 0 (%d)", st);
 	{
