@@ -676,7 +676,8 @@ int tqd_loop_init(int lfd_client, int lfd_sched, int sigfd)
 	struct io_uring_params p = { 0 };
 	int ret;
 
-	ret = io_uring_queue_init_params(256, &ring, &p);
+	/* Room for a request per connection and context at once; more waits in overflow. */
+	ret = io_uring_queue_init_params(1024, &ring, &p);
 	if (ret) {
 		tqd_log(TQD_ERR, "io_uring_queue_init: %s", strerror(-ret));
 		return ret;
