@@ -429,6 +429,22 @@ static int sched_open(struct sched *s, const char *path)
 	return ret;
 }
 
+/*
+ * Attach, waiting out the previous scheduler: its connection's end may not
+ * have been read yet (EBUSY meanwhile), as with the module's exiting daemon.
+ */
+static int sched_open_wait(struct sched *s, const char *path)
+{
+	int ret = -EBUSY;
+
+	for (int i = 0; i < 200 && ret == -EBUSY; i++) {
+		ret = sched_open(s, path);
+		if (ret == -EBUSY)
+			usleep(10000);
+	}
+	return ret;
+}
+
 static void sched_close(struct sched *s)
 {
 	for (int i = 0; i < 64; i++)
@@ -773,7 +789,7 @@ static void test_descriptors(struct daemon *d)
 	       NBAD + NGOOD);
 	usleep(50000);
 	tap_ok(!tq_load_acquire(c.sq_cons), "nothing taken without a scheduler");
-	tap_ok(!sched_open(&s, d->ssock), "a scheduler attaches");
+	tap_ok(!sched_open_wait(&s, d->ssock), "a scheduler attaches");
 	n = sched_collect(&s, ev, NBAD + NGOOD + 4, NGOOD, 3000);
 	tap_ok(n >= 1 && ev[0].type == TQ_EV_OPEN && ev[0].ctx_id == c.s.ctx_id &&
 	       ev[0].pid == (uint32_t)getpid() && ev[0].uid == getuid() &&
@@ -870,7 +886,7 @@ static void test_broken(struct daemon *d)
 	struct sched s;
 	int n, got;
 
-	if (sched_open(&s, d->ssock) || client_open(&bad, d->csock, 4, 0, 4096, -2) ||
+	if (sched_open_wait(&s, d->ssock) || client_open(&bad, d->csock, 4, 0, 4096, -2) ||
 	    client_open(&good, d->csock, 4, 0, 4096, -2)) {
 		tap_ok(0, "broken: set up");
 		return;
@@ -899,8 +915,10 @@ static void test_broken(struct daemon *d)
 	client_close(&bad);
 
 	/* CQ consumer ahead of the producer: broken at the next completion. */
-	if (client_open(&bad, d->csock, 4, 0, 4096, -2))
+	if (client_open(&bad, d->csock, 4, 0, 4096, -2)) {
+		tap_ok(0, "broken: a second context");
 		return;
+	}
 	tq_task(&desc[0], 1);
 	client_submit(&bad, desc, 1);
 	n = sched_collect(&s, ev, 16, 1, 2000);
@@ -949,7 +967,7 @@ static void test_limits(struct daemon *d)
 	client_close(&c[0]);
 
 	/* --inflight-max 4: the scheduler holds 4 at most; the rest wait in the SQ. */
-	if (client_open(&c[0], d->csock, 16, 0, 4096, -2) || sched_open(&s, d->ssock)) {
+	if (client_open(&c[0], d->csock, 16, 0, 4096, -2) || sched_open_wait(&s, d->ssock)) {
 		tap_ok(0, "limits: set up");
 		return;
 	}
@@ -1024,16 +1042,21 @@ static void test_enter(struct daemon *d)
 	struct sched s;
 	int i, n;
 
-	if (client_open(&c, d->csock, 4, 0, 4096, -2))
+	if (client_open(&c, d->csock, 4, 0, 4096, -2)) {
+		tap_ok(0, "doorbells: set up");
 		return;
+	}
 	for (i = 0; i < 100; i++)
 		enter_msg(c.fd);
 	usleep(100000);
 	tap_ok(stat_of(d->csock, "enters") == e0 + 100 &&
 	       stat_of(d->csock, "enters_absorbed") == a0 + 100,
 	       "100 ENTERs without a scheduler: all absorbed");
-	if (sched_open(&s, d->ssock))
+	if (sched_open_wait(&s, d->ssock)) {
+		tap_ok(0, "doorbells: a scheduler attaches");
+		client_close(&c);
 		return;
+	}
 	sched_collect(&s, ev, 8, 0, 200);
 	tap_ok(*c.sq_flags & TQ_RING_NEED_WAKEUP, "an idle scheduler: need-wakeup set");
 	e0 = stat_of(d->csock, "enters");
@@ -1076,8 +1099,10 @@ static void test_client_killed(struct daemon *d)
 	pid_t pid;
 	char ch;
 
-	if (sched_open(&s, d->ssock) || client_open(&good, d->csock, 8, 0, 4096, -2) || pipe(p))
+	if (sched_open_wait(&s, d->ssock) || client_open(&good, d->csock, 8, 0, 4096, -2) || pipe(p)) {
+		tap_ok(0, "client killed: set up");
 		return;
+	}
 	sched_collect(&s, ev, 64, 0, 200);
 	ctxs = stat_of(d->csock, "contexts");
 	pid = fork();
@@ -1149,8 +1174,10 @@ static void test_sched_killed(struct daemon *d)
 	pid_t pid;
 	char ch;
 
-	if (client_open(&c, d->csock, 16, 0, 4096, -2) || pipe(p))
+	if (client_open(&c, d->csock, 16, 0, 4096, -2) || pipe(p)) {
+		tap_ok(0, "scheduler killed: set up");
 		return;
+	}
 	/* 0-3 TASK, 4-7 idempotent TASK, 8-11 NOP; the even ones get marked. */
 	for (i = 0; i < N; i++) {
 		if (i < 8)
@@ -1165,7 +1192,7 @@ static void test_sched_killed(struct daemon *d)
 	if (!pid) {
 		struct sched k;
 
-		if (sched_open(&k, d->ssock))
+		if (sched_open_wait(&k, d->ssock))
 			_exit(1);
 		n = sched_collect(&k, ev, 64, N, 3000);
 		for (i = 0; i < n; i++)
@@ -1195,7 +1222,7 @@ static void test_sched_killed(struct daemon *d)
 	tap_ok(got == 2 && ok, "the marked plain TASKs (0, 2) complete with -EOWNERDEAD (%d)", got);
 	tap_ok(stat_of(d->csock, "abandoned") == ab0 + 2 && stat_of(d->csock, "requeued") == req0 + 10,
 	       "abandoned +2, requeued +10");
-	if (sched_open(&s, d->ssock)) {
+	if (sched_open_wait(&s, d->ssock)) {
 		tap_ok(0, "the next scheduler attaches");
 		return;
 	}
@@ -1246,8 +1273,10 @@ static void test_sched_perm(struct daemon *d)
 		tap_skip("a non-root scheduler gets EPERM", "not root");
 		return;
 	}
-	if (pipe(p))
+	if (pipe(p)) {
+		tap_ok(0, "scheduler permissions: set up");
 		return;
+	}
 	/* The test's directory lets others through: the socket's mode decides. */
 	chmod(dir, 0711);
 	pid = fork();
@@ -1294,9 +1323,11 @@ static void test_hostile_efd(struct daemon *d)
 	long long ctxs = stat_of(d->csock, "contexts");
 	int i, n, got, fl, ret;
 
-	if (sched_open(&s, d->ssock) || client_open(&bad, d->csock, 8, 0, 4096, -2) ||
-	    client_open(&good, d->csock, 8, 0, 4096, -2))
+	if (sched_open_wait(&s, d->ssock) || client_open(&bad, d->csock, 8, 0, 4096, -2) ||
+	    client_open(&good, d->csock, 8, 0, 4096, -2)) {
+		tap_ok(0, "hostile eventfd: set up");
 		return;
+	}
 	fl = fcntl(bad.efd, F_GETFL);
 	fcntl(bad.efd, F_SETFL, fl & ~O_NONBLOCK);
 	tap_ok(write(bad.efd, &max, 8) == 8, "the hostile client's eventfd: counter at its maximum, "
@@ -1384,8 +1415,10 @@ static void test_sched_stalled(struct daemon *d)
 	struct sched s;
 	uint64_t t0;
 
-	if (sched_open(&s, d->ssock))
+	if (sched_open_wait(&s, d->ssock)) {
+		tap_ok(0, "stalled scheduler: a scheduler attaches");
 		return;
+	}
 	for (i = 0; i < NC; i++)
 		if (client_open(&c[i], d->csock, NT, 0, 4096, -2))
 			break;
