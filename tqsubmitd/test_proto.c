@@ -1265,9 +1265,9 @@ static void test_sched_killed(struct daemon *d)
 /* Only root (or tqsubmitd's user) attaches; the socket's mode keeps others out first. */
 static void test_sched_perm(struct daemon *d)
 {
-	int p[2], st;
+	int p[2], st, path_fd;
+	char r[2] = { 0, 0 }, via[32];
 	pid_t pid;
-	char r[2] = { 0, 0 };
 
 	if (getuid()) {
 		tap_skip("a non-root scheduler gets EPERM", "not root");
@@ -1277,8 +1277,17 @@ static void test_sched_perm(struct daemon *d)
 		tap_ok(0, "scheduler permissions: set up");
 		return;
 	}
-	/* The test's directory lets others through: the socket's mode decides. */
-	chmod(dir, 0711);
+	/*
+	 * The child connects through an O_PATH descriptor of the socket, so
+	 * that the directories above it (a /tmp of mode 0700, say) do not
+	 * matter: the socket's own mode decides.
+	 */
+	path_fd = open(d->ssock, O_PATH | O_CLOEXEC);
+	if (path_fd < 0) {
+		tap_ok(0, "scheduler permissions: open the socket's path");
+		return;
+	}
+	snprintf(via, sizeof(via), "/proc/self/fd/%d", path_fd);
 	pid = fork();
 	if (!pid) {
 		struct tq_attach a = { .size = sizeof(a) };
@@ -1286,14 +1295,14 @@ static void test_sched_perm(struct daemon *d)
 
 		if (setgid(65534) || setuid(65534))
 			_exit(1);
-		fd = sock_connect(d->ssock);
+		fd = sock_connect(via);
 		r[0] = fd == -EACCES;
 		if (fd >= 0)
 			close(fd);
 		/* Wait for the parent to open the socket's mode. */
 		if (read(p[0], &r[1], 1) != 1)
 			_exit(1);
-		fd = sock_connect(d->ssock);
+		fd = sock_connect(via);
 		r[1] = fd >= 0 && cmd(fd, TQ_IOC_ATTACH, &a, sizeof(a)) == -EPERM;
 		_exit(r[0] | r[1] << 1);
 	}
@@ -1303,7 +1312,7 @@ static void test_sched_perm(struct daemon *d)
 		return;
 	waitpid(pid, &st, 0);
 	chmod(d->ssock, 0600);
-	chmod(dir, 0700);
+	close(path_fd);
 	close(p[0]);
 	close(p[1]);
 	tap_ok(WIFEXITED(st) && (WEXITSTATUS(st) & 1), "uid 65534: the scheduler socket (0600) refuses "
