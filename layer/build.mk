@@ -29,3 +29,13 @@ $(OBJ)/layer/clcopyk.o: CFLAGS += -Wno-deprecated-declarations
 $(BIN)/clcopyk: $(OBJ)/layer/clcopyk.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)
+
+# The conformance test: plain OpenCL, run on the driver alone (TESTS) and
+# by layer/tests/conform.sh under the layer, whose lines must be the same.
+TESTS += $(TESTBIN)/tqcl-conform
+$(OBJ)/layer/test_conform.o: CPPFLAGS += -Itools
+$(OBJ)/layer/test_conform.o: CFLAGS += -Wno-deprecated-declarations
+
+$(TESTBIN)/tqcl-conform: $(OBJ)/layer/test_conform.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)
