@@ -937,7 +937,8 @@ static cl_int pass_begin(struct pass *p, cl_command_queue queue, cl_mem *mems, c
 			err = tqcl_sync_dev(b, wr ? wr[i] : true);
 	}
 	p->q = tqcl_map_get(&tqcl.queues, queue);
-	if (p->q && !p->q->capture)
+	/* without tq nothing is captured any more: no order to keep but the FIFO's */
+	if (p->q && (!p->q->capture || (tqcl.tq_tried && !tqcl.tq_ok && !p->q->fifo_tail)))
 		p->q = NULL;
 	/* an ill-formed list is the driver's to refuse, unchanged */
 	if (p->q && p->q->fifo_tail && !(nw && !wl) && !(!nw && wl)) {
@@ -1261,6 +1262,8 @@ static enum tqcl_why kernel_capture(cl_command_queue queue, cl_kernel kern, cl_u
 	bool again, busy;
 	int err;
 
+	if (tqcl.tq_tried && !tqcl.tq_ok)
+		return W_OFF;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return W_ARENA_FULL;
