@@ -39,3 +39,12 @@ $(OBJ)/layer/test_conform.o: CFLAGS += -Wno-deprecated-declarations
 $(TESTBIN)/tqcl-conform: $(OBJ)/layer/test_conform.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)
+
+# The suites: natively on the socket transport once tqsubmitd is built
+# (else they skip, saying why), and the conformance suite in the test VM
+# on the module. apps.sh runs programs of Debian packages (tools/deps).
+CHECK_SCRIPTS += script:layer/tests/conform.sh script:layer/tests/apps.sh \
+	script:layer/tests/bench.sh
+VM_TESTS += layer/tests/conform.sh layer/tests/bench.sh
+layer/tests/conform.sh: $(TESTBIN)/tqcl-conform $(TQCL_SO) $(BIN)/usched
+layer/tests/bench.sh: $(BIN)/clcopyk $(TQCL_SO) $(BIN)/usched

@@ -42,7 +42,8 @@ has libtq-dev "$arch" "usr/lib/$ma/libtq.so" "usr/lib/$ma/libtq.a" "usr/lib/$ma/
 has usched "$arch" usr/sbin/usched usr/sbin/usched-build lib/systemd/system/usched.service etc/tq/usched.conf \
 	usr/share/man/man8/usched.8.gz
 has tq-tools "$arch" usr/bin/tqsim usr/bin/tqstat usr/bin/tqcalib usr/bin/tqbench \
-	usr/share/man/man1/tqsim.1.gz usr/share/tq/synthetic_tasks.csv
+	usr/share/man/man1/tqsim.1.gz usr/share/tq/synthetic_tasks.csv "usr/lib/$ma/tq/libtqcl.so" \
+	usr/share/man/man7/tqcl.7.gz
 has tqsubmit-dkms all "usr/src/tqsubmit-$version/dkms.conf" "usr/src/tqsubmit-$version/kmod/main.c" \
 	usr/lib/modules-load.d/tqsubmit.conf lib/udev/rules.d/60-tqsubmit.rules usr/lib/sysusers.d/tq.conf
 
