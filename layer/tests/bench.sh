@@ -8,7 +8,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . tools/tap.sh
 BIN=${BIN:-build/bin}
-[ -x "$BIN/clcopyk" ] || skip_all "$BIN/clcopyk is not built"
+for p in clcopyk usched; do [ -x "$BIN/$p" ] || skip_all "$BIN/$p is not built"; done
 [ -c /dev/tqsubmit ] || [ -x "$BIN/tqsubmitd" ] ||
 	skip_all "no transport: no /dev/tqsubmit (the test VM) and no $BIN/tqsubmitd"
 clinfo -l 2>/dev/null | grep -q Device || skip_all "no OpenCL device"
