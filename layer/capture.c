@@ -69,6 +69,10 @@ bool tqcl_tq_ready(void)
 	if (tqcl.disabled || tqcl.forked)
 		return false;
 	ret = tq_open(&tqcl.tq, 256, tqcl.arena_bytes, 0);
+	/* the module charges the arena to RLIMIT_MEMLOCK: try smaller ones, down to 16 MiB */
+	for (size_t a = tqcl.arena_bytes / 2; (ret == -ENOMEM || ret == -EFBIG) && a >= 16 << 20;
+	     a /= 2)
+		ret = tq_open(&tqcl.tq, 256, a, 0);
 	if (ret) {
 		if (tqcl.stats_fd >= 0)
 			fprintf(stderr, "tqcl: tq_open: %s: everything passes through\n",

@@ -6,12 +6,14 @@
  * never links tq: under OPENCL_LAYERS=libtqcl.so it is an unmodified
  * OpenCL program like any other, and without it runs on the driver alone.
  *
- *   clcopyk [-n ITERS] [-s BYTES] [-w WORK] [-W WARMUP] [-d DEVICE] [-o FILE] [-q]
+ *   clcopyk [-n ITERS] [-s BYTES] [-w WORK] [-W WARMUP] [-d DEVICE] [-o FILE] [-b DIR] [-q]
  *
  * It prints one line of key=value pairs: iterations per second, the
  * latency percentiles of one iteration, the host time of each enqueue call,
  * and the wall-clock span (CLOCK_REALTIME) for combining several processes;
- * -o FILE appends every iteration's latency (ns), one a line.
+ * -o FILE appends every iteration's latency (ns), one a line; -b DIR makes
+ * processes start their timed iterations together: after the warm-up each
+ * creates DIR/ready.PID and waits for DIR/go.
  * Exit status 0 when every result was right, 1 otherwise.
  */
 #define CL_TARGET_OPENCL_VERSION 120
@@ -97,14 +99,14 @@ int main(int argc, char **argv)
 	size_t bytes = 1 << 20, n, global;
 	unsigned long iters = 100, warmup = 3;
 	uint64_t *lat, call[3] = { 0 }, t0_real, t0, t1;
-	const char *want = NULL, *lat_file = NULL;
+	const char *want = NULL, *lat_file = NULL, *barrier = NULL;
 	int work = 16, opt, quiet = 0;
 	unsigned long bad = 0;
 	cl_uint k = 1664525u;
 	cl_uint *a, *b, *c;
 	cl_int err;
 
-	while ((opt = getopt(argc, argv, "n:s:w:W:d:o:qh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:w:W:d:o:b:qh")) != -1) {
 		switch (opt) {
 		case 'n': iters = strtoul(optarg, NULL, 0); break;
 		case 's': bytes = strtoull(optarg, NULL, 0); break;
@@ -112,9 +114,10 @@ int main(int argc, char **argv)
 		case 'W': warmup = strtoul(optarg, NULL, 0); break;
 		case 'd': want = optarg; break;
 		case 'o': lat_file = optarg; break;
+		case 'b': barrier = optarg; break;
 		case 'q': quiet = 1; break;
 		default:
-			fprintf(stderr, "usage: clcopyk [-n ITERS] [-s BYTES] [-w WORK] [-W WARMUP] [-d DEVICE] [-o FILE] [-q]\n");
+			fprintf(stderr, "usage: clcopyk [-n ITERS] [-s BYTES] [-w WORK] [-W WARMUP] [-d DEVICE] [-o FILE] [-b DIR] [-q]\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
@@ -168,6 +171,19 @@ int main(int argc, char **argv)
 			b[i] = seed ^ (i * 40503u);
 		}
 		if (it == warmup) {
+			if (barrier) {
+				char path[4096];
+				FILE *f;
+
+				snprintf(path, sizeof(path), "%s/ready.%d", barrier, (int)getpid());
+				f = fopen(path, "w");
+				if (f)
+					fclose(f);
+				snprintf(path, sizeof(path), "%s/go", barrier);
+				while (access(path, F_OK))
+					usleep(1000);
+				s = now_ns(CLOCK_MONOTONIC);
+			}
 			t0_real = now_ns(CLOCK_REALTIME);
 			t0 = s;
 		}

@@ -19,8 +19,10 @@ tqcl_run "$T/layer" "$T/stats" "$prog"
 rc=$?
 sed -n 's/^not ok/# under the layer: &/p' "$T/layer"
 ok $rc "tqcl-conform under the layer"
-diff <(grep -E '^(not )?ok|^1\.\.' "$T/direct") <(grep -E '^(not )?ok|^1\.\.' "$T/layer") \
-	>"$T/diff"
+# (no process substitution: the test VM has no /dev/fd)
+grep -E '^(not )?ok|^1\.\.' "$T/direct" >"$T/direct.tap"
+grep -E '^(not )?ok|^1\.\.' "$T/layer" >"$T/layer.tap"
+diff "$T/direct.tap" "$T/layer.tap" >"$T/diff"
 ok $? "the same results, the same codes"
 diag <"$T/diff"
 
