@@ -135,6 +135,10 @@ MODULESLOADDIR ?= $(PREFIX)/lib/modules-load.d
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 endif
 
+# The OpenCL layer (layer/): a plugin, not a library to link, so in a
+# directory of tq's own: OPENCL_LAYERS=$(LAYERDIR)/libtqcl.so.
+LAYERDIR ?= $(LIBDIR)/tq
+
 INSTALL ?= install
 D := $(DESTDIR)
 
@@ -168,7 +172,7 @@ INSTALL_PROGS := $(addprefix $(BIN)/,tqstat tqsim tqcalib tqbench)
 INSTALL_MAN1 := $(addprefix $(INST)/man1/,$(addsuffix .1,$(notdir $(INSTALL_PROGS))))
 INSTALL_BUILT := $(BIN)/usched $(BIN)/usched-build $(BIN)/tqsubmitd $(INSTALL_PROGS) $(LIBTQ_SO) \
 	$(LIB)/libtq.a $(INST)/libtq.pc $(INST)/usched.service $(INST)/tqsubmitd.service \
-	$(INSTALL_MAN1)
+	$(INSTALL_MAN1) $(TQCL_SO)
 
 tqstat_WHAT := the counters of the tqsubmit module (or tqsubmitd) and of usched
 tqsim_WHAT := tq's device model and ordering policies on task files
@@ -193,19 +197,20 @@ install: install-built
 	$(INSTALL) -d $(D)$(SBINDIR) $(D)$(BINDIR) $(D)$(LIBDIR)/pkgconfig \
 		$(D)$(INCLUDEDIR)/linux $(D)$(MANDIR)/man1 $(D)$(MANDIR)/man3 $(D)$(MANDIR)/man7 $(D)$(MANDIR)/man8 \
 		$(D)$(SYSCONFDIR)/tq $(D)$(SYSTEMDUNITDIR) $(D)$(UDEVRULESDIR) $(D)$(SYSUSERSDIR) \
-		$(D)$(MODULESLOADDIR) $(D)$(DATADIR)
+		$(D)$(MODULESLOADDIR) $(D)$(DATADIR) $(D)$(LAYERDIR)
 	$(INSTALL) -m 755 $(BIN)/usched $(BIN)/usched-build $(BIN)/tqsubmitd $(D)$(SBINDIR)/
 	$(INSTALL) -m 755 $(INSTALL_PROGS) $(D)$(BINDIR)/
 	$(INSTALL) -m 644 $(LIBTQ_SO) $(D)$(LIBDIR)/
 	ln -sf $(notdir $(LIBTQ_SO)) $(D)$(LIBDIR)/libtq.so.1
 	ln -sf libtq.so.1 $(D)$(LIBDIR)/libtq.so
 	$(INSTALL) -m 644 $(LIB)/libtq.a $(D)$(LIBDIR)/
+	$(INSTALL) -m 644 $(TQCL_SO) $(D)$(LAYERDIR)/
 	$(INSTALL) -m 644 $(INST)/libtq.pc $(D)$(LIBDIR)/pkgconfig/
 	$(INSTALL) -m 644 libtq/tq.h $(D)$(INCLUDEDIR)/
 	$(INSTALL) -m 644 include/uapi/linux/tqsubmit.h $(D)$(INCLUDEDIR)/linux/
 	$(INSTALL) -m 644 $(INSTALL_MAN1) $(D)$(MANDIR)/man1/
 	$(INSTALL) -m 644 $(LIBTQ_MAN3) $(D)$(MANDIR)/man3/
-	$(INSTALL) -m 644 $(LIBTQ_MAN7) $(D)$(MANDIR)/man7/
+	$(INSTALL) -m 644 $(LIBTQ_MAN7) layer/tqcl.7 $(D)$(MANDIR)/man7/
 	$(INSTALL) -m 644 usched/usched.8 usched/usched-build.8 tqsubmitd/tqsubmitd.8 \
 		$(D)$(MANDIR)/man8/
 	$(INSTALL) -m 644 $(INST)/usched.service $(INST)/tqsubmitd.service $(TQSUBMITD_UNITS) \
@@ -228,10 +233,12 @@ uninstall:
 	rm -f $(D)$(SBINDIR)/usched $(D)$(SBINDIR)/usched-build $(D)$(SBINDIR)/tqsubmitd $(addprefix $(D)$(BINDIR)/,$(notdir $(INSTALL_PROGS)))
 	rm -f $(addprefix $(D)$(LIBDIR)/,$(notdir $(LIBTQ_SO)) libtq.so.1 libtq.so libtq.a \
 		pkgconfig/libtq.pc)
+	rm -f $(D)$(LAYERDIR)/libtqcl.so
+	-rmdir $(D)$(LAYERDIR)
 	rm -f $(D)$(INCLUDEDIR)/tq.h $(D)$(INCLUDEDIR)/linux/tqsubmit.h
 	rm -f $(addprefix $(D)$(MANDIR)/man1/,$(notdir $(INSTALL_MAN1)))
 	rm -f $(addprefix $(D)$(MANDIR)/man3/,$(notdir $(LIBTQ_MAN3))) \
-		$(addprefix $(D)$(MANDIR)/man7/,$(notdir $(LIBTQ_MAN7))) $(D)$(MANDIR)/man8/usched.8 $(D)$(MANDIR)/man8/usched-build.8 \
+		$(addprefix $(D)$(MANDIR)/man7/,$(notdir $(LIBTQ_MAN7)) tqcl.7) $(D)$(MANDIR)/man8/usched.8 $(D)$(MANDIR)/man8/usched-build.8 \
 		$(D)$(MANDIR)/man8/tqsubmitd.8
 	rm -f $(D)$(SYSTEMDUNITDIR)/usched.service $(D)$(SYSTEMDUNITDIR)/tqsubmitd.service \
 		$(addprefix $(D)$(SYSTEMDUNITDIR)/,$(notdir $(TQSUBMITD_UNITS))) \

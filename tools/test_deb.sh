@@ -45,7 +45,8 @@ has tqsubmitd "$arch" usr/sbin/tqsubmitd lib/systemd/system/tqsubmitd.service \
 	lib/systemd/system/tqsubmitd.socket lib/systemd/system/tqsubmitd-sched.socket \
 	usr/share/man/man8/tqsubmitd.8.gz usr/lib/sysusers.d/tq.conf
 has tq-tools "$arch" usr/bin/tqsim usr/bin/tqstat usr/bin/tqcalib usr/bin/tqbench \
-	usr/share/man/man1/tqsim.1.gz usr/share/tq/synthetic_tasks.csv
+	usr/share/man/man1/tqsim.1.gz usr/share/tq/synthetic_tasks.csv "usr/lib/$ma/tq/libtqcl.so" \
+	usr/share/man/man7/tqcl.7.gz
 has tqsubmit-dkms all "usr/src/tqsubmit-$version/dkms.conf" "usr/src/tqsubmit-$version/kmod/main.c" \
 	usr/lib/modules-load.d/tqsubmit.conf lib/udev/rules.d/60-tqsubmit.rules usr/lib/sysusers.d/tq.conf
 
