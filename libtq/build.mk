@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# libtq/: the client library of /dev/tqsubmit. libtq.a and libtq.so.1.1.0
+# libtq/: the client library of /dev/tqsubmit. libtq.a and libtq.so.1.2.0
 # (soname libtq.so.1, the symbol versions of libtq.map; links libtq.so.1 and
 # libtq.so beside it) from the same position-independent objects. Users
 # inside the tree include "../libtq/tq.h" (or -Ilibtq) and link
@@ -9,7 +9,7 @@
 #
 #   make bench-ring    tqbench-ring in the test VM (Documentation/results/ring-bench.md)
 
-LIBTQ_VERSION := 1.1.0
+LIBTQ_VERSION := 1.2.0
 LIBTQ_OBJS := $(addprefix $(OBJ)/libtq/,tq.o arena.o)
 LIBTQ_NATIVE := $(addprefix $(TESTBIN)/libtq-,arena ring so)
 LIBTQ_VM := $(addprefix $(TESTBIN)/,libtq_stress libtq_kill libtq_fork libtq_requeue \
