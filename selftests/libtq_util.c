@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libtq_util.c - helpers of libtq's tests in the VM (libtq_util.h).
+ * libtq_util.c - helpers of libtq's tests on either transport (libtq_util.h).
  */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,14 +21,80 @@ int64_t lt_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int lt_transport(void)
+{
+	static int kind = -1;
+
+	if (kind < 0)
+		kind = tqt_pick();
+	return kind;
+}
+
 void lt_require_vm(void)
 {
-	if (access(TQ_DEVICE_PATH, R_OK | W_OK))
-		tap_skip_all("no " TQ_DEVICE_PATH " (these tests run in the test VM)");
-	if (geteuid())
-		tap_skip_all("needs root to run tq_echod");
+	if (lt_transport() < 0)
+		tap_skip_all("TQ_TRANSPORT is not module, socket or auto");
+	if (lt_socket()) {
+		static char why[300];
+
+		if (access(tqt_client_path(), F_OK)) {
+			snprintf(why, sizeof(why), "no tqsubmitd socket %s (selftests/socket_env.sh "
+				 "runs a test against tqsubmitd)", tqt_client_path());
+			tap_skip_all(why);
+		}
+	} else {
+		if (access(TQ_DEVICE_PATH, R_OK | W_OK))
+			tap_skip_all("no " TQ_DEVICE_PATH " (these tests run in the test VM, or "
+				     "natively on tqsubmitd: selftests/socket_env.sh)");
+		if (geteuid())
+			tap_skip_all("needs root to run tq_echod");
+	}
 	if (access(TQ_ECHOD, X_OK))
 		tap_skip_all(TQ_ECHOD " is not built");
+}
+
+/*
+ * tqsubmitd's counters: the file $TQ_STATS names (socket_env.sh sets it),
+ * one "name value" a line; a "tqsubmitd_" or "tqsubmit_" before the name,
+ * '=' or ':' after it, and '#' lines are allowed.
+ */
+static long long lt_stat_file(const char *name)
+{
+	const char *path = getenv("TQ_STATS");
+	size_t len = strlen(name);
+	long long v = -1;
+	char line[256];
+	FILE *f;
+
+	if (!path || !*path)
+		return -1;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *k = line;
+
+		if (*k == '#')
+			continue;
+		if (!strncmp(k, "tqsubmitd_", 10))
+			k += 10;
+		else if (!strncmp(k, "tqsubmit_", 9))
+			k += 9;
+		if (strncmp(k, name, len) || !strchr(" \t=:", k[len]))
+			continue;
+		k += len;
+		while (*k && strchr(" \t=:", *k))
+			k++;
+		v = strtoll(k, NULL, 10);
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+long long lt_stat(const char *name)
+{
+	return lt_socket() ? lt_stat_file(name) : tq_stat(name);
 }
 
 long long lt_stat_wait(const char *name, long long want, int timeout_ms)
@@ -35,7 +102,7 @@ long long lt_stat_wait(const char *name, long long want, int timeout_ms)
 	int64_t end = lt_now_ms() + timeout_ms;
 	long long v;
 
-	while ((v = tq_stat(name)) != want && lt_now_ms() < end)
+	while ((v = lt_stat(name)) != want && lt_now_ms() < end)
 		usleep(5000);
 	return v;
 }
@@ -69,6 +136,8 @@ void lt_fdinfo_dump(int fd)
 	char path[64], line[256];
 	FILE *f;
 
+	if (lt_socket())
+		return;		/* a socket's fdinfo says nothing of the context */
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	f = fopen(path, "r");
 	if (!f)
@@ -111,7 +180,7 @@ pid_t lt_echod_start(const char *arg1, const char *arg2)
 		usleep(2000);
 	}
 	if (access(pidfile, F_OK)) {
-		tap_diag("tq_echod did not attach (scheduler_pid %lld)", tq_stat("scheduler_pid"));
+		tap_diag("tq_echod did not attach (scheduler_pid %lld)", lt_stat("scheduler_pid"));
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		return -1;

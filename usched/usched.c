@@ -264,14 +264,15 @@ static int tqsubmitd_start(struct daemon *d)
 /*
  * The socket: attach to tqsubmitd; when nothing listens on its scheduler
  * socket and systemd does not run us (its units start tqsubmitd), start
- * one. Re-executed after a wedged kernel, the old image's connection may
- * not be gone yet in tqsubmitd: EBUSY is retried a while.
+ * one. tqsubmitd sees a scheduler's exit when its loop reads the hangup,
+ * so EBUSY is retried a moment (2 s; 5 s re-executed after a wedged kernel,
+ * whose old image's connection closes only at the exec).
  */
 static int attach_socket(struct daemon *d, bool reexec)
 {
 	struct tq_query q;
 	struct tq_attach a;
-	uint64_t end = mono_ns() + 5000000000ull;
+	uint64_t end = mono_ns() + (reexec ? 5000000000ull : 2000000000ull);
 	bool started = false;
 	int fd;
 
@@ -289,7 +290,7 @@ static int attach_socket(struct daemon *d, bool reexec)
 			started = true;
 			continue;
 		}
-		if (fd == -EBUSY && reexec && mono_ns() < end) {
+		if (fd == -EBUSY && mono_ns() < end) {
 			usleep(10000);
 			continue;
 		}
@@ -437,7 +438,8 @@ int main(int argc, char **argv)
 	usched_destroy(d.u);	/* runs what the core holds; completions queue up */
 	d.u = NULL;
 	loop_flush_sync(&d);
-	info("exiting: %lu task(s) left to the module, %llu completion(s) written", d.held,
+	info("exiting: %lu task(s) left to the %s, %llu completion(s) written", d.held,
+	     d.transport == TQT_SOCKET ? "tqsubmitd" : "module",
 	     (unsigned long long)d.st.completions);
 	loop_fini(&d);
 	ctx_free_all(&d);
