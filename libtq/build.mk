@@ -20,7 +20,9 @@ LIBS += $(LIB)/libtq.a $(LIBTQ_SO) $(LIB)/libtq.so.1 $(LIB)/libtq.so \
 	$(LIB)/pkgconfig/libtq-uninstalled.pc
 BINS += $(BIN)/tqbench-ring
 TESTS += $(LIBTQ_NATIVE)
+# The same programs on both transports: the module's in the VM, tqsubmitd's here.
 VM_TESTS += $(LIBTQ_VM)
+SOCKET_TESTS += $(LIBTQ_VM)
 CHECK_SCRIPTS += script:libtq/test_man.sh
 
 $(LIBTQ_OBJS): CFLAGS += -fPIC

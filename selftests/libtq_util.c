@@ -2,6 +2,7 @@
 /*
  * libtq_util.c - helpers of libtq's tests on either transport (libtq_util.h).
  */
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,47 +55,62 @@ void lt_require_vm(void)
 }
 
 /*
- * tqsubmitd's counters: the file $TQ_STATS names (socket_env.sh sets it),
- * one "name value" a line; a "tqsubmitd_" or "tqsubmit_" before the name,
- * '=' or ':' after it, and '#' lines are allowed.
+ * tqsubmitd's counters: its TQD_SOCK_STATS command on a connection of the
+ * client socket of their own, answered with text, one "name value" a line
+ * ('#' lines between), the module's sysfs names.
  */
-static long long lt_stat_file(const char *name)
+#if __has_include("tq/tqsubmitd.h")
+#include "tq/tqsubmitd.h"
+#else
+struct tqd_stats {
+	__u32	size;
+	__u32	flags;
+};
+#define TQD_SOCK_STATS		_IOWR(TQ_IOC_MAGIC, 0x40, struct tqd_stats)
+#define TQD_STATS_MAX		4096
+#endif
+
+static long long lt_stat_socket(const char *name)
 {
-	const char *path = getenv("TQ_STATS");
+	struct tq_sock_msg head = { .cmd = TQD_SOCK_STATS };
+	struct tqd_stats req = { .size = sizeof(req) };
+	char buf[TQD_STATS_MAX + sizeof(head) + 1], *line;
 	size_t len = strlen(name);
 	long long v = -1;
-	char line[256];
-	FILE *f;
+	struct pollfd pfd;
+	ssize_t n;
+	int fd;
 
-	if (!path || !*path)
+	fd = tqt_connect(tqt_client_path());
+	if (fd < 0)
 		return -1;
-	f = fopen(path, "r");
-	if (!f)
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (tqt_send(fd, &head, &req, sizeof(req), NULL, 0, 0) || poll(&pfd, 1, 5000) != 1 ||
+	    (n = recv(fd, buf, sizeof(buf) - 1, 0)) < (ssize_t)sizeof(head)) {
+		close(fd);
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *k = line;
-
-		if (*k == '#')
-			continue;
-		if (!strncmp(k, "tqsubmitd_", 10))
-			k += 10;
-		else if (!strncmp(k, "tqsubmit_", 9))
-			k += 9;
-		if (strncmp(k, name, len) || !strchr(" \t=:", k[len]))
-			continue;
-		k += len;
-		while (*k && strchr(" \t=:", *k))
-			k++;
-		v = strtoll(k, NULL, 10);
-		break;
 	}
-	fclose(f);
+	close(fd);
+	memcpy(&head, buf, sizeof(head));
+	if (head.cmd != TQD_SOCK_STATS || head.status)
+		return -1;
+	buf[n] = 0;
+	line = buf + sizeof(head);
+	while (line && *line) {
+		if (!strncmp(line, name, len) && line[len] == ' ') {
+			v = strtoll(line + len + 1, NULL, 10);
+			break;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
 	return v;
 }
 
 long long lt_stat(const char *name)
 {
-	return lt_socket() ? lt_stat_file(name) : tq_stat(name);
+	return lt_socket() ? lt_stat_socket(name) : tq_stat(name);
 }
 
 long long lt_stat_wait(const char *name, long long want, int timeout_ms)

@@ -38,13 +38,13 @@ static inline int lt_socket(void)
 
 /*
  * A global counter of the server: the module's sysfs file of that name, or
- * tqsubmitd's (lt_stat_file()); -1 when there is none.
+ * tqsubmitd's (its TQD_SOCK_STATS command); -1 when there is none.
  */
 long long lt_stat(const char *name);
 
 /*
  * A check on the server's counters: tap_ok(), or a skip when the server has
- * no counter @stat (tqsubmitd without $TQ_STATS). Returns pass (1 if skipped).
+ * no counter @stat (a tqsubmitd without TQD_SOCK_STATS). Returns pass (1 if skipped).
  */
 static inline int __attribute__((format(printf, 3, 4)))
 lt_stat_ok(int pass, const char *stat, const char *fmt, ...)
@@ -56,7 +56,7 @@ lt_stat_ok(int pass, const char *stat, const char *fmt, ...)
 	vsnprintf(name, sizeof(name), fmt, ap);
 	va_end(ap);
 	if (lt_stat(stat) < 0) {
-		tap_skip(name, "the server has no counter %s (tqsubmitd without $TQ_STATS)", stat);
+		tap_skip(name, "the server has no counter %s (a tqsubmitd without TQD_SOCK_STATS)", stat);
 		return 1;
 	}
 	return tap_ok(pass, "%s", name);

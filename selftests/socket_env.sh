@@ -8,8 +8,8 @@
 #   selftests/socket_env.sh PROGRAM [ARGS...]
 #
 # with TQ_TRANSPORT=socket, TQ_SOCKET and TQ_SCHED_SOCKET pointing at them
-# (libtq, tq_echod and usched all read these), TQ_SERVER_PID its pid and
-# TQ_STATS its counters file, then stop tqsubmitd. The exit status is
+# (libtq, tq_echod and usched all read these) and TQ_SERVER_PID its pid,
+# then stop tqsubmitd. The exit status is
 # PROGRAM's, or 1 when tqsubmitd died under it; 77 (a skip, as TAP) when
 # tqsubmitd is not built. tools/runtests runs its socket: suites this way.
 # TQSUBMITD names the server (default $BIN/tqsubmitd).
@@ -38,8 +38,7 @@ cleanup() {
 trap cleanup EXIT
 
 export TQ_TRANSPORT=socket TQ_SOCKET=$T/tqsubmit.sock TQ_SCHED_SOCKET=$T/sched.sock
-export TQ_STATS=$T/stats
-"$tqsubmitd" --socket "$TQ_SOCKET" --sched-socket "$TQ_SCHED_SOCKET" --stats "$TQ_STATS" \
+"$tqsubmitd" --foreground --socket "$TQ_SOCKET" --sched-socket "$TQ_SCHED_SOCKET" \
 	>"$T/tqsubmitd.log" 2>&1 &
 spid=$!
 export TQ_SERVER_PID=$spid
@@ -54,7 +53,10 @@ if ! [ -S "$TQ_SOCKET" ] || ! [ -S "$TQ_SCHED_SOCKET" ]; then
 	exit 1
 fi
 
-"$@"
+case "$1" in
+*.sh) bash "$@" ;;
+*) "$@" ;;
+esac
 rc=$?
 if ! kill -0 "$spid" 2>/dev/null; then
 	echo "# tqsubmitd died during the test; its log:"
