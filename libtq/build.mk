@@ -11,7 +11,7 @@
 
 LIBTQ_VERSION := 1.2.0
 LIBTQ_OBJS := $(addprefix $(OBJ)/libtq/,tq.o arena.o)
-LIBTQ_NATIVE := $(addprefix $(TESTBIN)/libtq-,arena ring so)
+LIBTQ_NATIVE := $(addprefix $(TESTBIN)/libtq-,arena ring so transport)
 LIBTQ_VM := $(addprefix $(TESTBIN)/,libtq_stress libtq_kill libtq_fork libtq_requeue \
 	libtq_nodaemon)
 LIBTQ_SO := $(LIB)/libtq.so.$(LIBTQ_VERSION)
@@ -65,7 +65,8 @@ $(TESTBIN)/libtq-%: $(OBJ)/libtq/test_%.o $(LIB)/libtq.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Tests in the VM and the benchmark: selftests/libtq_*.c, selftests/tqbench_ring.c.
-LIBTQ_SELF_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(wildcard selftests/libtq_*.c selftests/tqbench_ring.c))
+LIBTQ_SELF_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(wildcard selftests/libtq_*.c \
+	selftests/tqbench_ring.c selftests/tq_counter.c))
 $(LIBTQ_SELF_OBJS): CPPFLAGS += -Itools -Ilibtq -DTQ_ECHOD='"$(BIN)/tq_echod"'
 .SECONDARY: $(LIBTQ_SELF_OBJS)
 
@@ -73,6 +74,13 @@ $(TESTBIN)/libtq_%: $(OBJ)/selftests/libtq_%.o $(OBJ)/selftests/libtq_util.o $(L
 		| $(BIN)/tq_echod
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The counters for shell tests on either transport (usched/tests/lib.sh).
+$(TESTBIN)/tq_counter: $(OBJ)/selftests/tq_counter.o $(OBJ)/selftests/libtq_util.o $(LIB)/libtq.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+BINS += $(TESTBIN)/tq_counter
 
 $(BIN)/tqbench-ring: $(OBJ)/selftests/tqbench_ring.o $(OBJ)/selftests/libtq_util.o \
 		$(LIB)/libtq.a | $(BIN)/tq_echod

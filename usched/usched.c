@@ -170,7 +170,8 @@ static char *tqsubmitd_path(const struct dconf *c)
 static int tqsubmitd_start(struct daemon *d)
 {
 	char *path = tqsubmitd_path(&d->conf);
-	const char *argv[] = { path, "--socket", d->conf.socket, "--sched-socket",
+	/* --foreground: the detaching is ours, so that the pid we report is the server's */
+	const char *argv[] = { path, "--foreground", "--socket", d->conf.socket, "--sched-socket",
 			       d->conf.sched_socket, NULL };
 	struct { pid_t pid; int err; } r = { 0, 0 };
 	int p[2], fd, st, ret = -ETIMEDOUT;
