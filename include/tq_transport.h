@@ -314,4 +314,59 @@ static inline ssize_t tqt_recv_records(int fd, void *buf, size_t len, int *fds,
 	return n;
 }
 
+/*
+ * tqsubmitd's counters (not the ABI: tqsubmitd's TQD_SOCK_STATS, answered
+ * with text, "name value" lines under the module's sysfs names, '#' lines
+ * between) on a connection of its own to @path, either socket. The value
+ * of counter @name, or -1 (no server, no such counter).
+ */
+#if __has_include("tq/tqsubmitd.h")
+#include "tq/tqsubmitd.h"
+#else
+struct tqd_stats {
+	__u32	size;
+	__u32	flags;
+};
+#define TQD_SOCK_STATS		_IOWR(TQ_IOC_MAGIC, 0x40, struct tqd_stats)
+#define TQD_STATS_MAX		4096
+#endif
+
+static inline long long tqt_stat(const char *path, const char *name)
+{
+	struct tq_sock_msg head = { .cmd = TQD_SOCK_STATS };
+	struct tqd_stats req = { .size = sizeof(req) };
+	char buf[TQD_STATS_MAX + sizeof(head) + 1], *line;
+	size_t len = strlen(name);
+	long long v = -1;
+	struct pollfd pfd;
+	ssize_t n;
+	int fd;
+
+	fd = tqt_connect(path);
+	if (fd < 0)
+		return -1;
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (tqt_send(fd, &head, &req, sizeof(req), NULL, 0, 0) || poll(&pfd, 1, 5000) != 1 ||
+	    (n = recv(fd, buf, sizeof(buf) - 1, 0)) < (ssize_t)sizeof(head)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	memcpy(&head, buf, sizeof(head));
+	if (head.cmd != TQD_SOCK_STATS || head.status)
+		return -1;
+	buf[n] = 0;
+	line = buf + sizeof(head);
+	while (line && *line) {
+		if (!strncmp(line, name, len) && line[len] == ' ') {
+			v = strtoll(line + len + 1, NULL, 10);
+			break;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return v;
+}
+
 #endif /* TQ_TRANSPORT_H */

@@ -7,7 +7,8 @@
 # $(LIB)/libtq.a, or use $(LIB)/pkgconfig/libtq-uninstalled.pc. The
 # installed libtq.pc is made by the top Makefile's install block.
 #
-#   make bench-ring    tqbench-ring in the test VM (Documentation/results/ring-bench.md)
+#   make bench-ring    tqbench-ring here (the socket) and in the test VM (the module and
+#                      the socket; Documentation/results/ring-bench.md)
 
 LIBTQ_VERSION := 1.2.0
 LIBTQ_OBJS := $(addprefix $(OBJ)/libtq/,tq.o arena.o)
@@ -67,7 +68,8 @@ $(TESTBIN)/libtq-%: $(OBJ)/libtq/test_%.o $(LIB)/libtq.a
 # Tests in the VM and the benchmark: selftests/libtq_*.c, selftests/tqbench_ring.c.
 LIBTQ_SELF_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(wildcard selftests/libtq_*.c \
 	selftests/tqbench_ring.c selftests/tq_counter.c))
-$(LIBTQ_SELF_OBJS): CPPFLAGS += -Itools -Ilibtq -DTQ_ECHOD='"$(BIN)/tq_echod"'
+$(LIBTQ_SELF_OBJS): CPPFLAGS += -Itools -Ilibtq -DTQ_ECHOD='"$(BIN)/tq_echod"' \
+	-DTQSUBMITD='"$(BIN)/tqsubmitd"'
 .SECONDARY: $(LIBTQ_SELF_OBJS)
 
 $(TESTBIN)/libtq_%: $(OBJ)/selftests/libtq_%.o $(OBJ)/selftests/libtq_util.o $(LIB)/libtq.a \
@@ -104,5 +106,10 @@ $(TESTBIN)/libtq-example: $(O)/gen/libtq-example.c $(LIB)/libtq.a
 VM_TESTS += libtq/test_example.sh
 libtq/test_example.sh: $(TESTBIN)/libtq-example $(BIN)/usched
 
-bench-ring: module $(BIN)/tqbench-ring
+# Here the socket alone (no module on these machines), then in the VM both
+# transports, each run against its own io_uring NOPs.
+bench-ring: module $(BIN)/tqbench-ring $(BIN)/tqsubmitd
+	@echo "== tqbench-ring here: tqsubmitd's socket"
+	$(BIN)/tqbench-ring -T socket
+	@echo "== tqbench-ring in the test VM: the module and tqsubmitd's socket"
 	tools/vm --timeout 600 -- $(BIN)/tqbench-ring

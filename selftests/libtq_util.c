@@ -2,6 +2,7 @@
 /*
  * libtq_util.c - helpers of libtq's tests on either transport (libtq_util.h).
  */
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,63 +55,9 @@ void lt_require_vm(void)
 		tap_skip_all(TQ_ECHOD " is not built");
 }
 
-/*
- * tqsubmitd's counters: its TQD_SOCK_STATS command on a connection of the
- * client socket of their own, answered with text, one "name value" a line
- * ('#' lines between), the module's sysfs names.
- */
-#if __has_include("tq/tqsubmitd.h")
-#include "tq/tqsubmitd.h"
-#else
-struct tqd_stats {
-	__u32	size;
-	__u32	flags;
-};
-#define TQD_SOCK_STATS		_IOWR(TQ_IOC_MAGIC, 0x40, struct tqd_stats)
-#define TQD_STATS_MAX		4096
-#endif
-
-static long long lt_stat_socket(const char *name)
-{
-	struct tq_sock_msg head = { .cmd = TQD_SOCK_STATS };
-	struct tqd_stats req = { .size = sizeof(req) };
-	char buf[TQD_STATS_MAX + sizeof(head) + 1], *line;
-	size_t len = strlen(name);
-	long long v = -1;
-	struct pollfd pfd;
-	ssize_t n;
-	int fd;
-
-	fd = tqt_connect(tqt_client_path());
-	if (fd < 0)
-		return -1;
-	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
-	if (tqt_send(fd, &head, &req, sizeof(req), NULL, 0, 0) || poll(&pfd, 1, 5000) != 1 ||
-	    (n = recv(fd, buf, sizeof(buf) - 1, 0)) < (ssize_t)sizeof(head)) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	memcpy(&head, buf, sizeof(head));
-	if (head.cmd != TQD_SOCK_STATS || head.status)
-		return -1;
-	buf[n] = 0;
-	line = buf + sizeof(head);
-	while (line && *line) {
-		if (!strncmp(line, name, len) && line[len] == ' ') {
-			v = strtoll(line + len + 1, NULL, 10);
-			break;
-		}
-		line = strchr(line, '\n');
-		if (line)
-			line++;
-	}
-	return v;
-}
-
 long long lt_stat(const char *name)
 {
-	return lt_socket() ? lt_stat_socket(name) : tq_stat(name);
+	return lt_socket() ? tqt_stat(tqt_client_path(), name) : tq_stat(name);
 }
 
 long long lt_stat_wait(const char *name, long long want, int timeout_ms)
@@ -227,4 +174,63 @@ int lt_echod_stop(pid_t pid)
 	kill(pid, SIGTERM);
 	waitpid(pid, &status, 0);
 	return status;
+}
+
+pid_t lt_tqsubmitd_start(const char *prog, char *dir)
+{
+	char csock[128], ssock[128];
+	int64_t end = lt_now_ms() + 10000;
+	pid_t pid;
+	int fd;
+
+	if (!prog)
+		prog = getenv("TQSUBMITD") ? getenv("TQSUBMITD") : TQSUBMITD;
+	if (access(prog, X_OK)) {
+		fprintf(stderr, "%s: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	strcpy(dir, "/tmp/tq-tqsubmitd.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(csock, sizeof(csock), "%s/tqsubmit.sock", dir);
+	snprintf(ssock, sizeof(ssock), "%s/sched.sock", dir);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 2);	/* its log of each attach: noise in a benchmark's output */
+		execl(prog, "tqsubmitd", "--foreground", "--socket", csock, "--sched-socket", ssock,
+		      (char *)NULL);
+		_exit(127);
+	}
+	while ((fd = tqt_connect(ssock)) < 0) {
+		if (waitpid(pid, NULL, WNOHANG) == pid || lt_now_ms() > end) {
+			fprintf(stderr, "%s did not come up\n", prog);
+			lt_tqsubmitd_stop(pid, dir);
+			return -1;
+		}
+		usleep(5000);
+	}
+	close(fd);
+	setenv(TQT_ENV_SOCKET, csock, 1);
+	setenv(TQT_ENV_SCHED_SOCKET, ssock, 1);
+	return pid;
+}
+
+void lt_tqsubmitd_stop(pid_t pid, const char *dir)
+{
+	char path[128];
+
+	if (pid > 0) {
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
+	snprintf(path, sizeof(path), "%s/tqsubmit.sock", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/sched.sock", dir);
+	unlink(path);
+	rmdir(dir);
 }

@@ -22,6 +22,9 @@
 #ifndef TQ_ECHOD
 #define TQ_ECHOD	"build/bin/tq_echod"
 #endif
+#ifndef TQSUBMITD
+#define TQSUBMITD	"build/bin/tqsubmitd"
+#endif
 
 /*
  * Skip the whole program unless its transport is here: /dev/tqsubmit and
@@ -87,5 +90,14 @@ long long lt_fdinfo(pid_t pid, int fd, const char *key);
 void lt_fdinfo_dump(int fd);
 
 int64_t lt_now_ms(void);
+
+/*
+ * Start tqsubmitd (@prog, NULL: $TQSUBMITD, else TQSUBMITD) in the
+ * foreground on sockets in a new directory @dir (at least 64 bytes), and
+ * point TQ_SOCKET and TQ_SCHED_SOCKET at them; wait until it listens.
+ * Its pid, or -1 (said why on stderr). lt_tqsubmitd_stop() ends it.
+ */
+pid_t lt_tqsubmitd_start(const char *prog, char *dir);
+void lt_tqsubmitd_stop(pid_t pid, const char *dir);
 
 #endif /* LIBTQ_UTIL_H */

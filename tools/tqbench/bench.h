@@ -60,6 +60,7 @@ struct opts {
 	uint64_t seed;
 	bool process;			/* policies: the daemon and worker processes */
 	const char *usched;		/* the daemon */
+	const char *tqsubmitd;		/* the socket's server, if tqbench starts it */
 };
 
 extern const char *const policy_names[NPOL];

@@ -27,6 +27,14 @@
  * The daemon and the workers die with tqbench (PR_SET_PDEATHSIG); the
  * daemon's log goes to OUT/usched.log, its metrics (the TG counts and
  * times of the report) to OUT/usched.prom.
+ *
+ * Transports: the module when /dev/tqsubmit exists, else tqsubmitd's socket
+ * (TQ_TRANSPORT forces either, as libtq does). On the socket, when no
+ * tqsubmitd listens on $TQ_SOCKET, tqbench starts one of its own (--tqsubmitd,
+ * default the one beside tqbench) on sockets in a directory of its own,
+ * exports TQ_SOCKET and TQ_SCHED_SOCKET to usched and the workers, and stops
+ * it at exit; its log is OUT/tqsubmitd.log. The scheduler's pid comes from
+ * tqsubmitd's counters instead of sysfs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +52,7 @@
 #include <unistd.h>
 
 #include "../../libtq/tq.h"
+#include "tq_transport.h"
 #include "../tqcalib/fit.h"
 #include "../tqcalib/progress.h"
 #include "bench.h"
@@ -102,11 +111,20 @@ struct run {
 	char log[600], prom[600];
 };
 
-static pid_t sysfs_pid(void)
+static int transport;		/* TQT_MODULE or TQT_SOCKET */
+static char tqd_dir[64];	/* the sockets of the tqsubmitd we started, or "" */
+static pid_t tqd_pid;
+static char tqd_log[PATH_MAX];
+
+/* The attached scheduler's pid, 0 for none, -1 if unknown: sysfs, or tqsubmitd's counters. */
+static pid_t sched_pid(void)
 {
-	FILE *f = fopen(SYSFS_PID, "r");
+	FILE *f;
 	int pid = -1;
 
+	if (transport == TQT_SOCKET)
+		return tqt_stat(tqt_client_path(), "scheduler_pid");
+	f = fopen(SYSFS_PID, "r");
 	if (f) {
 		if (fscanf(f, "%d", &pid) != 1)
 			pid = -1;
@@ -115,33 +133,156 @@ static pid_t sysfs_pid(void)
 	return pid;
 }
 
+static const char *sched_where(void)
+{
+	return transport == TQT_SOCKET ? tqt_sched_path() : TQ_DEVICE_PATH;
+}
+
+/* A program beside this tqbench: @name in @buf. */
+static void beside(char *buf, size_t len, const char *name)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	char *slash;
+
+	buf[n > 0 ? n : 0] = 0;
+	slash = strrchr(buf, '/');
+	snprintf(slash ? slash + 1 : buf, len - (slash ? slash + 1 - buf : 0), "%s", name);
+}
+
+static void tqd_stop(void)
+{
+	char path[128];
+	int st;
+
+	if (tqd_pid <= 0)
+		return;
+	kill(tqd_pid, SIGTERM);
+	for (int i = 0; i < 500 && waitpid(tqd_pid, &st, WNOHANG) != tqd_pid; i++)
+		usleep(10000);
+	kill(tqd_pid, SIGKILL);
+	waitpid(tqd_pid, &st, WNOHANG);
+	tqd_pid = 0;
+	snprintf(path, sizeof(path), "%s/tqsubmit.sock", tqd_dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/sched.sock", tqd_dir);
+	unlink(path);
+	rmdir(tqd_dir);
+}
+
+/*
+ * No tqsubmitd listens: start one of ours, its sockets in a directory of
+ * our own (the environment tells usched and the workers), stopped at exit.
+ */
+static int tqd_start(const struct opts *o)
+{
+	char path[PATH_MAX], csock[128], ssock[128];
+	double end = now_s() + 10;
+	pid_t parent = getpid();
+	int logfd, st, fd;
+
+	if (o->tqsubmitd)
+		snprintf(path, sizeof(path), "%s", o->tqsubmitd);
+	else
+		beside(path, sizeof(path), "tqsubmitd");
+	if (access(path, X_OK)) {
+		fprintf(stderr, "tqbench: --workers process: no %s nor tqsubmitd listening on %s, and "
+			"%s: %s (--tqsubmitd names it)\n", TQ_DEVICE_PATH, tqt_client_path(), path,
+			strerror(errno));
+		return -ENOENT;
+	}
+	snprintf(tqd_dir, sizeof(tqd_dir), "/tmp/tqbench-tqsubmitd.XXXXXX");
+	if (!mkdtemp(tqd_dir)) {
+		tqd_dir[0] = 0;
+		return -errno;
+	}
+	chmod(tqd_dir, 0755);
+	snprintf(csock, sizeof(csock), "%s/tqsubmit.sock", tqd_dir);
+	snprintf(ssock, sizeof(ssock), "%s/sched.sock", tqd_dir);
+	snprintf(tqd_log, sizeof(tqd_log), "%s/tqsubmitd.log", o->out);
+	mkdir(o->out, 0755);
+	logfd = open(tqd_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (logfd < 0)
+		logfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	fflush(NULL);
+	tqd_pid = fork();
+	if (tqd_pid < 0) {
+		tqd_pid = 0;
+		close(logfd);
+		return -errno;
+	}
+	if (!tqd_pid) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(1);
+		dup2(logfd, 1);
+		dup2(logfd, 2);
+		close_range(3, ~0U, 0);
+		execl(path, "tqsubmitd", "--foreground", "--socket", csock, "--sched-socket", ssock,
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(logfd);
+	atexit(tqd_stop);
+	while ((fd = tqt_connect(ssock)) < 0) {
+		if (waitpid(tqd_pid, &st, WNOHANG) == tqd_pid || now_s() > end) {
+			fprintf(stderr, "tqbench: --workers process: %s did not come up (its log: "
+				"%s)\n", path, tqd_log);
+			if (waitpid(tqd_pid, &st, WNOHANG) == tqd_pid)
+				tqd_pid = 0;
+			return -ECHILD;
+		}
+		usleep(10000);
+	}
+	close(fd);
+	setenv(TQT_ENV, "socket", 1);
+	setenv(TQT_ENV_SOCKET, csock, 1);
+	setenv(TQT_ENV_SCHED_SOCKET, ssock, 1);
+	fprintf(stderr, "tqbench: --workers process: no %s; tqsubmitd (pid %d) serves %s\n",
+		TQ_DEVICE_PATH, tqd_pid, csock);
+	return 0;
+}
+
 int proc_check(struct opts *o)
 {
 	pid_t pid;
+	int fd, ret;
 
-	if (access(TQ_DEVICE_PATH, F_OK)) {
+	transport = tqt_pick();
+	if (transport < 0) {
+		fprintf(stderr, "tqbench: --workers process: %s=%s: want module, socket or auto\n",
+			TQT_ENV, getenv(TQT_ENV));
+		return -EINVAL;
+	}
+	if (transport == TQT_MODULE && access(TQ_DEVICE_PATH, F_OK)) {
 		fprintf(stderr, "tqbench: --workers process: %s: %s: the tqsubmit module is not "
 			"loaded (insmod kmod/tqsubmit.ko)\n", TQ_DEVICE_PATH, strerror(errno));
 		return -ENODEV;
 	}
-	pid = sysfs_pid();
+	if (transport == TQT_SOCKET) {
+		fd = tqt_connect(tqt_client_path());
+		if (fd >= 0) {
+			close(fd);
+			setenv(TQT_ENV, "socket", 1);
+		} else if (fd == -ENOENT || fd == -ECONNREFUSED) {
+			ret = tqd_start(o);
+			if (ret)
+				return ret;
+		} else {
+			fprintf(stderr, "tqbench: --workers process: %s: %s\n", tqt_client_path(),
+				strerror(-fd));
+			return fd;
+		}
+	}
+	pid = sched_pid();
 	if (pid > 0) {
 		fprintf(stderr, "tqbench: --workers process: another scheduler (pid %d) is attached "
-			"to %s; stop it first\n", pid, TQ_DEVICE_PATH);
+			"to %s; stop it first\n", pid, sched_where());
 		return -EBUSY;
 	}
-	if (o->usched) {
+	if (o->usched)
 		snprintf(usched_path, sizeof(usched_path), "%s", o->usched);
-	} else {
-		/* the usched built beside this tqbench */
-		ssize_t n = readlink("/proc/self/exe", usched_path, sizeof(usched_path) - 1);
-		char *slash;
-
-		usched_path[n > 0 ? n : 0] = 0;
-		slash = strrchr(usched_path, '/');
-		snprintf(slash ? slash + 1 : usched_path,
-			 sizeof(usched_path) - (slash ? slash + 1 - usched_path : 0), "usched");
-	}
+	else
+		beside(usched_path, sizeof(usched_path), "usched");	/* the one built beside */
 	if (access(usched_path, X_OK)) {
 		fprintf(stderr, "tqbench: --workers process: %s: %s (--usched names the daemon)\n",
 			usched_path, strerror(errno));
@@ -325,10 +466,10 @@ static int daemon_start(struct run *ru)
 			break;
 		}
 	}
-	sched = sysfs_pid();
+	sched = sched_pid();
 	if (!ret && sched >= 0 && sched != ru->d.pid) {
 		fprintf(stderr, "tqbench: usched (pid %d) is ready but %s names pid %d\n",
-			ru->d.pid, SYSFS_PID, sched);
+			ru->d.pid, transport == TQT_SOCKET ? "tqsubmitd" : SYSFS_PID, sched);
 		ret = -EBUSY;
 	}
 	if (ret == -ETIMEDOUT)
@@ -361,7 +502,7 @@ static int daemon_stop(struct run *ru)
 		return 0;	/* never started, or gone (said so) */
 	kill(pid, SIGTERM);
 	st = reap(&ru->d, STOP_S);
-	for (end = now_s() + 10; sysfs_pid() == pid && now_s() < end; )
+	for (end = now_s() + 10; sched_pid() == pid && now_s() < end; )
 		usleep(10000);
 	if (st && st != -1) {
 		fprintf(stderr, "tqbench: usched (%s) %s after SIGTERM\n", policy_names[ru->p],
@@ -617,6 +758,7 @@ static void __attribute__((noreturn)) worker_main(const struct run *ru, unsigned
 	if (m.err) {
 		fprintf(stderr, "tqbench: worker %d: tq_open (%zu MiB arena): %s%s\n", getpid(),
 			worker_arena(r, w) >> 20, tq_strerror(m.err), m.err != -EFBIG ? "" :
+			transport == TQT_SOCKET ? " (tqsubmitd --arena-bytes-max)" :
 			" (/sys/module/tqsubmit/parameters/arena_bytes_max)");
 		send_msg(sock, &m);
 		_exit(1);

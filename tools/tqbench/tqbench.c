@@ -92,10 +92,13 @@ static void usage(FILE *f)
 		"  --workers MODE        the policies' workers: thread (usched in-process,\n"
 		"                        driven by tqbench; the default) or process (the\n"
 		"                        usched daemon, one process per worker through\n"
-		"                        libtq and /dev/tqsubmit: root, module loaded);\n"
+		"                        libtq: /dev/tqsubmit when loaded (root), else\n"
+		"                        tqsubmitd's socket; TQ_TRANSPORT forces either);\n"
 		"                        the other setups run in-process either way\n"
 		"  --usched PATH         the daemon for --workers process\n"
-		"                        (default: the usched beside tqbench)\n");
+		"                        (default: the usched beside tqbench)\n"
+		"  --tqsubmitd PATH      the socket's server tqbench starts when none\n"
+		"                        listens on $TQ_SOCKET (default: beside tqbench)\n");
 }
 
 static bool has(const char *list, const char *word)
@@ -130,7 +133,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 {
 	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
 	       PMAX, UNIT, SCALE, TRIALS, TABLE5, SSECS, SWORK, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
-	       BENCHES, MAXTG, NOPLANS, NOREFINE, NOPOLL, NOCLEAR, STEADY, SWAIT, REDO };
+	       TQSUBMITD, BENCHES, MAXTG, NOPLANS, NOREFINE, NOPOLL, NOCLEAR, STEADY, SWAIT, REDO };
 	static const struct option lo[] = {
 		{ "profile", required_argument, NULL, PROFILE },
 		{ "out", required_argument, NULL, OUT },
@@ -154,6 +157,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "seed", required_argument, NULL, SEED },
 		{ "workers", required_argument, NULL, WORKERS },
 		{ "usched", required_argument, NULL, USCHED },
+		{ "tqsubmitd", required_argument, NULL, TQSUBMITD },
 		{ "benches", required_argument, NULL, BENCHES },
 		{ "max-tg", required_argument, NULL, MAXTG },
 		{ "no-plans", no_argument, NULL, NOPLANS },
@@ -205,6 +209,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 			o->process = !strcmp(optarg, "process");
 			break;
 		case USCHED: o->usched = optarg; break;
+		case TQSUBMITD: o->tqsubmitd = optarg; break;
 		case BENCHES: o->benches = optarg; break;
 		case MAXTG: o->max_tg = atoi(optarg); break;
 		case NOPLANS: o->no_plans = true; break;
