@@ -104,7 +104,8 @@ $(TESTBIN)/libtq-example: $(O)/gen/libtq-example.c $(LIB)/libtq.a
 	$(CC) $(CPPFLAGS) -Ilibtq $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 VM_TESTS += libtq/test_example.sh
-libtq/test_example.sh: $(TESTBIN)/libtq-example $(BIN)/usched
+SOCKET_TESTS += libtq/test_example.sh
+libtq/test_example.sh: $(TESTBIN)/libtq-example $(BIN)/usched $(TESTBIN)/tq_counter
 
 # Here the socket alone (no module on these machines), then in the VM both
 # transports, each run against its own io_uring NOPs.

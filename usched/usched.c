@@ -439,8 +439,8 @@ int main(int argc, char **argv)
 	usched_destroy(d.u);	/* runs what the core holds; completions queue up */
 	d.u = NULL;
 	loop_flush_sync(&d);
-	info("exiting: %lu task(s) left to the %s, %llu completion(s) written", d.held,
-	     d.transport == TQT_SOCKET ? "tqsubmitd" : "module",
+	info("exiting: %lu task(s) left to %s, %llu completion(s) written", d.held,
+	     d.transport == TQT_SOCKET ? "tqsubmitd" : "the module",
 	     (unsigned long long)d.st.completions);
 	loop_fini(&d);
 	ctx_free_all(&d);
