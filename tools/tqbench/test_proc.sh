@@ -146,7 +146,24 @@ ok $(( $? || rc != 1 )) "a worker SIGKILLed: reported, tqbench exits 1 (got $rc)
 wait_for 10 nothing_left
 ok $? "the daemon stopped and the other workers gone; the module has no scheduler"
 
-# 4. The socket with no tqsubmitd listening: tqbench starts its own, and stops it.
+# 4. The stream with worker processes through the daemon, beside the in-process ones.
+timeout 300 "$BIN/tqbench" "${args[@]}" --setups stream --stream-s 2 --stream-workers 2 \
+	--stream-depth 2 --out "$T/stream" >"$T/table" 2>"$T/err"
+rc=$?
+ok $rc "tqbench --workers process --setups stream (status $rc)"
+[ $rc -eq 0 ] || tail -n 20 "$T/err" | diag
+bad=0
+for p in fifo paper auto independent proc-fifo proc-paper proc-auto; do
+	awk -v p=$p '$1 == p && $3 > 0 { f = 1 } END { exit !f }' "$T/table" ||
+		{ bad=1; echo "no stream row $p with tasks" | diag; }
+done
+ok $bad "stream rows: the in-process setups and proc-fifo, proc-paper, proc-auto, each with tasks"
+[ "$(grep -c 'stream proc-[a-z]*: 2 processes x 2 in flight, [0-9]* tasks in 1.8 s, each completed with status 0' "$T/err")" = 3 ]
+ok $? "each process stream's tasks completed with status 0"
+wait_for 10 nothing_left
+ok $? "nothing left after the streams"
+
+# 5. The socket with no tqsubmitd listening: tqbench starts its own, and stops it.
 if [ "${TQ_TRANSPORT:-}" = socket ]; then
 	TQ_SOCKET=$T/none.sock TQ_SCHED_SOCKET=$T/none-sched.sock timeout 300 "$BIN/tqbench" \
 		"${args[@]}" --suites synthetic --tqsubmitd "$BIN/tqsubmitd" --out "$T/own" \

@@ -341,7 +341,8 @@ static int experiment(struct env *e, const struct suite *s, unsigned int b, unsi
 		return ret;
 	}
 	usched = has(o->setups, "policies");
-	ret = run_trials(e, r, has(o->setups, "orders"), usched && !o->process, fs->tg);
+	/* --workers process: in-process usched too, in the same run, for the ratio */
+	ret = run_trials(e, r, has(o->setups, "orders"), usched, fs->tg);
 	if (ret)
 		fprintf(stderr, "tqbench: the trials failed (%s); going on without them\n",
 			strerror(-ret));
@@ -360,8 +361,10 @@ static int experiment(struct env *e, const struct suite *s, unsigned int b, unsi
 int main(int argc, char **argv)
 {
 	static struct suite suites[2];
+	/* proc-*: --workers process only, the stream's clients as processes through the daemon */
 	static const char *const stream_setups[] = { "fifo", "paper", "auto", "auto-noclear",
-						     "independent" };
+						     "independent", "proc-fifo", "proc-paper",
+						     "proc-auto" };
 	static struct stream_result sr[sizeof(stream_setups) / sizeof(stream_setups[0])];
 	struct result *rs[MAX_CFG * 2 * MAX_BENCH];
 	unsigned int nr = 0, ns = 0, nstream = 0;
@@ -472,7 +475,19 @@ int main(int argc, char **argv)
 				if (!strcmp(stream_setups[k], "auto-noclear") &&
 				    !has(o.setups, "hygiene"))
 					continue;
-				err = run_stream(&e, &suites[i], stream_setups[k], &sr[nstream]);
+				if (!strncmp(stream_setups[k], "proc-", 5)) {
+					int p = 0;
+
+					if (!o.process)
+						continue;
+					while (p < NPOL - 1 &&
+					       strcmp(policy_names[p], stream_setups[k] + 5))
+						p++;
+					err = stream_procs(&e, &suites[i], p, &sr[nstream]);
+				} else {
+					err = run_stream(&e, &suites[i], stream_setups[k],
+							 &sr[nstream]);
+				}
 
 				if (err) {
 					fprintf(stderr, "tqbench: stream %s failed (%s)\n",
