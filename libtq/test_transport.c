@@ -247,7 +247,8 @@ int main(void)
 		ok &= !tq_wait(&tq, &cqe, 5000) && cqe->user_data == 100u + i;
 		tq_cqe_seen(&tq, cqe);
 	}
-	tap_ok(ok && enters == 20, "20 NOPs: a doorbell message each, each completion through "
+	/* tq_wait rings too when it finds the NOP still in the SQ: at least one each */
+	tap_ok(ok && enters >= 20, "20 NOPs: a doorbell message each, each completion through "
 	       "the memfd CQ (%u doorbells)", enters);
 	tap_ok(tq_wait(&tq, &cqe, 50) == -ETIME, "then nothing: -ETIME");
 	tap_ok(tq_wait(&tq, &cqe, 0) == -ETIME, "and -ETIME without waiting");

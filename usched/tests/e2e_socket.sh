@@ -126,6 +126,13 @@ for k in $(seq 1 "$KILLS"); do
 		client "inout.$k" "$INOUT" --tasks 8 --depth 4 --allow-ownerdead
 		inout+=("inout.$k")
 	fi
+	# natively PoCL builds in moments: let the kill land after a registration
+	# (the state file has it), so that the restarted usched restores programs
+	if [ $((k % 2)) = 1 ]; then
+		wait_for 60 grep -q 'ready (program' "$T/idem.$k"
+	else
+		wait_for 60 grep -q 'ready (program' "$T/inout.$k"
+	fi
 	tasks_out || missed=$((missed + 1))
 	read -r -t "0.0$((RANDOM % 5))" -u "$nap"
 	kill -KILL "$upid"
