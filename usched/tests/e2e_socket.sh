@@ -23,6 +23,7 @@
 set -uo pipefail
 
 KILLS=${KILLS:-6}
+NT=${NT:-2000}		# tasks a kill-round client runs: natively PoCL runs them fast
 IDEM=VA,MT,BS,DCT	# no INOUT buffer: idempotent
 INOUT=FLW,SYN,VA	# FLW and SYN have one: not idempotent
 . usched/tests/lib.sh
@@ -120,18 +121,19 @@ for k in $(seq 1 "$KILLS"); do
 		read -r -t 0.05 -u "$nap"
 	done
 	if [ $((k % 2)) = 1 ]; then
-		client "idem.$k" "$IDEM" --tasks 8 --depth 4
+		client "idem.$k" "$IDEM" --tasks $NT --depth 4
 		idem+=("idem.$k")
 	else
-		client "inout.$k" "$INOUT" --tasks 8 --depth 4 --allow-ownerdead
+		client "inout.$k" "$INOUT" --tasks $NT --depth 4 --allow-ownerdead
 		inout+=("inout.$k")
 	fi
-	# natively PoCL builds in moments: let the kill land after a registration
-	# (the state file has it), so that the restarted usched restores programs
+	# natively PoCL builds in moments: let the kill land after the
+	# registrations (the state file has them), among the client's tasks, so
+	# that the restarted usched restores programs
 	if [ $((k % 2)) = 1 ]; then
-		wait_for 60 grep -q 'ready (program' "$T/idem.$k"
+		wait_for 60 grep -q 'DCT .* ready (program' "$T/idem.$k"
 	else
-		wait_for 60 grep -q 'ready (program' "$T/inout.$k"
+		wait_for 60 grep -q 'VA .* ready (program' "$T/inout.$k"
 	fi
 	tasks_out || missed=$((missed + 1))
 	read -r -t "0.0$((RANDOM % 5))" -u "$nap"
@@ -151,8 +153,8 @@ ok $? "${#idem[@]} idempotent clients: every task completed once, every result r
 cnt=$(sum_field ownerdead idem.)
 ok $((cnt == 0 ? 0 : 1)) "no idempotent task completed -EOWNERDEAD (got $cnt)"
 cnt=$(sum_field tasks idem.)
-ok $((cnt == 8 * ${#idem[@]} ? 0 : 1)) \
-	"the idempotent clients' summaries count all $((8 * ${#idem[@]})) tasks ($cnt)"
+ok $((cnt == NT * ${#idem[@]} ? 0 : 1)) \
+	"the idempotent clients' summaries count all $((NT * ${#idem[@]})) tasks ($cnt)"
 r1=$(sysfs requeued)
 ok $((r1 > r0 ? 0 : 1)) "tqsubmitd re-delivered $((r1 - r0)) task(s) across the kills"
 check "${inout[@]}"
