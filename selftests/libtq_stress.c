@@ -2,9 +2,9 @@
 /*
  * 16 client processes submit 10,000 tasks each through libtq to tq_echod;
  * every user_data completes exactly once, with status 0, and the module's
- * counters agree (tqsubmitd's, on the socket). Each task is a real TQ_OP_TASK (a buffer and a scalar, ids
- * from registering a built-in program), so every descriptor passes the
- * module's validation.
+ * counters agree (tqsubmitd's, on the socket). Each task is a real
+ * TQ_OP_TASK (a buffer and a scalar, ids from registering a built-in
+ * program), so every descriptor passes the server's validation.
  */
 #include <stdlib.h>
 #include <sys/wait.h>

@@ -8,15 +8,17 @@
  * io_uring NOP loop (IORING_OP_NOP), all in batches. Each transport that is
  * here is measured: the module with root and /dev/tqsubmit, the socket with
  * a tqsubmitd of the bench's own ($TQSUBMITD, else the one built beside
- * tq_echod) on sockets in a temporary directory. Per core: operations per busy CPU-second of the whole machine
- * (/proc/stat), since tq uses a client and a daemon and io_uring one
- * process. Round trip: one task submitted and its completion awaited,
- * against one NOP submitted and awaited.
+ * tq_echod) on sockets in a temporary directory. Per core: operations per
+ * busy CPU-second of the whole machine (/proc/stat), since tq uses a client
+ * and a daemon (and tqsubmitd) and io_uring one process. Round trip: one
+ * task submitted and its completion awaited, against one NOP submitted and
+ * awaited.
  *
  * The machine is shared and noisy: the batch throughput of both is measured
  * in alternating rounds, and the median of the rounds' ratios is the result.
  *
- * Usage: tqbench-ring [-t SECONDS] [-b BATCH] [-c CLIENTS] [-r ROUNDS] [-T module|socket]
+ * Usage: tqbench-ring [-t SECONDS] [-b BATCH] [-c CLIENTS] [-r ROUNDS]
+ *                     [-T module|socket]
  * (-T: that transport only; make bench-ring runs it here, the socket alone,
  * and in the test VM, both)
  */
