@@ -39,6 +39,7 @@ BINS :=
 LIBS :=
 TESTS :=		# native test programs (TAP on stdout; exit 77 = skip)
 VM_TESTS :=		# programs run inside the test VM (TAP on stdout)
+SOCKET_TESTS :=		# programs run here on the socket transport (selftests/socket_env.sh)
 
 .PHONY: all user module check run deps checkpatch sparse clean fuzz
 all: module user
@@ -48,7 +49,7 @@ LINUX_SRC := build/linux-src
 
 include $(wildcard */build.mk)
 
-user: $(BINS) $(LIBS) $(TESTS) $(VM_TESTS)
+user: $(BINS) $(LIBS) $(TESTS) $(VM_TESTS) $(filter-out %.sh,$(SOCKET_TESTS))
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -79,8 +80,8 @@ checkpatch: $(LINUX_SRC)/.stamp
 check: deps
 	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
 	@$(MAKE) --no-print-directory SAN=$(SAN) user
-	@BIN=$(BIN) tools/runtests $(addprefix native:,$(TESTS)) $(addprefix vm:,$(VM_TESTS)) \
-		$(CHECK_SCRIPTS)
+	@BIN=$(BIN) tools/runtests $(addprefix native:,$(TESTS)) $(addprefix socket:,$(SOCKET_TESTS)) \
+		$(addprefix vm:,$(VM_TESTS)) $(CHECK_SCRIPTS)
 
 # FUZZ_SEED=S replays a run; FUZZ_PROCS sets the workers (4).
 FUZZ_SECONDS ?= 600

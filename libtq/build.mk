@@ -1,17 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# libtq/: the client library of /dev/tqsubmit. libtq.a and libtq.so.1.1.0
+# libtq/: the client library of /dev/tqsubmit. libtq.a and libtq.so.1.2.0
 # (soname libtq.so.1, the symbol versions of libtq.map; links libtq.so.1 and
 # libtq.so beside it) from the same position-independent objects. Users
 # inside the tree include "../libtq/tq.h" (or -Ilibtq) and link
 # $(LIB)/libtq.a, or use $(LIB)/pkgconfig/libtq-uninstalled.pc. The
 # installed libtq.pc is made by the top Makefile's install block.
 #
-#   make bench-ring    tqbench-ring in the test VM (Documentation/results/ring-bench.md)
+#   make bench-ring    tqbench-ring here (the socket) and in the test VM (the module and
+#                      the socket; Documentation/results/ring-bench.md)
 
-LIBTQ_VERSION := 1.1.0
+LIBTQ_VERSION := 1.2.0
 LIBTQ_OBJS := $(addprefix $(OBJ)/libtq/,tq.o arena.o)
-LIBTQ_NATIVE := $(addprefix $(TESTBIN)/libtq-,arena ring so)
+LIBTQ_NATIVE := $(addprefix $(TESTBIN)/libtq-,arena ring so transport)
 LIBTQ_VM := $(addprefix $(TESTBIN)/,libtq_stress libtq_kill libtq_fork libtq_requeue \
 	libtq_nodaemon)
 LIBTQ_SO := $(LIB)/libtq.so.$(LIBTQ_VERSION)
@@ -20,7 +21,9 @@ LIBS += $(LIB)/libtq.a $(LIBTQ_SO) $(LIB)/libtq.so.1 $(LIB)/libtq.so \
 	$(LIB)/pkgconfig/libtq-uninstalled.pc
 BINS += $(BIN)/tqbench-ring
 TESTS += $(LIBTQ_NATIVE)
+# The same programs on both transports: the module's in the VM, tqsubmitd's here.
 VM_TESTS += $(LIBTQ_VM)
+SOCKET_TESTS += $(LIBTQ_VM)
 CHECK_SCRIPTS += script:libtq/test_man.sh
 
 $(LIBTQ_OBJS): CFLAGS += -fPIC
@@ -63,14 +66,23 @@ $(TESTBIN)/libtq-%: $(OBJ)/libtq/test_%.o $(LIB)/libtq.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Tests in the VM and the benchmark: selftests/libtq_*.c, selftests/tqbench_ring.c.
-LIBTQ_SELF_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(wildcard selftests/libtq_*.c selftests/tqbench_ring.c))
-$(LIBTQ_SELF_OBJS): CPPFLAGS += -Itools -Ilibtq -DTQ_ECHOD='"$(BIN)/tq_echod"'
+LIBTQ_SELF_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(wildcard selftests/libtq_*.c \
+	selftests/tqbench_ring.c selftests/tq_counter.c))
+$(LIBTQ_SELF_OBJS): CPPFLAGS += -Itools -Ilibtq -DTQ_ECHOD='"$(BIN)/tq_echod"' \
+	-DTQSUBMITD='"$(BIN)/tqsubmitd"'
 .SECONDARY: $(LIBTQ_SELF_OBJS)
 
 $(TESTBIN)/libtq_%: $(OBJ)/selftests/libtq_%.o $(OBJ)/selftests/libtq_util.o $(LIB)/libtq.a \
 		| $(BIN)/tq_echod
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The counters for shell tests on either transport (usched/tests/lib.sh).
+$(TESTBIN)/tq_counter: $(OBJ)/selftests/tq_counter.o $(OBJ)/selftests/libtq_util.o $(LIB)/libtq.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+BINS += $(TESTBIN)/tq_counter
 
 $(BIN)/tqbench-ring: $(OBJ)/selftests/tqbench_ring.o $(OBJ)/selftests/libtq_util.o \
 		$(LIB)/libtq.a | $(BIN)/tq_echod
@@ -92,7 +104,13 @@ $(TESTBIN)/libtq-example: $(O)/gen/libtq-example.c $(LIB)/libtq.a
 	$(CC) $(CPPFLAGS) -Ilibtq $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 VM_TESTS += libtq/test_example.sh
-libtq/test_example.sh: $(TESTBIN)/libtq-example $(BIN)/usched
+SOCKET_TESTS += libtq/test_example.sh
+libtq/test_example.sh: $(TESTBIN)/libtq-example $(BIN)/usched $(TESTBIN)/tq_counter
 
-bench-ring: module $(BIN)/tqbench-ring
+# Here the socket alone (no module on these machines), then in the VM both
+# transports, each run against its own io_uring NOPs.
+bench-ring: module $(BIN)/tqbench-ring $(BIN)/tqsubmitd
+	@echo "== tqbench-ring here: tqsubmitd's socket"
+	$(BIN)/tqbench-ring -T socket
+	@echo "== tqbench-ring in the test VM: the module and tqsubmitd's socket"
 	tools/vm --timeout 600 -- $(BIN)/tqbench-ring

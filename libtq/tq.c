@@ -4,17 +4,25 @@
  * waiting for completions, program registration and error strings. The fast
  * paths are inline in tq.h.
  *
+ * Two transports, one ABI: /dev/tqsubmit (tqsubmit.ko), or tqsubmitd's
+ * client socket where no module is loaded. tq_open() flags, else
+ * TQ_TRANSPORT=module|socket, else the module when its device exists (see
+ * tq_open(3)). On the socket the rings and the arena are memfds that
+ * tqsubmitd hands over at TQ_IOC_SETUP, the doorbell is a message, and the
+ * connection's hangup tells that tqsubmitd died.
+ *
  * Lifetimes:
- *  1. tq_open() opens /dev/tqsubmit, makes the fd a context (TQ_IOC_SETUP)
- *     with a fresh eventfd, maps the SQ, the CQ and the arena at the offsets
- *     the kernel reports, and puts the context on the list of open contexts.
- *  2. fork(): the kernel does not copy the mappings into the child. The
- *     pthread_atfork() child handler marks every open context TQ_F_FORKED, so
- *     that the child's calls fail with -EPERM instead of touching memory it
- *     does not have.
- *  3. tq_close() unmaps (unless forked) and closes the fds. The kernel drops
- *     the tasks the scheduler has not seen; the arena lives on while the
- *     scheduler still maps it.
+ *  1. tq_open() opens the device (or connects), makes it a context
+ *     (TQ_IOC_SETUP) with a fresh eventfd, maps the SQ, the CQ and the arena
+ *     at the offsets reported, and puts the context on the list of open
+ *     contexts.
+ *  2. fork(): the kernel does not copy the module's mappings into the
+ *     child, nor (MADV_DONTFORK) the socket's. The pthread_atfork() child
+ *     handler marks every open context TQ_F_FORKED, so that the child's
+ *     calls fail with -EPERM instead of touching memory it does not have.
+ *  3. tq_close() unmaps (unless forked) and closes the fds. The kernel (or
+ *     tqsubmitd) drops the tasks the scheduler has not seen; the arena lives
+ *     on while the scheduler still maps it.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -25,8 +33,10 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 
 #include "internal.h"
+#include "tq_transport.h"
 
 /* Open contexts, for the fork() handler. */
 static pthread_mutex_t tq_list_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -109,15 +119,11 @@ void tq_rings_init(struct tq *tq, const struct tq_setup *s, void *sq_map, void *
 	cq->head = __atomic_load_n(cq->kconsumer, __ATOMIC_RELAXED);
 }
 
-/* This libtq was built for the module's descriptor and completion layout. */
-static int tq_query_check(int fd)
+/* This libtq was built for the server's descriptor and completion layout. */
+static int tq_query_ok(const struct tq_query *q)
 {
-	struct tq_query q = { .size = sizeof(q) };
-
-	if (ioctl(fd, TQ_IOC_QUERY, &q))
-		return -errno;
-	if (q.abi_version != TQ_ABI_VERSION || q.desc_size != sizeof(struct tq_desc) ||
-	    q.cqe_size != sizeof(struct tq_cqe))
+	if (q->abi_version != TQ_ABI_VERSION || q->desc_size != sizeof(struct tq_desc) ||
+	    q->cqe_size != sizeof(struct tq_cqe))
 		return -EPROTO;
 	return 0;
 }
@@ -125,6 +131,92 @@ static int tq_query_check(int fd)
 static void *tq_map(int fd, size_t len, uint64_t offset)
 {
 	return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, offset);
+}
+
+/* The module: open the device, set up, map the three regions from its fd. */
+static int tq_setup_module(struct tq *tq, struct tq_setup *s, void **sq_map, void **cq_map,
+			   void **arena)
+{
+	struct tq_query q = { .size = sizeof(q) };
+
+	tq->fd = open(TQ_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (tq->fd < 0)
+		return -errno;
+	if (ioctl(tq->fd, TQ_IOC_QUERY, &q))
+		return -errno;
+	if (tq_query_ok(&q))
+		return -EPROTO;
+	s->eventfd = tq->event_fd;
+	if (ioctl(tq->fd, TQ_IOC_SETUP, s))
+		return -errno;
+	/* MAP_POPULATE: the rings are touched at once anyway. */
+	*sq_map = tq_map(tq->fd, s->sq_off.mmap_size, s->sq_off.mmap_offset);
+	*cq_map = tq_map(tq->fd, s->cq_off.mmap_size, s->cq_off.mmap_offset);
+	*arena = mmap(NULL, s->arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, tq->fd,
+		      s->arena_offset);
+	if (*sq_map == MAP_FAILED || *cq_map == MAP_FAILED || *arena == MAP_FAILED)
+		return -errno;
+	return 0;
+}
+
+/*
+ * tqsubmitd: connect, set up (the eventfd goes along, the rings' and the
+ * arena's memfds come back), map the memfds and close them. MADV_DONTFORK
+ * keeps the mappings out of a child, as the module's are.
+ */
+static int tq_setup_socket(struct tq *tq, struct tq_setup *s, void **sq_map, void **cq_map,
+			   void **arena)
+{
+	struct tq_query q = { .size = sizeof(q) };
+	unsigned int nfds = 2;
+	int fds[2], ret;
+
+	tq->fd = tqt_connect(tqt_client_path());
+	if (tq->fd < 0) {
+		ret = tq->fd;
+		tq->fd = -1;
+		/* a socket file nobody listens on: tqsubmitd is gone too */
+		return ret == -ECONNREFUSED ? -ECONNREFUSED : ret;
+	}
+	ret = tqt_call(tq->fd, TQ_IOC_QUERY, &q, sizeof(q), NULL, 0, NULL, NULL);
+	if (!ret)
+		ret = tq_query_ok(&q);
+	if (ret)
+		return ret;
+	s->eventfd = 0;		/* the fd itself travels by SCM_RIGHTS */
+	ret = tqt_call(tq->fd, TQ_IOC_SETUP, s, sizeof(*s), &tq->event_fd, 1, fds, &nfds);
+	if (!ret && (nfds != 2 || s->arena_offset))
+		ret = -EPROTO;
+	if (ret) {
+		while (nfds)
+			close(fds[--nfds]);
+		return ret;
+	}
+	*sq_map = tq_map(fds[0], s->sq_off.mmap_size, s->sq_off.mmap_offset);
+	*cq_map = tq_map(fds[0], s->cq_off.mmap_size, s->cq_off.mmap_offset);
+	*arena = mmap(NULL, s->arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fds[1], 0);
+	ret = *sq_map == MAP_FAILED || *cq_map == MAP_FAILED || *arena == MAP_FAILED ? -errno : 0;
+	close(fds[0]);
+	close(fds[1]);
+	if (ret)
+		return ret;
+	if (madvise(*sq_map, s->sq_off.mmap_size, MADV_DONTFORK) ||
+	    madvise(*cq_map, s->cq_off.mmap_size, MADV_DONTFORK) ||
+	    madvise(*arena, s->arena_bytes, MADV_DONTFORK))
+		return -errno;
+	return 0;
+}
+
+/* Which transport: the flags, else TQ_TRANSPORT, else the module if its device exists. */
+static int tq_transport(unsigned int flags)
+{
+	if ((flags & TQ_OPEN_MODULE) && (flags & TQ_OPEN_SOCKET))
+		return -EINVAL;
+	if (flags & TQ_OPEN_MODULE)
+		return TQT_MODULE;
+	if (flags & TQ_OPEN_SOCKET)
+		return TQT_SOCKET;
+	return tqt_pick();
 }
 
 int tq_open(struct tq *tq, unsigned int entries, size_t arena_bytes, unsigned int flags)
@@ -135,41 +227,29 @@ int tq_open(struct tq *tq, unsigned int entries, size_t arena_bytes, unsigned in
 		.arena_bytes = arena_bytes,
 	};
 	void *sq_map = MAP_FAILED, *cq_map = MAP_FAILED, *arena = MAP_FAILED;
-	int ret;
+	int ret, kind;
 
 	memset(tq, 0, sizeof(*tq));
 	tq->fd = -1;
 	tq->event_fd = -1;
-	if (flags)
+	if (flags & ~(TQ_OPEN_MODULE | TQ_OPEN_SOCKET))
 		return -EINVAL;
+	kind = tq_transport(flags);
+	if (kind < 0)
+		return kind;
 	pthread_once(&tq_atfork_once, tq_atfork_register);
 
-	tq->fd = open(TQ_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (tq->fd < 0)
-		return -errno;
-	ret = tq_query_check(tq->fd);
-	if (ret)
-		goto out_close;
 	tq->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (tq->event_fd < 0) {
-		ret = -errno;
-		goto out_close;
+	if (tq->event_fd < 0)
+		return -errno;
+	if (kind == TQT_SOCKET) {
+		tq->flags |= TQ_F_SOCKET;
+		ret = tq_setup_socket(tq, &s, &sq_map, &cq_map, &arena);
+	} else {
+		ret = tq_setup_module(tq, &s, &sq_map, &cq_map, &arena);
 	}
-	s.eventfd = tq->event_fd;
-	if (ioctl(tq->fd, TQ_IOC_SETUP, &s)) {
-		ret = -errno;
-		goto out_close;
-	}
-
-	/* MAP_POPULATE: the rings are touched at once anyway. */
-	sq_map = tq_map(tq->fd, s.sq_off.mmap_size, s.sq_off.mmap_offset);
-	cq_map = tq_map(tq->fd, s.cq_off.mmap_size, s.cq_off.mmap_offset);
-	arena = mmap(NULL, s.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, tq->fd,
-		     s.arena_offset);
-	if (sq_map == MAP_FAILED || cq_map == MAP_FAILED || arena == MAP_FAILED) {
-		ret = -errno;
+	if (ret)
 		goto out_unmap;
-	}
 
 	tq->alloc = malloc(sizeof(*tq->alloc));
 	if (!tq->alloc) {
@@ -199,12 +279,12 @@ out_unmap:
 		munmap(cq_map, s.cq_off.mmap_size);
 	if (sq_map != MAP_FAILED)
 		munmap(sq_map, s.sq_off.mmap_size);
-out_close:
-	if (tq->event_fd >= 0)
-		close(tq->event_fd);
-	close(tq->fd);
+	close(tq->event_fd);
+	if (tq->fd >= 0)
+		close(tq->fd);
 	tq->fd = -1;
 	tq->event_fd = -1;
+	tq->flags = 0;
 	return ret;
 }
 
@@ -255,13 +335,28 @@ int tq_buf_free(struct tq *tq, void *ptr)
 	return tq_arena_free(tq->alloc, p - base);
 }
 
+/* A dead tqsubmitd, however the socket says so. */
+static int tq_lost(int err)
+{
+	return err == -EPIPE || err == -ECONNRESET || err == -ENOTCONN ? -ECONNRESET : err;
+}
+
 int tq_enter(struct tq *tq)
 {
 	struct tq_enter e = { .size = sizeof(e) };
+	struct tq_sock_msg head = { .cmd = TQ_IOC_ENTER };
+	int ret;
 
 	if (tq->flags & TQ_F_FORKED)
 		return -EPERM;
-	return ioctl(tq->fd, TQ_IOC_ENTER, &e) ? -errno : 0;
+	if (!(tq->flags & TQ_F_SOCKET))
+		return ioctl(tq->fd, TQ_IOC_ENTER, &e) ? -errno : 0;
+	/*
+	 * No reply. A full socket buffer holds doorbells tqsubmitd has not
+	 * read yet: one of them wakes it as well as ours would.
+	 */
+	ret = tqt_send(tq->fd, &head, &e, sizeof(e), NULL, 0, MSG_DONTWAIT);
+	return ret == -EAGAIN ? 0 : tq_lost(ret);
 }
 
 /*
@@ -296,7 +391,12 @@ static int64_t tq_now_ms(void)
 
 int tq_wait(struct tq *tq, struct tq_cqe **cqe, int timeout_ms)
 {
-	struct pollfd pfd = { .fd = tq->event_fd, .events = POLLIN };
+	/* On the socket, also the connection: its hangup is tqsubmitd's death. */
+	struct pollfd pfd[2] = {
+		{ .fd = tq->event_fd, .events = POLLIN },
+		{ .fd = tq->fd, .events = POLLRDHUP },
+	};
+	nfds_t n = tq->flags & TQ_F_SOCKET ? 2 : 1;
 	int64_t deadline = timeout_ms > 0 ? tq_now_ms() + timeout_ms : 0;
 	uint64_t count;
 	int ret;
@@ -308,17 +408,20 @@ int tq_wait(struct tq *tq, struct tq_cqe **cqe, int timeout_ms)
 		ret = tq_kick_waiting(tq);
 		if (ret)
 			return ret;
+		pfd[0].revents = pfd[1].revents = 0;
 		if (timeout_ms > 0) {
 			int64_t left = deadline - tq_now_ms();
 
-			pfd.revents = 0;
-			ret = left > 0 ? poll(&pfd, 1, left) : 0;
+			ret = left > 0 || n > 1 ? poll(pfd, n, left > 0 ? left : 0) : 0;
 		} else {
-			ret = timeout_ms ? poll(&pfd, 1, -1) : 0;
+			ret = timeout_ms || n > 1 ? poll(pfd, n, timeout_ms ? -1 : 0) : 0;
 		}
 		if (ret < 0)
 			return -errno;
-		if (!ret)
+		if (pfd[1].revents & (POLLRDHUP | POLLHUP | POLLERR))
+			/* what it completed before it died is still ours */
+			return tq_peek(tq, cqe) ? -ECONNRESET : 0;
+		if (!(pfd[0].revents & POLLIN))
 			return tq_peek(tq, cqe) ? -ETIME : 0;
 		/*
 		 * Clear the eventfd, then look again: the kernel publishes its
@@ -433,9 +536,13 @@ int tq_lookup_kernel(struct tq *tq, uint32_t program, const char *name, uint32_t
 
 /* What each errno means in tq's contract (tq_strerror(3) lists where). */
 static const char *const tq_errors[] = {
-	[ENOENT]	= "no " TQ_DEVICE_PATH " (is tqsubmit.ko loaded?)",
+	[ENOENT]	= "no " TQ_DEVICE_PATH " (is tqsubmit.ko loaded?) and no tqsubmitd socket "
+			  "(" TQ_SOCKET_PATH ", or $TQ_SOCKET: is tqsubmitd running?)",
+	[ECONNREFUSED]	= "tqsubmitd does not listen on its socket (" TQ_SOCKET_PATH
+			  ", or $TQ_SOCKET): is it running?",
+	[ECONNRESET]	= "the connection to tqsubmitd is lost (it exited): the context is gone",
 	[EPERM]		= "the context belongs to another process (fork)",
-	[EPROTO]	= "libtq and tqsubmit.ko disagree on the ABI",
+	[EPROTO]	= "libtq and tqsubmit.ko (or tqsubmitd) disagree on the ABI",
 	[ERANGE]	= "ring entries out of range (module parameter ring_entries_max)",
 	[EFBIG]		= "arena larger than the module parameter arena_bytes_max",
 	[EMFILE]	= "too many contexts for this user (module parameter contexts_per_user)",
@@ -444,7 +551,7 @@ static const char *const tq_errors[] = {
 	[EOPNOTSUPP]	= "descriptor rejected: unknown opcode",
 	[E2BIG]		= "descriptor rejected: too many buffers or scalars",
 	[EFAULT]	= "descriptor rejected: a buffer lies outside the arena",
-	[EINVAL]	= "invalid argument or descriptor",
+	[EINVAL]	= "invalid argument or descriptor (or a bad TQ_TRANSPORT)",
 	[ETIME]		= "timed out: no completion in time, or the kernel ran past its time limit",
 	[EOWNERDEAD]	= "the scheduler died with the task maybe run in part; it is not run again",
 	[EAGAIN]	= "no completion yet",

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
- * tq.h - libtq, the client library of /dev/tqsubmit (tqsubmit.ko).
+ * tq.h - libtq, the client library of /dev/tqsubmit (tqsubmit.ko) and of
+ * tqsubmitd, the same ABI served over a socket where no module is loaded.
  *
  * A struct tq is one context: a submission ring (SQ) of struct tq_desc, a
  * completion ring (CQ) of struct tq_cqe and a data arena, all shared with the
- * kernel and, through it, with the scheduling daemon. A client:
+ * kernel (or tqsubmitd) and, through it, with the scheduling daemon. tq_open
+ * picks the transport: its flags, else $TQ_TRANSPORT (module, socket or
+ * auto), else the module when /dev/tqsubmit exists, else the socket
+ * ($TQ_SOCKET, default TQ_SOCKET_PATH). The application does not change.
+ * A client:
  *
  *	struct tq tq;
  *	struct tq_desc *d;
@@ -101,17 +106,23 @@ struct tq_cq {
 
 /* tq.flags */
 #define TQ_F_FORKED	(1U << 0)	/* this is a fork()ed copy: hands off */
+#define TQ_F_SOCKET	(1U << 1)	/* served by tqsubmitd: fd is its socket */
+
+/* tq_open() flags: force a transport (neither: $TQ_TRANSPORT, else auto). */
+#define TQ_OPEN_MODULE	(1U << 0)	/* /dev/tqsubmit */
+#define TQ_OPEN_SOCKET	(1U << 1)	/* tqsubmitd's socket, $TQ_SOCKET or TQ_SOCKET_PATH */
 
 /**
  * struct tq - one context
  * @sq: the submission ring
  * @cq: the completion ring
- * @fd: the /dev/tqsubmit file
- * @event_fd: the eventfd the kernel signals when it posts completions
+ * @fd: the /dev/tqsubmit file, or (TQ_F_SOCKET) the connection to tqsubmitd,
+ *	which polls POLLHUP when tqsubmitd dies
+ * @event_fd: the eventfd the kernel (tqsubmitd) signals when it posts completions
  * @flags: TQ_F_*
  * @ctx_id: the context's id, as the scheduler sees it
  * @max_inflight: tasks the scheduler may hold at once; more wait in the SQ
- * @features: TQ_FEAT_* of the module
+ * @features: TQ_FEAT_* of the module (TQ_FEAT_SOCKET: of tqsubmitd)
  * @arena: the arena's mapping
  * @arena_bytes: its size
  * @alloc: the arena's allocator (private)

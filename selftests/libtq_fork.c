@@ -6,7 +6,10 @@
  * NULL); tq_close in the child frees the child's copy without unmapping
  * (the range may hold something else by then) and without disturbing the
  * parent; the child may open a context of its own. The parent's context
- * works before, during and after the child.
+ * works before, during and after the child. On the socket (tqsubmitd) libtq
+ * keeps its mappings out of the child (MADV_DONTFORK) and the same holds,
+ * but the inherited connection is a socket: it maps nothing, and a
+ * doorbell message on it cannot be told from the parent's (skipped).
  */
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -81,9 +84,9 @@ static void child(struct tq *tq, int out)
 	r[k++] = tq_peek(tq, &cqe) == -EPERM && tq_wait(tq, &cqe, 0) == -EPERM;
 	r[k++] = tq_buf_alloc(tq, 64, &buf, &off) == -EPERM && tq_buf_free(tq, arena) == -EPERM;
 	r[k++] = tq_enter(tq) == -EPERM;
-	r[k++] = ioctl(tq->fd, TQ_IOC_ENTER, &e) == -1 && errno == EPERM;
+	r[k++] = lt_socket() || (ioctl(tq->fd, TQ_IOC_ENTER, &e) == -1 && errno == EPERM);
 	p = mmap(NULL, tq->sq.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, tq->fd, 0);
-	r[k++] = p == MAP_FAILED && errno == EPERM;
+	r[k++] = p == MAP_FAILED && (lt_socket() || errno == EPERM);
 
 	/* Something else of the child's lives where the arena was. */
 	p = mmap(arena, arena_bytes, PROT_READ | PROT_WRITE,
@@ -129,13 +132,23 @@ int main(void)
 		memset(r, 0, sizeof(r));
 	waitpid(pid, &status, 0);
 	tap_ok(WIFEXITED(status) && !WEXITSTATUS(status), "child exited cleanly");
-	for (i = 0; i < NR_CHECKS; i++)
-		tap_ok(r[i], "%s", child_checks[i]);
+	for (i = 0; i < NR_CHECKS; i++) {
+		if (lt_socket() && i == 7)
+			tap_skip(child_checks[i], "on the socket one connection is shared and "
+				 "tqsubmitd cannot tell the child's message; libtq refuses (above)");
+		else
+			tap_ok(r[i], "%s%s", child_checks[i],
+			       lt_socket() && i == 8 ? " (a socket: not with EPERM)" : "");
+	}
 
 	tap_ok(!round_trip(&tq, 16, 200), "parent: 16 tasks after the child closed and exited");
-	tap_ok(lt_fdinfo(0, tq.fd, "completed") == 48, "parent: fdinfo counts 48 completions");
+	if (lt_socket())
+		tap_skip("parent: fdinfo counts 48 completions", LT_NO_FDINFO);
+	else
+		tap_ok(lt_fdinfo(0, tq.fd, "completed") == 48,
+		       "parent: fdinfo counts 48 completions");
 	tq_close(&tq);
-	tap_ok(lt_stat_wait("contexts", 0, 5000) == 0, "every context freed");
+	lt_stat_ok(lt_stat_wait("contexts", 0, 5000) == 0, "contexts", "every context freed");
 	tap_ok(WIFEXITED(lt_echod_stop(echod)), "tq_echod exits cleanly");
 	return tap_done();
 }

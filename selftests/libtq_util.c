@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libtq_util.c - helpers of libtq's tests in the VM (libtq_util.h).
+ * libtq_util.c - helpers of libtq's tests on either transport (libtq_util.h).
  */
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,14 +23,41 @@ int64_t lt_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int lt_transport(void)
+{
+	static int kind = -1;
+
+	if (kind < 0)
+		kind = tqt_pick();
+	return kind;
+}
+
 void lt_require_vm(void)
 {
-	if (access(TQ_DEVICE_PATH, R_OK | W_OK))
-		tap_skip_all("no " TQ_DEVICE_PATH " (these tests run in the test VM)");
-	if (geteuid())
-		tap_skip_all("needs root to run tq_echod");
+	if (lt_transport() < 0)
+		tap_skip_all("TQ_TRANSPORT is not module, socket or auto");
+	if (lt_socket()) {
+		static char why[300];
+
+		if (access(tqt_client_path(), F_OK)) {
+			snprintf(why, sizeof(why), "no tqsubmitd socket %s (selftests/socket_env.sh "
+				 "runs a test against tqsubmitd)", tqt_client_path());
+			tap_skip_all(why);
+		}
+	} else {
+		if (access(TQ_DEVICE_PATH, R_OK | W_OK))
+			tap_skip_all("no " TQ_DEVICE_PATH " (these tests run in the test VM, or "
+				     "natively on tqsubmitd: selftests/socket_env.sh)");
+		if (geteuid())
+			tap_skip_all("needs root to run tq_echod");
+	}
 	if (access(TQ_ECHOD, X_OK))
 		tap_skip_all(TQ_ECHOD " is not built");
+}
+
+long long lt_stat(const char *name)
+{
+	return lt_socket() ? tqt_stat(tqt_client_path(), name) : tq_stat(name);
 }
 
 long long lt_stat_wait(const char *name, long long want, int timeout_ms)
@@ -35,7 +65,7 @@ long long lt_stat_wait(const char *name, long long want, int timeout_ms)
 	int64_t end = lt_now_ms() + timeout_ms;
 	long long v;
 
-	while ((v = tq_stat(name)) != want && lt_now_ms() < end)
+	while ((v = lt_stat(name)) != want && lt_now_ms() < end)
 		usleep(5000);
 	return v;
 }
@@ -69,6 +99,8 @@ void lt_fdinfo_dump(int fd)
 	char path[64], line[256];
 	FILE *f;
 
+	if (lt_socket())
+		return;		/* a socket's fdinfo says nothing of the context */
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	f = fopen(path, "r");
 	if (!f)
@@ -111,7 +143,7 @@ pid_t lt_echod_start(const char *arg1, const char *arg2)
 		usleep(2000);
 	}
 	if (access(pidfile, F_OK)) {
-		tap_diag("tq_echod did not attach (scheduler_pid %lld)", tq_stat("scheduler_pid"));
+		tap_diag("tq_echod did not attach (scheduler_pid %lld)", lt_stat("scheduler_pid"));
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		return -1;
@@ -142,4 +174,63 @@ int lt_echod_stop(pid_t pid)
 	kill(pid, SIGTERM);
 	waitpid(pid, &status, 0);
 	return status;
+}
+
+pid_t lt_tqsubmitd_start(const char *prog, char *dir)
+{
+	char csock[128], ssock[128];
+	int64_t end = lt_now_ms() + 10000;
+	pid_t pid;
+	int fd;
+
+	if (!prog)
+		prog = getenv("TQSUBMITD") ? getenv("TQSUBMITD") : TQSUBMITD;
+	if (access(prog, X_OK)) {
+		fprintf(stderr, "%s: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	strcpy(dir, "/tmp/tq-tqsubmitd.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(csock, sizeof(csock), "%s/tqsubmit.sock", dir);
+	snprintf(ssock, sizeof(ssock), "%s/sched.sock", dir);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 2);	/* its log of each attach: noise in a benchmark's output */
+		execl(prog, "tqsubmitd", "--foreground", "--socket", csock, "--sched-socket", ssock,
+		      (char *)NULL);
+		_exit(127);
+	}
+	while ((fd = tqt_connect(ssock)) < 0) {
+		if (waitpid(pid, NULL, WNOHANG) == pid || lt_now_ms() > end) {
+			fprintf(stderr, "%s did not come up\n", prog);
+			lt_tqsubmitd_stop(pid, dir);
+			return -1;
+		}
+		usleep(5000);
+	}
+	close(fd);
+	setenv(TQT_ENV_SOCKET, csock, 1);
+	setenv(TQT_ENV_SCHED_SOCKET, ssock, 1);
+	return pid;
+}
+
+void lt_tqsubmitd_stop(pid_t pid, const char *dir)
+{
+	char path[128];
+
+	if (pid > 0) {
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
+	snprintf(path, sizeof(path), "%s/tqsubmit.sock", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/sched.sock", dir);
+	unlink(path);
+	rmdir(dir);
 }

@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tq_echod - the smallest tq scheduler: attaches to /dev/tqsubmit and
- * completes every task at once, for tests of the transport (tqsubmit.ko and
- * libtq) without OpenCL. Events are read and completions written with
- * io_uring: one io_uring_enter() per batch, the write of a batch's
- * completions linked to the read of the next batch.
+ * tq_echod - the smallest tq scheduler: attaches to /dev/tqsubmit (or to
+ * tqsubmitd's scheduler socket) and completes every task at once, for tests
+ * of the transport (tqsubmit.ko or tqsubmitd, and libtq) without OpenCL.
+ * Events are read (on the socket: received with their arenas' fds) and
+ * completions written with io_uring: one io_uring_enter() per batch, the
+ * write of a batch's completions linked to the read of the next batch.
  *
- * Usage: tq_echod [options]        (root: attaching needs CAP_SYS_ADMIN)
+ * Usage: tq_echod [options]        (root: attaching needs CAP_SYS_ADMIN,
+ *                                   or on the socket tqsubmitd's own user)
+ *   -t T     transport: module, socket or auto (default $TQ_TRANSPORT, else
+ *            auto: the module when /dev/tqsubmit exists), as libtq picks
+ *   -S PATH  tqsubmitd's scheduler socket (default $TQ_SCHED_SOCKET, else
+ *            TQ_SCHED_SOCKET_PATH)
  *   -n N     complete N tasks, then exit at once without completing the rest
  *            of what it read (the kernel requeues them: tests daemon death)
- *   -b N     events per read (default 64, at most 1024)
+ *   -b N     events per read (default 64, at most 1024; on the socket a read
+ *            is one message of tqsubmitd's, whatever its length)
  *   -e ERRNO complete every TASK with status -ERRNO instead of 0
  *   -m       map each context's arena on TQ_EV_OPEN (checks that path)
  *   -p FILE  write our pid to FILE once attached (tests wait for it)
@@ -38,6 +45,7 @@
 #include <sys/mman.h>
 
 #include "tq_util.h"
+#include "tq_transport.h"
 
 #define MAX_BATCH	1024
 #define MAX_MAPS	256
@@ -59,13 +67,14 @@ static struct {
 	uint64_t len;
 } maps[MAX_MAPS];
 
-static int map_arena(int fd, const struct tq_event *ev)
+/* The module's arena is at its offset of the scheduler fd; tqsubmitd's is a memfd of its own. */
+static int map_arena(int fd, int arena_fd, const struct tq_event *ev)
 {
 	unsigned int i;
 	void *p;
 
-	p = mmap(NULL, ev->open.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 ev->open.arena_offset);
+	p = mmap(NULL, ev->open.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 arena_fd >= 0 ? arena_fd : fd, ev->open.arena_offset);
 	if (p == MAP_FAILED) {
 		fprintf(stderr, "tq_echod: mmap arena of context %u: %s\n", ev->ctx_id,
 			strerror(errno));
@@ -126,16 +135,32 @@ int main(int argc, char **argv)
 	static struct tq_event ev[MAX_BATCH];
 	static struct tq_completion cmpl[MAX_BATCH], marks[MAX_BATCH];
 	unsigned long long limit = 0, done = 0, events = 0;
-	unsigned int batch = 64, nc = 0;
+	unsigned int batch = 64, nc = 0, nfds = 0;
 	uint64_t next_id = 1;
 	bool map = false, quiet = false, reading = false, mark = false;
-	const char *pidfile = NULL;
-	int status = 0, fd, opt, ret, i;
+	const char *pidfile = NULL, *sched_path = tqt_sched_path();
+	int status = 0, fd, opt, ret, i, kind = tqt_parse(getenv(TQT_ENV));
+	static int fds[TQT_MAX_FDS];
+	static union tqt_rights ctl;
+	struct iovec iov = { .iov_base = ev, .iov_len = sizeof(ev) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct io_uring ring;
+	struct tq_attach a;
 
-	while ((opt = getopt(argc, argv, "n:b:e:mp:qs")) != -1) {
+	while ((opt = getopt(argc, argv, "t:S:n:b:e:mp:qs")) != -1) {
 		switch (opt) {
+		case 't':
+			kind = tqt_parse(optarg);
+			if (kind < 0) {
+				fprintf(stderr, "tq_echod: -t %s: want module, socket or auto\n",
+					optarg);
+				return 1;
+			}
+			break;
+		case 'S':
+			sched_path = optarg;
+			break;
 		case 'n':
 			limit = strtoull(optarg, NULL, 0);
 			break;
@@ -160,18 +185,29 @@ int main(int argc, char **argv)
 			mark = true;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-n N] [-b N] [-e ERRNO] [-m] [-p FILE] [-q] [-s]\n",
-				argv[0]);
+			fprintf(stderr, "usage: %s [-t module|socket|auto] [-S PATH] [-n N] [-b N] "
+				"[-e ERRNO] [-m] [-p FILE] [-q] [-s]\n", argv[0]);
 			return 1;
 		}
 	}
+	if (kind < 0) {
+		fprintf(stderr, "tq_echod: %s=%s: want module, socket or auto\n", TQT_ENV,
+			getenv(TQT_ENV));
+		return 1;
+	}
+	kind = tqt_resolve(kind, TQ_DEV);
 
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	for (i = 0; (fd = tq_sched_open(0)) == -EBUSY && i < 1000; i++)
+	for (i = 0; i < 1000; i++) {
+		fd = kind == TQT_SOCKET ? tqt_sched_attach(sched_path, NULL, &a) : tq_sched_open(0);
+		if (fd != -EBUSY)
+			break;
 		usleep(10000);
+	}
 	if (fd < 0) {
-		fprintf(stderr, "tq_echod: attach: %s\n", strerror(-fd));
+		fprintf(stderr, "tq_echod: attach to %s: %s\n",
+			kind == TQT_SOCKET ? sched_path : TQ_DEV, strerror(-fd));
 		return 1;
 	}
 	ret = io_uring_queue_init(8, &ring, 0);
@@ -192,6 +228,7 @@ int main(int argc, char **argv)
 		struct io_uring_sqe *sqe;
 		struct io_uring_cqe *cqe;
 		uint64_t now;
+		unsigned int k;
 		int i, n = 0;
 
 		/* The previous batch's completions, then the next read. */
@@ -202,7 +239,16 @@ int main(int argc, char **argv)
 			if (!reading)
 				sqe->flags |= IOSQE_IO_LINK;
 		}
-		if (!reading) {
+		if (!reading && kind == TQT_SOCKET) {
+			/* one message of tqsubmitd's: room for the largest, and an fd per OPEN */
+			msg.msg_control = ctl.buf;
+			msg.msg_controllen = sizeof(ctl.buf);
+			msg.msg_flags = 0;
+			sqe = io_uring_get_sqe(&ring);
+			io_uring_prep_recvmsg(sqe, fd, &msg, MSG_CMSG_CLOEXEC);
+			io_uring_sqe_set_data64(sqe, OP_READ);
+			reading = true;
+		} else if (!reading) {
 			sqe = io_uring_get_sqe(&ring);
 			io_uring_prep_read(sqe, fd, ev, batch * sizeof(ev[0]), -1);
 			io_uring_sqe_set_data64(sqe, OP_READ);
@@ -230,21 +276,45 @@ int main(int argc, char **argv)
 			} else if (res < 0) {
 				fprintf(stderr, "tq_echod: read: %s\n", strerror(-res));
 				return 1;
+			} else if (!res) {
+				fprintf(stderr, "tq_echod: %s closed the connection\n", sched_path);
+				return 1;
 			} else {
 				n = res / sizeof(ev[0]);
 				reading = false;
+				if (kind == TQT_SOCKET) {
+					nfds = tqt_cmsg_fds(&msg, fds, TQT_MAX_FDS);
+					if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+						fprintf(stderr, "tq_echod: a message of tqsubmitd's "
+							"did not fit\n");
+						return 1;
+					}
+				}
 			}
 		}
 
 		if (mark && mark_started(fd, ev, n, marks))
 			return 1;
 		now = tq_now_ns();
-		for (i = 0; i < n; i++) {
+		for (i = 0, k = 0; i < n; i++) {
 			struct tq_completion *c;
 
 			events++;
 			if (ev[i].type == TQ_EV_OPEN) {
-				if (map && map_arena(fd, &ev[i]))
+				int afd = -1;
+
+				if (kind == TQT_SOCKET) {
+					if (k >= nfds) {
+						fprintf(stderr, "tq_echod: context %u opened without "
+							"its arena's fd\n", ev[i].ctx_id);
+						return 1;
+					}
+					afd = fds[k++];
+				}
+				ret = map ? map_arena(fd, afd, &ev[i]) : 0;
+				if (afd >= 0)
+					close(afd);
+				if (ret)
 					return 1;
 				continue;
 			}
@@ -273,6 +343,9 @@ int main(int argc, char **argv)
 				_exit(0);
 			}
 		}
+		while (nfds > k)	/* fds without their OPEN record: not ours to keep */
+			close(fds[--nfds]);
+		nfds = 0;
 	}
 	/* Flush what the last batch completed. */
 	if (nc && write(fd, cmpl, nc * sizeof(cmpl[0])) < 0)

@@ -1,20 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tqbench-ring - the transport's speed against io_uring's, in one run on one
+ * tqbench-ring - the transports' speed against io_uring's, in one run on one
  * machine (the test VM is TCG, so only ratios mean anything).
  *
- * Throughput: tasks per second from clients through /dev/tqsubmit to
- * tq_echod and back, against an io_uring NOP loop (IORING_OP_NOP), both in
- * batches. Per core: operations per busy CPU-second of the whole machine
- * (/proc/stat), since tq uses a client and a daemon and io_uring one
- * process. Round trip: one task submitted and its completion awaited,
- * against one NOP submitted and awaited.
+ * Throughput: tasks per second from clients through /dev/tqsubmit (the
+ * module) and through tqsubmitd's socket to tq_echod and back, against an
+ * io_uring NOP loop (IORING_OP_NOP), all in batches. Each transport that is
+ * here is measured: the module with root and /dev/tqsubmit, the socket with
+ * a tqsubmitd of the bench's own ($TQSUBMITD, else the one built beside
+ * tq_echod) on sockets in a temporary directory. Per core: operations per
+ * busy CPU-second of the whole machine (/proc/stat), since tq uses a client
+ * and a daemon (and tqsubmitd) and io_uring one process. Round trip: one
+ * task submitted and its completion awaited, against one NOP submitted and
+ * awaited.
  *
  * The machine is shared and noisy: the batch throughput of both is measured
  * in alternating rounds, and the median of the rounds' ratios is the result.
  *
  * Usage: tqbench-ring [-t SECONDS] [-b BATCH] [-c CLIENTS] [-r ROUNDS]
- * (root, module loaded, in the test VM: make bench-ring)
+ *                     [-T module|socket]
+ * (-T: that transport only; make bench-ring runs it here, the socket alone,
+ * and in the test VM, both)
  */
 #include <sched.h>
 #include <signal.h>
@@ -32,6 +38,7 @@ static int seconds = 3;
 static unsigned int batch = 32;
 static unsigned int clients = 4;
 static unsigned int rounds = 3;
+static unsigned int open_flags;		/* the transport of the tq loops: TQ_OPEN_* */
 
 /* What one phase measured. */
 struct result {
@@ -128,7 +135,7 @@ static double tq_loop(unsigned int b, uint64_t *lat, size_t *nlat)
 	unsigned int i, n;
 	struct tq tq;
 
-	if (tq_open(&tq, b, 4096, 0))
+	if (tq_open(&tq, b, 4096, open_flags))
 		return -1;
 	while ((t = now_ns()) < end) {
 		for (i = 0; i < b; i++) {
@@ -171,7 +178,7 @@ static double tq_pipe_loop(unsigned int b, uint64_t *lat, size_t *nlat)
 
 	(void)lat;
 	(void)nlat;
-	if (tq_open(&tq, 1024, 4096, 0))
+	if (tq_open(&tq, 1024, 4096, open_flags))
 		return -1;
 	while (now_ns() < end) {
 		int busy = 0;
@@ -298,18 +305,34 @@ static void show(const char *name, const struct result *r)
 		printf(" %10s %10s\n", "-", "-");
 }
 
+/* One transport's figures. */
+struct tres {
+	const char *name;
+	unsigned int flags;	/* TQ_OPEN_* */
+	pid_t echod;
+	struct result r[MAX_ROUNDS], rtt1, one, many, sync, rtt;
+	double ratio[MAX_ROUNDS];
+};
+
+/* tq_echod on @t's transport (it reads TQ_TRANSPORT, as libtq). */
+static pid_t echod_on(struct tres *t)
+{
+	setenv("TQ_TRANSPORT", t->flags == TQ_OPEN_SOCKET ? "socket" : "module", 1);
+	return lt_echod_start("-b", "1024");
+}
+
 int main(int argc, char **argv)
 {
-	struct result nop_r[MAX_ROUNDS], tq_r[MAX_ROUNDS], tq1, tqn, tq_sync;
-	struct result nop_rtt, tq_rtt, pipe_rtt1, tq_rtt1;
-	double ratio[MAX_ROUNDS];
+	struct result nop_r[MAX_ROUNDS], nop_rtt, pipe_rtt1;
+	static struct tres tr[2];
+	unsigned int r, k, nt = 0;
+	const char *only = NULL;
+	char name[80], dir[64];
 	cpu_set_t cpus, all;
-	unsigned int r;
-	char name[64];
-	pid_t echod;
+	pid_t tqd = -1;
 	int opt, ok;
 
-	while ((opt = getopt(argc, argv, "t:b:c:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:b:c:r:T:")) != -1) {
 		switch (opt) {
 		case 't':
 			seconds = atoi(optarg);
@@ -323,52 +346,90 @@ int main(int argc, char **argv)
 		case 'r':
 			rounds = atoi(optarg);
 			break;
+		case 'T':
+			only = optarg;
+			break;
 		default:
 			fprintf(stderr, "usage: %s [-t SECONDS] [-b BATCH] [-c CLIENTS] "
-				"[-r ROUNDS]\n", argv[0]);
+				"[-r ROUNDS] [-T module|socket]\n", argv[0]);
 			return 2;
 		}
 	}
-	if (seconds < 1 || !batch || batch > 256 || !clients || !rounds || rounds > MAX_ROUNDS) {
+	if (seconds < 1 || !batch || batch > 256 || !clients || !rounds || rounds > MAX_ROUNDS ||
+	    (only && strcmp(only, "module") && strcmp(only, "socket"))) {
 		fprintf(stderr, "tqbench-ring: bad arguments\n");
 		return 2;
 	}
-	if (access(TQ_DEVICE_PATH, R_OK | W_OK) || geteuid() || access(TQ_ECHOD, X_OK)) {
-		fprintf(stderr, "tqbench-ring: needs root, %s and %s (run it in the test VM)\n",
-			TQ_DEVICE_PATH, TQ_ECHOD);
+	if (access(TQ_ECHOD, X_OK)) {
+		fprintf(stderr, "tqbench-ring: %s: %s\n", TQ_ECHOD, strerror(errno));
+		return 1;
+	}
+	if ((!only || !strcmp(only, "module")) && !access(TQ_DEVICE_PATH, R_OK | W_OK) &&
+	    !geteuid())
+		tr[nt++] = (struct tres){ .name = "module", .flags = TQ_OPEN_MODULE };
+	else if (only && !strcmp(only, "module"))
+		fprintf(stderr, "tqbench-ring: the module needs root and %s\n", TQ_DEVICE_PATH);
+	if (!only || !strcmp(only, "socket")) {
+		tqd = lt_tqsubmitd_start(NULL, dir);
+		if (tqd > 0)
+			tr[nt++] = (struct tres){ .name = "socket", .flags = TQ_OPEN_SOCKET };
+	}
+	if (!nt || (only && nt != 1)) {
+		fprintf(stderr, "tqbench-ring: no transport to measure (the module needs root and "
+			"%s; the socket tqsubmitd)\n", TQ_DEVICE_PATH);
 		return 1;
 	}
 
-	printf("tqbench-ring: %ld CPUs, %d s per phase, batches of %u\n",
+	printf("tqbench-ring: %ld CPUs, %d s per phase, batches of %u; transports:",
 	       sysconf(_SC_NPROCESSORS_ONLN), seconds, batch);
-	printf("%-40s %10s %10s %10s %10s\n", "phase", "ops/s", "ops/CPU-s", "median us",
+	for (k = 0; k < nt; k++)
+		printf(" %s", tr[k].name);
+	printf("\n%-44s %10s %10s %10s %10s\n", "phase", "ops/s", "ops/CPU-s", "median us",
 	       "p99 us");
 	/*
-	 * Per core: the io_uring loop, and tq's client and daemon together,
-	 * on CPU 0 alone.
+	 * Per core: the io_uring loop, and tq's client and daemon (and
+	 * tqsubmitd) together, on CPU 0 alone; each round runs the NOPs and
+	 * then each transport, so that a round's ratios share its NOPs.
 	 */
 	CPU_ZERO(&cpus);
 	CPU_SET(0, &cpus);
 	sched_getaffinity(0, sizeof(all), &all);
 	sched_setaffinity(0, sizeof(cpus), &cpus);
-	echod = lt_echod_start("-b", "1024");
-	ok = echod > 0;
+	if (tqd > 0)
+		sched_setaffinity(tqd, sizeof(cpus), &cpus);
+	ok = 1;
+	for (k = 0; k < nt; k++)
+		ok &= (tr[k].echod = echod_on(&tr[k])) > 0;
 	for (r = 0; ok && r < rounds; r++) {
-		ok = phase(&nop_r[r], uring_loop, 1, batch, 0) &&
-		     phase(&tq_r[r], tq_pipe_loop, 1, batch, 0);
-		ratio[r] = per_cpu(&tq_r[r]) / per_cpu(&nop_r[r]);
+		ok = phase(&nop_r[r], uring_loop, 1, batch, 0);
+		for (k = 0; ok && k < nt; k++) {
+			open_flags = tr[k].flags;
+			ok = phase(&tr[k].r[r], tq_pipe_loop, 1, batch, 0);
+			tr[k].ratio[r] = per_cpu(&tr[k].r[r]) / per_cpu(&nop_r[r]);
+		}
 	}
-	ok = ok && phase(&nop_rtt, uring_loop, 1, 1, 1) && phase(&pipe_rtt1, pipe_loop, 1, 1, 1) &&
-	     phase(&tq_rtt1, tq_loop, 1, 1, 1);
-	lt_echod_stop(echod);
+	ok = ok && phase(&nop_rtt, uring_loop, 1, 1, 1) && phase(&pipe_rtt1, pipe_loop, 1, 1, 1);
+	for (k = 0; ok && k < nt; k++) {
+		open_flags = tr[k].flags;
+		ok = phase(&tr[k].rtt1, tq_loop, 1, 1, 1);
+	}
+	for (k = 0; k < nt; k++)
+		lt_echod_stop(tr[k].echod);
 
 	/* Where the scheduler puts them. */
 	sched_setaffinity(0, sizeof(all), &all);
-	echod = ok ? lt_echod_start("-b", "1024") : -1;
-	ok = echod > 0 && phase(&tq1, tq_pipe_loop, 1, batch, 0) &&
-	     phase(&tqn, tq_pipe_loop, clients, batch, 0) &&
-	     phase(&tq_sync, tq_loop, 1, batch, 0) && phase(&tq_rtt, tq_loop, 1, 1, 1);
-	lt_echod_stop(echod);
+	if (tqd > 0)
+		sched_setaffinity(tqd, sizeof(all), &all);
+	for (k = 0; ok && k < nt; k++) {
+		open_flags = tr[k].flags;
+		tr[k].echod = echod_on(&tr[k]);
+		ok = tr[k].echod > 0 && phase(&tr[k].one, tq_pipe_loop, 1, batch, 0) &&
+		     phase(&tr[k].many, tq_pipe_loop, clients, batch, 0) &&
+		     phase(&tr[k].sync, tq_loop, 1, batch, 0) && phase(&tr[k].rtt, tq_loop, 1, 1, 1);
+		lt_echod_stop(tr[k].echod);
+	}
+	if (tqd > 0)
+		lt_tqsubmitd_stop(tqd, dir);
 	if (!ok) {
 		fprintf(stderr, "tqbench-ring: a loop or tq_echod failed\n");
 		return 1;
@@ -378,30 +439,51 @@ int main(int argc, char **argv)
 	for (r = 0; r < rounds; r++) {
 		snprintf(name, sizeof(name), "io_uring NOP, batch %u, round %u", batch, r + 1);
 		show(name, &nop_r[r]);
-		snprintf(name, sizeof(name), "tq NOP, 1 client, batch %u, round %u", batch, r + 1);
-		show(name, &tq_r[r]);
+		for (k = 0; k < nt; k++) {
+			snprintf(name, sizeof(name), "tq %s NOP, 1 client, batch %u, round %u",
+				 tr[k].name, batch, r + 1);
+			show(name, &tr[k].r[r]);
+		}
 	}
 	show("io_uring NOP round trip", &nop_rtt);
 	show("pipe ping-pong round trip", &pipe_rtt1);
-	show("tq NOP round trip", &tq_rtt1);
+	for (k = 0; k < nt; k++) {
+		snprintf(name, sizeof(name), "tq %s NOP round trip", tr[k].name);
+		show(name, &tr[k].rtt1);
+	}
 	printf("on any CPU:\n");
-	snprintf(name, sizeof(name), "tq NOP, 1 client, batch %u", batch);
-	show(name, &tq1);
-	snprintf(name, sizeof(name), "tq NOP, %u clients, batch %u", clients, batch);
-	show(name, &tqn);
-	snprintf(name, sizeof(name), "tq NOP, 1 client, batch %u, wait each", batch);
-	show(name, &tq_sync);
-	show("tq NOP round trip", &tq_rtt);
+	for (k = 0; k < nt; k++) {
+		snprintf(name, sizeof(name), "tq %s NOP, 1 client, batch %u", tr[k].name, batch);
+		show(name, &tr[k].one);
+		snprintf(name, sizeof(name), "tq %s NOP, %u clients, batch %u", tr[k].name, clients,
+			 batch);
+		show(name, &tr[k].many);
+		snprintf(name, sizeof(name), "tq %s NOP, 1 client, batch %u, wait each", tr[k].name,
+			 batch);
+		show(name, &tr[k].sync);
+		snprintf(name, sizeof(name), "tq %s NOP round trip", tr[k].name);
+		show(name, &tr[k].rtt);
+	}
 
-	qsort(ratio, rounds, sizeof(ratio[0]), cmp_double);
-	printf("ratio tq/io_uring, per busy CPU-s, batch %u, one CPU: %.3f (median of %u rounds, "
-	       "%.3f..%.3f; target >= 0.25)\n", batch, ratio[rounds / 2], rounds, ratio[0],
-	       ratio[rounds - 1]);
-	printf("ratio tq/io_uring, per busy CPU-s, %u clients on any CPU: %.3f "
-	       "(last round's NOP)\n", clients, per_cpu(&tqn) / per_cpu(&nop_r[rounds - 1]));
-	printf("ratio tq/io_uring, median round trip: %.0f\n",
-	       tq_rtt1.median_us / nop_rtt.median_us);
-	printf("ratio tq/pipe ping-pong, median round trip: %.2f\n",
-	       tq_rtt1.median_us / pipe_rtt1.median_us);
+	for (k = 0; k < nt; k++) {
+		const char *n = tr[k].name;
+		double *ratio = tr[k].ratio;
+
+		qsort(ratio, rounds, sizeof(ratio[0]), cmp_double);
+		printf("ratio tq %s/io_uring, per busy CPU-s, batch %u, one CPU: %.3f (median of %u "
+		       "rounds, %.3f..%.3f; target >= 0.25)\n", n, batch, ratio[rounds / 2], rounds,
+		       ratio[0], ratio[rounds - 1]);
+		printf("ratio tq %s/io_uring, per busy CPU-s, %u clients on any CPU: %.3f "
+		       "(last round's NOP)\n", n, clients,
+		       per_cpu(&tr[k].many) / per_cpu(&nop_r[rounds - 1]));
+		printf("ratio tq %s/io_uring, median round trip: %.0f\n", n,
+		       tr[k].rtt1.median_us / nop_rtt.median_us);
+		printf("ratio tq %s/pipe ping-pong, median round trip: %.2f\n", n,
+		       tr[k].rtt1.median_us / pipe_rtt1.median_us);
+	}
+	if (nt == 2)
+		printf("ratio tq socket/module, per busy CPU-s, batch %u, one CPU: %.3f; median "
+		       "round trip: %.2f\n", batch, tr[1].ratio[rounds / 2] / tr[0].ratio[rounds / 2],
+		       tr[1].rtt1.median_us / tr[0].rtt1.median_us);
 	return 0;
 }

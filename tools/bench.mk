@@ -58,4 +58,5 @@ $(TESTBIN)/tqbench: $(OBJ)/tools/tqbench/test.o | $(BIN)/tqbench $(BIN)/tqcalib
 
 # --workers process end to end, in the test VM: usched, worker processes, failures.
 VM_TESTS += tools/tqbench/test_proc.sh
-tools/tqbench/test_proc.sh: $(BIN)/tqbench $(BIN)/usched $(BIN)/tq_echod
+SOCKET_TESTS += tools/tqbench/test_proc.sh
+tools/tqbench/test_proc.sh: $(BIN)/tqbench $(BIN)/usched $(BIN)/tq_echod $(TESTBIN)/tq_counter

@@ -24,6 +24,7 @@
 
 #include <linux/tqsubmit.h>
 
+#include "tq_transport.h"
 #include "usched.h"
 
 #define USCHED_CONFIG		"/etc/tq/usched.conf"
@@ -79,6 +80,10 @@ struct dconf {
 	char *trace;
 	char *state;		/* id tables, or NULL: a restart forgets them */
 	char *devnode;
+	char *transport;	/* auto, module or socket (tq_transport.h) */
+	char *socket;		/* tqsubmitd's client socket, for the one we start */
+	char *sched_socket;	/* tqsubmitd's scheduler socket */
+	char *tqsubmitd;	/* the program we start; NULL: next to usched; "": never */
 	bool foreground;
 	bool verbose;
 	bool no_plans;
@@ -229,7 +234,10 @@ struct daemon {
 	int argc;		/* for SIGHUP's second reading */
 	char **argv;
 	struct usched *u;
-	int fd;			/* the scheduler's fd of /dev/tqsubmit */
+	int fd;			/* the scheduler's fd of /dev/tqsubmit, or tqsubmitd's socket */
+	int transport;		/* TQT_MODULE or TQT_SOCKET */
+	const char *where;	/* the device's or the socket's path, for messages */
+	bool lost;		/* tqsubmitd closed the connection: exit 1 */
 	int sigfd;
 	struct io_uring ring;
 	uint64_t started_ns;
@@ -243,6 +251,10 @@ struct daemon {
 	bool writing;
 
 	struct tq_event *ev;	/* the read buffer */
+	size_t nev;		/* its records */
+	struct msghdr rmsg;	/* the socket's: a message, and the arenas' fds */
+	struct iovec riov;
+	union tqt_rights *rctl;
 	bool reading;
 	bool core_armed;
 	bool timer_armed;
@@ -315,7 +327,8 @@ static inline uint64_t ctx_owner(const struct dctx *c)
 }
 
 struct dctx *ctx_find(struct daemon *d, uint32_t id);
-void ctx_open(struct daemon *d, const struct tq_event *ev);
+/* arena_fd: tqsubmitd's memfd of the arena (the caller closes it), or -1 on the module */
+void ctx_open(struct daemon *d, const struct tq_event *ev, int arena_fd);
 void ctx_close(struct daemon *d, const struct tq_event *ev);
 void ctx_task(struct daemon *d, const struct tq_event *ev);
 void ctx_build_done(struct daemon *d, struct dbuild *b);

@@ -49,6 +49,9 @@ usched/tests/e2e_daemon.sh: $(BIN)/usched $(BIN)/tqdemo
 # usched killed 50 times mid-run, and an endless kernel: requeue semantics, the watchdog.
 VM_TESTS += usched/tests/e2e_kill.sh
 usched/tests/e2e_kill.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo
+# The same natively on the socket: usched starts tqsubmitd, is killed, restarts, re-executes.
+CHECK_SCRIPTS += script:usched/tests/e2e_socket.sh
+usched/tests/e2e_socket.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo $(TESTBIN)/tq_counter
 
 # Limits and the program policy against the real usched, in the test VM, with
 # limits_client (usched/tests/limits_client.c) doing what each limit refuses.

@@ -55,6 +55,14 @@ static const struct setting settings[] = {
 	{ "state", STR, F(state), 0, 0, "FILE",
 	  "keep program and kernel ids there across restarts (/run/tq/usched.state)" },
 	{ "devnode", STR, F(devnode), 0, 0, "PATH", "the module's device (/dev/tqsubmit)" },
+	{ "transport", STR, F(transport), 0, 0, "T",
+	  "module, socket (tqsubmitd) or auto: the module if devnode exists ($TQ_TRANSPORT)" },
+	{ "sched-socket", STR, F(sched_socket), 0, 0, "PATH",
+	  "tqsubmitd's scheduler socket ($TQ_SCHED_SOCKET, else " TQ_SCHED_SOCKET_PATH ")" },
+	{ "socket", STR, F(socket), 0, 0, "PATH",
+	  "the client socket of the tqsubmitd usched starts ($TQ_SOCKET, else " TQ_SOCKET_PATH ")" },
+	{ "tqsubmitd", STR, F(tqsubmitd), 0, 0, "PATH",
+	  "started when the scheduler socket is absent (next to usched; none: never)" },
 	{ "foreground", BOOL, F(foreground), 0, 0, NULL,
 	  "stay in the foreground, log to stderr (-f)" },
 	{ "verbose", BOOL, F(verbose), 0, 0, NULL, "log each context opened and closed (-v)" },
@@ -108,6 +116,10 @@ void dconf_init(struct dconf *c)
 	c->metrics_interval = 5;
 	c->state = strdup("/run/tq/usched.state");
 	c->devnode = strdup(USCHED_DEVNODE);
+	/* the clients' variables are the defaults, under the file and the flags */
+	c->transport = strdup(getenv(TQT_ENV) && *getenv(TQT_ENV) ? getenv(TQT_ENV) : "auto");
+	c->sched_socket = strdup(tqt_sched_path());
+	c->socket = strdup(tqt_client_path());
 	c->build_jobs = 2;
 	c->user_build_jobs = 1;
 	c->state_max = 64ull << 20;

@@ -223,7 +223,7 @@ static void ctx_rebuild(struct daemon *d, struct dctx *c)
 	     c->nkerns);
 }
 
-void ctx_open(struct daemon *d, const struct tq_event *ev)
+void ctx_open(struct daemon *d, const struct tq_event *ev, int arena_fd)
 {
 	const struct tq_ev_open *o = &ev->open;
 	const struct dlimits *lim;
@@ -273,8 +273,13 @@ void ctx_open(struct daemon *d, const struct tq_event *ev)
 		return;
 	}
 
-	arena = mmap(NULL, o->arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd,
-		     o->arena_offset);
+	/* the module's arena is at its offset of our fd; tqsubmitd's a memfd of its own */
+	if (d->transport == TQT_SOCKET && arena_fd < 0) {
+		err("context %u: opened without its arena's fd", c->id);
+		return;
+	}
+	arena = mmap(NULL, o->arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+		     arena_fd >= 0 ? arena_fd : d->fd, o->arena_offset);
 	if (arena == MAP_FAILED) {
 		err("context %u: cannot map its arena: %m", c->id);
 		return;

@@ -7,7 +7,9 @@
  * until one completes; nothing polls or spins:
  *
  *	READ	whole struct tq_event records from the scheduler fd; the
- *		module's read is pollable, so io_uring parks it until events come
+ *		module's read is pollable, so io_uring parks it until events come.
+ *		On tqsubmitd's socket a recvmsg of one message, whose SCM_RIGHTS
+ *		carry an arena memfd per TQ_EV_OPEN, in record order
  *	WRITE	the completion records queued since the last write, in one go
  *	CORE	a poll of the core's eventfd: OpenCL callbacks signal it, and
  *		usched_process() then completes tasks and launches the next TG
@@ -35,6 +37,10 @@
 enum op { OP_READ = 1, OP_WRITE, OP_CORE, OP_BUILD, OP_SIGNAL, OP_TIMER, OP_CANCEL };
 
 #define NEVENTS		64
+/* The socket: room for tqsubmitd's largest message (a socket buffer's worth) */
+#define NEVENTS_SOCK	1024
+/* and completions a message at most, well inside the socket's send buffer */
+#define NCOMPL_SOCK	1024
 #define RING_ENTRIES	16
 
 static struct signalfd_siginfo sig_info;
@@ -99,12 +105,27 @@ void release_ctx(struct daemon *d, uint32_t ctx)
 	queue_record(d, &c);
 }
 
+/* Records of n that one write takes: all on the module, a message's worth on the socket. */
+static size_t wchunk(const struct daemon *d, size_t n)
+{
+	return d->transport == TQT_SOCKET && n > NCOMPL_SOCK ? NCOMPL_SOCK : n;
+}
+
+/* tqsubmitd is gone: every context with it. Stop, and exit 1. */
+static void lost(struct daemon *d, const char *what, int res)
+{
+	if (!d->lost)
+		err("%s %s: %s: tqsubmitd is gone, and its clients with it; exiting", what,
+		    d->where, res ? strerror(-res) : "end of file");
+	d->lost = d->stopping = d->quit = true;
+}
+
 static void arm_write(struct daemon *d)
 {
 	struct io_uring_sqe *sqe = get_sqe(d, OP_WRITE);
 
 	io_uring_prep_write(sqe, d->fd, d->wbuf + d->woff,
-			    (d->nw - d->woff) * sizeof(struct tq_completion), -1);
+			    wchunk(d, d->nw - d->woff) * sizeof(struct tq_completion), -1);
 	d->writing = true;
 }
 
@@ -134,6 +155,12 @@ static void write_done(struct daemon *d, int res)
 	if (res >= 0) {
 		d->woff += res / sizeof(struct tq_completion);
 		d->st.completions += res / sizeof(struct tq_completion);
+	} else if (d->transport == TQT_SOCKET) {
+		/* no errno for a record comes back on the socket: only the connection's */
+		d->st.write_errors += d->nw - d->woff;
+		d->woff = d->nw;
+		lost(d, "writing to", res);
+		return;
 	} else {
 		/* The module refused the first record; skip it, send the rest. */
 		const struct tq_completion *c = &d->wbuf[d->woff];
@@ -154,9 +181,13 @@ void loop_flush_sync(struct daemon *d)
 	ssize_t n;
 
 	while (i < d->nout) {
-		n = write(d->fd, d->out + i, (d->nout - i) * sizeof(struct tq_completion));
+		n = write(d->fd, d->out + i, wchunk(d, d->nout - i) * sizeof(struct tq_completion));
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && d->transport == TQT_SOCKET) {
+			d->st.write_errors += d->nout - i;
+			break;
+		}
 		if (n <= 0) {
 			i++;
 			d->st.write_errors++;
@@ -178,6 +209,11 @@ static void write_sync(struct daemon *d, const struct tq_completion *c, size_t n
 		w = write(d->fd, c + i, (n - i) * sizeof(*c));
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w < 0 && d->transport == TQT_SOCKET) {
+			d->st.write_errors += n - i;
+			lost(d, "writing to", -errno);
+			return;
+		}
 		if (w <= 0) {
 			warn("record ctx %u tag %llx%s refused: %s", c[i].ctx_id,
 			     (unsigned long long)c[i].tag,
@@ -256,28 +292,58 @@ static void arm_read(struct daemon *d)
 	if (d->reading || d->stopping)
 		return;
 	sqe = get_sqe(d, OP_READ);
-	io_uring_prep_read(sqe, d->fd, d->ev, NEVENTS * sizeof(struct tq_event), -1);
+	if (d->transport == TQT_SOCKET) {
+		d->riov = (struct iovec){ .iov_base = d->ev, .iov_len = d->nev * sizeof(*d->ev) };
+		d->rmsg = (struct msghdr){ .msg_iov = &d->riov, .msg_iovlen = 1,
+					   .msg_control = d->rctl->buf,
+					   .msg_controllen = sizeof(d->rctl->buf) };
+		io_uring_prep_recvmsg(sqe, d->fd, &d->rmsg, MSG_CMSG_CLOEXEC);
+	} else {
+		io_uring_prep_read(sqe, d->fd, d->ev, d->nev * sizeof(struct tq_event), -1);
+	}
 	d->reading = true;
 }
 
 static void read_done(struct daemon *d, int res)
 {
+	static int fds[TQT_MAX_FDS];
 	const struct tq_event *ev;
+	unsigned int nfds = 0, k = 0;
 
 	d->reading = false;
 	if (res == -EINTR || res == -EAGAIN || res == -ECANCELED)
 		return;		/* re-armed unless stopping */
-	if (res <= 0) {
-		err("reading %s: %s", d->conf.devnode, res ? strerror(-res) : "end of file");
+	if (d->transport == TQT_SOCKET) {
+		if (res <= 0) {
+			lost(d, "reading", res);
+			return;
+		}
+		nfds = tqt_cmsg_fds(&d->rmsg, fds, TQT_MAX_FDS);
+		if (d->rmsg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+			/* cannot happen with tqsubmitd's messages; the records are lost */
+			err("a message of %s did not fit (%d bytes, flags %#x); exiting", d->where,
+			    res, d->rmsg.msg_flags);
+			while (nfds)
+				close(fds[--nfds]);
+			lost(d, "reading", -EMSGSIZE);
+			return;
+		}
+	} else if (res <= 0) {
+		err("reading %s: %s", d->where, res ? strerror(-res) : "end of file");
 		d->stopping = d->quit = true;
 		return;
 	}
 	for (ev = d->ev; (char *)(ev + 1) <= (char *)d->ev + res; ev++) {
+		int afd;
+
 		if (ev->type >= 1 && ev->type <= 3)
 			d->st.events[ev->type]++;
 		switch (ev->type) {
 		case TQ_EV_OPEN:
-			ctx_open(d, ev);
+			afd = d->transport == TQT_SOCKET && k < nfds ? fds[k++] : -1;
+			ctx_open(d, ev, afd);
+			if (afd >= 0)
+				close(afd);	/* the mapping holds the memfd */
 			break;
 		case TQ_EV_TASK:
 			ctx_task(d, ev);
@@ -289,6 +355,10 @@ static void read_done(struct daemon *d, int res)
 			warn("unknown event type %u", ev->type);
 		}
 	}
+	if (k < nfds)
+		warn("%u arena fd(s) beyond the message's TQ_EV_OPEN records, closed", nfds - k);
+	while (nfds > k)
+		close(fds[--nfds]);
 }
 
 static void arm_core(struct daemon *d)
@@ -431,13 +501,22 @@ int loop_init(struct daemon *d)
 {
 	int ret;
 
-	d->ev = calloc(NEVENTS, sizeof(*d->ev));
-	if (!d->ev)
+	d->nev = d->transport == TQT_SOCKET ? NEVENTS_SOCK : NEVENTS;
+	d->ev = calloc(d->nev, sizeof(*d->ev));
+	d->rctl = d->transport == TQT_SOCKET ? calloc(1, sizeof(*d->rctl)) : NULL;
+	if (!d->ev || (d->transport == TQT_SOCKET && !d->rctl)) {
+		free(d->ev);
+		free(d->rctl);
+		d->ev = NULL;
+		d->rctl = NULL;
 		return -ENOMEM;
+	}
 	ret = io_uring_queue_init(RING_ENTRIES, &d->ring, 0);
 	if (ret) {
 		free(d->ev);
+		free(d->rctl);
 		d->ev = NULL;
+		d->rctl = NULL;
 	}
 	return ret;
 }
@@ -448,9 +527,11 @@ void loop_fini(struct daemon *d)
 		return;		/* never set up */
 	io_uring_queue_exit(&d->ring);
 	free(d->ev);
+	free(d->rctl);
 	free(d->out);
 	free(d->wbuf);
 	d->ev = NULL;
+	d->rctl = NULL;
 	d->out = d->wbuf = NULL;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * usched.c - the tq scheduling service. It attaches to /dev/tqsubmit as the
+ * usched.c - the tq scheduling service. It attaches to /dev/tqsubmit (or to
+ * tqsubmitd's scheduler socket, starting tqsubmitd if none listens) as the
  * one scheduler, maps each client context's arena, turns the descriptors
  * the module delivers into the scheduling core's tasks (libusched: task
  * groups, ordering, OpenCL execution) and writes back their completions.
@@ -19,10 +20,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <linux/close_range.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -129,10 +133,205 @@ static int attach(struct daemon *d)
 		return -errno;
 	}
 	d->features = a.features;
-	if (!(a.features & TQ_FEAT_IDEMPOTENT))
-		warn("the module does not know idempotent tasks: after a restart every task "
-		     "is run again, started or not");
 	return 0;
+}
+
+/* How long a tqsubmitd we start may take to listen. */
+#define TQSUBMITD_START_MS	10000
+
+/* tqsubmitd lives next to usched unless the tqsubmitd setting says where. */
+static char *tqsubmitd_path(const struct dconf *c)
+{
+	char self[PATH_MAX], *slash, *p;
+	ssize_t n;
+
+	if (c->tqsubmitd)
+		return strdup(c->tqsubmitd);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return strdup("tqsubmitd");
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (slash)
+		slash[1] = 0;
+	if (asprintf(&p, "%stqsubmitd", slash ? self : "") < 0)
+		return NULL;
+	return p;
+}
+
+/*
+ * Start tqsubmitd, detached: a double fork and setsid, so that it is
+ * nobody's child and outlives us. It keeps the contexts and the tasks we
+ * held while usched restarts, which is what makes a restart lose no task on
+ * this transport. The grandchild sends its pid up a close-on-exec pipe, and
+ * its errno if the exec fails; then we wait until the scheduler socket
+ * takes a connection, or tqsubmitd is gone.
+ */
+static int tqsubmitd_start(struct daemon *d)
+{
+	char *path = tqsubmitd_path(&d->conf);
+	/* --foreground: the detaching is ours, so that the pid we report is the server's */
+	const char *argv[] = { path, "--foreground", "--socket", d->conf.socket, "--sched-socket",
+			       d->conf.sched_socket, NULL };
+	struct { pid_t pid; int err; } r = { 0, 0 };
+	int p[2], fd, st, ret = -ETIMEDOUT;
+	uint64_t end;
+	pid_t pid;
+
+	if (!path)
+		return -ENOMEM;
+	if (access(path, X_OK)) {
+		ret = -errno;
+		err("%s: %m: cannot start tqsubmitd for %s (the tqsubmitd setting names it)", path,
+		    d->conf.sched_socket);
+		free(path);
+		return ret;
+	}
+	if (pipe2(p, O_CLOEXEC)) {
+		free(path);
+		return -errno;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (!pid) {
+		sigset_t none;
+		int null;
+
+		setsid();
+		if (fork())
+			_exit(0);
+		/* what usched set up is not tqsubmitd's: blocked signals, SIGPIPE ignored */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			if (!d->conf.foreground) {	/* our stderr is about to go */
+				dup2(null, 1);
+				dup2(null, 2);
+			}
+		}
+		close(p[0]);
+		r.pid = getpid();
+		if (write(p[1], &r.pid, sizeof(r.pid)) != sizeof(r.pid))
+			_exit(127);
+		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+		execv(path, (char **)argv);
+		r.err = errno;
+		if (write(p[1], &r.err, sizeof(r.err)) != sizeof(r.err))
+			_exit(127);
+		_exit(127);
+	}
+	close(p[1]);
+	if (pid < 0) {
+		ret = -errno;
+		close(p[0]);
+		free(path);
+		return ret;
+	}
+	waitpid(pid, &st, 0);
+	if (read(p[0], &r.pid, sizeof(r.pid)) != sizeof(r.pid) ||
+	    read(p[0], &r.err, sizeof(r.err)) == sizeof(r.err)) {
+		err("cannot start %s: %s", path, r.err ? strerror(r.err) : "fork failed");
+		close(p[0]);
+		free(path);
+		return r.err ? -r.err : -ECHILD;
+	}
+	close(p[0]);
+	info("started %s (pid %d) for %s", path, r.pid, d->conf.sched_socket);
+	for (end = mono_ns() + TQSUBMITD_START_MS * 1000000ull; mono_ns() < end;) {
+		fd = tqt_connect(d->conf.sched_socket);
+		if (fd >= 0) {
+			close(fd);
+			ret = 0;
+			break;
+		}
+		if (kill(r.pid, 0) && errno == ESRCH) {
+			err("%s (pid %d) exited before it listened on %s", path, r.pid,
+			    d->conf.sched_socket);
+			ret = -ECHILD;
+			break;
+		}
+		usleep(10000);
+	}
+	if (ret == -ETIMEDOUT)
+		err("%s (pid %d) does not listen on %s after %d s", path, r.pid,
+		    d->conf.sched_socket, TQSUBMITD_START_MS / 1000);
+	free(path);
+	return ret;
+}
+
+/*
+ * The socket: attach to tqsubmitd; when nothing listens on its scheduler
+ * socket and systemd does not run us (its units start tqsubmitd), start
+ * one. tqsubmitd sees a scheduler's exit when its loop reads the hangup,
+ * so EBUSY is retried a moment (2 s; 5 s re-executed after a wedged kernel,
+ * whose old image's connection closes only at the exec).
+ */
+static int attach_socket(struct daemon *d, bool reexec)
+{
+	struct tq_query q;
+	struct tq_attach a;
+	uint64_t end = mono_ns() + (reexec ? 5000000000ull : 2000000000ull);
+	bool started = false;
+	int fd;
+
+	for (;;) {
+		fd = tqt_sched_attach(d->conf.sched_socket, &q, &a);
+		if (fd >= 0)
+			break;
+		if ((fd == -ENOENT || fd == -ECONNREFUSED) && !started &&
+		    strcmp(d->conf.tqsubmitd ? d->conf.tqsubmitd : "", "none") &&
+		    !getenv("INVOCATION_ID")) {
+			int ret = tqsubmitd_start(d);
+
+			if (ret)
+				return ret;
+			started = true;
+			continue;
+		}
+		if (fd == -EBUSY && mono_ns() < end) {
+			usleep(10000);
+			continue;
+		}
+		err("%s: attach: %s%s", d->conf.sched_socket, strerror(-fd),
+		    fd == -EBUSY ? " (another scheduler is attached)" :
+		    fd == -EPERM ? " (tqsubmitd takes root or its own user)" :
+		    fd == -EPROTO ? " (tqsubmitd speaks another ABI)" :
+		    fd == -ENOENT || fd == -ECONNREFUSED ? " (is tqsubmitd running?)" : "");
+		return fd;
+	}
+	d->fd = fd;
+	d->features = a.features;
+	if (!(q.features & TQ_FEAT_REQUEUE))
+		warn("tqsubmitd does not requeue tasks: a restart loses what usched held");
+	return 0;
+}
+
+/* The transport the settings ask for, then its scheduler fd attached. */
+static int connect_transport(struct daemon *d, bool reexec)
+{
+	int kind = tqt_parse(d->conf.transport), ret;
+
+	if (kind < 0) {
+		err("transport %s: want auto, module or socket", d->conf.transport);
+		return -EINVAL;
+	}
+	d->transport = tqt_resolve(kind, d->conf.devnode);
+	if (d->transport == TQT_SOCKET) {
+		d->where = d->conf.sched_socket;
+		ret = attach_socket(d, reexec);
+	} else {
+		d->where = d->conf.devnode;
+		ret = open_device(d);
+		if (!ret)
+			ret = attach(d);
+	}
+	if (!ret && !(d->features & TQ_FEAT_IDEMPOTENT))
+		warn("the %s does not know idempotent tasks: after a restart every task is run "
+		     "again, started or not", d->transport == TQT_SOCKET ? "server" : "module");
+	return ret;
 }
 
 static int signals(struct daemon *d)
@@ -188,9 +387,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* Attach first, to fail fast if another scheduler is; events wait unread. */
-	ret = open_device(&d);
-	if (!ret)
-		ret = attach(&d);
+	ret = connect_transport(&d, recoveries != NULL);
 	if (ret)
 		goto out;
 
@@ -223,7 +420,7 @@ int main(int argc, char **argv)
 	if (ret)
 		goto out_core;
 
-	info("ready: serving %s as pid %d", d.conf.devnode, getpid());
+	info("ready: serving %s as pid %d", d.where, getpid());
 	sd_ready();
 	if (ready >= 0) {
 		char ok = 0;
@@ -242,15 +439,16 @@ int main(int argc, char **argv)
 	usched_destroy(d.u);	/* runs what the core holds; completions queue up */
 	d.u = NULL;
 	loop_flush_sync(&d);
-	info("exiting: %lu task(s) left to the module, %llu completion(s) written", d.held,
+	info("exiting: %lu task(s) left to %s, %llu completion(s) written", d.held,
+	     d.transport == TQT_SOCKET ? "tqsubmitd" : "the module",
 	     (unsigned long long)d.st.completions);
 	loop_fini(&d);
 	ctx_free_all(&d);
 	state_close(&d);
-	close(d.fd);	/* the module re-delivers what we did not complete */
+	close(d.fd);	/* the module (tqsubmitd) re-delivers what we did not complete */
 	close(d.sigfd);
 	dconf_free(&d.conf);
-	return ret ? 1 : 0;
+	return ret || d.lost ? 1 : 0;
 
 out_core:
 	build_stop(&d);

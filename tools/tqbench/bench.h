@@ -61,6 +61,7 @@ struct opts {
 	uint64_t seed;
 	bool process;			/* policies: the daemon and worker processes */
 	const char *usched;		/* the daemon */
+	const char *tqsubmitd;		/* the socket's server, if tqbench starts it */
 	/* the open loop (openloop.c) */
 	const char *ol_mixes;		/* "phased,BK50" */
 	const char *ol_loads;		/* fractions of the capacity: "0.3,0.5,..." */
@@ -129,7 +130,13 @@ struct result {
 	double pol_sched_max[NPOL];	/* the largest */
 	unsigned int pol_sched_over[NPOL];	/* TGs above 0.1% */
 	unsigned int pol_sched_n[NPOL];	/* TGs counted */
-	bool pol_proc;			/* the policies ran as worker processes */
+	bool pol_proc;			/* the policies ran as worker processes too */
+	/* --workers process: the policies through the daemon, beside pol_* in-process */
+	double proc_ms[NPOL];		/* median; 0: not run */
+	double proc_sched_ns[NPOL];
+	double proc_refine_ns[NPOL];
+	double proc_tg_ms[NPOL];
+	unsigned int proc_tgs[NPOL];
 	double indep_ms;		/* independent contexts (median); 0: not run */
 	struct copy_stretch stretch;
 	double pol_copy_slow[NPOL][2];	/* usched's copy model after the runs: HtD, DtH */
@@ -289,6 +296,8 @@ bool steady_end(struct env *e);
 /* proc.c */
 /* --workers process can run here: the module, no other scheduler, the daemon. */
 int proc_check(struct opts *o);
+/* The stream through the daemon with worker processes, policy p (setup "proc-POLICY"). */
+int stream_procs(struct env *e, const struct suite *real, int p, struct stream_result *sr);
 int run_procs(struct env *e, struct result *r);
 
 /* report.c */

@@ -27,6 +27,14 @@
  * The daemon and the workers die with tqbench (PR_SET_PDEATHSIG); the
  * daemon's log goes to OUT/usched.log, its metrics (the TG counts and
  * times of the report) to OUT/usched.prom.
+ *
+ * Transports: the module when /dev/tqsubmit exists, else tqsubmitd's socket
+ * (TQ_TRANSPORT forces either, as libtq does). On the socket, when no
+ * tqsubmitd listens on $TQ_SOCKET, tqbench starts one of its own (--tqsubmitd,
+ * default the one beside tqbench) on sockets in a directory of its own,
+ * exports TQ_SOCKET and TQ_SCHED_SOCKET to usched and the workers, and stops
+ * it at exit; its log is OUT/tqsubmitd.log. The scheduler's pid comes from
+ * tqsubmitd's counters instead of sysfs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,14 +44,17 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../libtq/tq.h"
+#include "tq_transport.h"
 #include "../tqcalib/fit.h"
 #include "../tqcalib/progress.h"
 #include "bench.h"
@@ -55,7 +66,7 @@
 #define STOP_S		60	/* the daemon, after SIGTERM */
 
 /* Parent to worker, one byte. */
-enum { CMD_GO = 1, CMD_CHECK };
+enum { CMD_GO = 1, CMD_CHECK, CMD_STREAM };
 
 /* Worker to parent: ready (after setup or a check), or a run's report. */
 enum { MSG_READY = 1, MSG_REPORT };
@@ -70,6 +81,7 @@ struct wmsg {
 	uint32_t kind;
 	int32_t err;			/* 0, or the worker failed (it said why) */
 	uint32_t stray;			/* completions of no task of this run */
+	uint32_t done, all;		/* the stream: tasks completed in its window, and in all */
 	uint32_t verified, wrong;	/* outputs checked against the host reference */
 	struct wtask t[MAX_ROUNDS];	/* by round */
 };
@@ -102,11 +114,20 @@ struct run {
 	char log[600], prom[600];
 };
 
-static pid_t sysfs_pid(void)
+static int transport;		/* TQT_MODULE or TQT_SOCKET */
+static char tqd_dir[64];	/* the sockets of the tqsubmitd we started, or "" */
+static pid_t tqd_pid;
+static char tqd_log[PATH_MAX];
+
+/* The attached scheduler's pid, 0 for none, -1 if unknown: sysfs, or tqsubmitd's counters. */
+static pid_t sched_pid(void)
 {
-	FILE *f = fopen(SYSFS_PID, "r");
+	FILE *f;
 	int pid = -1;
 
+	if (transport == TQT_SOCKET)
+		return tqt_stat(tqt_client_path(), "scheduler_pid");
+	f = fopen(SYSFS_PID, "r");
 	if (f) {
 		if (fscanf(f, "%d", &pid) != 1)
 			pid = -1;
@@ -115,33 +136,156 @@ static pid_t sysfs_pid(void)
 	return pid;
 }
 
+static const char *sched_where(void)
+{
+	return transport == TQT_SOCKET ? tqt_sched_path() : TQ_DEVICE_PATH;
+}
+
+/* A program beside this tqbench: @name in @buf. */
+static void beside(char *buf, size_t len, const char *name)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	char *slash;
+
+	buf[n > 0 ? n : 0] = 0;
+	slash = strrchr(buf, '/');
+	snprintf(slash ? slash + 1 : buf, len - (slash ? slash + 1 - buf : 0), "%s", name);
+}
+
+static void tqd_stop(void)
+{
+	char path[128];
+	int st;
+
+	if (tqd_pid <= 0)
+		return;
+	kill(tqd_pid, SIGTERM);
+	for (int i = 0; i < 500 && waitpid(tqd_pid, &st, WNOHANG) != tqd_pid; i++)
+		usleep(10000);
+	kill(tqd_pid, SIGKILL);
+	waitpid(tqd_pid, &st, WNOHANG);
+	tqd_pid = 0;
+	snprintf(path, sizeof(path), "%s/tqsubmit.sock", tqd_dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/sched.sock", tqd_dir);
+	unlink(path);
+	rmdir(tqd_dir);
+}
+
+/*
+ * No tqsubmitd listens: start one of ours, its sockets in a directory of
+ * our own (the environment tells usched and the workers), stopped at exit.
+ */
+static int tqd_start(const struct opts *o)
+{
+	char path[PATH_MAX], csock[128], ssock[128];
+	double end = now_s() + 10;
+	pid_t parent = getpid();
+	int logfd, st, fd;
+
+	if (o->tqsubmitd)
+		snprintf(path, sizeof(path), "%s", o->tqsubmitd);
+	else
+		beside(path, sizeof(path), "tqsubmitd");
+	if (access(path, X_OK)) {
+		fprintf(stderr, "tqbench: --workers process: no %s nor tqsubmitd listening on %s, and "
+			"%s: %s (--tqsubmitd names it)\n", TQ_DEVICE_PATH, tqt_client_path(), path,
+			strerror(errno));
+		return -ENOENT;
+	}
+	snprintf(tqd_dir, sizeof(tqd_dir), "/tmp/tqbench-tqsubmitd.XXXXXX");
+	if (!mkdtemp(tqd_dir)) {
+		tqd_dir[0] = 0;
+		return -errno;
+	}
+	chmod(tqd_dir, 0755);
+	snprintf(csock, sizeof(csock), "%s/tqsubmit.sock", tqd_dir);
+	snprintf(ssock, sizeof(ssock), "%s/sched.sock", tqd_dir);
+	snprintf(tqd_log, sizeof(tqd_log), "%s/tqsubmitd.log", o->out);
+	mkdir(o->out, 0755);
+	logfd = open(tqd_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (logfd < 0)
+		logfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	fflush(NULL);
+	tqd_pid = fork();
+	if (tqd_pid < 0) {
+		tqd_pid = 0;
+		close(logfd);
+		return -errno;
+	}
+	if (!tqd_pid) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(1);
+		dup2(logfd, 1);
+		dup2(logfd, 2);
+		close_range(3, ~0U, 0);
+		execl(path, "tqsubmitd", "--foreground", "--socket", csock, "--sched-socket", ssock,
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(logfd);
+	atexit(tqd_stop);
+	while ((fd = tqt_connect(ssock)) < 0) {
+		if (waitpid(tqd_pid, &st, WNOHANG) == tqd_pid || now_s() > end) {
+			fprintf(stderr, "tqbench: --workers process: %s did not come up (its log: "
+				"%s)\n", path, tqd_log);
+			if (waitpid(tqd_pid, &st, WNOHANG) == tqd_pid)
+				tqd_pid = 0;
+			return -ECHILD;
+		}
+		usleep(10000);
+	}
+	close(fd);
+	setenv(TQT_ENV, "socket", 1);
+	setenv(TQT_ENV_SOCKET, csock, 1);
+	setenv(TQT_ENV_SCHED_SOCKET, ssock, 1);
+	fprintf(stderr, "tqbench: --workers process: no %s; tqsubmitd (pid %d) serves %s\n",
+		TQ_DEVICE_PATH, tqd_pid, csock);
+	return 0;
+}
+
 int proc_check(struct opts *o)
 {
 	pid_t pid;
+	int fd, ret;
 
-	if (access(TQ_DEVICE_PATH, F_OK)) {
+	transport = tqt_pick();
+	if (transport < 0) {
+		fprintf(stderr, "tqbench: --workers process: %s=%s: want module, socket or auto\n",
+			TQT_ENV, getenv(TQT_ENV));
+		return -EINVAL;
+	}
+	if (transport == TQT_MODULE && access(TQ_DEVICE_PATH, F_OK)) {
 		fprintf(stderr, "tqbench: --workers process: %s: %s: the tqsubmit module is not "
 			"loaded (insmod kmod/tqsubmit.ko)\n", TQ_DEVICE_PATH, strerror(errno));
 		return -ENODEV;
 	}
-	pid = sysfs_pid();
+	if (transport == TQT_SOCKET) {
+		fd = tqt_connect(tqt_client_path());
+		if (fd >= 0) {
+			close(fd);
+			setenv(TQT_ENV, "socket", 1);
+		} else if (fd == -ENOENT || fd == -ECONNREFUSED) {
+			ret = tqd_start(o);
+			if (ret)
+				return ret;
+		} else {
+			fprintf(stderr, "tqbench: --workers process: %s: %s\n", tqt_client_path(),
+				strerror(-fd));
+			return fd;
+		}
+	}
+	pid = sched_pid();
 	if (pid > 0) {
 		fprintf(stderr, "tqbench: --workers process: another scheduler (pid %d) is attached "
-			"to %s; stop it first\n", pid, TQ_DEVICE_PATH);
+			"to %s; stop it first\n", pid, sched_where());
 		return -EBUSY;
 	}
-	if (o->usched) {
+	if (o->usched)
 		snprintf(usched_path, sizeof(usched_path), "%s", o->usched);
-	} else {
-		/* the usched built beside this tqbench */
-		ssize_t n = readlink("/proc/self/exe", usched_path, sizeof(usched_path) - 1);
-		char *slash;
-
-		usched_path[n > 0 ? n : 0] = 0;
-		slash = strrchr(usched_path, '/');
-		snprintf(slash ? slash + 1 : usched_path,
-			 sizeof(usched_path) - (slash ? slash + 1 - usched_path : 0), "usched");
-	}
+	else
+		beside(usched_path, sizeof(usched_path), "usched");	/* the one built beside */
 	if (access(usched_path, X_OK)) {
 		fprintf(stderr, "tqbench: --workers process: %s: %s (--usched names the daemon)\n",
 			usched_path, strerror(errno));
@@ -325,10 +469,10 @@ static int daemon_start(struct run *ru)
 			break;
 		}
 	}
-	sched = sysfs_pid();
+	sched = sched_pid();
 	if (!ret && sched >= 0 && sched != ru->d.pid) {
 		fprintf(stderr, "tqbench: usched (pid %d) is ready but %s names pid %d\n",
-			ru->d.pid, SYSFS_PID, sched);
+			ru->d.pid, transport == TQT_SOCKET ? "tqsubmitd" : SYSFS_PID, sched);
 		ret = -EBUSY;
 	}
 	if (ret == -ETIMEDOUT)
@@ -361,7 +505,7 @@ static int daemon_stop(struct run *ru)
 		return 0;	/* never started, or gone (said so) */
 	kill(pid, SIGTERM);
 	st = reap(&ru->d, STOP_S);
-	for (end = now_s() + 10; sysfs_pid() == pid && now_s() < end; )
+	for (end = now_s() + 10; sched_pid() == pid && now_s() < end; )
 		usleep(10000);
 	if (st && st != -1) {
 		fprintf(stderr, "tqbench: usched (%s) %s after SIGTERM\n", policy_names[ru->p],
@@ -595,6 +739,90 @@ static int worker_run(struct tq *tq, struct wslot *ws, unsigned int n, uint32_t 
 	return ret;
 }
 
+/*
+ * The stream through the daemon: what the workers share with the parent
+ * (mapped before the fork): the window's start, and each worker's latencies
+ * (submission to completion, ms) of the tasks completed inside it.
+ */
+#define STREAM_LAT_MAX	(1 << 16)
+static struct stream_shm {
+	uint64_t t0_ns, end_ns, from_ns;	/* CLOCK_MONOTONIC */
+	uint32_t nlat[MAX_WORKERS];
+	double lat[MAX_WORKERS][STREAM_LAT_MAX];
+} *shm;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Keep every slot's task in flight until the window ends, a slot resubmitted once it completes. */
+static int worker_stream(struct tq *tq, struct wslot *ws, unsigned int n, unsigned int w,
+			 struct wmsg *m)
+{
+	uint64_t sub[MAX_ROUNDS], seq = 0;
+	bool busy[MAX_ROUNDS] = { false };
+	unsigned int inflight = 0;
+	struct tq_cqe *cqe;
+	int ret = 0;
+
+	while (!ret) {
+		uint64_t now = mono_ns();
+
+		for (unsigned int rd = 0; rd < n && now < shm->end_ns && !ret; rd++) {
+			struct tq_desc *d;
+
+			if (busy[rd])
+				continue;
+			d = tq_get_desc(tq);
+			if (!d)
+				return -EBUSY;
+			ret = slot_prep(&ws[rd], d);
+			tq_desc_set_data(d, seq++ << 8 | rd);
+			busy[rd] = true;
+			sub[rd] = now;
+			inflight++;
+		}
+		if (!ret) {
+			ret = tq_submit(tq);
+			ret = ret < 0 ? ret : 0;
+		}
+		if (ret || !inflight)
+			break;
+		ret = tq_wait(tq, &cqe, RUN_S * 1000);
+		while (!ret) {
+			unsigned int rd = cqe->user_data & 0xff;
+			uint64_t t = mono_ns();
+
+			if (rd >= n || !busy[rd]) {
+				m->stray++;
+			} else if (cqe->status) {
+				fprintf(stderr, "tqbench: worker %d: stream task %s: %s\n", getpid(),
+					ws[rd].b->name, tq_strerror(cqe->status));
+				ret = -EIO;
+			} else {
+				busy[rd] = false;
+				inflight--;
+				m->all++;
+				if (t >= shm->from_ns && t <= shm->end_ns &&
+				    shm->nlat[w] < STREAM_LAT_MAX) {
+					shm->lat[w][shm->nlat[w]++] = (t - sub[rd]) / 1e6;
+					m->done++;
+				}
+			}
+			tq_cqe_seen(tq, cqe);
+			if (tq_peek(tq, &cqe))
+				break;
+		}
+	}
+	if (ret)
+		fprintf(stderr, "tqbench: worker %d: stream: %s\n", getpid(), tq_strerror(ret));
+	return ret;
+}
+
 static void send_msg(int sock, struct wmsg *m)
 {
 	if (send(sock, m, sizeof(*m), MSG_NOSIGNAL) != sizeof(*m))
@@ -617,6 +845,7 @@ static void __attribute__((noreturn)) worker_main(const struct run *ru, unsigned
 	if (m.err) {
 		fprintf(stderr, "tqbench: worker %d: tq_open (%zu MiB arena): %s%s\n", getpid(),
 			worker_arena(r, w) >> 20, tq_strerror(m.err), m.err != -EFBIG ? "" :
+			transport == TQT_SOCKET ? " (tqsubmitd --arena-bytes-max)" :
 			" (/sys/module/tqsubmit/parameters/arena_bytes_max)");
 		send_msg(sock, &m);
 		_exit(1);
@@ -633,6 +862,9 @@ static void __attribute__((noreturn)) worker_main(const struct run *ru, unsigned
 		if (cmd == CMD_GO) {
 			m.kind = MSG_REPORT;
 			m.err = worker_run(&tq, ws, n, ++run, &m);
+		} else if (cmd == CMD_STREAM) {
+			m.kind = MSG_REPORT;
+			m.err = worker_stream(&tq, ws, n, w, &m);
 		} else {
 			m.kind = MSG_READY;
 			slots_check(ws, n, &m);
@@ -832,12 +1064,12 @@ static int policy_procs(struct env *e, struct result *r, int p)
 	ret = ret ?: stop;
 	if (ret)
 		return ret;
-	r->pol_ms[p] = median(v, runs);
+	r->proc_ms[p] = median(v, runs);
 	if (have_a && !metrics_read(ru.prom, &b) && b.tgs > a.tgs) {
-		r->pol_tgs[p] = b.tgs - a.tgs;
-		r->pol_sched_ns[p] = (b.policy_s - a.policy_s) * 1e9 / r->pol_tgs[p];
-		r->pol_refine_ns[p] = (b.refine_s - a.refine_s) * 1e9 / r->pol_tgs[p];
-		r->pol_tg_ms[p] = (b.measured_s - a.measured_s) * 1e3 / r->pol_tgs[p];
+		r->proc_tgs[p] = b.tgs - a.tgs;
+		r->proc_sched_ns[p] = (b.policy_s - a.policy_s) * 1e9 / r->proc_tgs[p];
+		r->proc_refine_ns[p] = (b.refine_s - a.refine_s) * 1e9 / r->proc_tgs[p];
+		r->proc_tg_ms[p] = (b.measured_s - a.measured_s) * 1e3 / r->proc_tgs[p];
 	}
 	fprintf(stderr, "tqbench: process %s: %u runs x %u tasks, each completed once with status "
 		"0; %u outputs verified\n", policy_names[p], runs + 1, r->nslots, verified);
@@ -857,6 +1089,115 @@ int run_procs(struct env *e, struct result *r)
 	for (int p = 0; p < NPOL && !ret; p++)
 		ret = policy_procs(e, r, p);
 	progress_end();
+	if (ret)
+		e->proc_failed++;
+	return ret;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The stream with worker processes through the daemon (policy p): each of
+ * --stream-workers processes keeps --stream-depth real tasks in flight (a
+ * BK50 draw, half DK and half DT: each slot keeps its task, resubmitted when
+ * it completes) for --stream-s seconds; counted over the last 90%: tasks
+ * per second, and latency from submission to completion as the client sees
+ * it. TGs and the policy's share from the daemon's metrics. The engines'
+ * busy shares need the commands' profiling, which the daemon keeps: unknown.
+ */
+int stream_procs(struct env *e, const struct suite *real, int p, struct stream_result *sr)
+{
+	unsigned int T = e->o->stream_workers, N = e->o->stream_depth, bench = 0, all = 0;
+	struct result *r = calloc(1, sizeof(*r));
+	struct run ru = { .e = e, .r = r, .p = p };
+	double S = e->o->stream_s, *lat = NULL;
+	struct mstat a = { 0 }, b = { 0 };
+	bool have_a;
+	size_t n = 0;
+	int ret, stop;
+
+	memset(sr, 0, sizeof(*sr));
+	snprintf(sr->setup, sizeof(sr->setup), "proc-%s", policy_names[p]);
+	sr->workers = T;
+	for (int s = 0; s < CLX_STAGES; s++)
+		sr->util[s] = -1;
+	sr->device_util = sr->bound_util = -1;
+	if (!r)
+		return -ENOMEM;
+	if (T > MAX_WORKERS || N > MAX_ROUNDS || T * N > MAX_SLOTS || T < 2) {
+		free(r);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < real->nbench; i++)
+		if (real->pct[i] == 50)
+			bench = i;
+	ret = result_init(e, real, bench, T, N, e->o->seed * 7919 + p, r);
+	shm = ret ? MAP_FAILED : mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE,
+				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shm == MAP_FAILED) {
+		shm = NULL;
+		result_fini(r);
+		free(r);
+		return ret ?: -ENOMEM;
+	}
+	snprintf(ru.log, sizeof(ru.log), "%s/usched.log", e->o->out);
+	snprintf(ru.prom, sizeof(ru.prom), "%s/usched.prom", e->o->out);
+	for (unsigned int w = 0; w < MAX_WORKERS; w++)
+		ru.w[w].sock = -1;
+	ret = daemon_start(&ru);
+	ret = ret ?: workers_start(&ru);
+	ret = ret ?: gather(&ru, MSG_READY, START_S);
+	have_a = !ret && !metrics_now(&ru, &a);
+	if (!ret) {
+		shm->t0_ns = mono_ns();
+		shm->end_ns = shm->t0_ns + (uint64_t)(S * 1e9);
+		shm->from_ns = shm->t0_ns + (uint64_t)(S * 1e8);
+		ret = command(&ru, CMD_STREAM);
+	}
+	ret = ret ?: gather(&ru, MSG_REPORT, (int)S + RUN_S);
+	for (unsigned int w = 0; !ret && w < T; w++) {
+		if (ru.msg[w].stray) {
+			fprintf(stderr, "tqbench: stream worker %u: %u stray completion(s)\n", w,
+				ru.msg[w].stray);
+			ret = -EPROTO;
+		}
+		sr->tasks += ru.msg[w].done;
+		all += ru.msg[w].all;
+	}
+	if (!ret && have_a && !metrics_now(&ru, &b) && b.tgs > a.tgs) {
+		sr->tg_size = all / (b.tgs - a.tgs);
+		if (b.measured_s > a.measured_s)
+			sr->sched_share = (b.policy_s - a.policy_s) / (b.measured_s - a.measured_s);
+	}
+	workers_stop(&ru, ret);
+	stop = daemon_stop(&ru);
+	ret = ret ?: stop;
+	if (!ret) {
+		lat = malloc(sr->tasks * sizeof(*lat) + 1);
+		for (unsigned int w = 0; lat && w < T; w++)
+			for (uint32_t i = 0; i < shm->nlat[w]; i++)
+				lat[n++] = shm->lat[w][i];
+		if (lat && n) {
+			qsort(lat, n, sizeof(*lat), cmp_double);
+			sr->p50_ms = lat[n / 2];
+			sr->p99_ms = lat[(size_t)fmin(n - 1, ceil(0.99 * n) - 1)];
+		}
+		sr->secs = 0.9 * S;
+		sr->tput = sr->tasks / sr->secs;
+		fprintf(stderr, "tqbench: stream %s: %u processes x %u in flight, %llu tasks in "
+			"%.1f s, each completed with status 0\n", sr->setup, T, N,
+			(unsigned long long)sr->tasks, sr->secs);
+		free(lat);
+	}
+	munmap(shm, sizeof(*shm));
+	shm = NULL;
+	result_fini(r);
+	free(r);
 	if (ret)
 		e->proc_failed++;
 	return ret;

@@ -121,14 +121,18 @@ static bool header_done;
  * One row of tqbench.csv; rest holds the columns from model_err to orders.
  * workers: process for the policies through the daemon, else thread.
  */
-static void csv_row(FILE *f, const struct result *r, const struct summary *s,
-		    const char *setup, double ms, double pred, const char *rest)
+static void csv_row_w(FILE *f, const struct result *r, const struct summary *s,
+		      const char *setup, double ms, double pred, const char *rest, bool proc)
 {
-	bool proc = r->pol_proc && !strncmp(setup, "usched_", 7);
-
 	fprintf(f, "%s,%s,%u,%u,%s,%.4f,%.4f,%.4f,%.4f%s,%s\n", r->s->name, r->s->bench[r->bench],
 		r->T, r->N, setup, ms, speedup(s, ms), share(s, ms), pred, rest,
 		proc ? "process" : "thread");
+}
+
+static void csv_row(FILE *f, const struct result *r, const struct summary *s,
+		    const char *setup, double ms, double pred, const char *rest)
+{
+	csv_row_w(f, r, s, setup, ms, pred, rest, false);
 }
 
 void report_row(FILE *t, FILE *csv, FILE *perms, const struct result *r)
@@ -159,7 +163,17 @@ void report_row(FILE *t, FILE *csv, FILE *perms, const struct result *r)
 	cell(t, 100 * share(&s, r->pol_ms[NPOL - 1]), " %*.0f%%", 4);
 	cell(t, 100 * s.model_err, " %*.2f", 6);
 	cell(t, 100 * r->pol_tg_err[NPOL - 1], " %*.2f", 6);
-	fprintf(t, " %s\n", r->pol_proc ? "process" : "thread");
+	fprintf(t, " thread\n");
+	if (r->pol_proc) {
+		/* the same experiment's policies through the daemon, beside the in-process row */
+		fprintf(t, "%-9s %-5s %2ux%u %11s %8s %5s %5s |", r->s->name, bench, r->T, r->N, "",
+			"", "", "");
+		for (int p = 0; p < NPOL; p++)
+			cell(t, speedup(&s, r->proc_ms[p]), " %*.2f", 5);
+		fprintf(t, " | %5s %5s |", "", "");
+		cell(t, 100 * share(&s, r->proc_ms[NPOL - 1]), " %*.0f%%", 4);
+		fprintf(t, " %6s %6s process\n", "", "");
+	}
 	fflush(t);
 
 	if (csv) {
@@ -183,6 +197,11 @@ void report_row(FILE *t, FILE *csv, FILE *perms, const struct result *r)
 				 r->pol_tg_ms[p]);
 			if (r->pol_ms[p] > 0)
 				csv_row(csv, r, &s, name, r->pol_ms[p], 0, rest);
+			snprintf(rest, sizeof(rest), ",,,%u,%.3f,%.3f,%.4f,", r->proc_tgs[p],
+				 r->proc_sched_ns[p] / 1e3, r->proc_refine_ns[p] / 1e3,
+				 r->proc_tg_ms[p]);
+			if (r->proc_ms[p] > 0)
+				csv_row_w(csv, r, &s, name, r->proc_ms[p], 0, rest, true);
 			snprintf(name, sizeof(name), "order_%s", policy_names[p]);
 			if (r->fixed_ms[p] > 0)
 				csv_row(csv, r, &s, name, r->fixed_ms[p], r->fixed_pred_ms[p],

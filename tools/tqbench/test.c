@@ -6,8 +6,9 @@
  * numbers are not checked: speed is for the benchmarks, not the tests.
  * Then the open loop, small, and its usage errors.
  * Skips that when there is no OpenCL device. Before it, what needs no
- * device: --workers process without the module is refused at once, with
- * the reason (tools/tqbench/test_proc.sh runs it in the test VM).
+ * device: --workers process without the module (or on the socket without a
+ * tqsubmitd to start) is refused at once, with the reason
+ * (tools/tqbench/test_proc.sh runs it in the test VM and on the socket).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,14 +71,31 @@ static void no_module(const char *dir)
 		tap_skip("--workers process without the module", "the module is loaded here");
 		return;
 	}
-	snprintf(cmd, sizeof(cmd), "timeout 60 %s --workers process --profile %s/none --out %s "
-		 "2>&1", TQBENCH_BIN, dir, dir);
+	snprintf(cmd, sizeof(cmd), "TQ_TRANSPORT=module timeout 60 %s --workers process --profile "
+		 "%s/none --out %s 2>&1", TQBENCH_BIN, dir, dir);
 	st = test_capture(cmd, out, sizeof(out));
 	tap_ok(st == 1 && strstr(out, "/dev/" TQ_DEVICE_NAME) &&
 	       strstr(out, "module is not loaded"),
-	       "--workers process without the module: status 1 (got %d), says why", st);
+	       "--workers process, TQ_TRANSPORT=module without the module: status 1 (got %d), "
+	       "says why", st);
 	out[strcspn(out, "\n")] = 0;
 	tap_diag("%s", out);
+	/* the socket: no tqsubmitd listening, and none to start */
+	snprintf(cmd, sizeof(cmd), "TQ_TRANSPORT=socket TQ_SOCKET=%s/none.sock timeout 60 %s "
+		 "--workers process --tqsubmitd %s/nowhere --profile %s/none --out %s 2>&1", dir,
+		 TQBENCH_BIN, dir, dir, dir);
+	st = test_capture(cmd, out, sizeof(out));
+	tap_ok(st == 1 && strstr(out, "none.sock") && strstr(out, "nowhere: No such file") &&
+	       strstr(out, "--tqsubmitd names it"),
+	       "--workers process on the socket, no tqsubmitd to start: status 1 (got %d), "
+	       "names both", st);
+	out[strcspn(out, "\n")] = 0;
+	tap_diag("%s", out);
+	snprintf(cmd, sizeof(cmd), "TQ_TRANSPORT=bogus %s --workers process --profile %s/none "
+		 "--out %s 2>&1", TQBENCH_BIN, dir, dir);
+	st = test_capture(cmd, out, sizeof(out));
+	tap_ok(st == 1 && strstr(out, "TQ_TRANSPORT=bogus: want module, socket or auto"),
+	       "--workers process, TQ_TRANSPORT=bogus: status 1 (got %d), says why", st);
 	snprintf(cmd, sizeof(cmd), "%s --workers fibers --profile %s/none 2>&1", TQBENCH_BIN, dir);
 	st = test_capture(cmd, out, sizeof(out));
 	tap_ok(st == 2 && strstr(out, "--workers: thread or process"),

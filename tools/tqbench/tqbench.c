@@ -103,10 +103,13 @@ static void usage(FILE *f)
 		"  --workers MODE        the policies' workers: thread (usched in-process,\n"
 		"                        driven by tqbench; the default) or process (the\n"
 		"                        usched daemon, one process per worker through\n"
-		"                        libtq and /dev/tqsubmit: root, module loaded);\n"
+		"                        libtq: /dev/tqsubmit when loaded (root), else\n"
+		"                        tqsubmitd's socket; TQ_TRANSPORT forces either);\n"
 		"                        the other setups run in-process either way\n"
 		"  --usched PATH         the daemon for --workers process\n"
-		"                        (default: the usched beside tqbench)\n");
+		"                        (default: the usched beside tqbench)\n"
+		"  --tqsubmitd PATH      the socket's server tqbench starts when none\n"
+		"                        listens on $TQ_SOCKET (default: beside tqbench)\n");
 }
 
 static bool has(const char *list, const char *word)
@@ -141,7 +144,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 {
 	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
 	       PMAX, UNIT, SCALE, TRIALS, TABLE5, SSECS, SWORK, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
-	       BENCHES, MAXTG, NOPLANS, NOREFINE, NOPOLL, NOCLEAR, STEADY, SWAIT, REDO,
+	       TQSUBMITD, BENCHES, MAXTG, NOPLANS, NOREFINE, NOPOLL, NOCLEAR, STEADY, SWAIT, REDO,
 	       OLMIX, OLLOAD, OLSET, OLS, OLPH, OLCL };
 	static const struct option lo[] = {
 		{ "profile", required_argument, NULL, PROFILE },
@@ -166,6 +169,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "seed", required_argument, NULL, SEED },
 		{ "workers", required_argument, NULL, WORKERS },
 		{ "usched", required_argument, NULL, USCHED },
+		{ "tqsubmitd", required_argument, NULL, TQSUBMITD },
 		{ "benches", required_argument, NULL, BENCHES },
 		{ "max-tg", required_argument, NULL, MAXTG },
 		{ "no-plans", no_argument, NULL, NOPLANS },
@@ -223,6 +227,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 			o->process = !strcmp(optarg, "process");
 			break;
 		case USCHED: o->usched = optarg; break;
+		case TQSUBMITD: o->tqsubmitd = optarg; break;
 		case BENCHES: o->benches = optarg; break;
 		case MAXTG: o->max_tg = atoi(optarg); break;
 		case NOPLANS: o->no_plans = true; break;
@@ -373,7 +378,8 @@ static int experiment(struct env *e, const struct suite *s, unsigned int b, unsi
 		return ret;
 	}
 	usched = has(o->setups, "policies");
-	ret = run_trials(e, r, has(o->setups, "orders"), usched && !o->process, fs->tg);
+	/* --workers process: in-process usched too, in the same run, for the ratio */
+	ret = run_trials(e, r, has(o->setups, "orders"), usched, fs->tg);
 	if (ret)
 		fprintf(stderr, "tqbench: the trials failed (%s); going on without them\n",
 			strerror(-ret));
@@ -392,8 +398,10 @@ static int experiment(struct env *e, const struct suite *s, unsigned int b, unsi
 int main(int argc, char **argv)
 {
 	static struct suite suites[2];
+	/* proc-*: --workers process only, the stream's clients as processes through the daemon */
 	static const char *const stream_setups[] = { "fifo", "paper", "auto", "flow",
-						     "auto-noclear", "independent" };
+						     "auto-noclear", "independent", "proc-fifo",
+						     "proc-paper", "proc-auto" };
 	static struct ol_result ol;
 	bool ol_ran = false;
 	static struct stream_result sr[sizeof(stream_setups) / sizeof(stream_setups[0])];
@@ -511,7 +519,19 @@ int main(int argc, char **argv)
 				if (!strcmp(stream_setups[k], "auto-noclear") &&
 				    !has(o.setups, "hygiene"))
 					continue;
-				err = run_stream(&e, &suites[i], stream_setups[k], &sr[nstream]);
+				if (!strncmp(stream_setups[k], "proc-", 5)) {
+					int p = 0;
+
+					if (!o.process)
+						continue;
+					while (p < NPOL - 1 &&
+					       strcmp(policy_names[p], stream_setups[k] + 5))
+						p++;
+					err = stream_procs(&e, &suites[i], p, &sr[nstream]);
+				} else {
+					err = run_stream(&e, &suites[i], stream_setups[k],
+							 &sr[nstream]);
+				}
 
 				if (err) {
 					fprintf(stderr, "tqbench: stream %s failed (%s)\n",

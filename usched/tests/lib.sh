@@ -5,6 +5,9 @@
 # sources tools/tap.sh. suite_begin NAME PROGRAM... skips the suite unless
 # the module, PROGRAMs, an OpenCL device and no other scheduler are there,
 # then makes $T (removed at exit, with usched $upid and every job killed).
+# suite_begin_socket NAME PROGRAM... is the same natively on the socket
+# transport: no module, TQ_TRANSPORT=socket and the sockets in $T, the
+# counters from tqsubmitd (tq_counter), and tqsubmitd $spid killed at exit.
 
 BIN=${BIN:-build/bin}
 # under ASan (make SAN=1): PoCL and LLVM leave allocations behind at exit
@@ -12,13 +15,25 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 SYS=/sys/class/misc/tqsubmit
 . tools/tap.sh
 
-sysfs() { local v=-1; read -r v <"$SYS/$1" 2>/dev/null; echo "$v"; }
+COUNTER=${COUNTER:-$BIN/../tests/tq_counter}
+# a counter: the module's sysfs file, or on the socket tqsubmitd's
+sysfs() {
+	local v=-1
+
+	if [ "${TQ_TRANSPORT:-}" = socket ]; then
+		v=$("$COUNTER" "$1" 2>/dev/null) || v=-1
+	else
+		read -r v <"$SYS/$1" 2>/dev/null
+	fi
+	echo "$v"
+}
 attached() { [ "$(sysfs scheduler_pid)" = "$upid" ]; }
 detached() { [ "$(sysfs scheduler_pid)" = 0 ]; }
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$upid/status" 2>/dev/null || echo 0; }
 
 suite_cleanup() {
 	[ -n "$upid" ] && kill -KILL "$upid" 2>/dev/null
+	[ -n "${spid:-}" ] && kill -KILL "$spid" 2>/dev/null
 	jobs -p | xargs -r kill -KILL 2>/dev/null
 	wait 2>/dev/null
 	rm -rf "$T"
@@ -37,5 +52,20 @@ suite_begin() {
 	T=$(mktemp -d "/tmp/$name.XXXXXX")
 	chmod 755 "$T"	# other uids' clients read what the suite writes there
 	upid=
+	trap suite_cleanup EXIT
+}
+
+suite_begin_socket() {
+	local name=$1 p
+
+	shift
+	for p in "$@"; do
+		[ -x "$p" ] || skip_all "$p is not built"
+	done
+	clinfo -l 2>/dev/null | grep -q Device || skip_all "no OpenCL device"
+	T=$(mktemp -d "/tmp/$name.XXXXXX")
+	chmod 755 "$T"
+	upid= spid=
+	export TQ_TRANSPORT=socket TQ_SOCKET=$T/tqsubmit.sock TQ_SCHED_SOCKET=$T/sched.sock
 	trap suite_cleanup EXIT
 }
