@@ -692,8 +692,9 @@ static int drive(struct pol *pp, struct coll *co)
 			break;
 		while (usched_idle(pp->u))
 			;
-		if (poll(&pfd, 1, 10000) == 0) {
-			fprintf(stderr, "tqbench: usched made no progress for 10 s\n");
+		/* a hang, not a slow device: PoCL compiles at a kernel's first launch */
+		if (poll(&pfd, 1, 60000) == 0) {
+			fprintf(stderr, "tqbench: usched made no progress for 60 s\n");
 			cur = NULL;
 			return -ETIMEDOUT;
 		}

@@ -407,6 +407,7 @@ int main(int argc, char **argv)
 	static struct stream_result sr[sizeof(stream_setups) / sizeof(stream_setups[0])];
 	struct result *rs[MAX_CFG * 2 * MAX_BENCH];
 	unsigned int nr = 0, ns = 0, nstream = 0;
+	bool ol_failed = false;
 	struct files fs = { 0 };
 	char cmdline[1024] = "tqbench", path[600];
 	uint64_t in_bytes = 0, out_bytes = 0;
@@ -545,10 +546,12 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < ns && has(o.setups, "openloop"); i++) {
 		if (suites[i].synthetic)
 			continue;
-		if (run_openloop(&e, &suites[i], &ol))
+		if (run_openloop(&e, &suites[i], &ol)) {
 			fprintf(stderr, "tqbench: the open loop failed\n");
-		else
+			ol_failed = true;
+		} else {
 			ol_ran = true;
+		}
 		break;
 	}
 	if (skipped)
@@ -575,7 +578,7 @@ int main(int argc, char **argv)
 	if (e.proc_failed)
 		fprintf(stderr, "tqbench: --workers process failed in %u experiment(s)\n",
 			e.proc_failed);
-	ret = ret || e.proc_failed ? 1 : 0;
+	ret = ret || e.proc_failed || ol_failed ? 1 : 0;
 out_results:
 	for (unsigned int i = 0; i < nr; i++) {
 		result_fini(rs[i]);
