@@ -9,7 +9,7 @@
 #   make SAN=1      user space with ASan and UBSan (separate build dir)
 #   make check      every test suite; last line "N passed, M failed[, K skipped]"
 #   make run        the main job (see README.md)
-#   make checkpatch checkpatch.pl --strict over kmod/ and the uapi header
+#   make checkpatch checkpatch.pl --strict over kmod/, the uapi header and the shared checks
 #   make fuzz       the fuzzer against usched in the test VM for FUZZ_SECONDS (600)
 
 # Kernel build tree: the running kernel's when it has one, else the newest
@@ -74,7 +74,8 @@ $(LINUX_SRC)/.stamp:
 
 checkpatch: $(LINUX_SRC)/.stamp
 	$(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --quiet -f \
-		$(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) include/uapi/linux/tqsubmit.h
+		$(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) include/uapi/linux/tqsubmit.h \
+		include/tq/tqsubmit_check.h
 
 check: deps
 	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
@@ -135,10 +136,14 @@ MODULESLOADDIR ?= $(PREFIX)/lib/modules-load.d
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 endif
 
+# The OpenCL layer (layer/): a plugin, not a library to link, so in a
+# directory of tq's own: OPENCL_LAYERS=$(LAYERDIR)/libtqcl.so.
+LAYERDIR ?= $(LIBDIR)/tq
+
 INSTALL ?= install
 D := $(DESTDIR)
 
-# The installed libtq.pc and usched.service carry the directories, so they
+# The installed libtq.pc, usched.service and tqsubmitd.service carry the directories, so they
 # are remade whenever one changes: install-dirs.txt holds the last ones.
 INST := $(O)/install
 INSTALL_DIRS_NOW := $(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(SBINDIR) $(SYSCONFDIR)
@@ -155,13 +160,22 @@ $(INST)/usched.service: usched/usched.service $(INST)/install-dirs.txt
 	@grep -q '^ExecStart=$(SBINDIR)/usched --config ' $@ || \
 		{ echo "usched.service: no 'ExecStart=/usr/sbin/usched ' line to rewrite" >&2; rm -f $@; exit 1; }
 
+# tqsubmitd's unit names the installed tqsubmitd; its sockets are as shipped.
+$(INST)/tqsubmitd.service: tqsubmitd/tqsubmitd.service $(INST)/install-dirs.txt
+	sed 's|^ExecStart=/usr/sbin/tqsubmitd |ExecStart=$(SBINDIR)/tqsubmitd |' $< >$@
+	@grep -q '^ExecStart=$(SBINDIR)/tqsubmitd ' $@ || \
+		{ echo "tqsubmitd.service: no 'ExecStart=/usr/sbin/tqsubmitd ' line to rewrite" >&2; \
+		rm -f $@; exit 1; }
+TQSUBMITD_UNITS := tqsubmitd/tqsubmitd.socket tqsubmitd/tqsubmitd-sched.socket
+
 INSTALL_PROGS := $(addprefix $(BIN)/,tqstat tqsim tqcalib tqbench)
 # The tools' pages are their --help, through help2man (tools/deps installs it).
 INSTALL_MAN1 := $(addprefix $(INST)/man1/,$(addsuffix .1,$(notdir $(INSTALL_PROGS))))
-INSTALL_BUILT := $(BIN)/usched $(BIN)/usched-build $(INSTALL_PROGS) $(LIBTQ_SO) $(LIB)/libtq.a \
-	$(INST)/libtq.pc $(INST)/usched.service $(INSTALL_MAN1)
+INSTALL_BUILT := $(BIN)/usched $(BIN)/usched-build $(BIN)/tqsubmitd $(INSTALL_PROGS) $(LIBTQ_SO) \
+	$(LIB)/libtq.a $(INST)/libtq.pc $(INST)/usched.service $(INST)/tqsubmitd.service \
+	$(INSTALL_MAN1) $(TQCL_SO)
 
-tqstat_WHAT := the counters of the tqsubmit module and of usched
+tqstat_WHAT := the counters of the tqsubmit module (or tqsubmitd) and of usched
 tqsim_WHAT := tq's device model and ordering policies on task files
 tqcalib_WHAT := measure an OpenCL device's profile for tq
 tqbench_WHAT := the paper's experiments on an OpenCL device, through tq
@@ -184,21 +198,24 @@ install: install-built
 	$(INSTALL) -d $(D)$(SBINDIR) $(D)$(BINDIR) $(D)$(LIBDIR)/pkgconfig \
 		$(D)$(INCLUDEDIR)/linux $(D)$(MANDIR)/man1 $(D)$(MANDIR)/man3 $(D)$(MANDIR)/man7 $(D)$(MANDIR)/man8 \
 		$(D)$(SYSCONFDIR)/tq $(D)$(SYSTEMDUNITDIR) $(D)$(UDEVRULESDIR) $(D)$(SYSUSERSDIR) \
-		$(D)$(MODULESLOADDIR) $(D)$(DATADIR)
-	$(INSTALL) -m 755 $(BIN)/usched $(BIN)/usched-build $(D)$(SBINDIR)/
+		$(D)$(MODULESLOADDIR) $(D)$(DATADIR) $(D)$(LAYERDIR)
+	$(INSTALL) -m 755 $(BIN)/usched $(BIN)/usched-build $(BIN)/tqsubmitd $(D)$(SBINDIR)/
 	$(INSTALL) -m 755 $(INSTALL_PROGS) $(D)$(BINDIR)/
 	$(INSTALL) -m 644 $(LIBTQ_SO) $(D)$(LIBDIR)/
 	ln -sf $(notdir $(LIBTQ_SO)) $(D)$(LIBDIR)/libtq.so.1
 	ln -sf libtq.so.1 $(D)$(LIBDIR)/libtq.so
 	$(INSTALL) -m 644 $(LIB)/libtq.a $(D)$(LIBDIR)/
+	$(INSTALL) -m 644 $(TQCL_SO) $(D)$(LAYERDIR)/
 	$(INSTALL) -m 644 $(INST)/libtq.pc $(D)$(LIBDIR)/pkgconfig/
 	$(INSTALL) -m 644 libtq/tq.h $(D)$(INCLUDEDIR)/
 	$(INSTALL) -m 644 include/uapi/linux/tqsubmit.h $(D)$(INCLUDEDIR)/linux/
 	$(INSTALL) -m 644 $(INSTALL_MAN1) $(D)$(MANDIR)/man1/
 	$(INSTALL) -m 644 $(LIBTQ_MAN3) $(D)$(MANDIR)/man3/
-	$(INSTALL) -m 644 $(LIBTQ_MAN7) $(D)$(MANDIR)/man7/
-	$(INSTALL) -m 644 usched/usched.8 usched/usched-build.8 $(D)$(MANDIR)/man8/
-	$(INSTALL) -m 644 $(INST)/usched.service $(D)$(SYSTEMDUNITDIR)/
+	$(INSTALL) -m 644 $(LIBTQ_MAN7) layer/tqcl.7 $(D)$(MANDIR)/man7/
+	$(INSTALL) -m 644 usched/usched.8 usched/usched-build.8 tqsubmitd/tqsubmitd.8 \
+		$(D)$(MANDIR)/man8/
+	$(INSTALL) -m 644 $(INST)/usched.service $(INST)/tqsubmitd.service $(TQSUBMITD_UNITS) \
+		$(D)$(SYSTEMDUNITDIR)/
 	$(INSTALL) -m 644 usched/60-tqsubmit.rules $(D)$(UDEVRULESDIR)/
 	$(INSTALL) -m 644 usched/sysusers.conf $(D)$(SYSUSERSDIR)/tq.conf
 	$(INSTALL) -m 644 usched/modules-load.conf $(D)$(MODULESLOADDIR)/tqsubmit.conf
@@ -214,14 +231,19 @@ install: install-built
 	fi
 
 uninstall:
-	rm -f $(D)$(SBINDIR)/usched $(D)$(SBINDIR)/usched-build $(addprefix $(D)$(BINDIR)/,$(notdir $(INSTALL_PROGS)))
+	rm -f $(D)$(SBINDIR)/usched $(D)$(SBINDIR)/usched-build $(D)$(SBINDIR)/tqsubmitd $(addprefix $(D)$(BINDIR)/,$(notdir $(INSTALL_PROGS)))
 	rm -f $(addprefix $(D)$(LIBDIR)/,$(notdir $(LIBTQ_SO)) libtq.so.1 libtq.so libtq.a \
 		pkgconfig/libtq.pc)
+	rm -f $(D)$(LAYERDIR)/libtqcl.so
+	-rmdir $(D)$(LAYERDIR)
 	rm -f $(D)$(INCLUDEDIR)/tq.h $(D)$(INCLUDEDIR)/linux/tqsubmit.h
 	rm -f $(addprefix $(D)$(MANDIR)/man1/,$(notdir $(INSTALL_MAN1)))
 	rm -f $(addprefix $(D)$(MANDIR)/man3/,$(notdir $(LIBTQ_MAN3))) \
-		$(addprefix $(D)$(MANDIR)/man7/,$(notdir $(LIBTQ_MAN7))) $(D)$(MANDIR)/man8/usched.8 $(D)$(MANDIR)/man8/usched-build.8
-	rm -f $(D)$(SYSTEMDUNITDIR)/usched.service $(D)$(UDEVRULESDIR)/60-tqsubmit.rules \
+		$(addprefix $(D)$(MANDIR)/man7/,$(notdir $(LIBTQ_MAN7)) tqcl.7) $(D)$(MANDIR)/man8/usched.8 $(D)$(MANDIR)/man8/usched-build.8 \
+		$(D)$(MANDIR)/man8/tqsubmitd.8
+	rm -f $(D)$(SYSTEMDUNITDIR)/usched.service $(D)$(SYSTEMDUNITDIR)/tqsubmitd.service \
+		$(addprefix $(D)$(SYSTEMDUNITDIR)/,$(notdir $(TQSUBMITD_UNITS))) \
+		$(D)$(UDEVRULESDIR)/60-tqsubmit.rules \
 		$(D)$(SYSUSERSDIR)/tq.conf $(D)$(MODULESLOADDIR)/tqsubmit.conf
 	rm -f $(addprefix $(D)$(DATADIR)/,$(notdir $(TQ_DATA_FILES)))
 	-rmdir $(D)$(DATADIR)
@@ -244,7 +266,7 @@ CHECK_SCRIPTS += script:tools/test_install.sh script:tools/test_dkms.sh script:t
 DKMS_VERSION := $(LIBTQ_VERSION)
 DKMS_SRCDIR ?= /usr/src/tqsubmit-$(DKMS_VERSION)
 DKMS_FILES := dkms.conf Kbuild kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.c)) \
-	$(wildcard kmod/*.h) include/uapi/linux/tqsubmit.h
+	$(wildcard kmod/*.h) include/uapi/linux/tqsubmit.h include/tq/tqsubmit_check.h
 
 .PHONY: install-dkms-src uninstall-dkms-src
 install-dkms-src:
@@ -255,7 +277,8 @@ install-dkms-src:
 uninstall-dkms-src:
 	rm -f $(addprefix $(D)$(DKMS_SRCDIR)/,$(DKMS_FILES))
 	-rmdir $(D)$(DKMS_SRCDIR)/kmod $(D)$(DKMS_SRCDIR)/include/uapi/linux \
-		$(D)$(DKMS_SRCDIR)/include/uapi $(D)$(DKMS_SRCDIR)/include $(D)$(DKMS_SRCDIR)
+		$(D)$(DKMS_SRCDIR)/include/uapi $(D)$(DKMS_SRCDIR)/include/tq \
+		$(D)$(DKMS_SRCDIR)/include $(D)$(DKMS_SRCDIR)
 
 # The Debian packages from a copy of the tree's files (tracked and new, not
 # ignored), so that the package build's clean leaves this tree's build/

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ctx.c - client contexts: setup, mappings, the doorbell, validation of
- * descriptors, close and free.
+ * ctx.c - client contexts: setup, mappings, the doorbell, close and free.
+ * Descriptors are validated by the checks of <tq/tqsubmit_check.h>, which
+ * tqsubmitd shares.
  *
  * Lifetime of a context:
  *  1. TQ_IOC_SETUP allocates its rings, task table and arena, charges them to
@@ -45,7 +46,7 @@ static int tq_charge(struct user_struct *user, unsigned long pages)
 
 static int tq_ring_alloc(struct tq_ring *r, u32 nr, size_t entry_size)
 {
-	r->size = PAGE_ALIGN(TQ_RING_ENTRIES + (size_t)nr * entry_size);
+	r->size = tq_ring_bytes(nr, entry_size, PAGE_SIZE);
 	r->base = vmalloc_user(r->size);
 	if (!r->base)
 		return -ENOMEM;
@@ -136,7 +137,7 @@ static struct tq_ctx *tq_ctx_alloc(u32 sq, u32 cq, u64 arena_bytes, int efd)
 		goto out_put;
 
 	/* Each task taken holds a CQ entry, so the CQ can never overflow. */
-	ctx->nr_slots = min(max(READ_ONCE(tq_inflight_max), 1U), cq);
+	ctx->nr_slots = tq_nr_slots(READ_ONCE(tq_inflight_max), cq);
 	ctx->slots = kvcalloc(ctx->nr_slots, sizeof(*ctx->slots), GFP_KERNEL_ACCOUNT);
 	if (!ctx->slots) {
 		ret = -ENOMEM;
@@ -145,7 +146,7 @@ static struct tq_ctx *tq_ctx_alloc(u32 sq, u32 cq, u64 arena_bytes, int efd)
 	for (i = 0; i < ctx->nr_slots; i++)
 		list_add_tail(&ctx->slots[i].node, &ctx->free);
 
-	ctx->arena_bytes = PAGE_ALIGN(arena_bytes);
+	ctx->arena_bytes = arena_bytes;
 	ctx->arena = shmem_file_setup("tqsubmit-arena", ctx->arena_bytes, VM_NORESERVE);
 	if (IS_ERR(ctx->arena)) {
 		ret = PTR_ERR(ctx->arena);
@@ -183,6 +184,7 @@ int tq_ctx_setup(struct file *file, void *arg)
 	struct tq_setup *s = arg;
 	u32 ring_max = tq_param_ring_max();
 	struct tq_ctx *ctx;
+	u64 arena;
 	u32 sq, cq;
 	int ret;
 
@@ -190,20 +192,12 @@ int tq_ctx_setup(struct file *file, void *arg)
 		return -EINVAL;
 	if (READ_ONCE(file->private_data))
 		return -EINVAL;
-	if (!s->sq_entries || s->sq_entries > ring_max || s->cq_entries > ring_max)
-		return -ERANGE;
-	if (!s->arena_bytes)
-		return -EINVAL;
-	if (s->arena_bytes > READ_ONCE(tq_arena_bytes_max))
-		return -EFBIG;
-	if (s->eventfd < -1)
-		return -EBADF;
+	ret = tq_setup_sizes(s, ring_max, READ_ONCE(tq_arena_bytes_max), PAGE_SIZE, &sq, &cq,
+			     &arena);
+	if (ret)
+		return ret;
 
-	sq = roundup_pow_of_two(s->sq_entries);
-	cq = s->cq_entries ? s->cq_entries : min(2 * sq, ring_max);
-	cq = roundup_pow_of_two(max(cq, sq));
-
-	ctx = tq_ctx_alloc(sq, cq, s->arena_bytes, s->eventfd);
+	ctx = tq_ctx_alloc(sq, cq, arena, s->eventfd);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 
@@ -502,161 +496,4 @@ void tq_ctx_fdinfo(struct seq_file *m, struct tq_ctx *ctx)
 	seq_printf(m, "need-wakeup:\t%d\nbroken:\t%d\nscheduler-knows:\t%d\n",
 		   !!(ctx->sq_flags & TQ_RING_NEED_WAKEUP), ctx->broken, ctx->known);
 	mutex_unlock(&tq.lock);
-}
-
-static bool tq_zero(const void *p, size_t n)
-{
-	return !memchr_inv(p, 0, n);
-}
-
-/* A buffer in use: a known direction, non-empty, inside the arena. */
-static int tq_buf_check(const struct tq_buf *b, u64 arena_bytes)
-{
-	if (b->resv || !b->len)
-		return -EINVAL;
-	switch (b->dir) {
-	case TQ_DIR_SCRATCH:
-		return b->offset ? -EINVAL : 0;
-	case TQ_DIR_IN:
-	case TQ_DIR_OUT:
-	case TQ_DIR_INOUT:
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (b->offset > arena_bytes || b->len > arena_bytes - b->offset)
-		return -EFAULT;
-	return 0;
-}
-
-static int tq_task_check(const struct tq_desc *d, u64 arena_bytes)
-{
-	unsigned int nargs = d->nr_bufs + d->nr_scalars;
-	u32 seen = 0;
-	unsigned int i;
-	int ret;
-
-	if (d->flags & ~(TQ_DESC_F_LOCAL | TQ_DESC_F_IDEMPOTENT))
-		return -EINVAL;
-	if (!d->work_dim || d->work_dim > TQ_MAX_DIMS)
-		return -EINVAL;
-	for (i = 0; i < TQ_MAX_DIMS; i++) {
-		bool used = i < d->work_dim;
-		bool local = used && (d->flags & TQ_DESC_F_LOCAL);
-
-		if (used != !!d->global[i] || local != !!d->local[i])
-			return -EINVAL;
-	}
-	for (i = 0; i < d->nr_bufs; i++) {
-		const struct tq_buf *b = &d->bufs[i];
-
-		ret = tq_buf_check(b, arena_bytes);
-		if (ret)
-			return ret;
-		if (b->arg >= nargs || (seen & BIT(b->arg)))
-			return -EINVAL;
-		seen |= BIT(b->arg);
-	}
-	for (i = 0; i < d->nr_scalars; i++) {
-		const struct tq_scalar *s = &d->scalars[i];
-
-		if (s->size != 1 && s->size != 2 && s->size != 4 && s->size != 8)
-			return -EINVAL;
-		if (!tq_zero(s->resv, sizeof(s->resv)) ||
-		    !tq_zero((const u8 *)&s->value + s->size, sizeof(s->value) - s->size))
-			return -EINVAL;
-		if (s->arg >= nargs || (seen & BIT(s->arg)))
-			return -EINVAL;
-		seen |= BIT(s->arg);
-	}
-	return 0;
-}
-
-/* PROGRAM: source (or a built-in's name) and options; KERNEL: a name. */
-static int tq_prog_check(const struct tq_desc *d, u64 arena_bytes)
-{
-	unsigned int max_bufs = d->opcode == TQ_OP_PROGRAM ? 2 : 1;
-	u32 flags = d->opcode == TQ_OP_PROGRAM ? TQ_DESC_F_BUILTIN : 0;
-	unsigned int i;
-	int ret;
-
-	if (d->flags & ~flags)
-		return -EINVAL;
-	if (d->work_dim || d->nr_scalars || d->kernel ||
-	    (d->opcode == TQ_OP_PROGRAM && d->program) ||
-	    !tq_zero(d->global, sizeof(d->global)) || !tq_zero(d->local, sizeof(d->local)))
-		return -EINVAL;
-	if (!d->nr_bufs)
-		return -EINVAL;
-	if (d->nr_bufs > max_bufs)
-		return -E2BIG;
-	for (i = 0; i < d->nr_bufs; i++) {
-		if (d->bufs[i].dir != TQ_DIR_IN || d->bufs[i].arg)
-			return -EINVAL;
-		ret = tq_buf_check(&d->bufs[i], arena_bytes);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/**
- * tq_desc_copy() - copy a descriptor out of an SQ, and see a clean NOP
- * @dst: the kernel's copy
- * @src: the SQ entry, which the client may be rewriting
- *
- * Each word is read once; the words after @user_data are ORed on the way,
- * so the common NOP needs no second look at its 240 bytes of zeros.
- *
- * Return: true for a valid NOP; otherwise tq_desc_check() decides.
- */
-bool tq_desc_copy(struct tq_desc *dst, const struct tq_desc *src)
-{
-	const u64 *s = (const u64 *)src;
-	u64 *d = (u64 *)dst, tail = 0;
-	unsigned int i;
-
-	BUILD_BUG_ON(offsetof(struct tq_desc, program) != 2 * sizeof(u64));
-	d[0] = READ_ONCE(s[0]);
-	d[1] = READ_ONCE(s[1]);
-	for (i = 2; i < sizeof(*dst) / sizeof(u64); i++) {
-		d[i] = READ_ONCE(s[i]);
-		tail |= d[i];
-	}
-	return dst->opcode == TQ_OP_NOP && !tail &&
-	       !(dst->work_dim | dst->nr_bufs | dst->nr_scalars | dst->flags);
-}
-
-/**
- * tq_desc_check() - validate a descriptor the kernel copied out of an SQ
- * @d: the copy; the client may be rewriting the original
- * @arena_bytes: the context's arena size
- *
- * Return: 0, or the status of the error completion the client gets:
- * -EOPNOTSUPP unknown opcode, -E2BIG a count above its maximum, -EFAULT a
- * buffer outside the arena, -EINVAL anything else.
- */
-int tq_desc_check(const struct tq_desc *d, u64 arena_bytes)
-{
-	if (d->opcode < TQ_OP_NOP || d->opcode > TQ_OP_KERNEL)
-		return -EOPNOTSUPP;
-	if (d->nr_bufs > TQ_MAX_BUFS || d->nr_scalars > TQ_MAX_SCALARS)
-		return -E2BIG;
-	if (d->resv ||
-	    !tq_zero(&d->bufs[d->nr_bufs], (TQ_MAX_BUFS - d->nr_bufs) * sizeof(d->bufs[0])) ||
-	    !tq_zero(&d->scalars[d->nr_scalars],
-		     (TQ_MAX_SCALARS - d->nr_scalars) * sizeof(d->scalars[0])))
-		return -EINVAL;
-
-	switch (d->opcode) {
-	case TQ_OP_NOP:
-		if (d->work_dim || d->nr_bufs || d->nr_scalars || d->flags ||
-		    !tq_zero(&d->program, sizeof(*d) - offsetof(struct tq_desc, program)))
-			return -EINVAL;
-		return 0;
-	case TQ_OP_TASK:
-		return tq_task_check(d, arena_bytes);
-	default:
-		return tq_prog_check(d, arena_bytes);
-	}
 }

@@ -169,9 +169,7 @@ static void tq_abandon(struct tq_ctx *ctx, struct tq_slot *slot, u64 now)
  */
 static bool tq_slot_abandoned(const struct tq_slot *slot)
 {
-	const struct tq_desc *d = &slot->ev.task;
-
-	return slot->started_ns && d->opcode == TQ_OP_TASK && !(d->flags & TQ_DESC_F_IDEMPOTENT);
+	return slot->started_ns && tq_desc_no_rerun(&slot->ev.task);
 }
 
 /*
@@ -493,19 +491,12 @@ struct tq_writer {
  */
 static int tq_complete(struct tq_writer *w, const struct tq_completion *c)
 {
-	const u32 marks = TQ_COMPL_F_RELEASE | TQ_COMPL_F_STARTED;
 	struct tq_ctx *ctx = w->ctx;
 	struct tq_slot *slot;
 	struct tq_cqe *cqe;
 	u32 idx;
 
-	if (c->resv || (c->flags & ~marks) || (c->flags & marks) == marks)
-		return -EINVAL;
-	if (c->flags && (c->status || c->result || c->start_ns || c->end_ns))
-		return -EINVAL;
-	if ((c->flags & TQ_COMPL_F_RELEASE) && c->tag)
-		return -EINVAL;
-	if (c->status > 0 || c->status < -MAX_ERRNO)
+	if (tq_completion_check(c))
 		return -EINVAL;
 	if (!ctx || ctx->id != c->ctx_id)
 		ctx = xa_load(&tq.ctxs, c->ctx_id);

@@ -29,6 +29,7 @@
 #include <linux/wait.h>
 #include <linux/xarray.h>
 #include <linux/tqsubmit.h>
+#include <tq/tqsubmit_check.h>
 
 /*
  * Barriers of the rings. Each site names its letter and the one it pairs
@@ -62,11 +63,7 @@
  *    further published its descriptors before a look that will see them.
  */
 
-/* Where each part of a ring lies in its mapping. */
-#define TQ_RING_PRODUCER	0
-#define TQ_RING_CONSUMER	64
-#define TQ_RING_FLAGS		128
-#define TQ_RING_ENTRIES		256
+/* The ring layout (TQ_RING_PRODUCER ...) is in <tq/tqsubmit_check.h>. */
 
 /* mmap() offsets of a context's regions (reported, not part of the ABI). */
 #define TQ_OFF_SQ		0x00000000ULL
@@ -76,7 +73,6 @@
 #define TQ_SCHED_ARENA_SHIFT	40
 #define TQ_CTX_ID_MAX		((1U << 22) - 1)
 
-#define TQ_RING_HARD_MAX	65536U	/* ceiling for the ring_entries_max parameter */
 #define TQ_STAGE		32	/* completions staged per copy from the scheduler */
 #define TQ_QUANTUM		32	/* tasks of one context per turn in a read() */
 
@@ -288,14 +284,9 @@ extern unsigned long tq_arena_bytes_max;
 extern unsigned int tq_contexts_per_user;
 extern unsigned int tq_inflight_max;
 
-#define TQ_FEATURES	(TQ_FEAT_NEED_WAKEUP | TQ_FEAT_PROGRAMS | TQ_FEAT_REQUEUE | \
-			 TQ_FEAT_POLL | TQ_FEAT_IDEMPOTENT)
-
 static inline u32 tq_param_ring_max(void)
 {
-	u32 n = clamp(READ_ONCE(tq_ring_entries_max), 1U, TQ_RING_HARD_MAX);
-
-	return rounddown_pow_of_two(n);
+	return tq_ring_max(READ_ONCE(tq_ring_entries_max));
 }
 
 /* The six ring verbs. The kernel consumes the SQ and produces the CQ. */
@@ -347,8 +338,6 @@ void tq_ctx_close(struct tq_ctx *ctx);
 void tq_ctx_put(struct tq_ctx *ctx);
 void tq_ctx_unlink(struct tq_ctx *ctx);
 void tq_ctx_fdinfo(struct seq_file *m, struct tq_ctx *ctx);
-bool tq_desc_copy(struct tq_desc *dst, const struct tq_desc *src);
-int tq_desc_check(const struct tq_desc *d, u64 arena_bytes);
 void tq_ctx_set_flags(struct tq_ctx *ctx, u32 set, u32 clear);
 void tq_ctx_break(struct tq_ctx *ctx);
 int tq_vma_check(struct vm_area_struct *vma);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * policy.c - the ordering policies: fifo, paper, neh, exact and auto.
+ * policy.c - the ordering policies: fifo, paper, neh, exact and auto (flow:
+ * flow.c).
  *
  * Every policy works on the TG collapsed to one command per stage (ws->tg):
  * a stage's commands run back to back on one engine, so the collapsed TG has
@@ -1497,7 +1498,7 @@ const struct tq_policy_ops tq_policy_auto = { .name = "auto", .order = auto_orde
 
 const struct tq_policy_ops *const tq_policies[] = {
 	&tq_policy_fifo, &tq_policy_paper, &tq_policy_neh, &tq_policy_exact, &tq_policy_auto,
-	NULL
+	&tq_policy_flow, NULL
 };
 
 const struct tq_policy_ops *tq_policy_find(const char *name)

@@ -28,7 +28,7 @@
 
 static const char usage[] =
 	"usage: tqsim makespan [DEVICE] [--order I,J,...] [--timeline] [DRAW] TASKS\n"
-	"       tqsim order --policy fifo|paper|neh|exact|auto [--budget-us N] [--seed N]\n"
+	"       tqsim order --policy fifo|paper|neh|exact|auto|flow [--budget-us N] [--seed N]\n"
 	"                   [DEVICE] [DRAW] TASKS\n"
 	"       tqsim perms [DEVICE] TASKS\n"
 	"       tqsim eval [--data DIR] [--out FILE.md] [--svg FILE.svg] [--seeds N]\n"

@@ -303,6 +303,8 @@ struct tq_decision {
 	struct tq_bb_cursor cursor;
 	/* auto: where its iterated greedy's walk stood at its end (pb->resume_walk) */
 	struct tq_walk walk;
+	/* flow (tq_flow_refine()): the order's flow cost, tq_flow_cost() */
+	double flow;
 };
 
 /* The problem handed to a policy. */
@@ -368,6 +370,13 @@ struct tq_problem {
 	 * budget.
 	 */
 	uint64_t start_ns;
+	/*
+	 * flow (tq_flow_cost()): tasks waiting behind this TG, each held up
+	 * by its makespan, and arrivals per ns expected while it runs; 0 and
+	 * 0: the TG's own total flow time alone.
+	 */
+	double flow_behind;
+	double flow_rate;
 };
 
 /*
@@ -446,6 +455,26 @@ extern const struct tq_policy_ops tq_policy_paper;
 extern const struct tq_policy_ops tq_policy_neh;
 extern const struct tq_policy_ops tq_policy_exact;
 extern const struct tq_policy_ops tq_policy_auto;
+/* auto's order, then the order of least flow cost found in the same budget (flow.c) */
+extern const struct tq_policy_ops tq_policy_flow;
+
+/*
+ * The latency objective (flow.c): the sum of the tasks' completion times
+ * from t = 0, plus @behind times the makespan, plus @rate * makespan^2 / 2
+ * (arrivals during the TG wait on average half of it); INFINITY for an
+ * infeasible order. @res gets the simulation.
+ */
+double tq_flow_cost(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
+		    unsigned int n, double behind, double rate, struct tq_sim_result *res);
+/*
+ * From d's order (a feasible one: a policy's decision), the order of least
+ * flow cost under pb->flow_behind and pb->flow_rate that fifo's order,
+ * adjacent swaps and insertion by ascending work find within pb's budget
+ * (budget_ns, else budget_frac, else 1%, of d's makespan). Rewrites d's
+ * order, makespan and flow; d's lower bound stays the makespan's. 0, or
+ * -EINVAL for an empty TG, a bad device or weights.
+ */
+int tq_flow_refine(const struct tq_problem *pb, struct tq_sim_result *res, struct tq_decision *d);
 
 /* @p to the next permutation of its n entries in lexicographic order; false after the last. */
 bool tq_next_perm(uint8_t *p, unsigned int n);

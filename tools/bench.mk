@@ -3,7 +3,8 @@
 # tools/tqstat, tools/tqcalib, tools/tqbench: the counters viewer, the
 # device calibration and the benchmarks (Documentation/results/).
 
-$(OBJ)/tools/tqstat/test.o: CPPFLAGS += -DTQSTAT_BIN='"$(BIN)/tqstat"'
+$(OBJ)/tools/tqstat/test.o: CPPFLAGS += -DTQSTAT_BIN='"$(BIN)/tqstat"' \
+	-DTQSUBMITD_BIN='"$(BIN)/tqsubmitd"'
 
 BINS += $(BIN)/tqstat
 TESTS += $(TESTBIN)/tqstat
@@ -12,7 +13,8 @@ $(BIN)/tqstat: $(OBJ)/tools/tqstat/tqstat.o $(OBJ)/tools/tqstat/counters.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(TESTBIN)/tqstat: $(OBJ)/tools/tqstat/test.o $(OBJ)/tools/tqstat/counters.o | $(BIN)/tqstat
+$(TESTBIN)/tqstat: $(OBJ)/tools/tqstat/test.o $(OBJ)/tools/tqstat/counters.o | $(BIN)/tqstat \
+		$(BIN)/tqsubmitd
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -34,7 +36,7 @@ $(TESTBIN)/tqcalib: $(OBJ)/tools/tqcalib/test.o $(OBJ)/tools/tqcalib/fit.o $(LIB
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-TQBENCH_OBJS := $(addprefix $(OBJ)/tools/tqbench/,tqbench.o tasks.o run.o report.o proc.o steady.o)
+TQBENCH_OBJS := $(addprefix $(OBJ)/tools/tqbench/,tqbench.o tasks.o run.o report.o proc.o steady.o openloop.o)
 
 BINS += $(BIN)/tqbench
 

@@ -6,7 +6,13 @@
 # contexts), everything into "$OUT". Run from the repository root, with
 # ./gpu made by tools/gpu-bundle (here) and carried there:
 #
-#   OUT=/some/dir tools/gpu-run.sh [--quick] [--profile FILE] [-- TQBENCH-ARGS...]
+#   OUT=/some/dir tools/gpu-run.sh [--quick] [--openloop] [--profile FILE] [-- TQBENCH-ARGS...]
+#
+# --openloop runs the open-loop experiment instead (tqbench --setups
+# openloop: the capacities, then fifo, paper, auto, flow and independent
+# contexts at 30-120% load on the phased and BK50 mixes, the
+# latency-throughput curves): about 6.5 minutes on an H200, calibration
+# included; with --quick a smoke run of a minute or two anywhere.
 #
 # --profile skips the calibration and uses FILE (a second run on the same
 # machine kind); arguments after -- replace tqbench's default experiment
@@ -22,11 +28,13 @@ set -uo pipefail
 
 : "${OUT:?set OUT to the output directory}"
 quick=0
+openloop=0
 profile=
 bench=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
+	--openloop) openloop=1 ;;
 	--profile) profile=$(realpath "$2"); shift ;;
 	--) shift; bench=("$@"); break ;;
 	*) echo "gpu-run: unknown argument $1" >&2; exit 2 ;;
@@ -49,12 +57,16 @@ work=$(mktemp -d)
 log=$work/run.log
 exec > >(tee -a "$log") 2>&1
 
-echo "== gpu-run $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname), quick=$quick"
+echo "== gpu-run $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname), quick=$quick, openloop=$openloop"
 echo "== git $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 uname -a
 command -v nvidia-smi >/dev/null && nvidia-smi -L
 nproc
 
+if [ $openloop = 1 ] && [ ${#bench[@]} = 0 ]; then
+	bench=(--suites real --setups openloop --time-limit 420)
+	[ $quick = 1 ] && bench=(--quick "${bench[@]}")
+fi
 if [ $quick = 1 ]; then
 	calib=(--quick)
 	[ ${#bench[@]} = 0 ] && bench=(--quick --time-limit 120)

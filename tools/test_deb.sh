@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tools/test_deb.sh - make deb (dpkg-buildpackage -us -uc -b on a copy of
-# the tree, then lintian failing on errors and warnings), and what the five
+# the tree, then lintian failing on errors and warnings), and what the six
 # packages hold: libtq1 and libtq-dev unpacked into a root build the
 # example of Documentation/libtq.md through their libtq.pc; tqsubmit-dkms's
 # scripts register the module with DKMS and make the group tq. Nothing is
@@ -25,7 +25,7 @@ ok $? "make deb: the packages build and lintian finds no error or warning ($((SE
 	tail -n 30 "$t/deb.log" | diag
 
 deb() { echo "build/deb/$1_${version}_$2.deb"; }
-for p in libtq1:$arch libtq-dev:$arch usched:$arch tq-tools:$arch tqsubmit-dkms:all; do
+for p in libtq1:$arch libtq-dev:$arch usched:$arch tqsubmitd:$arch tq-tools:$arch tqsubmit-dkms:all; do
 	f=$(deb "${p%%:*}" "${p#*:}")
 	ok $([ -f "$f" ]; echo $?) "built $f"
 done
@@ -41,14 +41,23 @@ has libtq-dev "$arch" "usr/lib/$ma/libtq.so" "usr/lib/$ma/libtq.a" "usr/lib/$ma/
 	usr/include/tq.h usr/include/linux/tqsubmit.h usr/share/man/man3/tq_wait.3.gz
 has usched "$arch" usr/sbin/usched usr/sbin/usched-build lib/systemd/system/usched.service etc/tq/usched.conf \
 	usr/share/man/man8/usched.8.gz
+has tqsubmitd "$arch" usr/sbin/tqsubmitd lib/systemd/system/tqsubmitd.service \
+	lib/systemd/system/tqsubmitd.socket lib/systemd/system/tqsubmitd-sched.socket \
+	usr/share/man/man8/tqsubmitd.8.gz usr/lib/sysusers.d/tq.conf
 has tq-tools "$arch" usr/bin/tqsim usr/bin/tqstat usr/bin/tqcalib usr/bin/tqbench \
-	usr/share/man/man1/tqsim.1.gz usr/share/tq/synthetic_tasks.csv
+	usr/share/man/man1/tqsim.1.gz usr/share/tq/synthetic_tasks.csv "usr/lib/$ma/tq/libtqcl.so" \
+	usr/share/man/man7/tqcl.7.gz
 has tqsubmit-dkms all "usr/src/tqsubmit-$version/dkms.conf" "usr/src/tqsubmit-$version/kmod/main.c" \
 	usr/lib/modules-load.d/tqsubmit.conf lib/udev/rules.d/60-tqsubmit.rules usr/lib/sysusers.d/tq.conf
 
 dpkg-deb -e "$(deb tqsubmit-dkms all)" "$t/ctl" 2>/dev/null
 grep -q 'common.postinst' "$t/ctl/postinst" 2>/dev/null && grep -q 'systemd-sysusers.* tq.conf' "$t/ctl/postinst"
 ok $? "tqsubmit-dkms's postinst hands the module to DKMS and makes the group tq"
+dpkg-deb -e "$(deb tqsubmitd "$arch")" "$t/ctl-d" 2>/dev/null
+grep -q 'tqsubmitd.socket' "$t/ctl-d/postinst" 2>/dev/null &&
+	grep -q 'systemd-sysusers.* tq.conf' "$t/ctl-d/postinst" &&
+	! grep -q 'start.*tqsubmitd.service' "$t/ctl-d/postinst"
+ok $? "tqsubmitd's postinst makes the group tq and enables its sockets, and starts no service"
 dpkg-deb -f "$(deb tqsubmit-dkms all)" Depends | grep -q dkms
 ok $? "tqsubmit-dkms depends on dkms"
 mkdir -p "$t/usched" && dpkg-deb -x "$(deb usched "$arch")" "$t/usched"

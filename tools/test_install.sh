@@ -25,15 +25,18 @@ inst install DESTDIR="$u" PREFIX=/usr
 ok $? "make install DESTDIR PREFIX=/usr"
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
 libdir=/usr/lib${ma:+/$ma}
-want=(usr/sbin/usched usr/sbin/usched-build usr/bin/tqstat usr/bin/tqsim usr/bin/tqcalib usr/bin/tqbench
+want=(usr/sbin/usched usr/sbin/usched-build usr/sbin/tqsubmitd usr/bin/tqstat usr/bin/tqsim usr/bin/tqcalib usr/bin/tqbench
       "${libdir#/}/libtq.so.1.2.0" "${libdir#/}/libtq.a" "${libdir#/}/pkgconfig/libtq.pc"
       usr/include/tq.h usr/include/linux/tqsubmit.h usr/share/man/man3/tq_open.3
-      usr/share/man/man7/libtq.7 usr/share/man/man8/usched.8 etc/tq/usched.conf
-      usr/share/tq/synthetic_tasks.csv)
+      usr/share/man/man7/libtq.7 usr/share/man/man8/usched.8 usr/share/man/man8/tqsubmitd.8
+      etc/tq/usched.conf
+      usr/share/tq/synthetic_tasks.csv "${libdir#/}/tq/libtqcl.so" usr/share/man/man7/tqcl.7)
 missing=
 for f in "${want[@]}"; do [ -f "$u/$f" ] || missing+=" $f"; done
 ok $([ -z "$missing" ]; echo $?) "installed files present${missing:+ (missing:$missing)}"
-for f in "$u"/*/systemd/system/usched.service "$u"/*/udev/rules.d/60-tqsubmit.rules \
+for f in "$u"/*/systemd/system/usched.service "$u"/*/systemd/system/tqsubmitd.service \
+	 "$u"/*/systemd/system/tqsubmitd.socket "$u"/*/systemd/system/tqsubmitd-sched.socket \
+	 "$u"/*/udev/rules.d/60-tqsubmit.rules \
 	 "$u"/usr/lib/sysusers.d/tq.conf "$u"/usr/lib/modules-load.d/tqsubmit.conf; do
 	ok $([ -f "$f" ]; echo $?) "installed ${f#"$u"/}"
 done
@@ -49,6 +52,8 @@ ok $? "libtq.pc: prefix=/usr libdir=$libdir includedir=/usr/include"
 svc=$(echo "$u"/*/systemd/system/usched.service)
 grep -q '^ExecStart=/usr/sbin/usched --config /etc/tq/usched.conf --foreground$' "$svc"
 ok $? "usched.service starts /usr/sbin/usched with /etc/tq/usched.conf"
+grep -q '^ExecStart=/usr/sbin/tqsubmitd --foreground$' "$(echo "$u"/*/systemd/system/tqsubmitd.service)"
+ok $? "tqsubmitd.service starts /usr/sbin/tqsubmitd"
 ok $(grep -qx tqsubmit "$u/usr/lib/modules-load.d/tqsubmit.conf"; echo $?) \
 	"modules-load.d loads tqsubmit"
 if command -v systemd-sysusers >/dev/null; then
@@ -130,6 +135,8 @@ ok $? "libtq.pc of PREFIX=/opt/tq: prefix and libdir under /opt/tq"
 grep -q '^ExecStart=/opt/tq/sbin/usched --config /opt/tq/etc/tq/usched.conf ' \
 	"$o/opt/tq/lib/systemd/system/usched.service"
 ok $? "usched.service of PREFIX=/opt/tq runs /opt/tq/sbin/usched with /opt/tq/etc/tq/usched.conf"
+grep -q '^ExecStart=/opt/tq/sbin/tqsubmitd ' "$o/opt/tq/lib/systemd/system/tqsubmitd.service"
+ok $? "tqsubmitd.service of PREFIX=/opt/tq runs /opt/tq/sbin/tqsubmitd"
 l=$t/local-root
 inst install DESTDIR="$l"
 grep -qx "prefix=/usr/local" "$l/usr/local/lib/pkgconfig/libtq.pc"

@@ -9,6 +9,7 @@
  *	       [--allow-ownerdead]
  *	tqdemo --bad-program
  *	tqdemo --endless
+ *	tqdemo --list [--tasks N] [--mix MM,BS,...] [--seed S]
  *
  * Tasks without an INOUT buffer are marked idempotent where the module knows
  * the flag (a scheduler's crash runs them again); the others, FLW and SYN,
@@ -32,6 +33,9 @@
  * that tq_register_program_log() fails with -ENOEXEC and returns the build log.
  * --endless runs one kernel that never ends (a hostile client) and succeeds
  * when the scheduler fails it with -ETIME, its time limit.
+ * --list prints the kinds of task it would submit, one a line, in order,
+ * for --mix, --tasks and --seed, and exits without a scheduler: make run
+ * models the same mix on another device with tqsim.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -296,6 +300,7 @@ int main(int argc, char **argv)
 		{ "warm-up", no_argument, NULL, 'w' },
 		{ "allow-ownerdead", no_argument, NULL, 'o' },
 		{ "endless", no_argument, NULL, 'e' },
+		{ "list", no_argument, NULL, 'l' },
 		{ 0 }
 	};
 	char mixbuf[256] = "MM,BS,FWT,CONV,VA,MT,DCT", *names[MAX_MIX], *name, *save;
@@ -306,14 +311,14 @@ int main(int argc, char **argv)
 	uint64_t t0, t1, rng;
 	struct slot *slots;
 	uint8_t *seen;
-	bool bad = false, warm = false, forever = false;
+	bool bad = false, warm = false, forever = false, list = false;
 	size_t arena = 1 << 20;
 	struct tq tq;
 	int o, ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* progress shows as it happens */
 	opt.seed = getpid();
-	while ((o = getopt_long(argc, argv, "n:m:x:d:s:t:p:qbwoe", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "n:m:x:d:s:t:p:qbwoel", lo, NULL)) != -1) {
 		switch (o) {
 		case 'n': opt.tasks = strtoul(optarg, NULL, 0); break;
 		case 'm': snprintf(mixbuf, sizeof(mixbuf), "%s", optarg); break;
@@ -327,10 +332,12 @@ int main(int argc, char **argv)
 		case 'w': warm = true; break;
 		case 'o': opt.allow_ownerdead = true; break;
 		case 'e': forever = true; break;
+		case 'l': list = true; break;
 		default:
 			fprintf(stderr, "usage: tqdemo [--tasks N] [--mix A,B,..] [--scale X] "
 				"[--depth D] [--seed S] [--timeout S] [--progress N] [--quiet] "
-				"[--warm-up] [--allow-ownerdead] | --bad-program | --endless\n");
+				"[--warm-up] [--allow-ownerdead] | --bad-program | --endless | "
+				"--list\n");
 			return 2;
 		}
 	}
@@ -350,6 +357,14 @@ int main(int argc, char **argv)
 			bytes += kinds[i].l.buf[b].bytes + TQ_BUF_ALIGN;
 		if (bytes * opt.depth + (1 << 20) > arena)
 			arena = bytes * opt.depth + (1 << 20);
+	}
+	if (list) {	/* the draws of the loop below, without a scheduler */
+		rng = opt.seed * 0x9e3779b97f4a7c15ull + 1;
+		for (i = 0; i < opt.tasks; i++) {
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			printf("%s\n", names[rng % nkinds]);
+		}
+		return 0;
 	}
 	ret = tq_open(&tq, 2 * opt.depth < 64 ? 64 : 2 * opt.depth, arena, 0);
 	if (ret) {

@@ -378,6 +378,14 @@ int usched_submit(struct usched *u, const struct usched_task *d)
 	}
 	o->last = t;
 	o->ntasks++;
+	/* the flow policy's arrival rate (4) */
+	if (u->arr_last && t->t.queued_ns > u->arr_last) {
+		double gap = t->t.queued_ns - u->arr_last;
+
+		u->arr_gap = u->arr_gap ? 0.875 * u->arr_gap + 0.125 * gap : gap;
+	}
+	if (t->t.queued_ns > u->arr_last)
+		u->arr_last = t->t.queued_ns;
 	u->nwaiting++;
 	u->st.submitted++;
 	pthread_mutex_unlock(&u->lock);
@@ -532,6 +540,92 @@ uint64_t jit_when(const struct jit_in *in)
 	return (uint64_t)need - in->lead_ns;
 }
 
+/* Task t's end in res: its last command's. */
+static double sim_task_end(const struct tq_tg *tg, const struct tq_sim_result *res, unsigned int t)
+{
+	const struct tq_task *tk = &tg->task[t];
+	double end = 0;
+
+	for (int s = 0; s < USCHED_STAGES; s++)
+		for (unsigned int c = tk->first[s]; c < (unsigned int)tk->first[s] + tk->n[s]; c++)
+			end = fmax(end, res->end[c]);
+	return end;
+}
+
+/*
+ * The flow policy's launch (4): hold the next TG back only while that
+ * costs its tasks nothing. A task launched at L ends no earlier than L plus
+ * its end on an idle device, e0; launched now it ends at e1. While the
+ * model's engines keep it waiting anyway, e1 - e0 is the launch's slack:
+ * launching within it changes none of its times, so tasks arriving
+ * meanwhile join the TG for free. jit_when() instead waits for the engine
+ * that needs work last, which lets a copy-heavy task's HtD copy wait while
+ * its engine idles and then hold up its kernel.
+ */
+uint64_t jit_when_flow(const struct jit_in *in, const struct tq_tg *tg, const struct tq_dev *dev,
+		       struct tq_sim_result *res)
+{
+	static const uint8_t fifo[TQ_MAX_TASKS] = {
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+		22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
+		42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61,
+		62, 63 };
+	double e1[TQ_MAX_TASKS], slack = INFINITY;
+	struct tq_dev d = *dev;
+
+	if (!in->ready || in->inflight >= TG_MAX_INFLIGHT)
+		return JIT_WAIT;
+	if (!in->inflight || in->ready >= in->max_tg || !tg->ntasks)
+		return 0;
+	for (int s = 0; s < USCHED_STAGES; s++)
+		d.busy_until[s] = in->busy[s] > in->now ? (double)(in->busy[s] - in->now) : 0;
+	tq_simulate(tg, &d, fifo, tg->ntasks, res);
+	for (unsigned int i = 0; i < tg->ntasks; i++)
+		e1[i] = sim_task_end(tg, res, i);
+	for (int s = 0; s < USCHED_STAGES; s++)
+		d.busy_until[s] = 0;
+	tq_simulate(tg, &d, fifo, tg->ntasks, res);
+	for (unsigned int i = 0; i < tg->ntasks; i++)
+		slack = fmin(slack, e1[i] - sim_task_end(tg, res, i));
+	if (!(slack > in->lead_ns))
+		return 0;
+	return in->now + (uint64_t)slack - in->lead_ns;
+}
+
+/*
+ * The flow policy's candidates for the next TG, into u->jit_tg: the ready
+ * tasks round-robin over owners, as tg_form() takes them (the ordered
+ * successors it would make ready left out); under u->lock.
+ */
+static void jit_gather_flow(struct usched *u, unsigned int max)
+{
+	struct tq_tg *tg = &u->jit_tg;
+	bool more = true;
+
+	tq_tg_init(tg);
+	for (unsigned int depth = 0; more && tg->ntasks < max; depth++) {
+		struct list *p, *n;
+
+		more = false;
+		list_for_each_safe(p, n, &u->owners) {
+			struct owner *o = list_entry(p, struct owner, node);
+			struct list *q = o->ready.next;
+			struct task *t;
+
+			for (unsigned int k = 0; k < depth && q != &o->ready; k++)
+				q = q->next;
+			if (q == &o->ready)
+				continue;
+			t = list_entry(q, struct task, node);
+			model_predict(u, t);
+			tq_tg_add(tg, t->pred[USCHED_HTD], t->pred[USCHED_K], t->pred[USCHED_DTH]);
+			more = true;
+			if (tg->ntasks == max)
+				break;
+		}
+	}
+}
+
 /* jit_when()'s inputs; under u->lock. */
 static void jit_gather(struct usched *u, struct jit_in *in)
 {
@@ -550,6 +644,10 @@ static void jit_gather(struct usched *u, struct jit_in *in)
 	in->first[USCHED_K] = in->first[USCHED_DTH] = INFINITY;
 	if (!in->ready || !in->inflight || in->ready >= in->max_tg)
 		return;		/* the answer does not depend on first[] */
+	if (u->flow) {
+		jit_gather_flow(u, in->max_tg);
+		return;
+	}
 	/* The tasks the next TG can start with: each owner's first ready one. */
 	list_for_each_safe(p, n, &u->owners) {
 		struct owner *o = list_entry(p, struct owner, node);
@@ -584,6 +682,29 @@ static bool tg_plannable(const struct usched *u)
 }
 
 /*
+ * The flow policy's second step: from auto's order d, the order of least
+ * flow cost (sim/flow.c) with the tasks left waiting behind the TG and the
+ * arrival rate as weights, in a budget of u->budget of the TG's predicted
+ * device time (so flow takes up to twice auto's time). d stays as it was
+ * if that fails.
+ */
+static void tg_flow(struct usched *u, struct tg *tg, struct tq_problem *pb, struct tq_decision *d)
+{
+	struct tq_decision f = *d;
+	double first;
+
+	tq_simulate(&u->simtg, &u->dev, d->order, tg->n, u->res);
+	first = u->res->makespan;
+	for (unsigned int c = 0; c < u->simtg.ncmds; c++)
+		first = fmin(first, u->res->start[c]);
+	pb->budget_ns = fmax(u->budget * (u->res->makespan - first), 1);
+	pb->flow_behind = tg->behind;
+	pb->flow_rate = tg->rate;
+	if (!tq_flow_refine(pb, u->res, &f))
+		*d = f;
+}
+
+/*
  * Order the TG with the policy, from the engines' predicted busy-until
  * times (4), and remember what the model predicts for the order chosen.
  * auto gets a budget of its own, u->budget of the makespan of its neh
@@ -598,10 +719,11 @@ static bool tg_plannable(const struct usched *u)
 static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 {
 	struct tq_problem pb = { .tg = &u->simtg, .dev = &u->dev, .seed = tg->seq };
-	const struct tq_policy_ops *pol = u->policy;
+	/* flow orders for makespan as auto does, plans and all, then for latency */
+	const struct tq_policy_ops *pol = u->flow ? &tq_policy_auto : u->policy;
 	struct tq_sim_result *res = u->res;
 	uint8_t resume[TQ_MAX_TASKS];
-	struct tq_decision d;
+	struct tq_decision d, dm;
 	bool planned, proven = true;
 	double first;
 	uint64_t t0;
@@ -659,6 +781,9 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 		proven = d.optimal || tg->plan == USCHED_PLAN_PROVEN;
 		plans_keep(u->plans, u->match, &d, proven, tg->seq);
 	}
+	dm = d;
+	if (u->flow && tg->n > 1)
+		tg_flow(u, tg, &pb, &d);
 	tg->policy_ns = now_ns() - t0;
 
 	tq_simulate(&u->simtg, &u->dev, d.order, tg->n, res);
@@ -669,7 +794,7 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 	tg->pred_ns = res->makespan - first;
 	/* the loop's idle time while the device runs it goes on with its plan */
 	if (planned)
-		plans_arm(u->plans, u->match, &u->simtg, &u->dev, &d, tg->seq,
+		plans_arm(u->plans, u->match, &u->simtg, &u->dev, &dm, tg->seq,
 			  proven ? 0 : (uint64_t)(u->refine * tg->pred_ns));
 	for (int s = 0; s < USCHED_STAGES; s++)
 		u->busy_abs[s] = tg->launch_ns + (uint64_t)res->engine_end[s] - u->drift;
@@ -750,9 +875,14 @@ static void tg_launch_next(struct usched *u)
 							     : 0;
 		pthread_mutex_lock(&u->lock);
 		jit_gather(u, &in);
-		at = jit_when(&in);
-		if (!at)
+		at = u->flow ? jit_when_flow(&in, &u->jit_tg, &u->dev, u->res) : jit_when(&in);
+		if (!at) {
 			tg->n = tg_form(u, tasks, fmin(limit, u->tg_bytes), &tg->bytes);
+			/* the flow objective's weights (4): who waits behind it, who comes */
+			tg->behind = u->nwaiting;
+			tg->rate = u->arr_gap > 0 ? 1 / fmax(u->arr_gap, (double)(t0 - fmin(t0,
+				   u->arr_last))) : 0;
+		}
 		pthread_mutex_unlock(&u->lock);
 		if (!tg->n) {
 			free(tg);
@@ -1360,6 +1490,7 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 	u->st.kqueues = u->o.kqueues;
 	u->st.max_tg = o->max_tg ? o->max_tg : 8;
 	u->policy = tq_policy_find(o->policy ? o->policy : "auto");
+	u->flow = u->policy == &tq_policy_flow;
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_mutex_init(&u->build_lock, NULL);
 	list_init(&u->owners);

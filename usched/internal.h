@@ -251,6 +251,8 @@ struct tg {
 	uint64_t policy_ns;
 	uint64_t host_ns;	/* forming, ordering and launching it */
 	uint64_t first_start, last_end;		/* measured */
+	double behind;		/* flow: tasks left waiting when it was formed */
+	double rate;		/* flow: arrivals per ns expected then */
 	enum usched_plan plan;
 	struct tg_copy copy[2][USCHED_MAX_TG];	/* [0] HtD, [1] DtH stages, as they ran */
 	unsigned int ncopy[2];
@@ -299,6 +301,7 @@ struct jit_in {
 	uint64_t lead_ns;
 };
 
+
 /* Free device buffers kept for reuse, by size class. */
 struct pool {
 	struct pool_buf *free;
@@ -313,6 +316,8 @@ struct usched {
 	struct list cancelled;	/* cancelled tasks the loop has yet to complete */
 	uint64_t nwaiting;	/* ready + blocked, all owners */
 	uint64_t nready;	/* ready, all owners */
+	uint64_t arr_last;	/* the last submission (host ns) */
+	double arr_gap;		/* submissions' mean gap, smoothed (ns); 0: none yet */
 	struct idtab regions, progs, kerns;
 	bool closing;
 	struct usched_stats st;
@@ -322,6 +327,7 @@ struct usched {
 	struct usched_opts o;
 	char *policy_name;
 	const struct tq_policy_ops *policy;
+	bool flow;		/* the flow policy: latency-aware formation and order (core.c, 4) */
 	cl_platform_id platform;
 	cl_device_id device;
 	cl_context ctx;
@@ -365,6 +371,7 @@ struct usched {
 	int64_t drift;		/* how late the last task completed against its prediction */
 	struct pool pool;
 	struct tq_tg simtg;
+	struct tq_tg jit_tg;	/* flow: the tasks the next TG would take (jit_gather()) */
 	struct tq_ws *ws;
 	struct tq_sim_result *res;
 	struct plans *plans;	/* NULL: o.no_plans */
@@ -411,6 +418,15 @@ uint64_t now_ns(void);
 void wake(struct usched *u);
 /* When to launch the next TG: 0 now, JIT_WAIT not before an event, else at that time. */
 uint64_t jit_when(const struct jit_in *in);
+/*
+ * The flow policy's launch decision: as jit_when() on an idle device, a
+ * full TG, the in-flight cap or nothing ready; otherwise lead time before
+ * the latest launch at which none of @tg's tasks (the next TG's, in fifo
+ * order) would end later than if launched now, by the model on @dev with
+ * in->busy as its engines' busy-until. @res is scratch.
+ */
+uint64_t jit_when_flow(const struct jit_in *in, const struct tq_tg *tg, const struct tq_dev *dev,
+		       struct tq_sim_result *res);
 /* Tests only: let the callbacks parked while u->hold_callbacks was set through. */
 void callbacks_release(struct usched *u);
 

@@ -25,6 +25,11 @@
  * - the timer: a task submitted while a ~40 ms kernel runs is launched by
  *   the timer lead time before the kernel ends, not at once and not after;
  * - a full TG (max_tg ready) is launched at once behind a running one.
+ *
+ * jit_when_flow(), the flow policy's decision, on made-up times: it holds
+ * the next TG back only as long as no task of it would end later, where
+ * jit_when() lets a copy-heavy task's input copy wait; and the chains
+ * again with the flow policy.
  */
 #include <math.h>
 #include <stdio.h>
@@ -94,6 +99,78 @@ static void test_decision(void)
 	tap_ok(jit_when(&in) == JIT_WAIT, "nothing ready: wait");
 	in.inflight = 0;
 	tap_ok(jit_when(&in) == JIT_WAIT, "nothing ready, idle device: wait");
+}
+
+/*
+ * jit_when_flow(): behind a long kernel, a copy-light task A (0.1 ms in,
+ * 0.1 ms kernel, 5 ms out) and a copy-heavy B (5 ms in, 5 ms kernel).
+ * jit_when() waits for the DtH engine (A's copy out), so B's input copy
+ * waits while its engine idles and then holds up B's kernel; the flow
+ * decision launches when B's slack ends, which keeps every end the model
+ * predicts for a launch now.
+ */
+static void test_flow_decision(void)
+{
+	static struct tq_sim_result res;
+	const uint64_t now = 1000 * MS;
+	const uint8_t ab[2] = { 0, 1 };
+	struct jit_in in = {
+		.now = now, .inflight = 1, .ready = 2, .max_tg = 8, .lead_ns = MS / 2,
+		.busy = { now + 1 * MS, now + 20 * MS, now + 21 * MS },
+		.first = { 0, 0.1 * MS, 0.2 * MS },
+	};
+	struct tq_tg tg;
+	struct tq_dev dev;
+	uint64_t flow, jit;
+	double b[3];
+
+	tq_dev_init(&dev);
+	tq_tg_init(&tg);
+	tq_tg_add(&tg, 0.1 * MS, 0.1 * MS, 5 * MS);
+	tq_tg_add(&tg, 5 * MS, 5 * MS, 0);
+	flow = jit_when_flow(&in, &tg, &dev, &res);
+	jit = jit_when(&in);
+	tap_ok(flow == now + 15 * MS - MS / 2, "flow: launch lead before the copy-heavy task's "
+	       "slack ends (%+.3f ms)", ((double)flow - now) / MS);
+	tap_ok(jit == now + 20.8 * MS - MS / 2 && flow < jit, "jit_when() waits longer (%+.3f ms)",
+	       ((double)jit - now) / MS);
+	/* B's predicted end (from now) launched now, at flow's time, at jit_when()'s */
+	for (int k = 0; k < 3; k++) {
+		uint64_t at = k == 0 ? now : k == 1 ? flow + MS / 2 : jit + MS / 2;
+		double end = 0;
+
+		for (int s = 0; s < USCHED_STAGES; s++)
+			dev.busy_until[s] = in.busy[s] > at ? (double)(in.busy[s] - at) : 0;
+		tq_simulate(&tg, &dev, ab, 2, &res);
+		end = res.end[tg.task[1].first[TQ_K]] + (at - now);
+		b[k] = end;
+	}
+	tq_dev_init(&dev);
+	tap_ok(fabs(b[1] - b[0]) < 1 && b[2] > b[0] + 4 * MS, "the copy-heavy task ends "
+	       "at %.2f ms launched then or now, at %.2f ms at jit_when()'s time", b[1] / MS,
+	       b[2] / MS);
+	/* one kernel-only task behind the kernel: waiting costs it nothing, both wait */
+	tq_tg_init(&tg);
+	tq_tg_add(&tg, 0, 2 * MS, 0);
+	in.ready = 1;
+	in.first[USCHED_K] = 0;
+	in.first[USCHED_DTH] = INFINITY;
+	tap_ok(jit_when_flow(&in, &tg, &dev, &res) == now + 20 * MS - MS / 2 &&
+	       jit_when(&in) == now + 20 * MS - MS / 2,
+	       "flow: a task that would wait on the device anyway is held back as long");
+	in.lead_ns = 20 * MS;
+	tap_ok(jit_when_flow(&in, &tg, &dev, &res) == 0, "flow: slack within the lead: now");
+	in.lead_ns = MS / 2;
+	in.inflight = 0;
+	tap_ok(jit_when_flow(&in, &tg, &dev, &res) == 0, "flow: an idle device: now");
+	in.inflight = 1;
+	in.ready = 8;
+	tap_ok(jit_when_flow(&in, &tg, &dev, &res) == 0, "flow: max_tg ready: now");
+	in.inflight = TG_MAX_INFLIGHT;
+	tap_ok(jit_when_flow(&in, &tg, &dev, &res) == JIT_WAIT, "flow: at the cap: wait");
+	in.inflight = 1;
+	in.ready = 0;
+	tap_ok(jit_when_flow(&in, &tg, &dev, &res) == JIT_WAIT, "flow: nothing ready: wait");
 }
 
 /* On the device */
@@ -330,6 +407,7 @@ int main(void)
 	const char *why;
 
 	test_decision();
+	test_flow_decision();
 	why = tl_setup();
 	if (why) {
 		tap_skip("rounds, timer and full TGs on the device", "%s", why);
@@ -341,6 +419,7 @@ int main(void)
 	test_rounds(fast_prof, "overlap", ROUNDS, NULL);
 	test_rounds(fast_prof, "chains", 2, "auto");
 	test_rounds(fast1_prof, "chains, dma 1", 2, "auto");
+	test_rounds(fast_prof, "chains, flow", 2, "flow");
 	test_timer();
 	return tap_done();
 }

@@ -144,7 +144,8 @@ typedef void (*usched_wedged_fn)(void *arg);
  *	NULL: every platform
  * @device: device by index within the platforms chosen, or name substring;
  *	NULL: the first
- * @policy: a sim/ ordering policy (fifo, paper, neh, exact, auto); NULL: auto
+ * @policy: a sim/ ordering policy (fifo, paper, neh, exact, auto, flow: the
+ *	latency-aware one, its own TG formation too, core.c 4); NULL: auto
  * @max_tg: most tasks in one TG, 1..USCHED_MAX_TG; 0: 8
  * @kqueues: kernel queues, 1..8; 0: 1
  * @dma: copy engines: 1 or 2; 0: the profile's, else a startup probe

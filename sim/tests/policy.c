@@ -1120,6 +1120,91 @@ static void test_start(void)
 	       (unsigned long long)d.evals);
 }
 
+
+/*
+ * The latency objective (flow.c). Kernel-only tasks on one engine: every
+ * order has the same makespan, so auto keeps its seed (neh: longest work
+ * first) while flow, with nobody behind the TG, runs the shortest first:
+ * the same makespan and a lower total flow time. With a long queue behind
+ * it flow keeps a best makespan where the shortest-first order is longer.
+ * Its cost is the sum of the tasks' ends plus the weights' terms.
+ */
+static void test_flow(void)
+{
+	static struct tq_ws ws;
+	static struct tq_sim_result res;
+	const double k[5] = { 9e6, 1e6, 4e6, 2e6, 6e6 };
+	struct tq_decision da, df;
+	struct tq_problem pb;
+	struct tq_tg tg;
+	struct tq_dev dev;
+	double ja, sum = 0, j;
+	uint8_t o[5] = { 0, 1, 2, 3, 4 };
+	unsigned int worse = 0, runs = 0;
+
+	tq_dev_init(&dev);
+	tq_tg_init(&tg);
+	for (int i = 0; i < 5; i++)
+		tq_tg_add(&tg, 0, k[i], 0);
+	pb = (struct tq_problem){ .tg = &tg, .dev = &dev, .budget_ns = 50e6 };
+	tq_policy_auto.order(&pb, &ws, &da);
+	tq_policy_flow.order(&pb, &ws, &df);
+	ja = tq_flow_cost(&tg, &dev, da.order, 5, 0, 0, &res);
+	tap_ok(close_to(df.makespan, da.makespan), "flow: kernels alone, the same makespan as "
+	       "auto (%.1f ms)", df.makespan / 1e6);
+	tap_ok(df.flow <= ja * (1 + 1e-12), "flow: no higher a total flow time than auto's "
+	       "order (%.1f against %.1f ms)", df.flow / 1e6, ja / 1e6);
+	tap_ok(df.order[0] == 1 && df.order[1] == 3 && df.order[2] == 2 && df.order[3] == 4 &&
+	       df.order[4] == 0, "flow: shortest first with nobody behind");
+	/* the cost itself: ends 9, 10, 14, 16, 22 ms in fifo order */
+	j = tq_flow_cost(&tg, &dev, o, 5, 2, 1e-9, &res);
+	for (int i = 0; i < 5; i++)
+		sum += res.end[tg.task[i].first[TQ_K]];
+	tap_ok(close_to(j, sum + 2 * 22e6 + 1e-9 * 22e6 * 22e6 / 2) && close_to(sum, 71e6),
+	       "tq_flow_cost: sum of ends + behind * makespan + rate * makespan^2 / 2");
+	/* a long queue behind: flow's makespan is a best one */
+	for (unsigned int r = 0; r < 60; r++) {
+		unsigned int n = 2 + r % 6;
+		double best;
+
+		random_tg(&tg, n);
+		random_dev(&dev, r);
+		best = best_of_all(&tg, &dev);
+		pb = (struct tq_problem){ .tg = &tg, .dev = &dev, .seed = r, .budget_ns = 50e6,
+					  .flow_behind = 1e4 };
+		tq_policy_flow.order(&pb, &ws, &df);
+		worse += !close_to(df.makespan, best);
+		runs++;
+	}
+	tap_ok(!worse, "flow with 10000 tasks behind keeps the best makespan (%u TGs)", runs);
+	/* and with nobody behind never a higher cost than auto's order, often lower */
+	worse = 0;
+	runs = 0;
+	for (unsigned int r = 0; r < 60; r++) {
+		unsigned int n = 2 + r % 6;
+
+		random_tg(&tg, n);
+		random_dev(&dev, r);
+		pb = (struct tq_problem){ .tg = &tg, .dev = &dev, .seed = r, .budget_ns = 50e6 };
+		tq_policy_auto.order(&pb, &ws, &da);
+		tq_policy_flow.order(&pb, &ws, &df);
+		ja = tq_flow_cost(&tg, &dev, da.order, n, 0, 0, &res);
+		worse += df.flow > ja * (1 + 1e-12);
+		runs += df.flow < ja * (1 - 1e-6);
+	}
+	tap_ok(!worse, "flow's cost is never above auto's order's");
+	tap_ok(runs >= 10, "and lower than auto's, a makespan-only order, in %u of 60 TGs", runs);
+	pb = (struct tq_problem){ .tg = &tg, .dev = &dev, .flow_behind = -1 };
+	tap_ok(tq_flow_refine(&pb, &res, &df) == -EINVAL, "tq_flow_refine: negative weight: "
+	       "-EINVAL");
+	pb.flow_behind = 0;
+	pb.flow_rate = NAN;
+	tap_ok(tq_flow_refine(&pb, &res, &df) == -EINVAL, "tq_flow_refine: NaN rate: -EINVAL");
+	tq_tg_init(&tg);
+	pb.flow_rate = 0;
+	tap_ok(tq_policy_flow.order(&pb, &ws, &df) == -EINVAL, "flow: empty TG: -EINVAL");
+}
+
 int main(void)
 {
 	test_properties();
@@ -1136,5 +1221,6 @@ int main(void)
 	test_chains_proof();
 	test_walk_swaps();
 	test_start();
+	test_flow();
 	return tap_done();
 }

@@ -25,6 +25,7 @@
 #define MAX_BENCH	5		/* BK0, BK25, BK50, BK75, BK100 */
 #define MAX_CFG		8
 #define NPOL		5		/* fifo, paper, neh, exact, auto */
+#define POL_FLOW	NPOL		/* usched's flow policy: the stream and the open loop */
 #define MAX_WORKERS	16
 #define MAX_TRIALS	64
 
@@ -61,9 +62,18 @@ struct opts {
 	bool process;			/* policies: the daemon and worker processes */
 	const char *usched;		/* the daemon */
 	const char *tqsubmitd;		/* the socket's server, if tqbench starts it */
+	/* the open loop (openloop.c) */
+	const char *ol_mixes;		/* "phased,BK50" */
+	const char *ol_loads;		/* fractions of the capacity: "0.3,0.5,..." */
+	const char *ol_setups;		/* "fifo,paper,auto,flow,independent" */
+	double ol_s;			/* seconds of arrivals per point */
+	double ol_phase_s;		/* a phase of a mix */
+	unsigned int ol_clients;
 };
 
 extern const char *const policy_names[NPOL];
+/* policy_names[p], or "flow" for POL_FLOW */
+const char *pol_name(int p);
 
 /* A suite: candidate tasks, measured alone, and how its benchmarks draw from them. */
 struct suite {
@@ -151,6 +161,48 @@ struct stream_result {
 	double cleared;			/* device bytes usched cleared per task completed */
 };
 
+/* The open loop (openloop.c) */
+#define OL_MAX_PHASES	8
+#define OL_MAX_MIXES	6
+#define OL_MAX_LOADS	12
+
+/* A mix: a cycle of phases, each a share of dominant-kernel tasks. */
+struct ol_mix {
+	char name[24];
+	unsigned int nphase;
+	unsigned int pct[OL_MAX_PHASES];
+};
+
+/* A phase's capacity, tasks per second: a backlog through usched's auto, and independent. */
+struct ol_cap {
+	unsigned int pct;
+	double usched, indep;
+};
+
+/* One setup at one load of one mix. */
+struct ol_point {
+	char mix[24];
+	char setup[16];
+	double load;			/* offered, a fraction of the capacity */
+	double offered;			/* arrivals counted per second */
+	uint64_t tasks;			/* arrivals counted */
+	double tput;			/* completions in the window per second */
+	double p50, p99, p999, mean;	/* latency, ms: arrival to delivery */
+	double util[CLX_STAGES], device_util;
+	double tg_size, sched_share;	/* usched's */
+	double lag_ms;			/* the clients' latest submission after its arrival */
+	int err;			/* the point failed: no figures */
+};
+
+struct ol_result {
+	unsigned int nmix, nload, ncap, npts, clients;
+	struct ol_mix mix[OL_MAX_MIXES];
+	double load[OL_MAX_LOADS];
+	struct ol_cap cap[OL_MAX_MIXES * OL_MAX_PHASES];
+	struct ol_point *pt;
+	double secs, phase_s;
+};
+
 /* The host probe of steady.c. */
 struct steady {
 	bool on;
@@ -206,6 +258,30 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 int run_independent(struct env *e, struct result *r);
 int run_stream(struct env *e, const struct suite *real, const char *setup,
 	       struct stream_result *sr);
+/*
+ * What the open loop (openloop.c) drives: usched p's in-process core
+ * (POL_FLOW included), a task of it for pool task i of s, its loop run on
+ * this thread until finished(arg) with every completion to fn; independent
+ * worker w's own context and registered memory.
+ */
+struct usched;
+struct usched_task;
+struct usched_completion;
+typedef void (*runner_done_fn)(void *arg, const struct usched_completion *c);
+int runner_usched(struct env *e, int p, struct usched **u);
+int runner_task(struct env *e, int p, unsigned int pool_i, const struct suite *s, uint64_t owner,
+		struct usched_task *t);
+int runner_drive(int p, runner_done_fn fn, bool (*finished)(void *arg), void *arg);
+int runner_indep(struct env *e, unsigned int w, struct clx **c, struct clx_region **r);
+/* Each engine's busy share of [lo, hi] (the union of iv's intervals), and the device's. */
+void busy_shares(double (*iv)[CLX_STAGES][2], size_t n, double lo, double hi, double *util,
+		 double *device);
+
+/* openloop.c */
+/* Check --ol-mixes, --ol-loads, --ol-setups: 0 or -EINVAL. */
+int openloop_parse(struct opts *o);
+int run_openloop(struct env *e, const struct suite *real, struct ol_result *res);
+void openloop_free(struct ol_result *res);
 
 /* steady.c */
 int steady_init(struct env *e);
@@ -232,5 +308,8 @@ int report_svg(const char *dir, struct result *const *rs, unsigned int n);
 int report_stream_svg(const char *dir, const struct stream_result *sr, unsigned int n);
 int report_md(const char *path, const struct env *e, struct result *const *rs, unsigned int n,
 	      const struct stream_result *sr, unsigned int nstream, const char *cmdline);
+/* openloop.csv, openloop-capacity.csv, openloop-MIX.svg, and summary.md's section */
+int report_openloop(const char *dir, const struct ol_result *res);
+int report_openloop_md(FILE *f, const struct ol_result *res);
 
 #endif /* TQ_BENCH_H */

@@ -34,6 +34,12 @@
 
 const char *const policy_names[NPOL] = { "fifo", "paper", "neh", "exact", "auto" };
 
+/* usched's setups: the experiments' policies, then flow (the stream and the open loop only) */
+const char *pol_name(int p)
+{
+	return p == POL_FLOW ? "flow" : p >= 0 && p < NPOL ? policy_names[p] : "?";
+}
+
 /* A usched instance per policy, made on first use. */
 struct pol {
 	struct usched *u;
@@ -51,7 +57,7 @@ struct indep {
 	bool open;
 };
 
-static struct pol pol[NPOL];
+static struct pol pol[NPOL + 1];
 static struct indep ind[MAX_WORKERS];
 
 static void *arena_new(size_t len)
@@ -79,7 +85,7 @@ int runners_init(struct env *e, uint64_t in_bytes, uint64_t out_bytes)
 
 void runners_reset(struct env *e)
 {
-	for (int p = 0; p < NPOL; p++) {
+	for (int p = 0; p <= NPOL; p++) {
 		if (pol[p].u)
 			usched_destroy(pol[p].u);
 		clx_unmap(pol[p].arena, e->arena_len);
@@ -436,6 +442,10 @@ struct coll {
 	struct tg_tally *tally;		/* with tgcsv */
 	/* stream mode */
 	struct stream *st;
+	/* the open loop's: every completion goes there, and it says when to stop */
+	runner_done_fn hook;
+	bool (*finished)(void *arg);
+	void *hook_arg;
 };
 
 struct stream {
@@ -469,7 +479,7 @@ static int pol_open(struct env *e, int p)
 	struct usched_opts uo = {
 		.platform = e->c.platform,
 		.device = e->c.name,
-		.policy = policy_names[p],
+		.policy = pol_name(p),
 		.profile = e->o->profile,
 		.max_tg = e->o->max_tg,
 		.no_plans = e->o->no_plans,
@@ -488,7 +498,7 @@ static int pol_open(struct env *e, int p)
 	pol[p].failed = true;
 	ret = usched_create(&uo, &pol[p].u);
 	if (ret) {
-		fprintf(stderr, "tqbench: usched (%s): %s\n", policy_names[p], strerror(-ret));
+		fprintf(stderr, "tqbench: usched (%s): %s\n", pol_name(p), strerror(-ret));
 		return ret;
 	}
 	pol[p].arena = arena_new(e->arena_len);
@@ -497,7 +507,7 @@ static int pol_open(struct env *e, int p)
 	ret = usched_region_add(pol[p].u, pol[p].arena, e->arena_len, &pol[p].region);
 	if (ret) {
 		fprintf(stderr, "tqbench: usched (%s): cannot register memory: %s\n",
-			policy_names[p], strerror(-ret));
+			pol_name(p), strerror(-ret));
 		return ret;
 	}
 	pol[p].failed = false;
@@ -570,7 +580,7 @@ static void stream_task_write(const struct stream *st, const struct usched_compl
 {
 	double t0 = st->t_win;
 
-	fprintf(st->e->stream_tasks, "%s,%llu,%s,%.1f", policy_names[st->p - pol], (unsigned long long)c->tg,
+	fprintf(st->e->stream_tasks, "%s,%llu,%s,%.1f", pol_name(st->p - pol), (unsigned long long)c->tg,
 		b->name, (c->queued_ns - t0) / 1e3);
 	for (int s = 0; s < CLX_STAGES; s++)
 		fprintf(st->e->stream_tasks, ",%.1f,%.1f", c->stage_end[s] > c->stage_start[s] ?
@@ -587,6 +597,10 @@ static void on_complete(void *arg, const struct usched_completion *c)
 	(void)arg;
 	if (!co)
 		return;
+	if (co->hook) {
+		co->hook(co->hook_arg, c);
+		return;
+	}
 	co->got++;
 	if (c->status) {
 		co->failed++;
@@ -672,8 +686,9 @@ static int drive(struct pol *pp, struct coll *co)
 	cur = co;
 	for (;;) {
 		usched_process(pp->u);
-		if (co->st ? !co->st->outstanding && tq_clock_ns() >= co->st->t_end :
-			     co->got >= co->want)
+		if (co->finished ? co->finished(co->hook_arg) :
+		    co->st ? !co->st->outstanding && tq_clock_ns() >= co->st->t_end :
+		    co->got >= co->want)
 			break;
 		while (usched_idle(pp->u))
 			;
@@ -685,6 +700,30 @@ static int drive(struct pol *pp, struct coll *co)
 	}
 	cur = NULL;
 	return co->failed ? -EIO : 0;
+}
+
+int runner_usched(struct env *e, int p, struct usched **u)
+{
+	int ret = pol_open(e, p);
+
+	*u = pol[p].u;
+	return ret;
+}
+
+int runner_task(struct env *e, int p, unsigned int pool_i, const struct suite *s, uint64_t owner,
+		struct usched_task *t)
+{
+	struct btask b = s->pool[pool_i];
+
+	btask_layout(&b, e->out_base);
+	return to_usched(&pol[p], &b, owner, pool_i, t);
+}
+
+int runner_drive(int p, runner_done_fn fn, bool (*finished)(void *arg), void *arg)
+{
+	struct coll co = { .hook = fn, .finished = finished, .hook_arg = arg };
+
+	return drive(&pol[p], &co);
 }
 
 /* One closed run of r's slots through policy p; makespan in *ms. */
@@ -907,6 +946,19 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 
 /* Independent contexts */
 
+static int ind_open(struct env *e, unsigned int w);
+
+int runner_indep(struct env *e, unsigned int w, struct clx **c, struct clx_region **r)
+{
+	int ret = w < MAX_WORKERS ? ind_open(e, w) : -EINVAL;
+
+	if (!ret) {
+		*c = &ind[w].c;
+		*r = &ind[w].r;
+	}
+	return ret;
+}
+
 static int ind_open(struct env *e, unsigned int w)
 {
 	if (ind[w].open)
@@ -1085,6 +1137,19 @@ static void percentiles(double *v, size_t n, double *p50, double *p99)
  * engine (a kernel behind its input copy); the device idle is the launch's
  * gaps.
  */
+static void stream_util(struct stream_result *sr, double (*iv)[CLX_STAGES][2], size_t n,
+			double lo, double hi);
+
+void busy_shares(double (*iv)[CLX_STAGES][2], size_t n, double lo, double hi, double *util,
+		 double *device)
+{
+	struct stream_result sr;
+
+	stream_util(&sr, iv, n, lo, hi);
+	memcpy(util, sr.util, sizeof(sr.util));
+	*device = sr.device_util;
+}
+
 static void stream_util(struct stream_result *sr, double (*iv)[CLX_STAGES][2], size_t n,
 			double lo, double hi)
 {
@@ -1325,8 +1390,8 @@ int run_stream(struct env *e, const struct suite *real, const char *setup,
 	progress_begin(setup, 1);
 	if (!strcmp(setup, "independent"))
 		ret = stream_independent(e, real, sr);
-	for (int p = 0; p < NPOL; p++)
-		if (!strcmp(setup, policy_names[p]))
+	for (int p = 0; p <= NPOL; p++)
+		if (!strcmp(setup, pol_name(p)))
 			ret = stream_usched(e, real, p, sr);
 	/* auto with today's buffers handed on uncleared: what hygiene costs */
 	if (!strcmp(setup, "auto-noclear")) {

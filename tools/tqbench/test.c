@@ -4,6 +4,7 @@
  * (PoCL here), small enough for make check: the profile, then every setup
  * on three workers, and every output file there and well formed. The
  * numbers are not checked: speed is for the benchmarks, not the tests.
+ * Then the open loop, small, and its usage errors.
  * Skips that when there is no OpenCL device. Before it, what needs no
  * device: --workers process without the module (or on the socket without a
  * tqsubmitd to start) is refused at once, with the reason
@@ -148,8 +149,8 @@ static void hygiene(const char *dir)
 	tap_ok(test_run_status(cmd) == 0, "tqbench --setups stream,hygiene");
 	snprintf(cmd, sizeof(cmd), "%s/hygiene", dir);
 	n = lines(cmd, "stream.csv", out, sizeof(out));
-	tap_ok(n == 1 + 5, "stream.csv: fifo, paper, auto, auto-noclear, independent (%d lines)",
-	       n);
+	tap_ok(n == 1 + 6, "stream.csv: fifo, paper, auto, flow, auto-noclear, independent "
+	       "(%d lines)", n);
 	snprintf(cmd, sizeof(cmd), "awk -F, '$1 == \"auto-noclear\" { print $4 }' "
 		 "%s/hygiene/stream.csv", dir);
 	if (!test_capture(cmd, out, sizeof(out)))
@@ -162,6 +163,55 @@ static void hygiene(const char *dir)
 	tap_ok(noclear >= 0 && cleared == (noclear > 0),
 	       "summary.md: the ratio, when auto-noclear counted tasks (%ld tasks, %ld lines)",
 	       noclear, cleared);
+}
+
+/*
+ * The open loop, small: two clients, the phased mix at half the capacity,
+ * three setups; and its usage errors, refused before anything runs.
+ */
+static void openloop(const char *dir)
+{
+	static const char *const bad[][2] = {
+		{ "--ol-mixes BK200", "--ol-mixes" },
+		{ "--ol-mixes phased,XY", "--ol-mixes" },
+		{ "--ol-loads 0.5,0", "--ol-loads" },
+		{ "--ol-setups fifo,bogus", "--ol-setups" },
+		{ "--ol-clients 99", "--ol-clients" },
+		{ "--setups openloop --suites synthetic", "needs the real suite" },
+	};
+	char cmd[1024], out[4096];
+	int n, st;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "%s --profile %s/profile --out %s/ol %s 2>&1",
+			 TQBENCH_BIN, dir, dir, bad[i][0]);
+		st = test_capture(cmd, out, sizeof(out));
+		tap_ok(st == 2 && strstr(out, bad[i][1]), "%s: a usage error (status %d)",
+		       bad[i][0], st);
+	}
+	snprintf(cmd, sizeof(cmd), "%s --quick --profile %s/profile --out %s/ol --data %s "
+		 "--suites real --setups openloop --ol-setups auto,flow,independent "
+		 "--ol-mixes phased --ol-loads 0.5 --ol-s 0.3 --ol-clients 2 2>&1; "
+		 "echo \"status $?\"", TQBENCH_BIN, dir, dir, TQ_DATA);
+	tap_ok(test_run_status(cmd) == 0, "tqbench --setups openloop");
+	snprintf(cmd, sizeof(cmd), "%s/ol", dir);
+	n = lines(cmd, "openloop.csv", out, sizeof(out));
+	tap_ok(n == 1 + 3 && !strncmp(out, "mix,setup,load", 14),
+	       "openloop.csv: a row per setup (%d lines)", n);
+	n = lines(cmd, "openloop-capacity.csv", out, sizeof(out));
+	tap_ok(n == 1 + 2, "openloop-capacity.csv: BK25 and BK75 (%d lines)", n);
+	/* every task counted once: latencies positive and ordered, arrivals offered */
+	snprintf(cmd, sizeof(cmd), "awk -F, 'NR > 1 && !($5 > 0 && $7 > 0 && $7 <= $8 && "
+		 "$8 <= $9 && $4 > 0)' %s/ol/openloop.csv | wc -l", dir);
+	test_capture(cmd, out, sizeof(out));
+	tap_ok(atoi(out) == 0, "openloop.csv: tasks counted, p50 <= p99 <= p99.9 (%d bad)",
+	       atoi(out));
+	snprintf(cmd, sizeof(cmd), "%s/ol", dir);
+	n = lines(cmd, "openloop-phased.svg", out, sizeof(out));
+	tap_ok(n > 3 && !strncmp(out, "<svg", 4), "openloop-phased.svg is an SVG");
+	snprintf(cmd, sizeof(cmd), "grep -c '^## Open loop' %s/ol/summary.md", dir);
+	test_capture(cmd, out, sizeof(out));
+	tap_ok(atoi(out) == 1, "summary.md: the open loop's section");
 }
 
 int main(void)
@@ -210,7 +260,7 @@ int main(void)
 	n = lines(dir, "perms.csv", first, sizeof(first));
 	tap_ok(n == 1 + 10 * 6, "perms.csv: every order of 3 tasks, 10 times (%d lines)", n);
 	n = lines(dir, "stream.csv", first, sizeof(first));
-	tap_ok(n == 1 + 4, "stream.csv: fifo, paper, auto, independent (%d lines)", n);
+	tap_ok(n == 1 + 5, "stream.csv: fifo, paper, auto, flow, independent (%d lines)", n);
 	/* the device is busy at least as long as its busiest engine, at most throughout */
 	snprintf(cmd, sizeof(cmd), "awk -F, 'NR == 1 ? $9 != \"util_device\" : $4 > 0 && "
 		 "($9 < $6 || $9 < $7 || $9 < $8 || $9 > 1.00001)' %s/stream.csv | wc -l", dir);
@@ -245,6 +295,7 @@ int main(void)
 
 	steady(dir);
 	hygiene(dir);
+	openloop(dir);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		tap_diag("could not remove %s", dir);

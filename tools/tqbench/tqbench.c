@@ -53,7 +53,9 @@ static void usage(FILE *f)
 		"  --setups LIST         noreorder,orders,policies,independent,stream\n"
 		"                        (default: all), and hygiene: the stream runs auto\n"
 		"                        a second time with usched's memory hygiene off\n"
-		"                        (auto-noclear) for its cost, a ratio in summary.md\n"
+		"                        (auto-noclear) for its cost, a ratio in summary.md;\n"
+		"                        openloop (not in the default): Poisson clients at\n"
+		"                        loads of the measured capacity, latency-throughput\n"
 		"  --configs LIST        TxN,... (default: 4x1,4x2,6x1,8x1; quick: 4x1)\n"
 		"  --runs N              runs of each NoReorder order and of independent\n"
 		"                        contexts, median (default 3; quick 1)\n"
@@ -69,6 +71,15 @@ static void usage(FILE *f)
 		"  --stream-s S          stream length per setup (default 8; quick 0.5)\n"
 		"  --stream-workers P    stream workers (default 8)\n"
 		"  --stream-depth D      tasks each stream worker keeps in flight (default 4)\n"
+		"  --ol-mixes LIST       the open loop's mixes: phased (BK25/BK75 phases), BKx,\n"
+		"                        or BKx/BKy/... phases (default phased,BK50)\n"
+		"  --ol-loads LIST       offered loads, fractions of the capacity\n"
+		"                        (default 0.3,0.5,0.7,0.8,0.9,1.0,1.2; quick 0.5,1.2)\n"
+		"  --ol-setups LIST      fifo,paper,neh,exact,auto,flow,independent\n"
+		"                        (default fifo,paper,auto,flow,independent)\n"
+		"  --ol-s S              seconds of arrivals per point (default 3; quick 0.4)\n"
+		"  --ol-phase-s S        a phase of a mix (default 0.5; quick 0.1)\n"
+		"  --ol-clients P        the open loop's clients (default 8)\n"
 		"  --max-tg N            usched's most tasks in one TG (default: usched's, 8)\n"
 		"  --no-plans            usched's auto orders every TG afresh, not from the\n"
 		"                        best order it kept for the same mix of tasks\n"
@@ -133,7 +144,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 {
 	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
 	       PMAX, UNIT, SCALE, TRIALS, TABLE5, SSECS, SWORK, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
-	       TQSUBMITD, BENCHES, MAXTG, NOPLANS, NOREFINE, NOPOLL, NOCLEAR, STEADY, SWAIT, REDO };
+	       TQSUBMITD, BENCHES, MAXTG, NOPLANS, NOREFINE, NOPOLL, NOCLEAR, STEADY, SWAIT, REDO,
+	       OLMIX, OLLOAD, OLSET, OLS, OLPH, OLCL };
 	static const struct option lo[] = {
 		{ "profile", required_argument, NULL, PROFILE },
 		{ "out", required_argument, NULL, OUT },
@@ -167,6 +179,12 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "steady", required_argument, NULL, STEADY },
 		{ "steady-wait", required_argument, NULL, SWAIT },
 		{ "redo", required_argument, NULL, REDO },
+		{ "ol-mixes", required_argument, NULL, OLMIX },
+		{ "ol-loads", required_argument, NULL, OLLOAD },
+		{ "ol-setups", required_argument, NULL, OLSET },
+		{ "ol-s", required_argument, NULL, OLS },
+		{ "ol-phase-s", required_argument, NULL, OLPH },
+		{ "ol-clients", required_argument, NULL, OLCL },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -219,6 +237,12 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		case STEADY: o->steady_pct = atof(optarg); break;
 		case SWAIT: o->steady_wait_s = atof(optarg); break;
 		case REDO: redo = atoi(optarg); break;
+		case OLMIX: o->ol_mixes = optarg; break;
+		case OLLOAD: o->ol_loads = optarg; break;
+		case OLSET: o->ol_setups = optarg; break;
+		case OLS: o->ol_s = atof(optarg); break;
+		case OLPH: o->ol_phase_s = atof(optarg); break;
+		case OLCL: o->ol_clients = atoi(optarg); break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -253,6 +277,19 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		return -1;
 	}
 	o->redo = redo;
+	o->ol_mixes = o->ol_mixes ? o->ol_mixes : "phased,BK50";
+	o->ol_loads = o->ol_loads ? o->ol_loads : o->quick ? "0.5,1.2" :
+		      "0.3,0.5,0.7,0.8,0.9,1.0,1.2";
+	o->ol_setups = o->ol_setups ? o->ol_setups : "fifo,paper,auto,flow,independent";
+	o->ol_s = o->ol_s > 0 ? o->ol_s : o->quick ? 0.4 : 3;
+	o->ol_phase_s = o->ol_phase_s > 0 ? o->ol_phase_s : o->quick ? 0.1 : 0.5;
+	o->ol_clients = o->ol_clients ? o->ol_clients : 8;
+	if (o->ol_clients > MAX_WORKERS || openloop_parse(o)) {
+		fprintf(stderr, "tqbench: --ol-mixes phased or BKx[/BKy...], --ol-loads fractions "
+			"in (0, 4], --ol-setups of fifo,paper,neh,exact,auto,flow,independent, "
+			"--ol-clients 1..%d\n", MAX_WORKERS);
+		return -1;
+	}
 	return 0;
 }
 
@@ -362,9 +399,11 @@ int main(int argc, char **argv)
 {
 	static struct suite suites[2];
 	/* proc-*: --workers process only, the stream's clients as processes through the daemon */
-	static const char *const stream_setups[] = { "fifo", "paper", "auto", "auto-noclear",
-						     "independent", "proc-fifo", "proc-paper",
-						     "proc-auto" };
+	static const char *const stream_setups[] = { "fifo", "paper", "auto", "flow",
+						     "auto-noclear", "independent", "proc-fifo",
+						     "proc-paper", "proc-auto" };
+	static struct ol_result ol;
+	bool ol_ran = false;
 	static struct stream_result sr[sizeof(stream_setups) / sizeof(stream_setups[0])];
 	struct result *rs[MAX_CFG * 2 * MAX_BENCH];
 	unsigned int nr = 0, ns = 0, nstream = 0;
@@ -388,6 +427,11 @@ int main(int argc, char **argv)
 	/* --setups stream alone: no experiment rows (they would be empty) */
 	experiments = has(o.setups, "noreorder") || has(o.setups, "orders") ||
 		      has(o.setups, "policies") || has(o.setups, "independent");
+	/* the open loop needs the real suite */
+	if (has(o.setups, "openloop") && !has(o.suites, "real")) {
+		fprintf(stderr, "tqbench: --setups openloop needs the real suite (--suites)\n");
+		return 2;
+	}
 	if (o.process && proc_check(&o))
 		return 1;
 	if (clx_open(&e.c, o.device))
@@ -498,13 +542,31 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	for (unsigned int i = 0; i < ns && has(o.setups, "openloop"); i++) {
+		if (suites[i].synthetic)
+			continue;
+		if (run_openloop(&e, &suites[i], &ol))
+			fprintf(stderr, "tqbench: the open loop failed\n");
+		else
+			ol_ran = true;
+		break;
+	}
 	if (skipped)
 		fprintf(stderr, "tqbench: --time-limit %.0f s reached; later experiments skipped\n",
 			limit);
 	ret = report_svg(o.out, rs, nr);
 	ret = ret ?: report_stream_svg(o.out, sr, nstream);
+	ret = ret ?: ol_ran ? report_openloop(o.out, &ol) : 0;
 	snprintf(path, sizeof(path), "%s/summary.md", o.out);
 	ret = ret ?: report_md(path, &e, rs, nr, sr, nstream, cmdline);
+	if (!ret && ol_ran) {
+		FILE *f = fopen(path, "a");
+
+		ret = f ? report_openloop_md(f, &ol) : -errno;
+		if (f && fclose(f))
+			ret = -EIO;
+	}
+	openloop_free(&ol);
 	if (ret)
 		fprintf(stderr, "tqbench: cannot write the plots or the summary: %s\n",
 			strerror(-ret));

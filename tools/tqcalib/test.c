@@ -21,7 +21,7 @@ static const char *const tasks[] = { "mm", "black_scholes", "fwt", "floyd_warsha
 
 /*
  * tqcalib's transfer sweep on the H200 (2026-12-01 03:54, Documentation/
- * results/h200-plans/calib.csv), 256 KiB .. 512 MiB, ns; 0: no copy of that
+ * results/h200-plans/calib.csv, in git at f01bb45), 256 KiB .. 512 MiB, ns; 0: no copy of that
  * size was fully overlapped. The TGs' copies there ran 1.08-1.18 (HtD) and
  * 1.08-1.09 (DtH) times slower overlapped.
  */

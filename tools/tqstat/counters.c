@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* counters.c - read the module's sysfs counters and usched's metrics file. */
+/*
+ * counters.c - read the module's sysfs counters, tqsubmitd's (its stats
+ * reply on the client socket) and usched's metrics file.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -7,8 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
+#include <linux/tqsubmit.h>
+#include <tq/tqsubmitd.h>
 
 #include "counters.h"
 
@@ -250,5 +258,54 @@ int ctr_read_prom(const char *path, struct ctr_set *set)
 	}
 	free(buf);
 	fclose(f);
+	return ret;
+}
+
+int ctr_read_sock(const char *path, struct ctr_set *set)
+{
+	char buf[sizeof(struct tq_sock_msg) + TQD_STATS_MAX];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct tq_sock_msg h = { .cmd = TQD_SOCK_STATS };
+	struct tqd_stats req = { .size = sizeof(req) };
+	struct pollfd p;
+	ssize_t n;
+	int fd, ret = 0;
+
+	set->n = 0;
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		ret = -errno;
+		goto out;
+	}
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), &req, sizeof(req));
+	if (send(fd, buf, sizeof(h) + sizeof(req), MSG_NOSIGNAL) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	/* tqsubmitd answers at once; a second is plenty. */
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (poll(&p, 1, 1000) != 1) {
+		ret = -ETIMEDOUT;
+		goto out;
+	}
+	n = recv(fd, buf, sizeof(buf), 0);
+	if (n < (ssize_t)sizeof(h)) {
+		ret = n < 0 ? -errno : -EPROTO;
+		goto out;
+	}
+	memcpy(&h, buf, sizeof(h));
+	if (h.cmd != TQD_SOCK_STATS || h.status) {
+		ret = h.status ? h.status : -EPROTO;
+		goto out;
+	}
+	ctr_parse_prom(buf + sizeof(h), n - sizeof(h), set);
+out:
+	close(fd);
 	return ret;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * counters.h - tqstat's two sources of numbers: the module's sysfs
- * attributes (one integer per file) and usched's metrics file (Prometheus
- * text format), read into one flat list of named values.
+ * counters.h - tqstat's sources of numbers: the module's sysfs
+ * attributes (one integer per file), tqsubmitd's counters (the same names,
+ * asked on its socket) and usched's metrics file (Prometheus text
+ * format), read into one flat list of named values.
  */
 #ifndef TQSTAT_COUNTERS_H
 #define TQSTAT_COUNTERS_H
@@ -44,6 +45,12 @@ int ctr_read_sysfs(const char *dir, struct ctr_set *set);
 int ctr_parse_prom(const char *text, size_t len, struct ctr_set *set);
 /* The same from a file: 0, or -errno when it cannot be read. */
 int ctr_read_prom(const char *path, struct ctr_set *set);
+
+/*
+ * tqsubmitd's counters: its TQD_SOCK_STATS reply on the client socket at
+ * path (Prometheus text). 0, or -errno when there is no tqsubmitd there.
+ */
+int ctr_read_sock(const char *path, struct ctr_set *set);
 
 /* The counter called name, or NULL. */
 const struct counter *ctr_find(const struct ctr_set *set, const char *name);

@@ -2,12 +2,15 @@
 /*
  * test.c - tqstat's parsers on made-up input, then the tool itself on a
  * fake sysfs directory and metrics file: one-shot, interval mode, what
- * it says when a source is missing, and usched's refusals by limit summed.
+ * it says when a source is missing, and usched's refusals by limit summed;
+ * then on a real tqsubmitd's counters, asked on its socket.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../tap.h"
@@ -119,14 +122,14 @@ int main(void)
 	tap_ok(ctr_read_sysfs("/nonexistent/tqsubmit", &set) < 0, "sysfs: missing directory");
 
 	/* the tool, one-shot, both sources */
-	snprintf(args, sizeof(args), "--sysfs %s --metrics %s --once", sys, metrics);
+	snprintf(args, sizeof(args), "--sysfs %s --socket %s/none --metrics %s --once", sys, tmp, metrics);
 	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
 	       strstr(out, "\nsubmitted 5\n") && strstr(out, "\nusched_waiting 3\n") &&
 	       strstr(out, "\ntq_tg_size_tasks_bucket{le=+Inf} 3\n"),
 	       "--once prints both sources, histograms too");
 
 	/* interval mode with the metrics file missing: says so, shows the module */
-	snprintf(args, sizeof(args), "--sysfs %s --metrics %s/none 0.05 3", sys, tmp);
+	snprintf(args, sizeof(args), "--sysfs %s --socket %s/none --metrics %s/none 0.05 3", sys, tmp, tmp);
 	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
 	       count_lines(out) == 5 && strstr(out, "submitted") && !strstr(out, "waiting"),
 	       "interval mode: header, names and three lines");
@@ -135,7 +138,7 @@ int main(void)
 		tap_diag("%s", l);
 
 	/* only the metrics file */
-	snprintf(args, sizeof(args), "--sysfs %s/none --metrics %s 0.05 2", tmp, metrics);
+	snprintf(args, sizeof(args), "--sysfs %s/none --socket %s/none --metrics %s 0.05 2", tmp, tmp, metrics);
 	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
 	       strstr(out, "tasks_submitted") && strstr(out, "engine_busy_ns:htd") &&
 	       !strstr(out, "info") && strstr(err, "no module counters"),
@@ -145,19 +148,59 @@ int main(void)
 
 	/* usched's refusals: one column, their sum; each in --once */
 	test_write(tmp, "limits.prom", limits);
-	snprintf(args, sizeof(args), "--sysfs %s/none --metrics %s/limits.prom 0.05 2", tmp, tmp);
+	snprintf(args, sizeof(args), "--sysfs %s/none --socket %s/none --metrics %s/limits.prom 0.05 2", tmp, tmp, tmp);
 	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
 	       strstr(out, " limit_refused\n") && !strstr(out, "max-work-items") &&
 	       strstr(out, " 7\n"), "refusals by limit: one limit_refused column, their sum");
-	snprintf(args, sizeof(args), "--sysfs %s/none --metrics %s/limits.prom --once", tmp, tmp);
+	snprintf(args, sizeof(args), "--sysfs %s/none --socket %s/none --metrics %s/limits.prom --once", tmp, tmp, tmp);
 	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
 	       strstr(out, "\ntq_limit_refused_total{limit=max-work-items} 2\n") &&
 	       strstr(out, "\ntq_limit_refused_total 7\n"), "--once: each limit and the sum");
 
 	/* neither: an error */
-	snprintf(args, sizeof(args), "--sysfs %s/none --metrics %s/none 1 1", tmp, tmp);
+	snprintf(args, sizeof(args), "--sysfs %s/none --socket %s/none --metrics %s/none 1 1", tmp, tmp, tmp);
 	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 1,
 	       "neither source: exit status 1");
+
+	/* tqsubmitd's counters, on its socket, in place of the module's */
+	{
+		char sock[600], ssock[600];
+		pid_t pid;
+		int i;
+
+		snprintf(sock, sizeof(sock), "%s/d/tqsubmit.sock", tmp);
+		snprintf(ssock, sizeof(ssock), "%s/d/sched.sock", tmp);
+		pid = fork();
+		if (!pid) {
+			freopen("/dev/null", "w", stderr);
+			execl(TQSUBMITD_BIN, TQSUBMITD_BIN, "--foreground", "--socket", sock,
+			      "--sched-socket", ssock, (char *)NULL);
+			_exit(127);
+		}
+		for (i = 0; i < 500 && access(ssock, F_OK); i++)
+			usleep(10000);
+		snprintf(args, sizeof(args), "--sysfs %s/none --socket %s --metrics %s/none --once",
+			 tmp, sock, tmp);
+		tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
+		       strstr(out, "# tqsubmitd ") && strstr(out, "\nsubmitted 0\n") &&
+		       strstr(out, "\nenters_absorbed 0\n") && strstr(out, "\nscheduler_pid 0\n") &&
+		       strstr(out, "\nconnections 1\n"),
+		       "--once: tqsubmitd's counters, under the module's names");
+		snprintf(args, sizeof(args), "--sysfs %s/none --socket %s --metrics %s/none 0.05 2",
+			 tmp, sock, tmp);
+		tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
+		       strstr(out, "tqsubmitd") && strstr(out, "in_flight") &&
+		       !strstr(err, "no module counters") && !strstr(err, "no tqsubmitd") &&
+		       strstr(err, "no metrics counters"),
+		       "interval mode: tqsubmitd stands in for the module, which is not named missing");
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+		snprintf(args, sizeof(args), "--sysfs %s/none --socket %s --metrics %s/none 1 1",
+			 tmp, sock, tmp);
+		tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 1 &&
+		       strstr(err, "no module counters") && strstr(err, "no tqsubmitd counters"),
+		       "neither transport: both named missing, exit status 1");
+	}
 
 	snprintf(args, sizeof(args), "rm -rf %s", tmp);
 	if (system(args))

@@ -2,13 +2,17 @@
 /*
  * tqstat - tq's counters, as vmstat shows the kernel's.
  *
- *	tqstat [--sysfs DIR] [--metrics FILE] [INTERVAL [COUNT]]
- *	tqstat [--sysfs DIR] [--metrics FILE] --once
+ *	tqstat [--sysfs DIR] [--socket PATH] [--metrics FILE] [INTERVAL [COUNT]]
+ *	tqstat [--sysfs DIR] [--socket PATH] [--metrics FILE] --once
  *
- * Two sources: the module's sysfs attributes (DIR, by default
- * /sys/class/misc/tqsubmit) and the Prometheus text file usched writes
- * (FILE, by default $TQ_METRICS or /run/tq/usched.prom). Either may be
- * missing; tqstat says which and shows the other. --once prints every
+ * Three sources: the module's sysfs attributes (DIR, by default
+ * /sys/class/misc/tqsubmit), the same counters of tqsubmitd, the module's
+ * user-space twin, asked on its client socket (PATH, by default $TQ_SOCKET
+ * or /run/tq/tqsubmit.sock), and the Prometheus text file usched writes
+ * (FILE, by default $TQ_METRICS or /run/tq/usched.prom). Any may be
+ * missing; tqstat says which and shows the others. The module and
+ * tqsubmitd are the two transports: one missing is named only when the
+ * other is missing too. --once prints every
  * counter as "name value", one per line. Otherwise the first line holds
  * the values now and each later line, every INTERVAL seconds (default 1),
  * the rate per second of each running total and the level of each gauge
@@ -23,13 +27,16 @@
 #include <string.h>
 #include <time.h>
 
+#include <linux/tqsubmit.h>
+
 #include "counters.h"
 
 #define DEF_SYSFS	"/sys/class/misc/tqsubmit"
 #define DEF_METRICS	"/run/tq/usched.prom"
+#define NSRC		3	/* the module, tqsubmitd, usched's metrics */
 
 struct source {
-	const char *what;	/* "module" or "metrics" */
+	const char *what;	/* "module", "tqsubmitd" or "metrics" */
 	const char *path;
 	int (*read)(const char *path, struct ctr_set *set);
 	const char *hint;	/* why it may be missing */
@@ -39,8 +46,11 @@ struct source {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tqstat [--sysfs DIR] [--metrics FILE] [--once | INTERVAL [COUNT]]\n"
+	fprintf(f, "usage: tqstat [--sysfs DIR] [--socket PATH] [--metrics FILE] "
+		   "[--once | INTERVAL [COUNT]]\n"
 		   "  --sysfs DIR     the module's counters (default " DEF_SYSFS ")\n"
+		   "  --socket PATH   tqsubmitd's counters, on its client socket (default\n"
+		   "                  $TQ_SOCKET or " TQ_SOCKET_PATH ")\n"
 		   "  --metrics FILE  usched's Prometheus metrics (default $TQ_METRICS or "
 		   DEF_METRICS ")\n"
 		   "  --once, -1      print every counter once, as \"name value\" lines\n");
@@ -196,30 +206,38 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "sysfs", required_argument, NULL, 's' },
 		{ "metrics", required_argument, NULL, 'm' },
+		{ "socket", required_argument, NULL, 'S' },
 		{ "once", no_argument, NULL, '1' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	static struct source src[2] = {
+	static struct source src[NSRC] = {
 		{ .what = "module", .path = DEF_SYSFS, .read = ctr_read_sysfs,
 		  .hint = "is tqsubmit.ko loaded?" },
+		{ .what = "tqsubmitd", .path = TQ_SOCKET_PATH, .read = ctr_read_sock,
+		  .hint = "is tqsubmitd running?" },
 		{ .what = "metrics", .path = DEF_METRICS, .read = ctr_read_prom,
 		  .hint = "is usched running with metrics on?" },
 	};
-	static struct ctr_set cols[2];
+	static struct ctr_set cols[NSRC];
 	double interval = 1, t0;
 	long count = -1;
 	bool one = false;
 	int c;
 
 	if (getenv("TQ_METRICS"))
-		src[1].path = getenv("TQ_METRICS");
+		src[2].path = getenv("TQ_METRICS");
+	if (getenv("TQ_SOCKET") && *getenv("TQ_SOCKET"))
+		src[1].path = getenv("TQ_SOCKET");
 	while ((c = getopt_long(argc, argv, "1h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			src[0].path = optarg;
 			break;
 		case 'm':
+			src[2].path = optarg;
+			break;
+		case 'S':
 			src[1].path = optarg;
 			break;
 		case '1':
@@ -256,22 +274,22 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	for (int s = 0; s < 2; s++)
+	for (int s = 0; s < NSRC; s++)
 		read_source(&src[s]);
 	if (one) {
-		once(src, 2);
-		return src[0].err && src[1].err ? 1 : 0;
+		once(src, NSRC);
+		return src[0].err && src[1].err && src[2].err ? 1 : 0;
 	}
-	for (int s = 0; s < 2; s++)
-		if (src[s].err)
+	for (int s = 0; s < NSRC; s++)
+		if (src[s].err && (s == 2 || src[!s].err))
 			say_missing(&src[s]);
-	if (src[0].err && src[1].err)
+	if (src[0].err && src[1].err && src[2].err)
 		return 1;
 	/*
 	 * Every counter but the *_info ones, which carry labels, not numbers, and
 	 * histograms, whose buckets make no column (the totals they refine do).
 	 */
-	for (int s = 0; s < 2; s++) {
+	for (int s = 0; s < NSRC; s++) {
 		for (unsigned int i = 0; !src[s].err && i < src[s].now.n; i++) {
 			const char *name = src[s].now.c[i].name;
 			size_t base = strcspn(name, "{");
@@ -284,14 +302,14 @@ int main(int argc, char **argv)
 		}
 	}
 
-	print_header(src, cols, 2);
-	print_line(src, cols, 2, false, 0);
+	print_header(src, cols, NSRC);
+	print_line(src, cols, NSRC, false, 0);
 	t0 = mono_s();
 	for (long i = 1; count < 0 || i < count; i++) {
 		double t1;
 
 		sleep_s(interval);
-		for (int s = 0; s < 2; s++) {
+		for (int s = 0; s < NSRC; s++) {
 			bool had = !src[s].err;
 
 			read_source(&src[s]);
@@ -299,7 +317,7 @@ int main(int argc, char **argv)
 				say_missing(&src[s]);
 		}
 		t1 = mono_s();
-		print_line(src, cols, 2, true, t1 - t0);
+		print_line(src, cols, NSRC, true, t1 - t0);
 		t0 = t1;
 	}
 	return 0;

@@ -452,7 +452,10 @@ struct tq_completion {
  * tqsubmitd listens on two SOCK_SEQPACKET Unix sockets and answers every
  * command of one message with one reply message; each message is a struct
  * tq_sock_msg followed by the command's ioctl struct (its size field says
- * how long it is, with the same rules for shorter and longer structs).
+ * how long it is, with the same rules for shorter and longer structs; a
+ * message whose length is not sizeof(struct tq_sock_msg) + size is EINVAL,
+ * and so is one carrying file descriptors it should not). The reply holds
+ * at most size bytes of the struct.
  *
  * Client socket (TQ_SOCKET_PATH; who may connect is the socket's file mode
  * and group): one connection is one context, closed when the connection is.
@@ -464,24 +467,35 @@ struct tq_completion {
  *			cq_off.mmap_offset of the first) and the arena (the
  *			second, at arena_offset, which is 0). Both are memfds
  *			sealed against shrinking and growing.
- *	TQ_IOC_ENTER	the doorbell; no reply.
+ *	TQ_IOC_ENTER	the doorbell; no reply, unless the message is malformed
+ *			(EINVAL, E2BIG; also ENTER before SETUP): a client
+ *			that sends well-formed ENTERs never reads a reply to
+ *			one. A broken context (EBADFD) shows in its flags.
  * The peer's credentials (SO_PEERCRED at connect) are the context's pid and
- * uid. A command the server does not know is answered -ENOTTY.
+ * uid. A command the server does not know is answered -ENOTTY; ATTACH here,
+ * or SETUP and ENTER on the scheduler socket, -EINVAL. The features word
+ * has TQ_FEAT_SOCKET and not TQ_FEAT_POLL: the connection does not poll
+ * readable on completions; wait on the eventfd.
  *
  * Scheduler socket (TQ_SCHED_SOCKET_PATH): TQ_IOC_QUERY, then TQ_IOC_ATTACH
  * (EPERM unless the peer is root or tqsubmitd's own user; EBUSY while another
  * scheduler is attached). After ATTACH's reply the connection is the
  * scheduler fd: each message from tqsubmitd is a whole number of struct
- * tq_event records, and each TQ_EV_OPEN record's arena comes with the
- * message as a file descriptor (SCM_RIGHTS: one per OPEN record, in record
- * order; map it at open.arena_offset, which is 0); each message to tqsubmitd
- * is a whole number of struct tq_completion records. No errno comes back: a
- * bad record is dropped and counted. Records are taken in order, and those
- * sent before the scheduler closes the connection are taken before its exit
- * is seen, so a TQ_COMPL_F_STARTED mark holds once sent.
+ * tq_event records (at most TQ_SOCK_EVENTS_MAX), and each TQ_EV_OPEN
+ * record's arena comes with the message as a file descriptor (SCM_RIGHTS:
+ * one per OPEN record, in record order; map it at open.arena_offset, which
+ * is 0); each message to tqsubmitd is a whole number of struct
+ * tq_completion records (at most TQ_SOCK_COMPLETIONS_MAX; a longer message
+ * ends the attachment, as the scheduler's exit does). No errno comes back:
+ * a bad record, or a message that is not whole records, is dropped and
+ * counted. Records are taken in order, and those sent before the scheduler
+ * closes the connection are taken before its exit is seen, so a
+ * TQ_COMPL_F_STARTED mark holds once sent.
  */
 #define TQ_SOCKET_PATH		"/run/tq/tqsubmit.sock"
 #define TQ_SCHED_SOCKET_PATH	"/run/tq/sched.sock"
+#define TQ_SOCK_EVENTS_MAX	64	/* records per message from tqsubmitd */
+#define TQ_SOCK_COMPLETIONS_MAX	4096	/* records per message to tqsubmitd */
 
 /**
  * struct tq_sock_msg - the head of a command or reply on a tqsubmitd socket

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tqsubmitd.h - tqsubmitd's types: the server of the tqsubmit ABI over Unix
+ * sockets, "the module in user space" (see tqsubmitd(8) and the socket
+ * section of include/uapi/linux/tqsubmit.h).
+ *
+ * broker.c is the module's state machine (kmod/ctx.c and kmod/sched.c):
+ * contexts, task slots, taking descriptors from the SQs, completions,
+ * requeue. loop.c is the I/O around it: one io_uring for the listening
+ * sockets, every connection, the eventfd signals and the signals; nothing
+ * in it waits on a client. main.c holds options, sockets and start-up.
+ *
+ * One thread does everything, so nothing here takes a lock. Shared memory
+ * is the clients': tqsubmitd keeps its own copy of every index it writes,
+ * reads the clients' once per look, and copies descriptors out before it
+ * checks them, with the barrier pairings of kmod/tq.h (A-L), named at
+ * each site.
+ */
+#ifndef TQSUBMITD_H
+#define TQSUBMITD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <linux/tqsubmit.h>
+#include <tq/tqsubmit_check.h>
+#include <tq/tqsubmitd.h>
+
+#include "list.h"
+
+#define TQD_CTX_ID_MAX		((1U << 22) - 1)	/* as the module's */
+#define TQD_QUANTUM		32	/* tasks of one context per turn */
+#define TQD_PASSES		8	/* passes over the contexts per batch */
+#define TQD_CTX_HASH		1024
+#define TQD_MSG_MAX		(sizeof(struct tq_sock_msg) + 4096)	/* a command */
+#define TQD_PAGE_MAX		4096	/* an ioctl struct's largest size (PAGE_SIZE) */
+#define TQD_SCHED_RECV		(TQ_SOCK_COMPLETIONS_MAX * sizeof(struct tq_completion))
+
+/* Options: the module's parameters, and what stands in for memlock. */
+struct tqd_limits {
+	uint32_t ring_entries_max;	/* 4096 */
+	uint64_t arena_bytes_max;	/* 1 GiB */
+	uint32_t inflight_max;		/* 1024 */
+	uint32_t contexts_per_user;	/* 64 */
+	uint64_t user_bytes_max;	/* arena and ring bytes per user: 16 GiB */
+};
+
+struct tqd_ring {
+	void *base;		/* our mapping of the ring's part of the memfd */
+	size_t size;
+	uint32_t *producer;
+	uint32_t *consumer;
+	uint32_t *flags;
+	void *entries;
+	uint32_t nr;
+	uint32_t cached;	/* our own index: SQ consumer or CQ producer */
+	uint32_t space;		/* CQ: entries known free at the last look */
+};
+
+enum tqd_slot_state { SLOT_FREE, SLOT_PENDING, SLOT_DELIVERED };
+
+struct tqd_slot {
+	struct list node;
+	uint32_t gen;
+	uint8_t state;
+	uint8_t requeued;
+	uint64_t started_ns;
+	struct tq_event ev;	/* as kmod/tq.h's struct tq_slot */
+};
+
+/* One user's holdings, for contexts_per_user and user_bytes_max. */
+struct tqd_user {
+	struct list node;
+	uid_t uid;
+	unsigned int contexts;	/* live and closed-not-released */
+	unsigned int conns;	/* connections open */
+	uint64_t bytes;		/* arena and ring bytes of its contexts */
+};
+
+/* An io_uring request's user_data: what it was for. */
+enum tqd_op_type {
+	OP_ACCEPT,
+	OP_RECV,
+	OP_POLLOUT,
+	OP_EFD,
+	OP_SIGNAL,
+	OP_TIMEOUT,
+};
+
+struct tqd_op {
+	uint8_t type;
+	bool busy;
+	void *owner;
+};
+
+struct tqd_conn;
+
+struct tqd_ctx {
+	uint32_t id;
+	struct tqd_conn *conn;	/* the client's connection, NULL once closed */
+	pid_t pid;
+	uid_t uid;
+	struct tqd_user *user;
+	int rings_fd;
+	int arena_fd;
+	int efd;		/* the client's eventfd, or -1 */
+	size_t rings_size;
+	uint64_t arena_bytes;
+	uint64_t charged;	/* bytes charged to user */
+	struct tqd_ring sq;
+	struct tqd_ring cq;
+	struct tqd_slot *slots;
+	uint32_t nr_slots;
+	struct list free;
+	struct list pending;
+	struct list delivered;
+	uint32_t in_use;
+	struct list node;	/* live, then closed */
+	struct list dirty;
+	struct list hash;
+	bool rung;		/* a doorbell kicked; absorbed until the next look (M/N) */
+	bool known;
+	bool closed;
+	bool close_sent;
+	bool broken;
+	bool is_dirty;
+	bool unlinked;		/* freed but for an eventfd write in flight */
+	uint32_t sq_flags;
+	uint64_t submitted, completed, rejected, requeued, abandoned;
+	/* The eventfd is the client's: its writes go through io_uring, one at a time. */
+	struct tqd_op efd_op;
+	bool efd_again;
+	uint64_t efd_one;
+};
+
+/* The counters of Documentation/ABI/testing/sysfs-class-misc-tqsubmit, and ours. */
+struct tqd_counters {
+	uint64_t contexts, submitted, delivered, completed, failed, rejected, dropped;
+	uint64_t in_flight, requeued, abandoned, enters, enters_absorbed;
+	uint64_t connections, bad_messages, bad_records, stalled_sends;
+};
+
+/* A message that could not be sent at once, with its descriptors. */
+struct tqd_out {
+	unsigned char *buf;
+	size_t len;
+	int fds[TQ_SOCK_EVENTS_MAX];
+	unsigned int nfds;
+};
+
+enum tqd_conn_kind { CONN_CLIENT, CONN_SCHED };
+
+struct tqd_conn {
+	struct list node;
+	enum tqd_conn_kind kind;
+	int fd;
+	pid_t pid;
+	uid_t uid;
+	struct tqd_user *user;
+	struct tqd_ctx *ctx;	/* client: its context after SETUP */
+	bool attached;		/* scheduler: after ATTACH */
+	bool eof;		/* no more reading; freed once its requests are done */
+	bool send_dead;		/* scheduler: a send failed, its end is near */
+	struct tqd_op recv_op;
+	struct tqd_op poll_op;
+	struct tqd_out out;	/* a reply (client) or events (scheduler) waiting for room */
+	struct msghdr mh;
+	struct iovec iov;
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} cmsg;
+	unsigned char *buf;
+	size_t buf_size;
+};
+
+struct tqd {
+	struct tqd_limits lim;
+	uid_t euid;
+	struct list live;
+	struct list closed;
+	struct list dirty;
+	struct list users;
+	struct list conns;
+	struct list ctx_hash[TQD_CTX_HASH];
+	uint32_t next_id;
+	unsigned int nr_ctxs;
+	struct tqd_conn *sched;	/* the attached scheduler */
+	bool need_wakeup;
+	bool kick;		/* something may give the scheduler work: look again */
+	struct tqd_counters st;
+	/* A batch of events being built for the scheduler. */
+	struct tq_event batch[TQ_SOCK_EVENTS_MAX];
+	int batch_fds[TQ_SOCK_EVENTS_MAX];
+	unsigned int batch_n, batch_nfds;
+	bool verbose;
+};
+
+extern struct tqd tqd;
+
+/* broker.c: the module's state machine. */
+void tqd_init(const struct tqd_limits *lim);
+void tqd_query(struct tq_query *q);
+int tqd_setup(struct tqd_conn *c, struct tq_setup *s, int efd);
+int tqd_enter(struct tqd_conn *c, const struct tq_enter *e);
+int tqd_attach(struct tqd_conn *c, struct tq_attach *a);
+void tqd_detach(void);
+void tqd_ctx_close(struct tqd_ctx *ctx);
+void tqd_completions(const struct tq_completion *c, unsigned int n);
+bool tqd_fill(void);
+void tqd_idle_check(void);
+void tqd_flush_dirty(void);
+void tqd_efd_done(struct tqd_ctx *ctx);
+void tqd_ctx_free(struct tqd_ctx *ctx);
+struct tqd_user *tqd_user_get(uid_t uid);
+void tqd_user_put(struct tqd_user *u);
+int tqd_stats_text(char *buf, size_t size);
+uint64_t tqd_now_ns(void);
+
+/* loop.c: I/O the state machine asks for. */
+void tqd_efd_signal(struct tqd_ctx *ctx);
+void tqd_efd_cancel(struct tqd_ctx *ctx);
+int tqd_sched_send(void);
+int tqd_loop_init(int lfd_client, int lfd_sched, int sigfd);
+int tqd_loop_run(void);
+
+/* main.c */
+void tqd_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define TQD_ERR		0
+#define TQD_INFO	1
+#define TQD_DEBUG	2
+
+#endif /* TQSUBMITD_H */
