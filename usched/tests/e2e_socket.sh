@@ -23,7 +23,7 @@
 set -uo pipefail
 
 KILLS=${KILLS:-6}
-NT=${NT:-2000}		# tasks a kill-round client runs: natively PoCL runs them fast
+NT=${NT:-6000}		# tasks a kill-round client runs: natively PoCL runs them fast
 IDEM=VA,MT,BS,DCT	# no INOUT buffer: idempotent
 INOUT=FLW,SYN,VA	# FLW and SYN have one: not idempotent
 . usched/tests/lib.sh
