@@ -23,7 +23,7 @@
 set -uo pipefail
 
 KILLS=${KILLS:-6}
-NT=${NT:-2000}		# tasks a kill-round client runs: natively PoCL runs them fast
+NT=${NT:-6000}		# tasks a kill-round client runs: natively PoCL runs them fast
 IDEM=VA,MT,BS,DCT	# no INOUT buffer: idempotent
 INOUT=FLW,SYN,VA	# FLW and SYN have one: not idempotent
 . usched/tests/lib.sh
@@ -180,6 +180,7 @@ ok $? "the honest clients verify all 16 tasks each, each completed once"
 
 # 4. tqsubmitd dies under a waiting client.
 client orphan "$IDEM" --tasks 100000 --depth 4
+wait_for 60 grep -q 'DCT .* ready (program' "$T/orphan"
 wait_for 60 test "$(sysfs in_flight)" -gt 0
 kill -KILL "$spid"
 t0=$SECONDS
@@ -188,6 +189,7 @@ rc=$?
 ok $([ $rc != 0 ] && [ $((SECONDS - t0)) -lt 30 ] &&
      grep -q 'connection to tqsubmitd is lost' "$T/orphan"; echo $?) \
 	"the waiting client fails at once: $(grep -m1 'connection to tqsubmitd is lost' "$T/orphan")"
+grep -q 'connection to tqsubmitd is lost' "$T/orphan" || tail -n 5 "$T/orphan" | diag
 wait "$upid"
 rc=$?
 ok $([ $rc = 1 ] && grep -q 'tqsubmitd is gone' "$T/usched.log"; echo $?) \
