@@ -42,7 +42,7 @@ struct setting {
 static const struct setting settings[] = {
 	{ "device", DEV, 0, 0, 0, "[PLATFORM/]DEVICE",
 	  "OpenCL platform and device, each by index or name substring" },
-	{ "policy", STR, F(policy), 0, 0, "NAME", "ordering policy: fifo paper neh exact auto" },
+	{ "policy", STR, F(policy), 0, 0, "NAME", "ordering policy: fifo paper neh exact auto flow" },
 	{ "max-tg", UINT, F(max_tg), 1, USCHED_MAX_TG, "N", "most tasks in a task group (8)" },
 	{ "kernel-queues", UINT, F(kernel_queues), 1, 8, "N", "kernel queues (1)" },
 	{ "copy-engines", UINT, F(copy_engines), 1, 2, "N",
