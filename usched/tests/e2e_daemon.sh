@@ -103,7 +103,7 @@ ok $((done_tasks == 24 ? 0 : 1)) "24 tasks ok in the clients' counts (got $done_
 # 3 x (4 programs + 4 kernels + 8 tasks) completions
 c1=$(sysfs completed)
 ok $((c1 - c0 == 48 ? 0 : 1)) "the module counted 48 completions (got $((c1 - c0)))"
-wait_for 10 test "$(sysfs contexts)" = 0
+wait_for 10 sysfs_is contexts = 0
 ok $? "usched released every closed context (sysfs contexts back to 0)"
 kill -HUP "$upid"
 wait_for 10 grep -q '^tq_tasks_total{status="ok"} 24$' "$T/usched.prom"
@@ -145,7 +145,7 @@ check_clients kill 2 3
 ok $? "a client SIGKILLed mid-run: the other two verify all 16 tasks each"
 kill -0 "$upid"
 ok $? "usched survives the client's death"
-wait_for 10 test "$(sysfs contexts)" = 0
+wait_for 10 sysfs_is contexts = 0
 ok $? "the killed client's context is released (contexts back to 0)"
 
 # 3. usched killed (SIGKILL) and restarted mid-run loses nothing.

@@ -158,7 +158,7 @@ fi
 cnt=$(sum_field tasks idem.)
 ok $((cnt == 6 * ${#idem[@]} ? 0 : 1)) \
 	"the idempotent clients' summaries count all $((6 * ${#idem[@]})) tasks ($cnt)"
-wait_for 30 test "$(sysfs contexts)" = 0
+wait_for 30 sysfs_is contexts = 0
 ok $? "every context released (contexts back to 0)"
 grep -q 'restored [0-9]* programs' "$T/usched.log"
 ok $? "restarted usched restored programs from the state file"

@@ -27,6 +27,8 @@ sysfs() {
 	fi
 	echo "$v"
 }
+# sysfs_is NAME OP VALUE: the counter compared afresh each time (for wait_for)
+sysfs_is() { test "$(sysfs "$1")" "$2" "$3"; }
 attached() { [ "$(sysfs scheduler_pid)" = "$upid" ]; }
 detached() { [ "$(sysfs scheduler_pid)" = 0 ]; }
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$upid/status" 2>/dev/null || echo 0; }

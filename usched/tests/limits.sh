@@ -201,7 +201,7 @@ rpid=$!
 wait_for 120 grep -q 'kernel=ok' "$T/restart"
 kill -KILL "$upid"
 wait "$upid" 2>/dev/null
-wait_for 10 test "$(sysfs scheduler_pid)" = 0
+wait_for 10 sysfs_is scheduler_pid = 0
 start_usched
 touch "$T/go"
 wait "$rpid"
