@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <linux/tqsubmit.h>
 #include <tq/tqsubmitd.h>
+#include <tq_transport.h>
 
 #include "counters.h"
 
@@ -264,7 +265,6 @@ int ctr_read_prom(const char *path, struct ctr_set *set)
 int ctr_read_sock(const char *path, struct ctr_set *set)
 {
 	char buf[sizeof(struct tq_sock_msg) + TQD_STATS_MAX];
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct tq_sock_msg h = { .cmd = TQD_SOCK_STATS };
 	struct tqd_stats req = { .size = sizeof(req) };
 	struct pollfd p;
@@ -272,16 +272,9 @@ int ctr_read_sock(const char *path, struct ctr_set *set)
 	int fd, ret = 0;
 
 	set->n = 0;
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	fd = tqt_connect(path);
 	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		ret = -errno;
-		goto out;
-	}
+		return fd;
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + sizeof(h), &req, sizeof(req));
 	if (send(fd, buf, sizeof(h) + sizeof(req), MSG_NOSIGNAL) < 0) {
