@@ -36,7 +36,7 @@ $(TESTBIN)/tqcalib: $(OBJ)/tools/tqcalib/test.o $(OBJ)/tools/tqcalib/fit.o $(LIB
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-TQBENCH_OBJS := $(addprefix $(OBJ)/tools/tqbench/,tqbench.o tasks.o run.o report.o proc.o steady.o openloop.o)
+TQBENCH_OBJS := $(addprefix $(OBJ)/tools/tqbench/,tqbench.o tasks.o run.o report.o proc.o steady.o openloop.o indep.o)
 
 BINS += $(BIN)/tqbench
 

@@ -145,7 +145,7 @@ struct result {
 };
 
 struct stream_result {
-	char setup[16];
+	char setup[24];
 	unsigned int workers;
 	double secs;
 	uint64_t tasks;
@@ -182,7 +182,7 @@ struct ol_cap {
 /* One setup at one load of one mix. */
 struct ol_point {
 	char mix[24];
-	char setup[16];
+	char setup[24];
 	double load;			/* offered, a fraction of the capacity */
 	double offered;			/* arrivals counted per second */
 	uint64_t tasks;			/* arrivals counted */
@@ -282,6 +282,35 @@ void busy_shares(double (*iv)[CLX_STAGES][2], size_t n, double lo, double hi, do
 int openloop_parse(struct opts *o);
 int run_openloop(struct env *e, const struct suite *real, struct ol_result *res);
 void openloop_free(struct ol_result *res);
+
+/* indep.c: independent clients as processes (setup "proc-independent") */
+enum { IC_SETUP = 1, IC_STREAM, IC_OPENLOOP, IC_RESET };
+/* A growing buffer: a client's reply */
+struct obuf {
+	char *p;
+	size_t len, cap;
+};
+int obuf_put(struct obuf *ob, const void *p, size_t len);
+/* Fork n clients; before tqbench touches OpenCL. */
+int indep_procs_start(struct opts *o, unsigned int n);
+/* How many there are (0: none, the setup cannot run). */
+unsigned int indep_procs(void);
+/* End them (now: killed, else when they have finished); a failed command ends them too. */
+void indep_procs_stop(bool now);
+/* Give clients 0..n-1 e's layout, its device and the suite s. */
+int indep_procs_setup(struct env *e, const struct suite *s, unsigned int n);
+/* Close every client's context and buffers. */
+void indep_procs_reset(void);
+/* A command to client w, and its reply: the client's status, or -errno. */
+int indep_send(unsigned int w, uint32_t cmd, const void *req, size_t len);
+int indep_recv(unsigned int w, struct obuf *reply);
+/* The clients' sides of IC_STREAM (run.c) and IC_OPENLOOP (openloop.c). */
+int indep_stream_client(struct env *e, const struct suite *s, const void *req, size_t len,
+			struct obuf *out);
+int openloop_indep_client(struct env *e, const struct suite *s, const void *req, size_t len,
+			  struct obuf *out);
+/* Free the open loop's independent buffers (before their contexts close). */
+void openloop_indep_forget(void);
 
 /* steady.c */
 int steady_init(struct env *e);

@@ -44,6 +44,8 @@
 #include "../tqcalib/progress.h"
 
 #define OL_POLL_NS	100000	/* independent clients' completion poll */
+#define OL_INDEP	(-1)	/* ol_run.p: independent clients as threads */
+#define OL_INDEP_PROCS	(-2)	/* as processes (indep.c) */
 
 struct ol_arr {
 	uint64_t t;			/* ns from the point's start */
@@ -61,7 +63,7 @@ struct ol_done {
 struct ol_run {
 	struct env *e;
 	const struct suite *s;
-	int p;				/* usched's policy; < 0: independent */
+	int p;				/* usched's policy, or OL_INDEP(_PROCS) */
 	unsigned int P;
 	struct ol_arr *arr[MAX_WORKERS];
 	unsigned int narr[MAX_WORKERS];
@@ -342,25 +344,26 @@ static void *indep_completer(void *arg)
 	return NULL;
 }
 
-static int run_indep(struct ol_run *r)
+/* Clients w0..w1-1 of r, each a submitting and a completing thread. */
+static int run_indep_range(struct ol_run *r, unsigned int w0, unsigned int w1)
 {
 	static struct ol_indep id[MAX_WORKERS];
 	pthread_t ts[MAX_WORKERS], tc[MAX_WORKERS];
 	int ret = 0;
 
-	for (unsigned int w = 0; w < r->P && !ret; w++) {
+	for (unsigned int w = w0; w < w1 && !ret; w++) {
 		id[w] = (struct ol_indep){ .r = r, .w = w, .off = INT64_MAX };
 		ret = runner_indep(r->e, w, &id[w].c, &id[w].reg);
 	}
 	if (ret)
 		return ret;
-	for (unsigned int w = 0; w < r->P; w++) {
+	for (unsigned int w = w0; w < w1; w++) {
 		pthread_mutex_init(&id[w].lock, NULL);
 		pthread_cond_init(&id[w].cv, NULL);
 		pthread_create(&ts[w], NULL, indep_submitter, &id[w]);
 		pthread_create(&tc[w], NULL, indep_completer, &id[w]);
 	}
-	for (unsigned int w = 0; w < r->P; w++) {
+	for (unsigned int w = w0; w < w1; w++) {
 		pthread_join(ts[w], NULL);
 		pthread_join(tc[w], NULL);
 		ret = ret ?: id[w].err;
@@ -368,7 +371,7 @@ static int run_indep(struct ol_run *r)
 		pthread_cond_destroy(&id[w].cv);
 	}
 	/* the device's stamps onto the host's clock, per context */
-	for (unsigned int w = 0; w < r->P; w++)
+	for (unsigned int w = w0; w < w1; w++)
 		for (unsigned int k = 0; k < r->narr[w]; k++)
 			for (int s = 0; s < CLX_STAGES; s++)
 				for (int j = 0; j < 2 && r->done[w][k].iv[s][1] > 0; j++)
@@ -376,8 +379,96 @@ static int run_indep(struct ol_run *r)
 	return ret;
 }
 
+static int run_indep(struct ol_run *r)
+{
+	return run_indep_range(r, 0, r->P);
+}
+
+/* Independent clients as processes (indep.c): a client's arrivals out, its tasks back. */
+struct ic_openloop {
+	uint32_t w, narr;
+	uint64_t t0;
+	/* then narr struct ol_arr */
+};
+
+struct ic_openloop_reply {
+	int32_t ret;
+	uint32_t narr;
+	double lag;
+	/* then narr struct ol_done */
+};
+
+int openloop_indep_client(struct env *e, const struct suite *s, const void *req, size_t len,
+			  struct obuf *out)
+{
+	const struct ic_openloop *q = req;
+	struct ic_openloop_reply rp = { 0 };
+	struct ol_run r = { .e = e, .s = s };
+	int ret;
+
+	if (len < sizeof(*q) || q->w >= MAX_WORKERS ||
+	    len != sizeof(*q) + (size_t)q->narr * sizeof(struct ol_arr))
+		return -EINVAL;
+	r.P = q->w + 1;
+	r.t0 = q->t0;
+	r.narr[q->w] = q->narr;
+	r.total = q->narr;
+	r.arr[q->w] = malloc((q->narr ? q->narr : 1) * sizeof(struct ol_arr));
+	r.done[q->w] = calloc(q->narr ? q->narr : 1, sizeof(struct ol_done));
+	if (!r.arr[q->w] || !r.done[q->w]) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memcpy(r.arr[q->w], q + 1, q->narr * sizeof(struct ol_arr));
+	pthread_mutex_init(&r.lock, NULL);
+	rp.ret = run_indep_range(&r, q->w, q->w + 1);
+	pthread_mutex_destroy(&r.lock);
+	rp.narr = q->narr;
+	rp.lag = r.lag_max;
+	ret = obuf_put(out, &rp, sizeof(rp));
+	ret = ret ?: obuf_put(out, r.done[q->w], q->narr * sizeof(struct ol_done));
+out:
+	free(r.arr[q->w]);
+	free(r.done[q->w]);
+	return ret;
+}
+
+static int run_indep_procs(struct ol_run *r)
+{
+	struct obuf b = { 0 };
+	int ret = 0;
+
+	for (unsigned int w = 0; w < r->P && !ret; w++) {
+		struct ic_openloop q = { .w = w, .narr = r->narr[w], .t0 = r->t0 };
+
+		b.len = 0;
+		ret = obuf_put(&b, &q, sizeof(q));
+		ret = ret ?: obuf_put(&b, r->arr[w], r->narr[w] * sizeof(struct ol_arr));
+		ret = ret ?: indep_send(w, IC_OPENLOOP, b.p, b.len);
+	}
+	for (unsigned int w = 0; w < r->P && !ret; w++) {
+		const struct ic_openloop_reply *rp;
+
+		ret = indep_recv(w, &b);
+		rp = (const void *)b.p;
+		if (!ret && (b.len < sizeof(*rp) || rp->narr != r->narr[w] ||
+			     b.len != sizeof(*rp) + rp->narr * sizeof(struct ol_done)))
+			ret = -EPROTO;
+		if (ret)
+			break;
+		memcpy(r->done[w], rp + 1, rp->narr * sizeof(struct ol_done));
+		r->lag_max = fmax(r->lag_max, rp->lag);
+		r->completed += rp->narr;
+		ret = rp->ret;
+	}
+	free(b.p);
+	if (ret)	/* replies may be left unread: these clients are done */
+		indep_procs_stop(true);
+	return ret;
+}
+
 /* Forget the independent clients' buffers: their contexts go with runners_reset(). */
-static void indep_forget(void)
+void openloop_indep_forget(void)
 {
 	for (unsigned int w = 0; w < MAX_WORKERS; w++)
 		for (unsigned int i = 0; i < MAX_POOL; i++)
@@ -424,8 +515,8 @@ static int run_go(struct ol_run *r)
 	}
 	pthread_mutex_init(&r->lock, NULL);
 	/* a little ahead, so that the clients' first arrivals are on time */
-	r->t0 = tq_clock_ns() + 2000000;
-	ret = r->p >= 0 ? run_usched(r) : run_indep(r);
+	r->t0 = tq_clock_ns() + (r->p == OL_INDEP_PROCS ? 20000000 : 2000000);
+	ret = r->p >= 0 ? run_usched(r) : r->p == OL_INDEP ? run_indep(r) : run_indep_procs(r);
 	pthread_mutex_destroy(&r->lock);
 	for (unsigned int w = 0; w < r->P && !ret; w++)
 		for (unsigned int k = 0; k < r->narr[w]; k++)
@@ -599,7 +690,8 @@ int openloop_parse(struct opts *o)
 	snprintf(buf, sizeof(buf), "%s", o->ol_setups);
 	save = NULL;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		bool ok = !strcmp(tok, "independent");
+		bool ok = !strcmp(tok, "independent") ||
+			  (!strcmp(tok, "proc-independent") && o->process);
 
 		for (int p = 0; p <= NPOL; p++)
 			ok |= !strcmp(tok, pol_name(p));
@@ -633,7 +725,7 @@ static int setup_policy(const char *setup)
 	for (int p = 0; p <= NPOL; p++)
 		if (!strcmp(setup, pol_name(p)))
 			return p;
-	return -1;
+	return strcmp(setup, "proc-independent") ? OL_INDEP : OL_INDEP_PROCS;
 }
 
 int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
@@ -696,7 +788,7 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 			progress_step(1, NULL);
 		}
 		if (side)
-			indep_forget();
+			openloop_indep_forget();
 		runners_reset(e);
 	}
 	res->ncap = npct;
@@ -710,7 +802,8 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 	for (unsigned int si = 0; si < nsetup; si++) {
 		r.p = setup_policy(setups[si]);
 		steady_wait(e);
-		ret = run_warm(&r);
+		ret = r.p == OL_INDEP_PROCS ? indep_procs_setup(e, s, r.P) : 0;
+		ret = ret ?: run_warm(&r);
 		if (ret) {
 			fprintf(stderr, "tqbench: open loop: %s: %s\n", setups[si], strerror(-ret));
 			break;
@@ -774,8 +867,10 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 				}
 			}
 		}
-		if (r.p < 0)
-			indep_forget();
+		if (r.p == OL_INDEP)
+			openloop_indep_forget();
+		if (r.p == OL_INDEP_PROCS && indep_procs())
+			indep_procs_reset();
 		runners_reset(e);
 	}
 	progress_end();

@@ -1309,8 +1309,108 @@ static void *sworker_main(void *arg)
 	return NULL;
 }
 
+/* IC_STREAM: what a client process is told, and tells back (then lat_ms[n], iv[n]) */
+struct ic_stream {
+	uint32_t w;
+	uint64_t rng;
+	double t_win, t_end;
+};
+
+struct ic_stream_reply {
+	int32_t ret;
+	uint64_t n;
+	double load[CLX_STAGES];
+};
+
+int indep_stream_client(struct env *e, const struct suite *s, const void *req, size_t len,
+			struct obuf *out)
+{
+	const struct ic_stream *q = req;
+	struct ic_stream_reply rp = { 0 };
+	struct sworker sw;
+	int ret;
+
+	if (len != sizeof(*q) || q->w >= MAX_WORKERS)
+		return -EINVAL;
+	ret = ind_open(e, q->w);
+	if (ret)
+		return ret;
+	sw = (struct sworker){ .e = e, .s = s, .w = q->w, .rng = q->rng, .t_win = q->t_win,
+			       .t_end = q->t_end, .cap = 1 << 16 };
+	sw.lat_ms = malloc(sw.cap * sizeof(double));
+	sw.iv = malloc(sw.cap * sizeof(*sw.iv));
+	if (!sw.lat_ms || !sw.iv) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	sworker_main(&sw);
+	rp.ret = sw.ret;
+	rp.n = sw.n;
+	memcpy(rp.load, sw.load, sizeof(rp.load));
+	ret = obuf_put(out, &rp, sizeof(rp));
+	ret = ret ?: obuf_put(out, sw.lat_ms, sw.n * sizeof(double));
+	ret = ret ?: obuf_put(out, sw.iv, sw.n * sizeof(*sw.iv));
+out:
+	free(sw.lat_ms);
+	free(sw.iv);
+	return ret;
+}
+
+/* The stream's clients as processes (indep.c): each runs sworker_main in its own. */
+static int stream_independent_procs(struct env *e, const struct suite *real,
+				    struct sworker *sw, unsigned int P)
+{
+	struct obuf r = { 0 };
+	int ret = indep_procs() >= P ? indep_procs_setup(e, real, P) : -ECHILD;
+	uint64_t now;
+
+	/* every context open (its first build) before the clock starts */
+	for (unsigned int w = 0; w < P && !ret; w++) {
+		struct ic_stream q = { .w = w, .t_win = 0, .t_end = 0 };
+
+		ret = indep_send(w, IC_STREAM, &q, sizeof(q));
+		ret = ret ?: indep_recv(w, &r);
+	}
+	now = tq_clock_ns();
+	for (unsigned int w = 0; w < P && !ret; w++) {
+		struct ic_stream q = { .w = w, .rng = sw[w].rng, .t_win = sw[w].t_win,
+				       .t_end = sw[w].t_end };
+		uint64_t shift = tq_clock_ns() - now;
+
+		/* the window as the threads' setup has it, from the clients' go */
+		q.t_win += shift;
+		q.t_end += shift;
+		ret = indep_send(w, IC_STREAM, &q, sizeof(q));
+	}
+	for (unsigned int w = 0; w < P && !ret; w++) {
+		const struct ic_stream_reply *rp;
+
+		ret = indep_recv(w, &r);
+		rp = (const void *)r.p;
+		if (!ret && (r.len < sizeof(*rp) ||
+			     r.len != sizeof(*rp) + rp->n * (sizeof(double) + sizeof(*sw->iv)) ||
+			     rp->n > sw[w].cap))
+			ret = -EPROTO;
+		if (ret)
+			break;
+		sw[w].ret = rp->ret;
+		sw[w].n = rp->n;
+		memcpy(sw[w].load, rp->load, sizeof(rp->load));
+		memcpy(sw[w].lat_ms, rp + 1, rp->n * sizeof(double));
+		memcpy(sw[w].iv, (const char *)(rp + 1) + rp->n * sizeof(double),
+		       rp->n * sizeof(*sw->iv));
+	}
+	free(r.p);
+	if (ret)	/* replies may be left unread: these clients are done */
+		indep_procs_stop(true);
+	else
+		indep_procs_reset();
+	return ret;
+}
+
+/* procs: each worker a process of its own (indep.c), else a thread of this one */
 static int stream_independent(struct env *e, const struct suite *real,
-			      struct stream_result *sr)
+			      struct stream_result *sr, bool procs)
 {
 	unsigned int P = e->o->stream_workers;
 	struct sworker sw[MAX_WORKERS];
@@ -1319,11 +1419,12 @@ static int stream_independent(struct env *e, const struct suite *real,
 	double lo = INFINITY, hi = 0, load[CLX_STAGES] = { 0 };
 	double *lat, (*iv)[CLX_STAGES][2];
 	size_t n = 0;
+	bool threads;
 	int ret = 0;
 
 	if (P > MAX_WORKERS)
 		return -EINVAL;
-	for (unsigned int w = 0; w < P && !ret; w++)
+	for (unsigned int w = 0; w < P && !ret && !procs; w++)
 		ret = ind_open(e, w);
 	if (ret)
 		return ret;
@@ -1334,10 +1435,17 @@ static int stream_independent(struct env *e, const struct suite *real,
 					  .cap = 1 << 16 };
 		sw[w].lat_ms = malloc(sw[w].cap * sizeof(double));
 		sw[w].iv = malloc(sw[w].cap * sizeof(*sw[w].iv));
-		pthread_create(&th[w], NULL, sworker_main, &sw[w]);
+		if (!sw[w].lat_ms || !sw[w].iv)
+			ret = -ENOMEM;
 	}
+	threads = !procs && !ret;
+	if (procs && !ret)
+		ret = stream_independent_procs(e, real, sw, P);
+	for (unsigned int w = 0; w < P && threads; w++)
+		pthread_create(&th[w], NULL, sworker_main, &sw[w]);
 	for (unsigned int w = 0; w < P; w++) {
-		pthread_join(th[w], NULL);
+		if (threads)
+			pthread_join(th[w], NULL);
 		ret = ret ?: sw[w].ret;
 		n += sw[w].n;
 	}
@@ -1389,8 +1497,8 @@ int run_stream(struct env *e, const struct suite *real, const char *setup,
 	/* probes would compete with the stream's copies: one wait before it only */
 	steady_wait(e);
 	progress_begin(setup, 1);
-	if (!strcmp(setup, "independent"))
-		ret = stream_independent(e, real, sr);
+	if (!strcmp(setup, "independent") || !strcmp(setup, "proc-independent"))
+		ret = stream_independent(e, real, sr, !strcmp(setup, "proc-independent"));
 	for (int p = 0; p <= NPOL; p++)
 		if (!strcmp(setup, pol_name(p)))
 			ret = stream_usched(e, real, p, sr);

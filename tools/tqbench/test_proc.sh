@@ -161,8 +161,29 @@ done
 ok $bad "stream rows: in-process fifo, paper, auto and proc-fifo, proc-paper, proc-auto, with tasks"
 [ "$(grep -c 'stream proc-[a-z]*: 2 processes x 2 in flight, [0-9]* tasks in 1.8 s, each completed with status 0' "$T/err")" = 3 ]
 ok $? "each process stream's tasks completed with status 0"
+grep -q '^proc-independent ' "$T/table"
+ok $? "a stream row for proc-independent (independent contexts, each a process)"
+grep -q 'stream throughput, proc-auto over proc-independent' "$T/stream/summary.md"
+ok $? "summary.md: proc-auto's stream throughput over independent processes'"
 wait_for 10 nothing_left
 ok $? "nothing left after the streams"
+
+# 4b. The open loop with independent clients as processes beside the threads.
+if [ "${TQ_TRANSPORT:-}" = socket ]; then
+	timeout 300 "$BIN/tqbench" "${args[@]}" --suites real --setups openloop --ol-clients 2 \
+		--ol-mixes BK50 --ol-loads 0.5 --ol-s 0.5 \
+		--ol-setups auto,independent,proc-independent --out "$T/ol" >/dev/null 2>"$T/err"
+	rc=$?
+	ok $rc "tqbench --setups openloop with proc-independent (status $rc)"
+	[ $rc -eq 0 ] || tail -n 20 "$T/err" | diag
+	awk -F, '$2 == "proc-independent" && $5 > 0 && $6 > 0 { f = 1 } END { exit !f }' \
+		"$T/ol/openloop.csv"
+	ok $? "openloop.csv: proc-independent's point, tasks counted and completed"
+	grep -q "independent processes'" "$T/ol/summary.md"
+	ok $? "summary.md: the targets against independent processes too"
+	wait_for 10 nothing_left
+	ok $? "nothing left after the open loop"
+fi
 
 # 5. The socket with no tqsubmitd listening: tqbench starts its own, and stops it.
 if [ "${TQ_TRANSPORT:-}" = socket ]; then

@@ -14,10 +14,13 @@
  * and each policy through usched, once each; and independent contexts,
  * one per worker, as applications run without tq (--workers process: the
  * policies through the usched daemon, each worker a process submitting
- * through libtq and /dev/tqsubmit). Then a stream: P workers
- * keep tasks in flight for --stream-s seconds through usched (fifo, paper,
- * auto; with --setups ...,hygiene auto again without memory hygiene, for
- * its cost as a ratio) and through independent contexts.
+ * through libtq and /dev/tqsubmit or tqsubmitd's socket). Then a stream: P
+ * workers keep tasks in flight for --stream-s seconds through usched (fifo,
+ * paper, auto; with --setups ...,hygiene auto again without memory hygiene,
+ * for its cost as a ratio) and through independent contexts; with --workers
+ * process also through the daemon (proc-fifo, proc-paper, proc-auto) and as
+ * independent processes (proc-independent: each its own process and
+ * context, as applications run today).
  *
  * Output: a table on stdout, and in --out: tqbench.csv (one row per
  * experiment and setup), perms.csv (every order run), tg.csv (usched's
@@ -75,8 +78,10 @@ static void usage(FILE *f)
 		"                        or BKx/BKy/... phases (default phased,BK50)\n"
 		"  --ol-loads LIST       offered loads, fractions of the capacity\n"
 		"                        (default 0.3,0.5,0.7,0.8,0.9,1.0,1.2; quick 0.5,1.2)\n"
-		"  --ol-setups LIST      fifo,paper,neh,exact,auto,flow,independent\n"
-		"                        (default fifo,paper,auto,flow,independent)\n"
+		"  --ol-setups LIST      fifo,paper,neh,exact,auto,flow,independent and, with\n"
+		"                        --workers process, proc-independent (each client a\n"
+		"                        process of its own) (default fifo,paper,auto,flow,\n"
+		"                        independent)\n"
 		"  --ol-s S              seconds of arrivals per point (default 3; quick 0.4)\n"
 		"  --ol-phase-s S        a phase of a mix (default 0.5; quick 0.1)\n"
 		"  --ol-clients P        the open loop's clients (default 8)\n"
@@ -105,7 +110,9 @@ static void usage(FILE *f)
 		"                        usched daemon, one process per worker through\n"
 		"                        libtq: /dev/tqsubmit when loaded (root), else\n"
 		"                        tqsubmitd's socket; TQ_TRANSPORT forces either);\n"
-		"                        the other setups run in-process either way\n"
+		"                        the stream adds proc-independent (independent\n"
+		"                        contexts each in a process of its own); the other\n"
+		"                        setups run in-process either way\n"
 		"  --usched PATH         the daemon for --workers process\n"
 		"                        (default: the usched beside tqbench)\n"
 		"  --tqsubmitd PATH      the socket's server tqbench starts when none\n"
@@ -401,7 +408,7 @@ int main(int argc, char **argv)
 	/* proc-*: --workers process only, the stream's clients as processes through the daemon */
 	static const char *const stream_setups[] = { "fifo", "paper", "auto", "flow",
 						     "auto-noclear", "independent", "proc-fifo",
-						     "proc-paper", "proc-auto" };
+						     "proc-paper", "proc-auto", "proc-independent" };
 	static struct ol_result ol;
 	bool ol_ran = false;
 	static struct stream_result sr[sizeof(stream_setups) / sizeof(stream_setups[0])];
@@ -435,6 +442,14 @@ int main(int argc, char **argv)
 	}
 	if (o.process && proc_check(&o))
 		return 1;
+	/* independent clients as processes: forked before this process opens OpenCL */
+	if (o.process && (has(o.setups, "stream") ||
+			  (has(o.setups, "openloop") && has(o.ol_setups, "proc-independent"))) &&
+	    indep_procs_start(&o, o.stream_workers > o.ol_clients ? o.stream_workers :
+				  o.ol_clients)) {
+		fprintf(stderr, "tqbench: cannot start the independent client processes\n");
+		return 1;
+	}
 	if (clx_open(&e.c, o.device))
 		return 77;
 	if (load_profile(&e))
@@ -520,7 +535,12 @@ int main(int argc, char **argv)
 				if (!strcmp(stream_setups[k], "auto-noclear") &&
 				    !has(o.setups, "hygiene"))
 					continue;
-				if (!strncmp(stream_setups[k], "proc-", 5)) {
+				if (!strcmp(stream_setups[k], "proc-independent")) {
+					if (!o.process)
+						continue;
+					err = run_stream(&e, &suites[i], stream_setups[k],
+							 &sr[nstream]);
+				} else if (!strncmp(stream_setups[k], "proc-", 5)) {
 					int p = 0;
 
 					if (!o.process)
@@ -591,5 +611,6 @@ out:
 		if (*outs[i])
 			fclose(*outs[i]);
 	clx_close(&e.c);
+	indep_procs_stop(false);
 	return ret;
 }
