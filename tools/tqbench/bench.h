@@ -165,6 +165,7 @@ struct stream_result {
 #define OL_MAX_PHASES	8
 #define OL_MAX_MIXES	6
 #define OL_MAX_LOADS	12
+#define OL_MAX_SETUPS	12
 
 /* A mix: a cycle of phases, each a share of dominant-kernel tasks. */
 struct ol_mix {
@@ -328,6 +329,26 @@ int proc_check(struct opts *o);
 /* The stream through the daemon with worker processes, policy p (setup "proc-POLICY"). */
 int stream_procs(struct env *e, const struct suite *real, int p, struct stream_result *sr);
 int run_procs(struct env *e, struct result *r);
+/*
+ * The open loop through the daemon: policy p's usched and P worker
+ * processes for a setup's points. Per point: fill narr, at and pool for each
+ * worker and t0, then ol_procs_go(); done and status come back (0: never
+ * completed). TGs' mean size and the policy's share of their time from the
+ * daemon's metrics.
+ */
+#define OLP_MAX		8192		/* arrivals per worker and point */
+struct olp_shm {
+	uint64_t t0;			/* CLOCK_MONOTONIC ns of at = 0 */
+	uint32_t narr[MAX_WORKERS];
+	uint64_t at[MAX_WORKERS][OLP_MAX];	/* ns from t0 */
+	uint32_t pool[MAX_WORKERS][OLP_MAX];	/* the suite's pool task */
+	uint64_t done[MAX_WORKERS][OLP_MAX];	/* the completion seen, CLOCK_MONOTONIC */
+	int32_t status[MAX_WORKERS][OLP_MAX];
+};
+struct olp_shm *ol_procs_open(struct env *e, const struct suite *s, int p, unsigned int P);
+int ol_procs_go(double secs, double *tg_size, double *sched_share);
+/* The daemon and workers stopped (failed: killed); 0, or the daemon's failure. */
+int ol_procs_close(bool failed);
 
 /* report.c */
 void report_tasks(FILE *f, const struct suite *s);

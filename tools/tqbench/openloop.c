@@ -64,6 +64,8 @@ struct ol_run {
 	struct env *e;
 	const struct suite *s;
 	int p;				/* usched's policy, or OL_INDEP(_PROCS) */
+	bool proc;			/* usched: the daemon and worker processes */
+	double tg_size, sched_share;	/* proc: the daemon's, for the point */
 	unsigned int P;
 	struct ol_arr *arr[MAX_WORKERS];
 	unsigned int narr[MAX_WORKERS];
@@ -501,6 +503,38 @@ static int run_alloc(struct ol_run *r, unsigned int n)
 	return 0;
 }
 
+/* A point through the daemon (proc.c): the arrivals out, the delivery times back. */
+static int run_procs_point(struct ol_run *r, struct olp_shm *sh)
+{
+	double last = 0;
+	int ret;
+
+	for (unsigned int w = 0; w < r->P; w++) {
+		if (r->narr[w] > OLP_MAX)
+			return -E2BIG;
+		sh->narr[w] = r->narr[w];
+		for (unsigned int k = 0; k < r->narr[w]; k++) {
+			sh->at[w][k] = r->arr[w][k].t;
+			sh->pool[w][k] = r->arr[w][k].pool;
+			sh->done[w][k] = 0;
+			sh->status[w][k] = 0;
+			last = fmax(last, r->arr[w][k].t / 1e9);
+		}
+	}
+	sh->t0 = r->t0;
+	ret = ol_procs_go(last, &r->tg_size, &r->sched_share);
+	for (unsigned int w = 0; w < r->P && !ret; w++) {
+		for (unsigned int k = 0; k < r->narr[w]; k++) {
+			r->done[w][k].done = sh->done[w][k];
+			r->done[w][k].failed = sh->status[w][k] != 0;
+		}
+		r->completed += r->narr[w];
+	}
+	return ret;
+}
+
+static struct olp_shm *olp;	/* the proc setups' daemon and workers, while they run */
+
 static int run_go(struct ol_run *r)
 {
 	int ret;
@@ -515,8 +549,12 @@ static int run_go(struct ol_run *r)
 	}
 	pthread_mutex_init(&r->lock, NULL);
 	/* a little ahead, so that the clients' first arrivals are on time */
-	r->t0 = tq_clock_ns() + (r->p == OL_INDEP_PROCS ? 20000000 : 2000000);
-	ret = r->p >= 0 ? run_usched(r) : r->p == OL_INDEP ? run_indep(r) : run_indep_procs(r);
+	r->t0 = tq_clock_ns() + (r->p == OL_INDEP_PROCS || r->proc ? 20000000 : 2000000);
+	if (r->proc)
+		ret = run_procs_point(r, olp);
+	else
+		ret = r->p >= 0 ? run_usched(r) :
+		      r->p == OL_INDEP ? run_indep(r) : run_indep_procs(r);
 	pthread_mutex_destroy(&r->lock);
 	for (unsigned int w = 0; w < r->P && !ret; w++)
 		for (unsigned int k = 0; k < r->narr[w]; k++)
@@ -532,7 +570,7 @@ static int run_warm(struct ol_run *r)
 	int ret;
 
 	/* usched: one client, so that kernels are registered from one thread */
-	if (r->p >= 0)
+	if (r->p >= 0 && !r->proc)
 		r->P = 1;
 	ret = run_alloc(r, r->s->npool);
 	for (unsigned int w = 0; w < r->P && !ret; w++) {
@@ -694,7 +732,9 @@ int openloop_parse(struct opts *o)
 			  (!strcmp(tok, "proc-independent") && o->process);
 
 		for (int p = 0; p <= NPOL; p++)
-			ok |= !strcmp(tok, pol_name(p));
+			ok |= !strcmp(tok, pol_name(p)) ||
+			      (o->process && !strncmp(tok, "proc-", 5) &&
+			       !strcmp(tok + 5, pol_name(p)));
 		if (!ok)
 			return -EINVAL;
 	}
@@ -720,10 +760,13 @@ static double model_rate(const struct suite *s, unsigned int pct)
 	return best > 0 ? 1e9 / best : 0;
 }
 
+/* A setup's policy (proc-POLICY: through the daemon), or OL_INDEP(_PROCS). */
 static int setup_policy(const char *setup)
 {
+	const char *pol = strncmp(setup, "proc-", 5) ? setup : setup + 5;
+
 	for (int p = 0; p <= NPOL; p++)
-		if (!strcmp(setup, pol_name(p)))
+		if (!strcmp(pol, pol_name(p)))
 			return p;
 	return strcmp(setup, "proc-independent") ? OL_INDEP : OL_INDEP_PROCS;
 }
@@ -732,7 +775,7 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 {
 	const struct opts *o = e->o;
 	char buf[256], *save = NULL, *tok;
-	const char *setups[8];
+	const char *setups[OL_MAX_SETUPS];
 	unsigned int nsetup = 0, npct = 0, npts = 0;
 	unsigned int pcts[OL_MAX_MIXES * OL_MAX_PHASES];
 	struct ol_run r = { .e = e, .s = s, .P = o->ol_clients };
@@ -755,7 +798,7 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 		res->load[res->nload++] = atof(tok);
 	snprintf(buf, sizeof(buf), "%s", o->ol_setups);
 	save = NULL;
-	for (tok = strtok_r(buf, ",", &save); tok && nsetup < 8; tok = strtok_r(NULL, ",", &save))
+	for (tok = strtok_r(buf, ",", &save); tok && nsetup < OL_MAX_SETUPS; tok = strtok_r(NULL, ",", &save))
 		setups[nsetup++] = tok;
 	for (unsigned int m = 0; m < res->nmix; m++) {
 		for (unsigned int k = 0; k < res->mix[m].nphase; k++) {
@@ -801,11 +844,19 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 	progress_begin("open loop", (double)nsetup * res->nmix * res->nload);
 	for (unsigned int si = 0; si < nsetup; si++) {
 		r.p = setup_policy(setups[si]);
+		r.proc = r.p >= 0 && !strncmp(setups[si], "proc-", 5);
 		steady_wait(e);
 		ret = r.p == OL_INDEP_PROCS ? indep_procs_setup(e, s, r.P) : 0;
+		if (!ret && r.proc) {
+			olp = ol_procs_open(e, s, r.p, r.P);
+			ret = olp ? 0 : -EIO;
+		}
 		ret = ret ?: run_warm(&r);
 		if (ret) {
 			fprintf(stderr, "tqbench: open loop: %s: %s\n", setups[si], strerror(-ret));
+			if (olp)
+				ol_procs_close(true);
+			olp = NULL;
 			break;
 		}
 		for (unsigned int m = 0; m < res->nmix; m++) {
@@ -841,7 +892,7 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 					struct usched_stats a = { 0 }, b = { 0 };
 					struct usched *u = NULL;
 
-					if (r.p >= 0 && !runner_usched(e, r.p, &u))
+					if (r.p >= 0 && !r.proc && !runner_usched(e, r.p, &u))
 						usched_stats(u, &a);
 					ret = run_go(&r);
 					if (u)
@@ -855,6 +906,14 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 				}
 				if (!ret)
 					point_stats(&r, secs, pt);
+				if (!ret && r.proc) {
+					/* the daemon keeps the commands' stamps: unknown here */
+					for (int st = 0; st < CLX_STAGES; st++)
+						pt->util[st] = -1;
+					pt->device_util = -1;
+					pt->tg_size = r.tg_size;
+					pt->sched_share = r.sched_share;
+				}
 				pt->err = ret;
 				run_free(&r);
 				npts++;
@@ -871,6 +930,10 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 			openloop_indep_forget();
 		if (r.p == OL_INDEP_PROCS && indep_procs())
 			indep_procs_reset();
+		if (r.proc) {
+			ol_procs_close(false);
+			olp = NULL;
+		}
 		runners_reset(e);
 	}
 	progress_end();

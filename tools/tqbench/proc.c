@@ -112,6 +112,7 @@ struct run {
 	struct child w[MAX_WORKERS];
 	struct wmsg msg[MAX_WORKERS];
 	char log[600], prom[600];
+	bool openloop;			/* the workers are the open loop's (olp_worker_main) */
 };
 
 static int transport;		/* TQT_MODULE or TQT_SOCKET */
@@ -367,7 +368,7 @@ static bool daemon_alive(struct run *ru)
 	if (waitpid(ru->d.pid, &st, WNOHANG) != ru->d.pid)
 		return true;
 	ru->d.pid = 0;
-	fprintf(stderr, "tqbench: usched (%s) %s\n", policy_names[ru->p], how(st, b, sizeof(b)));
+	fprintf(stderr, "tqbench: usched (%s) %s\n", pol_name(ru->p), how(st, b, sizeof(b)));
 	log_tail(ru);
 	return false;
 }
@@ -400,7 +401,7 @@ static int daemon_start(struct run *ru)
 	 */
 	const char *argv[32] = {
 		usched_path, "--foreground", "--config", "/dev/null", "--state", "",
-		"--policy", policy_names[ru->p], "--profile", e->o->profile, "--device", dev,
+		"--policy", pol_name(ru->p), "--profile", e->o->profile, "--device", dev,
 		"--metrics", ru->prom, "--metrics-interval", "0",
 		"--context-arena", "0", "--user-arena", "0",
 	};
@@ -427,7 +428,7 @@ static int daemon_start(struct run *ru)
 		snprintf(dev, sizeof(dev), "%s", e->c.name);
 	else
 		snprintf(dev, sizeof(dev), "%s/%s", e->c.platform, e->c.name);
-	snprintf(name, sizeof(name), "tqbench-%d-%s", (int)parent, policy_names[ru->p]);
+	snprintf(name, sizeof(name), "tqbench-%d-%s", (int)parent, pol_name(ru->p));
 	memcpy(sa.sun_path + 1, name, strlen(name));	/* abstract: sun_path[0] is 0 */
 	salen = offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name);
 	snprintf(env_notify, sizeof(env_notify), "NOTIFY_SOCKET=@%s", name);
@@ -440,7 +441,7 @@ static int daemon_start(struct run *ru)
 		fprintf(stderr, "tqbench: cannot start usched: %s\n", strerror(errno));
 		goto out;
 	}
-	dprintf(logfd, "== tqbench: usched --policy %s for %s %s %ux%u\n", policy_names[ru->p],
+	dprintf(logfd, "== tqbench: usched --policy %s for %s %s %ux%u\n", pol_name(ru->p),
 		ru->r->s->name, ru->r->s->bench[ru->r->bench], ru->r->T, ru->r->N);
 	fflush(NULL);
 	ru->d.pid = fork();
@@ -486,7 +487,7 @@ static int daemon_start(struct run *ru)
 		ret = -EBUSY;
 	}
 	if (ret == -ETIMEDOUT)
-		fprintf(stderr, "tqbench: usched (%s) not ready after %d s\n", policy_names[ru->p],
+		fprintf(stderr, "tqbench: usched (%s) not ready after %d s\n", pol_name(ru->p),
 			START_S);
 out:
 	free(envp);
@@ -518,7 +519,7 @@ static int daemon_stop(struct run *ru)
 	for (end = now_s() + 10; sched_pid() == pid && now_s() < end; )
 		usleep(10000);
 	if (st && st != -1) {
-		fprintf(stderr, "tqbench: usched (%s) %s after SIGTERM\n", policy_names[ru->p],
+		fprintf(stderr, "tqbench: usched (%s) %s after SIGTERM\n", pol_name(ru->p),
 			how(st, b, sizeof(b)));
 		log_tail(ru);
 		return -EIO;
@@ -889,6 +890,9 @@ static void __attribute__((noreturn)) worker_main(const struct run *ru, unsigned
 
 /* The parent side */
 
+static void __attribute__((noreturn)) olp_worker_main(const struct run *ru, unsigned int w,
+						      int sock);
+
 static int workers_start(struct run *ru)
 {
 	pid_t parent = getpid();
@@ -914,6 +918,8 @@ static int workers_start(struct run *ru)
 			for (unsigned int k = 0; k < w; k++)
 				close(ru->w[k].sock);
 			close(sv[0]);
+			if (ru->openloop)
+				olp_worker_main(ru, w, sv[1]);
 			worker_main(ru, w, sv[1]);
 		}
 		close(sv[1]);
@@ -1211,5 +1217,230 @@ int stream_procs(struct env *e, const struct suite *real, int p, struct stream_r
 	free(r);
 	if (ret)
 		e->proc_failed++;
+	return ret;
+}
+
+/*
+ * The open loop through the daemon (openloop.c's setups proc-POLICY): P
+ * worker processes, each a libtq context whose arena holds every pool task
+ * laid out alike (inputs from 0, outputs from out_base, as in tqbench's
+ * in-process arena: tasks share host memory, whose contents do not matter
+ * to their times). Per point the parent writes each worker's arrivals into
+ * memory shared before the fork and says go; a worker submits each task at
+ * its arrival, takes completions as they come and stamps each with the time
+ * it saw it. The daemon and the workers live for one setup's points.
+ */
+static struct olp_shm *olp;
+static struct run olr;
+static struct result olres;
+static struct btask olb[MAX_POOL];	/* the pool, laid out */
+
+#define OLP_ENTRIES	512
+
+/* A pool task's kernel in this context: registered once per kernels/ task. */
+static int olp_kernel(struct tq *tq, struct wslot *ws, const struct wslot *prev, unsigned int n)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; i < n && !ws->kern; i++) {
+		if (prev[i].b->tk == ws->b->tk) {
+			ws->prog = prev[i].prog;
+			ws->kern = prev[i].kern;
+		}
+	}
+	if (!ws->kern) {
+		ret = tq_register_builtin(tq, ws->b->tk->name, &ws->prog);
+		ret = ret ?: tq_lookup_kernel(tq, ws->prog, ws->b->tk->kernel, &ws->kern);
+	}
+	if (ret)
+		fprintf(stderr, "tqbench: worker %d: registering %s: %s\n", getpid(),
+			ws->b->name, tq_strerror(ret));
+	return ret;
+}
+
+/* One point: worker w's arrivals submitted at their times, each completion stamped. */
+static int olp_point(struct tq *tq, const struct wslot *ws, unsigned int w, struct wmsg *m)
+{
+	unsigned int n = olp->narr[w], k = 0, got = 0;
+	uint64_t t0 = olp->t0, idle_since = mono_ns();
+	int ret = 0;
+
+	while (!ret && got < n) {
+		uint64_t now = mono_ns(), next;
+		struct pollfd pfd = { .fd = tq->event_fd, .events = POLLIN };
+		struct timespec ts;
+		struct tq_cqe *cqe;
+		bool queued = false;
+
+		for (; k < n && t0 + olp->at[w][k] <= now && !ret; k++) {
+			struct tq_desc *d = tq_get_desc(tq);
+
+			if (!d)		/* the SQ is full: this one on the next pass */
+				break;
+			ret = slot_prep(&ws[olp->pool[w][k]], d);
+			tq_desc_set_data(d, k);
+			queued = true;
+		}
+		if (queued && !ret) {
+			ret = tq_submit(tq);
+			ret = ret < 0 ? ret : 0;
+		}
+		while (!ret && !tq_peek(tq, &cqe)) {
+			uint64_t i = cqe->user_data;
+
+			if (i >= n || olp->done[w][i]) {
+				m->stray++;
+			} else {
+				olp->done[w][i] = mono_ns();
+				olp->status[w][i] = cqe->status;
+				got++;
+				idle_since = olp->done[w][i];
+			}
+			tq_cqe_seen(tq, cqe);
+		}
+		if (ret || got == n)
+			break;
+		now = mono_ns();
+		if (now - idle_since > (uint64_t)RUN_S * 1000000000) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		/* until the next arrival (soon when the SQ was full) or a completion */
+		next = k < n ? t0 + olp->at[w][k] : now + 100000000;
+		next = next > now ? next : now + 100000;
+		ts = (struct timespec){ (time_t)((next - now) / 1000000000),
+					(long)((next - now) % 1000000000) };
+		if (ppoll(&pfd, 1, &ts, NULL) > 0) {
+			uint64_t v;
+
+			if (read(tq->event_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				ret = -errno;
+		}
+	}
+	m->all = got;
+	if (ret)
+		fprintf(stderr, "tqbench: worker %d: open loop: %s\n", getpid(), tq_strerror(ret));
+	return ret;
+}
+
+static void __attribute__((noreturn)) olp_worker_main(const struct run *ru, unsigned int w,
+						      int sock)
+{
+	const struct suite *s = ru->r->s;
+	const struct env *e = ru->e;
+	static struct wslot ws[MAX_POOL];
+	struct wmsg m = { .kind = MSG_READY };
+	uint64_t base_off = 0;
+	uint32_t *base = NULL;
+	struct tq tq;
+	char cmd;
+
+	memset(ws, 0, sizeof(ws));
+	m.err = tq_open(&tq, OLP_ENTRIES, e->arena_len + (1 << 20), 0);
+	if (m.err) {
+		fprintf(stderr, "tqbench: worker %d: tq_open (%zu MiB arena): %s\n", getpid(),
+			e->arena_len >> 20, tq_strerror(m.err));
+		send_msg(sock, &m);
+		_exit(1);
+	}
+	m.err = tq_buf_alloc(&tq, e->arena_len, (void **)&base, &base_off);
+	/* a benign pattern, as the in-process arena's */
+	for (size_t i = 0; !m.err && i < e->arena_len / 4; i++)
+		base[i] = 0x3f000000;
+	for (unsigned int i = 0; i < s->npool && !m.err; i++) {
+		ws[i].b = &olb[i];
+		m.err = olp_kernel(&tq, &ws[i], ws, i);
+		for (unsigned int j = 0; j < olb[i].l.nbufs && !m.err; j++) {
+			if (olb[i].dir[j] == BT_SCRATCH)
+				continue;
+			ws[i].buf[j] = (char *)base + olb[i].off[j];
+			ws[i].off[j] = base_off + olb[i].off[j];
+		}
+	}
+	send_msg(sock, &m);
+	while (!m.err && recv(sock, &cmd, 1, 0) == 1) {
+		memset(&m, 0, sizeof(m));
+		m.kind = MSG_REPORT;
+		m.err = olp_point(&tq, ws, w, &m);
+		send_msg(sock, &m);
+	}
+	tq_close(&tq);
+	_exit(m.err ? 1 : 0);
+}
+
+struct olp_shm *ol_procs_open(struct env *e, const struct suite *s, int p, unsigned int P)
+{
+	int ret;
+
+	if (P < 1 || P > MAX_WORKERS || s->npool > MAX_POOL)
+		return NULL;
+	olp = mmap(NULL, sizeof(*olp), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (olp == MAP_FAILED) {
+		olp = NULL;
+		return NULL;
+	}
+	for (unsigned int i = 0; i < s->npool; i++) {
+		olb[i] = s->pool[i];
+		btask_layout(&olb[i], e->out_base);
+	}
+	memset(&olres, 0, sizeof(olres));
+	olres.s = s;
+	olres.T = P;
+	for (unsigned int i = 0; i < s->nbench; i++)
+		if (s->pct[i] == 50)
+			olres.bench = i;
+	olr = (struct run){ .e = e, .r = &olres, .p = p, .openloop = true };
+	snprintf(olr.log, sizeof(olr.log), "%s/usched.log", e->o->out);
+	snprintf(olr.prom, sizeof(olr.prom), "%s/usched.prom", e->o->out);
+	for (unsigned int w = 0; w < MAX_WORKERS; w++)
+		olr.w[w].sock = -1;
+	ret = daemon_start(&olr);
+	ret = ret ?: workers_start(&olr);
+	ret = ret ?: gather(&olr, MSG_READY, START_S);
+	if (ret) {
+		ol_procs_close(true);
+		return NULL;
+	}
+	return olp;
+}
+
+int ol_procs_go(double secs, double *tg_size, double *sched_share)
+{
+	struct mstat a = { 0 }, b = { 0 };
+	bool have_a = !metrics_now(&olr, &a);
+	uint32_t all = 0;
+	int ret;
+
+	ret = command(&olr, CMD_GO);
+	ret = ret ?: gather(&olr, MSG_REPORT, (int)secs + RUN_S);
+	for (unsigned int w = 0; !ret && w < olres.T; w++) {
+		if (olr.msg[w].stray) {
+			fprintf(stderr, "tqbench: open loop worker %u: %u stray completion(s)\n", w,
+				olr.msg[w].stray);
+			ret = -EPROTO;
+		}
+		all += olr.msg[w].all;
+	}
+	*tg_size = *sched_share = 0;
+	if (!ret && have_a && !metrics_now(&olr, &b) && b.tgs > a.tgs) {
+		*tg_size = all / (b.tgs - a.tgs);
+		if (b.measured_s > a.measured_s)
+			*sched_share = (b.policy_s - a.policy_s) / (b.measured_s - a.measured_s);
+	}
+	return ret;
+}
+
+int ol_procs_close(bool failed)
+{
+	int ret;
+
+	if (!olp)
+		return 0;
+	workers_stop(&olr, failed);
+	ret = daemon_stop(&olr);
+	munmap(olp, sizeof(*olp));
+	olp = NULL;
+	if (ret || failed)
+		olr.e->proc_failed++;
 	return ret;
 }

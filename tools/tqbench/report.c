@@ -254,7 +254,8 @@ void report_stream(FILE *t, FILE *csv, const struct stream_result *sr)
 /* SVG */
 
 static const char *const colors[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-				      "#8c564b", "#e377c2", "#17becf" };
+				      "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f",
+				      "#393b79", "#637939" };
 
 /*
  * Figures 9 and 10: fifo, paper, neh, exact, auto (red dot, as the paper's
@@ -919,7 +920,8 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 /* The open loop */
 
 static const char *const ol_order[] = { "fifo", "paper", "neh", "exact", "auto", "flow",
-					"independent", "proc-independent" };
+					"independent", "proc-fifo", "proc-paper", "proc-auto",
+					"proc-flow", "proc-independent" };
 
 static int ol_color(const char *setup)
 {
@@ -1016,7 +1018,7 @@ static int ol_svg(const char *dir, const struct ol_result *res, const char *mix)
 		   "text-anchor=\"middle\">latency (ms, log): p99 solid, p50 dashed</text>\n",
 		y0 + ph / 2, y0 + ph / 2);
 	for (unsigned int si = 0, row = 0; si < sizeof(ol_order) / sizeof(ol_order[0]); si++) {
-		const char *col = colors[ol_color(ol_order[si]) % 8];
+		const char *col = colors[ol_color(ol_order[si]) % 12];
 		bool any = false;
 
 		for (int q = 0; q < 2; q++) {
@@ -1115,7 +1117,12 @@ static void ol_cell(FILE *f, const struct ol_point *p)
 
 int report_openloop_md(FILE *f, const struct ol_result *res)
 {
-	static const char *const usched_setups[] = { "flow", "auto" };
+	/* each usched setup against the baseline beside it: threads, processes */
+	static const char *const ol_pairs[][2] = {
+		{ "flow", "independent" }, { "auto", "independent" },
+		{ "flow", "proc-independent" }, { "auto", "proc-independent" },
+		{ "proc-flow", "proc-independent" }, { "proc-auto", "proc-independent" },
+	};
 	double maxload = 0;
 
 	for (unsigned int l = 0; l < res->nload; l++)
@@ -1160,11 +1167,9 @@ int report_openloop_md(FILE *f, const struct ol_result *res)
 			fprintf(f, "\n");
 		}
 		fprintf(f, "\nAgainst the targets (%s):\n\n", mix);
-		for (unsigned int k = 0; k < 2 * 2; k++) {
-			const char *us = usched_setups[k % 2];
-			/* the baselines: independent contexts as threads, and as processes */
-			const char *base = k < 2 ? "independent" : "proc-independent";
-			const char *what = k < 2 ? "independent contexts'" :
+		for (unsigned int k = 0; k < sizeof(ol_pairs) / sizeof(ol_pairs[0]); k++) {
+			const char *us = ol_pairs[k][0], *base = ol_pairs[k][1];
+			const char *what = strncmp(base, "proc-", 5) ? "independent contexts'" :
 					   "independent processes'";
 			unsigned int met = 0, n = 0;
 			const struct ol_point *a, *b;

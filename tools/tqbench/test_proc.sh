@@ -168,19 +168,24 @@ ok $? "summary.md: proc-auto's stream throughput over independent processes'"
 wait_for 10 nothing_left
 ok $? "nothing left after the streams"
 
-# 4b. The open loop with independent clients as processes beside the threads.
+# 4b. The open loop through the daemon (proc-auto) and with independent clients as
+# processes (proc-independent), beside the in-process setups.
 if [ "${TQ_TRANSPORT:-}" = socket ]; then
 	timeout 300 "$BIN/tqbench" "${args[@]}" --suites real --setups openloop --ol-clients 2 \
 		--ol-mixes BK50 --ol-loads 0.5 --ol-s 0.5 \
-		--ol-setups auto,independent,proc-independent --out "$T/ol" >/dev/null 2>"$T/err"
+		--ol-setups auto,independent,proc-auto,proc-independent --out "$T/ol" \
+		>/dev/null 2>"$T/err"
 	rc=$?
-	ok $rc "tqbench --setups openloop with proc-independent (status $rc)"
+	ok $rc "tqbench --setups openloop with proc-auto and proc-independent (status $rc)"
 	[ $rc -eq 0 ] || tail -n 20 "$T/err" | diag
-	awk -F, '$2 == "proc-independent" && $5 > 0 && $6 > 0 { f = 1 } END { exit !f }' \
-		"$T/ol/openloop.csv"
-	ok $? "openloop.csv: proc-independent's point, tasks counted and completed"
-	grep -q "independent processes'" "$T/ol/summary.md"
-	ok $? "summary.md: the targets against independent processes too"
+	for p in proc-auto proc-independent; do
+		awk -F, -v p=$p '$2 == p && $5 > 0 && $6 > 0 { f = 1 } END { exit !f }' \
+			"$T/ol/openloop.csv"
+		ok $? "openloop.csv: $p's point, tasks counted and completed"
+	done
+	grep -q "proc-auto: throughput at 50% offered [0-9.]*x independent processes'" \
+		"$T/ol/summary.md"
+	ok $? "summary.md: the daemon's figures against independent processes'"
 	wait_for 10 nothing_left
 	ok $? "nothing left after the open loop"
 fi
