@@ -50,6 +50,7 @@ struct opts {
 	double stream_s;
 	unsigned int stream_workers;
 	unsigned int stream_depth;
+	const char *stream_setups;	/* NULL: all */
 	unsigned int max_tg;		/* usched's; 0: its default */
 	bool no_plans;			/* usched's auto orders every TG afresh */
 	bool no_refine;			/* nor goes on with a plan in the loop's idle time */

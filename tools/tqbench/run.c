@@ -1358,28 +1358,26 @@ out:
 
 /* The stream's clients as processes (indep.c): each runs sworker_main in its own. */
 static int stream_independent_procs(struct env *e, const struct suite *real,
-				    struct sworker *sw, unsigned int P)
+				    struct sworker *sw, unsigned int P, uint64_t start)
 {
 	struct obuf r = { 0 };
 	int ret = indep_procs() >= P ? indep_procs_setup(e, real, P) : -ECHILD;
-	uint64_t now;
+	uint64_t shift;
 
-	/* every context open (its first build) before the clock starts */
+	/* every context open before the clock starts: all at once, as the threads' */
 	for (unsigned int w = 0; w < P && !ret; w++) {
 		struct ic_stream q = { .w = w, .t_win = 0, .t_end = 0 };
 
 		ret = indep_send(w, IC_STREAM, &q, sizeof(q));
-		ret = ret ?: indep_recv(w, &r);
 	}
-	now = tq_clock_ns();
+	for (unsigned int w = 0; w < P && !ret; w++)
+		ret = indep_recv(w, &r);
+	/* the window as the threads have it, from now (their contexts were open at start) */
+	shift = tq_clock_ns() - start;
 	for (unsigned int w = 0; w < P && !ret; w++) {
-		struct ic_stream q = { .w = w, .rng = sw[w].rng, .t_win = sw[w].t_win,
-				       .t_end = sw[w].t_end };
-		uint64_t shift = tq_clock_ns() - now;
+		struct ic_stream q = { .w = w, .rng = sw[w].rng, .t_win = sw[w].t_win + shift,
+				       .t_end = sw[w].t_end + shift };
 
-		/* the window as the threads' setup has it, from the clients' go */
-		q.t_win += shift;
-		q.t_end += shift;
 		ret = indep_send(w, IC_STREAM, &q, sizeof(q));
 	}
 	for (unsigned int w = 0; w < P && !ret; w++) {
@@ -1440,7 +1438,7 @@ static int stream_independent(struct env *e, const struct suite *real,
 	}
 	threads = !procs && !ret;
 	if (procs && !ret)
-		ret = stream_independent_procs(e, real, sw, P);
+		ret = stream_independent_procs(e, real, sw, P, now);
 	for (unsigned int w = 0; w < P && threads; w++)
 		pthread_create(&th[w], NULL, sworker_main, &sw[w]);
 	for (unsigned int w = 0; w < P; w++) {

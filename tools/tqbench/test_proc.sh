@@ -161,7 +161,12 @@ done
 ok $bad "stream rows: in-process fifo, paper, auto and proc-fifo, proc-paper, proc-auto, with tasks"
 [ "$(grep -c 'stream proc-[a-z]*: 2 processes x 2 in flight, [0-9]* tasks in 1.8 s, each completed with status 0' "$T/err")" = 3 ]
 ok $? "each process stream's tasks completed with status 0"
-grep -q '^proc-independent ' "$T/table"
+# natively its tasks are counted too (under emulation the contexts build for long)
+if [ "${TQ_TRANSPORT:-}" = socket ]; then
+	awk '$1 == "proc-independent" && $3 > 0 { f = 1 } END { exit !f }' "$T/table"
+else
+	grep -q '^proc-independent ' "$T/table"
+fi
 ok $? "a stream row for proc-independent (independent contexts, each a process)"
 grep -q 'stream throughput, proc-auto over proc-independent' "$T/stream/summary.md"
 ok $? "summary.md: proc-auto's stream throughput over independent processes'"

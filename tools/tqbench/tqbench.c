@@ -74,6 +74,10 @@ static void usage(FILE *f)
 		"  --stream-s S          stream length per setup (default 8; quick 0.5)\n"
 		"  --stream-workers P    stream workers (default 8)\n"
 		"  --stream-depth D      tasks each stream worker keeps in flight (default 4)\n"
+		"  --stream-setups LIST  only these of the stream's setups (default: all of\n"
+		"                        fifo,paper,auto,flow,independent and, with --workers\n"
+		"                        process, proc-fifo,proc-paper,proc-auto,\n"
+		"                        proc-independent)\n"
 		"  --ol-mixes LIST       the open loop's mixes: phased (BK25/BK75 phases), BKx,\n"
 		"                        or BKx/BKy/... phases (default phased,BK50)\n"
 		"  --ol-loads LIST       offered loads, fractions of the capacity\n"
@@ -150,7 +154,7 @@ static int parse_configs(struct opts *o, const char *s)
 static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 {
 	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
-	       PMAX, UNIT, SCALE, TRIALS, TABLE5, SSECS, SWORK, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
+	       PMAX, UNIT, SCALE, TRIALS, TABLE5, SSECS, SWORK, SSETUPS, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
 	       TQSUBMITD, BENCHES, MAXTG, NOPLANS, NOREFINE, NOPOLL, NOCLEAR, STEADY, SWAIT, REDO,
 	       OLMIX, OLLOAD, OLSET, OLS, OLPH, OLCL };
 	static const struct option lo[] = {
@@ -171,6 +175,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "table5", required_argument, NULL, TABLE5 },
 		{ "stream-s", required_argument, NULL, SSECS },
 		{ "stream-workers", required_argument, NULL, SWORK },
+		{ "stream-setups", required_argument, NULL, SSETUPS },
 		{ "stream-depth", required_argument, NULL, SDEPTH },
 		{ "time-limit", required_argument, NULL, LIMIT },
 		{ "seed", required_argument, NULL, SEED },
@@ -247,6 +252,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		case OLMIX: o->ol_mixes = optarg; break;
 		case OLLOAD: o->ol_loads = optarg; break;
 		case OLSET: o->ol_setups = optarg; break;
+		case SSETUPS: o->stream_setups = optarg; break;
 		case OLS: o->ol_s = atof(optarg); break;
 		case OLPH: o->ol_phase_s = atof(optarg); break;
 		case OLCL: o->ol_clients = atoi(optarg); break;
@@ -534,6 +540,8 @@ int main(int argc, char **argv)
 
 				if (!strcmp(stream_setups[k], "auto-noclear") &&
 				    !has(o.setups, "hygiene"))
+					continue;
+				if (o.stream_setups && !has(o.stream_setups, stream_setups[k]))
 					continue;
 				if (!strcmp(stream_setups[k], "proc-independent")) {
 					if (!o.process)
