@@ -260,6 +260,8 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 int run_independent(struct env *e, struct result *r);
 int run_stream(struct env *e, const struct suite *real, const char *setup,
 	       struct stream_result *sr);
+/* The stream's next task of a worker whose draws are at *rng: a pool index of s. */
+unsigned int stream_draw(const struct suite *s, uint64_t *rng);
 /*
  * What the open loop (openloop.c) drives: usched p's in-process core
  * (POL_FLOW included), a task of it for pool task i of s, its loop run on
@@ -338,7 +340,16 @@ int run_procs(struct env *e, struct result *r);
  * daemon's metrics.
  */
 #define OLP_MAX		8192		/* arrivals per worker and point */
+#define OLP_DEPTH_MAX	64		/* the stream's tasks in flight per worker */
 struct olp_shm {
+	/* the stream (stream_procs): depth tasks in flight each, drawn from seed + w */
+	bool stream;
+	uint32_t depth;
+	uint64_t seed;
+	uint64_t from_ns, end_ns;	/* counted: completions in [from_ns, end_ns] */
+	uint32_t nlat[MAX_WORKERS];
+	double lat[MAX_WORKERS][OLP_MAX];	/* submission to completion, ms */
+	/* a point of the open loop */
 	uint64_t t0;			/* CLOCK_MONOTONIC ns of at = 0 */
 	uint32_t narr[MAX_WORKERS];
 	uint64_t at[MAX_WORKERS][OLP_MAX];	/* ns from t0 */

@@ -66,7 +66,7 @@
 #define STOP_S		60	/* the daemon, after SIGTERM */
 
 /* Parent to worker, one byte. */
-enum { CMD_GO = 1, CMD_CHECK, CMD_STREAM };
+enum { CMD_GO = 1, CMD_CHECK };
 
 /* Worker to parent: ready (after setup or a check), or a run's report. */
 enum { MSG_READY = 1, MSG_REPORT };
@@ -750,88 +750,12 @@ static int worker_run(struct tq *tq, struct wslot *ws, unsigned int n, uint32_t 
 	return ret;
 }
 
-/*
- * The stream through the daemon: what the workers share with the parent
- * (mapped before the fork): the window's start, and each worker's latencies
- * (submission to completion, ms) of the tasks completed inside it.
- */
-#define STREAM_LAT_MAX	(1 << 16)
-static struct stream_shm {
-	uint64_t t0_ns, end_ns, from_ns;	/* CLOCK_MONOTONIC */
-	uint32_t nlat[MAX_WORKERS];
-	double lat[MAX_WORKERS][STREAM_LAT_MAX];
-} *shm;
-
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Keep every slot's task in flight until the window ends, a slot resubmitted once it completes. */
-static int worker_stream(struct tq *tq, struct wslot *ws, unsigned int n, unsigned int w,
-			 struct wmsg *m)
-{
-	uint64_t sub[MAX_ROUNDS], seq = 0;
-	bool busy[MAX_ROUNDS] = { false };
-	unsigned int inflight = 0;
-	struct tq_cqe *cqe;
-	int ret = 0;
-
-	while (!ret) {
-		uint64_t now = mono_ns();
-
-		for (unsigned int rd = 0; rd < n && now < shm->end_ns && !ret; rd++) {
-			struct tq_desc *d;
-
-			if (busy[rd])
-				continue;
-			d = tq_get_desc(tq);
-			if (!d)
-				return -EBUSY;
-			ret = slot_prep(&ws[rd], d);
-			tq_desc_set_data(d, seq++ << 8 | rd);
-			busy[rd] = true;
-			sub[rd] = now;
-			inflight++;
-		}
-		if (!ret) {
-			ret = tq_submit(tq);
-			ret = ret < 0 ? ret : 0;
-		}
-		if (ret || !inflight)
-			break;
-		ret = tq_wait(tq, &cqe, RUN_S * 1000);
-		while (!ret) {
-			unsigned int rd = cqe->user_data & 0xff;
-			uint64_t t = mono_ns();
-
-			if (rd >= n || !busy[rd]) {
-				m->stray++;
-			} else if (cqe->status) {
-				fprintf(stderr, "tqbench: worker %d: stream task %s: %s\n", getpid(),
-					ws[rd].b->name, tq_strerror(cqe->status));
-				ret = -EIO;
-			} else {
-				busy[rd] = false;
-				inflight--;
-				m->all++;
-				if (t >= shm->from_ns && t <= shm->end_ns &&
-				    shm->nlat[w] < STREAM_LAT_MAX) {
-					shm->lat[w][shm->nlat[w]++] = (t - sub[rd]) / 1e6;
-					m->done++;
-				}
-			}
-			tq_cqe_seen(tq, cqe);
-			if (tq_peek(tq, &cqe))
-				break;
-		}
-	}
-	if (ret)
-		fprintf(stderr, "tqbench: worker %d: stream: %s\n", getpid(), tq_strerror(ret));
-	return ret;
 }
 
 static void send_msg(int sock, struct wmsg *m)
@@ -874,9 +798,6 @@ static void __attribute__((noreturn)) worker_main(const struct run *ru, unsigned
 		if (cmd == CMD_GO) {
 			m.kind = MSG_REPORT;
 			m.err = worker_run(&tq, ws, n, ++run, &m);
-		} else if (cmd == CMD_STREAM) {
-			m.kind = MSG_REPORT;
-			m.err = worker_stream(&tq, ws, n, w, &m);
 		} else {
 			m.kind = MSG_READY;
 			slots_check(ws, n, &m);
@@ -1119,104 +1040,61 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /*
- * The stream with worker processes through the daemon (policy p): each of
- * --stream-workers processes keeps --stream-depth real tasks in flight (a
- * BK50 draw, half DK and half DT: each slot keeps its task, resubmitted when
- * it completes) for --stream-s seconds; counted over the last 90%: tasks
- * per second, and latency from submission to completion as the client sees
- * it. TGs and the policy's share from the daemon's metrics. The engines'
- * busy shares need the commands' profiling, which the daemon keeps: unknown.
+ * The stream with worker processes through the daemon (policy p), on the
+ * open loop's workers below: each of --stream-workers processes keeps
+ * --stream-depth real tasks in flight for --stream-s seconds, each new one
+ * drawn as the in-process stream and the independent workers draw theirs
+ * (the same seeds: the same tasks in the same order); counted over the last
+ * 90%: tasks per second, and latency from submission to completion as the
+ * client sees it. TGs and the policy's share from the daemon's metrics. The
+ * engines' busy shares need the commands' profiling, which the daemon
+ * keeps: unknown.
  */
 int stream_procs(struct env *e, const struct suite *real, int p, struct stream_result *sr)
 {
-	unsigned int T = e->o->stream_workers, N = e->o->stream_depth, bench = 0, all = 0;
-	struct result *r = calloc(1, sizeof(*r));
-	struct run ru = { .e = e, .r = r, .p = p };
+	unsigned int T = e->o->stream_workers, N = e->o->stream_depth;
 	double S = e->o->stream_s, *lat = NULL;
-	struct mstat a = { 0 }, b = { 0 };
-	bool have_a;
+	struct olp_shm *sh;
 	size_t n = 0;
-	int ret, stop;
+	int ret;
 
 	memset(sr, 0, sizeof(*sr));
-	snprintf(sr->setup, sizeof(sr->setup), "proc-%s", policy_names[p]);
+	snprintf(sr->setup, sizeof(sr->setup), "proc-%s", pol_name(p));
 	sr->workers = T;
 	for (int s = 0; s < CLX_STAGES; s++)
 		sr->util[s] = -1;
 	sr->device_util = sr->bound_util = -1;
-	if (!r)
-		return -ENOMEM;
-	if (T > MAX_WORKERS || N > MAX_ROUNDS || T * N > MAX_SLOTS || T < 2) {
-		free(r);
+	if (T > MAX_WORKERS || N > OLP_DEPTH_MAX || T < 1 || N < 1)
 		return -EINVAL;
+	sh = ol_procs_open(e, real, p, T);
+	if (!sh)
+		return -EIO;
+	sh->stream = true;
+	sh->depth = N;
+	sh->seed = e->o->seed;
+	sh->from_ns = mono_ns() + (uint64_t)(S * 1e8);
+	sh->end_ns = sh->from_ns - (uint64_t)(S * 1e8) + (uint64_t)(S * 1e9);
+	ret = ol_procs_go(S, &sr->tg_size, &sr->sched_share);
+	for (unsigned int w = 0; !ret && w < T; w++)
+		sr->tasks += sh->nlat[w];
+	lat = ret ? NULL : malloc((sr->tasks + 1) * sizeof(*lat));
+	for (unsigned int w = 0; lat && w < T; w++)
+		for (uint32_t i = 0; i < sh->nlat[w]; i++)
+			lat[n++] = sh->lat[w][i];
+	if (lat && n) {
+		qsort(lat, n, sizeof(*lat), cmp_double);
+		sr->p50_ms = lat[n / 2];
+		sr->p99_ms = lat[(size_t)fmin(n - 1, ceil(0.99 * n) - 1)];
 	}
-	for (unsigned int i = 0; i < real->nbench; i++)
-		if (real->pct[i] == 50)
-			bench = i;
-	ret = result_init(e, real, bench, T, N, e->o->seed * 7919 + p, r);
-	shm = ret ? MAP_FAILED : mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE,
-				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shm == MAP_FAILED) {
-		shm = NULL;
-		result_fini(r);
-		free(r);
-		return ret ?: -ENOMEM;
-	}
-	snprintf(ru.log, sizeof(ru.log), "%s/usched.log", e->o->out);
-	snprintf(ru.prom, sizeof(ru.prom), "%s/usched.prom", e->o->out);
-	for (unsigned int w = 0; w < MAX_WORKERS; w++)
-		ru.w[w].sock = -1;
-	ret = daemon_start(&ru);
-	ret = ret ?: workers_start(&ru);
-	ret = ret ?: gather(&ru, MSG_READY, START_S);
-	have_a = !ret && !metrics_now(&ru, &a);
+	free(lat);
+	ret = ol_procs_close(ret != 0) ?: ret;
 	if (!ret) {
-		shm->t0_ns = mono_ns();
-		shm->end_ns = shm->t0_ns + (uint64_t)(S * 1e9);
-		shm->from_ns = shm->t0_ns + (uint64_t)(S * 1e8);
-		ret = command(&ru, CMD_STREAM);
-	}
-	ret = ret ?: gather(&ru, MSG_REPORT, (int)S + RUN_S);
-	for (unsigned int w = 0; !ret && w < T; w++) {
-		if (ru.msg[w].stray) {
-			fprintf(stderr, "tqbench: stream worker %u: %u stray completion(s)\n", w,
-				ru.msg[w].stray);
-			ret = -EPROTO;
-		}
-		sr->tasks += ru.msg[w].done;
-		all += ru.msg[w].all;
-	}
-	if (!ret && have_a && !metrics_now(&ru, &b) && b.tgs > a.tgs) {
-		sr->tg_size = all / (b.tgs - a.tgs);
-		if (b.measured_s > a.measured_s)
-			sr->sched_share = (b.policy_s - a.policy_s) / (b.measured_s - a.measured_s);
-	}
-	workers_stop(&ru, ret);
-	stop = daemon_stop(&ru);
-	ret = ret ?: stop;
-	if (!ret) {
-		lat = malloc(sr->tasks * sizeof(*lat) + 1);
-		for (unsigned int w = 0; lat && w < T; w++)
-			for (uint32_t i = 0; i < shm->nlat[w]; i++)
-				lat[n++] = shm->lat[w][i];
-		if (lat && n) {
-			qsort(lat, n, sizeof(*lat), cmp_double);
-			sr->p50_ms = lat[n / 2];
-			sr->p99_ms = lat[(size_t)fmin(n - 1, ceil(0.99 * n) - 1)];
-		}
 		sr->secs = 0.9 * S;
 		sr->tput = sr->tasks / sr->secs;
 		fprintf(stderr, "tqbench: stream %s: %u processes x %u in flight, %llu tasks in "
 			"%.1f s, each completed with status 0\n", sr->setup, T, N,
 			(unsigned long long)sr->tasks, sr->secs);
-		free(lat);
 	}
-	munmap(shm, sizeof(*shm));
-	shm = NULL;
-	result_fini(r);
-	free(r);
-	if (ret)
-		e->proc_failed++;
 	return ret;
 }
 
@@ -1323,6 +1201,67 @@ static int olp_point(struct tq *tq, const struct wslot *ws, unsigned int w, stru
 	return ret;
 }
 
+/* The stream: depth tasks in flight until end_ns, each new one drawn from the pool. */
+static int olp_stream(struct tq *tq, const struct wslot *ws, const struct suite *s,
+		      unsigned int w, struct wmsg *m)
+{
+	uint64_t rng = olp->seed + w, sub[OLP_DEPTH_MAX];
+	bool busy[OLP_DEPTH_MAX] = { false };
+	unsigned int inflight = 0;
+	struct tq_cqe *cqe;
+	int ret = 0;
+
+	while (!ret) {
+		uint64_t now = mono_ns();
+
+		for (unsigned int d = 0; d < olp->depth && now < olp->end_ns && !ret; d++) {
+			struct tq_desc *desc;
+
+			if (busy[d])
+				continue;
+			desc = tq_get_desc(tq);
+			if (!desc)
+				return -EBUSY;
+			ret = slot_prep(&ws[stream_draw(s, &rng)], desc);
+			tq_desc_set_data(desc, d);
+			busy[d] = true;
+			sub[d] = now;
+			inflight++;
+		}
+		if (!ret) {
+			ret = tq_submit(tq);
+			ret = ret < 0 ? ret : 0;
+		}
+		if (ret || !inflight)
+			break;
+		ret = tq_wait(tq, &cqe, RUN_S * 1000);
+		while (!ret) {
+			unsigned int d = cqe->user_data;
+			uint64_t t = mono_ns();
+
+			if (d >= olp->depth || !busy[d]) {
+				m->stray++;
+			} else if (cqe->status) {
+				fprintf(stderr, "tqbench: worker %d: stream task: %s\n", getpid(),
+					tq_strerror(cqe->status));
+				ret = -EIO;
+			} else {
+				busy[d] = false;
+				inflight--;
+				m->all++;
+				if (t >= olp->from_ns && t <= olp->end_ns && olp->nlat[w] < OLP_MAX)
+					olp->lat[w][olp->nlat[w]++] = (t - sub[d]) / 1e6;
+			}
+			tq_cqe_seen(tq, cqe);
+			if (tq_peek(tq, &cqe))
+				break;
+		}
+	}
+	if (ret)
+		fprintf(stderr, "tqbench: worker %d: stream: %s\n", getpid(), tq_strerror(ret));
+	return ret;
+}
+
 static void __attribute__((noreturn)) olp_worker_main(const struct run *ru, unsigned int w,
 						      int sock)
 {
@@ -1361,7 +1300,7 @@ static void __attribute__((noreturn)) olp_worker_main(const struct run *ru, unsi
 	while (!m.err && recv(sock, &cmd, 1, 0) == 1) {
 		memset(&m, 0, sizeof(m));
 		m.kind = MSG_REPORT;
-		m.err = olp_point(&tq, ws, w, &m);
+		m.err = olp->stream ? olp_stream(&tq, ws, s, w, &m) : olp_point(&tq, ws, w, &m);
 		send_msg(sock, &m);
 	}
 	tq_close(&tq);

@@ -1063,7 +1063,7 @@ int run_independent(struct env *e, struct result *r)
 /* The stream experiment */
 
 /* BK50-like: a dominant-kernel or a dominant-transfer pool task, evenly. */
-static unsigned int stream_draw(const struct suite *s, uint64_t *rng)
+unsigned int stream_draw(const struct suite *s, uint64_t *rng)
 {
 	bool dk = bench_rnd(rng) & 1;
 	unsigned int idx[MAX_POOL], n = 0;
