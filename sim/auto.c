@@ -327,11 +327,12 @@ static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_d
 	d->walk.valid = false;
 	if (auto_take(pb, d))
 		return 0;
-	start = pb->start_ns ? pb->start_ns : tq_clock_ns();
+	start = auto_start_ns(pb);
 	ret = ws_setup(pb, ws);
 
 	if (ret)
 		return ret;
+	ws->walk_kept = auto_keeps_walk(pb);
 	if (auto_resume(pb, ws, d, start))
 		return 0;
 	neh(ws, pb->dev, d, false);	/* the seed: always to its end */

@@ -1,71 +1,176 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * auto_resume.c - auto going on from an earlier search of the same tasks.
+ * auto_resume.c - auto going on from an earlier search of the same tasks:
+ * its state between calls (struct tq_auto_state, opaque outside this file),
+ * the cursor's and walk's task indices mapped from one submission order to
+ * another, taking a proven order as it is, and the resumed search.
+ *
+ * The resumption lives here, in sim, not in usched/plans.c: sim's own tests
+ * and tqsim's bench resume too, sim must not depend on usched, and only the
+ * search knows what its cursor and walk mean. plans.c keeps one per
+ * recurring mix and decides which mix a TG is and whether its times still
+ * hold (Documentation/design/policies.md, resumption).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "policy.h"
 
+struct tq_auto_state {
+	const uint8_t *order;			/* the order to go on from; NULL: none */
+	bool optimal;				/* proven optimal then */
+	bool stale;				/* made for times that have since moved */
+	const struct tq_bb_cursor *cursor;	/* where its proof stopped; NULL: none */
+	const struct tq_walk *walk;		/* its walk; not NULL: the caller keeps it */
+	unsigned int prove_max;			/* 0: AUTO_REPROVE_MAX or AUTO_CHAINS_PROVE_MAX */
+	uint64_t start_ns;			/* 0: auto's own entry */
+};
+
+struct tq_auto_state *tq_auto_state_create(void)
+{
+	return calloc(1, sizeof(struct tq_auto_state));
+}
+
+void tq_auto_state_destroy(struct tq_auto_state *st)
+{
+	free(st);
+}
+
+void tq_auto_state_clear(struct tq_auto_state *st)
+{
+	*st = (struct tq_auto_state){ .order = NULL };
+}
+
+void tq_auto_resume(struct tq_auto_state *st, const uint8_t *order, bool optimal, bool stale)
+{
+	st->order = order;
+	st->optimal = optimal;
+	st->stale = stale;
+}
+
+void tq_auto_resume_cursor(struct tq_auto_state *st, const struct tq_bb_cursor *cursor)
+{
+	st->cursor = cursor;
+}
+
+void tq_auto_resume_walk(struct tq_auto_state *st, const struct tq_walk *walk)
+{
+	st->walk = walk;
+}
+
+void tq_auto_prove_max(struct tq_auto_state *st, unsigned int n)
+{
+	st->prove_max = n;
+}
+
+void tq_auto_start(struct tq_auto_state *st, uint64_t start_ns)
+{
+	st->start_ns = start_ns;
+}
+
 /*
- * A resumed search (pb->resume, feasible, not taken by auto_take()):
- * iterated greedy goes on from it for the whole budget. neh's order is one
- * the earlier search started from, and branch and bound from the same
- * incumbent would only repeat that search, while iterated greedy, seeded
- * anew, adds to it. But a small TG's order goes unproven because its times
- * moved (usched's plans), not because the search ran out: branch and bound
- * proves it again in a few microseconds (4 tasks on the H200's host:
- * iterated greedy spent the whole budget, over 0.1% of a 10 ms TG). Where
- * caches are cold even that does not fit one budget, so the proof goes on
- * from where the last one stopped (pb->resume_cursor), for 7/8 of the
- * budget (iterated greedy, which keeps to its end, gets the rest): a proof
- * spread over a few TGs, after which the order is taken as it is. On the
- * H200 runs' mixes (tqsim, at the H200 host's pace) 4-task ones are proven
- * by the second TG, 6-task ones after 6-26 TGs where none was in 30
- * before. TGs of up to 8 tasks with chains are proven the same way:
- * iterated greedy alone stayed 2.7% above the optimum of run 20's real
- * BK50 at 4x2 (three chains would have to move at once). With the walk
- * kept from TG to TG, 7/8 of the budget for the proof beat half of it: on
- * the 50 4x2 mixes of the H200 runs (the caches emptied between TGs) the
- * seventh TG was 0.06-0.07% above the optimum on average (0.44-0.49%), the
- * twentieth 0-0.001% (0.12-0.17%). A stale resume order (the times moved
- * since) goes against neh's first. False: no resume.
+ * Task index @i as map[i]. Out of range (a cursor or walk that makes no
+ * sense) it stays as it is, for the search to ignore.
  */
+static uint8_t index_map(const uint8_t *map, uint8_t i, unsigned int n)
+{
+	return i < n ? map[i] : i;
+}
+
+void tq_bb_cursor_map(struct tq_bb_cursor *to, const struct tq_bb_cursor *from,
+		      const uint8_t *map, unsigned int n)
+{
+	to->valid = from->valid && from->depth < n;
+	if (!to->valid)
+		return;
+	to->depth = from->depth;
+	for (unsigned int k = 0; k <= from->depth; k++) {
+		to->done[k] = 0;
+		for (uint64_t b = from->done[k]; b; b &= b - 1) {
+			unsigned int i = __builtin_ctzll(b);
+
+			if (i < n)
+				to->done[k] |= 1ULL << map[i];
+		}
+		if (k < from->depth)
+			to->path[k] = index_map(map, from->path[k], n);
+	}
+}
+
+void tq_walk_map(struct tq_walk *to, const struct tq_walk *from, const uint8_t *map,
+		 unsigned int n)
+{
+	if (!from->valid || from->len > n || from->nd > n) {
+		to->valid = false;
+		return;
+	}
+	*to = *from;	/* then its task indices mapped */
+	for (unsigned int i = 0; i < n; i++)
+		to->cur[i] = index_map(map, from->cur[i], n);
+	for (unsigned int i = 0; i < from->len; i++)
+		to->seq[i] = index_map(map, from->seq[i], n);
+	for (unsigned int i = 0; i < from->nd; i++)
+		to->removed[i] = index_map(map, from->removed[i], n);
+}
+
+uint64_t auto_start_ns(const struct tq_problem *pb)
+{
+	return pb->state && pb->state->start_ns ? pb->state->start_ns : tq_clock_ns();
+}
+
+bool auto_keeps_walk(const struct tq_problem *pb)
+{
+	return pb->state && pb->state->walk;
+}
+
 #define AUTO_REPROVE_MAX	6	/* tasks: branch and bound proves these in budget */
 #define AUTO_CHAINS_PROVE_MAX	8	/* tasks with chains: proven over tens of TGs */
+
+/*
+ * A resumed search (an order to resume, feasible, not taken by
+ * auto_take()): iterated greedy goes on from it for the whole budget, since
+ * branch and bound from the same incumbent would only repeat the earlier
+ * search. A TG small enough to prove (prove_max) first gets branch and
+ * bound from the cursor, for 7/8 of the budget (3/4 without one): a proof
+ * spread over a few TGs. A stale order goes against neh's first. False: no
+ * order to resume.
+ */
 
 bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
 		 uint64_t start)
 {
-	const struct tq_bb_cursor *from = pb->resume_stale ? NULL : pb->resume_cursor;
+	const struct tq_auto_state *st = pb->state;
+	const struct tq_bb_cursor *from;
 	unsigned int n = ws->tg.ntasks;
 	uint64_t budget;
 	bool proven = false;
 	double ms;
 
-	if (!pb->resume || !is_perm(pb->resume, n))
+	if (!st || !st->order || !is_perm(st->order, n))
 		return false;
-	ms = sim(ws, pb->dev, pb->resume, n);
+	from = st->stale ? NULL : st->cursor;
+	ms = sim(ws, pb->dev, st->order, n);
 	if (!(ms < INFINITY))
 		return false;
-	if (pb->resume_stale) {
+	if (st->stale) {
 		/* half the budget at most: neh at 12-16 tasks can take all of it */
-		ws->deadline_ns = start + budget_ns(pb, ws, pb->resume, ms) / 2;
+		ws->deadline_ns = start + budget_ns(pb, ws, st->order, ms) / 2;
 		neh(ws, pb->dev, d, true);	/* the seed if it is the better */
 		ws->deadline_ns = 0;
 		ws->timed_out = false;
 	}
-	if (!pb->resume_stale || d->makespan > ms) {
-		memcpy(d->order, pb->resume, n);
+	if (!st->stale || d->makespan > ms) {
+		memcpy(d->order, st->order, n);
 		d->makespan = ms;
 	}
 	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
 	d->optimal = false;
 	budget = budget_ns(pb, ws, d->order, d->makespan);
 	ws->bb_end_ns = start + budget;
-	if (!pb->resume_stale)
-		ws->walk_from = pb->resume_walk;
-	if (n <= (pb->prove_max ? pb->prove_max :
+	if (!st->stale)
+		ws->walk_from = st->walk;
+	if (n <= (st->prove_max ? st->prove_max :
 		  ws->tg.nafter ? AUTO_CHAINS_PROVE_MAX : AUTO_REPROVE_MAX)) {
 		ws->deadline_ns = start + (from && from->valid ? budget / 8 * 7 : budget / 4 * 3);
 		bb_from(ws, pb->dev, d, from);
@@ -99,27 +204,25 @@ static double load_bound(const struct tq_tg *tg, const struct tq_dev *dev)
 }
 
 /*
- * A proven resume order: one simulation on the TG as given, no search
- * state. usched takes one for most TGs of a recurring mix, right after its
- * loop slept through the previous TG with its caches taken over by the
- * copies: on the H200's host the whole choice then cost 7-9 us, most of
- * the 0.1% of a 10 ms TG, and setting up the search state and the root
- * bound was half of that (cold caches here: 4.3 us with, 2.3 us without).
- * False: no such order, or one against a chain (the search starts afresh).
+ * A proven resume order: one simulation on the TG as given, no search state
+ * (on cold caches the set-up and the root bound would be half the choice's
+ * time). False: no such order, or one against a chain (the search starts
+ * afresh).
  */
 bool auto_take(const struct tq_problem *pb, struct tq_decision *d)
 {
+	const struct tq_auto_state *st = pb->state;
 	const struct tq_tg *tg = pb->tg;
 	unsigned int n = tg->ntasks;
 	double lb;
 
-	if (!pb->resume || !pb->resume_optimal || pb->resume_stale || !n ||
-	    tq_dev_check(pb->dev) || !is_perm(pb->resume, n))
+	if (!st || !st->order || !st->optimal || st->stale || !n ||
+	    tq_dev_check(pb->dev) || !is_perm(st->order, n))
 		return false;
-	d->makespan = tq_makespan(tg, pb->dev, pb->resume, n);
+	d->makespan = tq_makespan(tg, pb->dev, st->order, n);
 	if (!(d->makespan < INFINITY))
 		return false;
-	memcpy(d->order, pb->resume, n);
+	memcpy(d->order, st->order, n);
 	lb = load_bound(tg, pb->dev);
 	d->optimal = !(lb < d->makespan);
 	d->lower_bound = min_d(lb, d->makespan);

@@ -63,7 +63,7 @@ int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
 	ws->bb_floor_evals = 0;
 	ws->bb_end_ns = 0;
 	ws->walk_from = NULL;
-	ws->walk_kept = pb->resume_walk != NULL;
+	ws->walk_kept = false;
 	ws->root_valid = false;
 	bb_prepare(ws);
 	return 0;

@@ -115,6 +115,10 @@ uint64_t budget_ns(const struct tq_problem *pb, struct tq_ws *ws, const uint8_t 
 /* auto.c: iterated greedy from d until @end. */
 void greedy_rest(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d, uint64_t end);
 
+/* auto_resume.c: where auto's budget counts from: pb's state's start, else now. */
+uint64_t auto_start_ns(const struct tq_problem *pb);
+/* auto_resume.c: whether the caller keeps iterated greedy's walk from call to call. */
+bool auto_keeps_walk(const struct tq_problem *pb);
 /* auto_resume.c: a proven resume order taken as it is; false: none. */
 bool auto_take(const struct tq_problem *pb, struct tq_decision *d);
 /* auto_resume.c: the search resumed from pb's state, started at @start; false: none. */

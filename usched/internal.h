@@ -285,6 +285,7 @@ struct plan_match {
 	bool stale;			/* found, but made for times since moved past 5% */
 	struct tq_bb_cursor cursor;	/* where its proof stopped (TG indices); within drift */
 	struct tq_walk walk;		/* where its iterated greedy's walk stood (TG indices) */
+	uint8_t order[USCHED_MAX_TG];	/* its order (TG indices): plans_resume() */
 };
 
 /*
@@ -373,6 +374,7 @@ struct usched {
 	struct tq_tg simtg;
 	struct tq_tg jit_tg;	/* flow: the tasks the next TG would take (jit_gather()) */
 	struct tq_ws *ws;
+	struct tq_auto_state *auto_state;	/* auto's start and plan (tg_order()) */
 	struct tq_sim_result *res;
 	struct plans *plans;	/* NULL: o.no_plans */
 	struct plan_match *match;
@@ -392,6 +394,13 @@ void plans_destroy(struct plans *p);
  */
 bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
 		const double *slow, struct plan_match *m, uint8_t *resume, bool *optimal);
+/*
+ * plans_find() for auto: set @st to go on from the plan's order, proof and
+ * walk (kept in @m); false, @st untouched: none.
+ */
+bool plans_resume(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
+		  const double *slow, struct plan_match *m, struct tq_auto_state *st,
+		  bool *optimal);
 /*
  * Keep @d, auto's decision for the TG plans_find() matched into @m, TG
  * number @seq; @proven: d's order is optimal (proven now or before).

@@ -80,16 +80,25 @@ struct plans {
 		struct tq_walk walk;
 		uint64_t seq, calls;
 		uint64_t spent_ns, allowed_ns;
+		struct tq_auto_state *state;	/* auto's, to go on from the above */
 	} idle;
 };
 
 struct plans *plans_create(void)
 {
-	return calloc(1, sizeof(struct plans));
+	struct plans *p = calloc(1, sizeof(struct plans));
+
+	if (p && !(p->idle.state = tq_auto_state_create())) {
+		free(p);
+		p = NULL;
+	}
+	return p;
 }
 
 void plans_destroy(struct plans *p)
 {
+	if (p)
+		tq_auto_state_destroy(p->idle.state);
 	free(p);
 }
 
@@ -177,54 +186,6 @@ static bool same_key(const struct plan_key *a, const struct plan_key *b)
 	       !memcmp(a->after, b->after, a->n);
 }
 
-/*
- * Task index @i as map[i], between TG and canonical indices. Out of range
- * (a cursor or walk that makes no sense) it stays as it is, for the search
- * to ignore.
- */
-static uint8_t index_map(const uint8_t *map, uint8_t i, unsigned int n)
-{
-	return i < n ? map[i] : i;
-}
-
-/* @from with each task index i as map[i]. */
-static void cursor_map(struct tq_bb_cursor *to, const struct tq_bb_cursor *from,
-		       const uint8_t *map, unsigned int n)
-{
-	to->valid = from->valid && from->depth < n;
-	if (!to->valid)
-		return;
-	to->depth = from->depth;
-	for (unsigned int k = 0; k <= from->depth; k++) {
-		to->done[k] = 0;
-		for (uint64_t b = from->done[k]; b; b &= b - 1) {
-			unsigned int i = __builtin_ctzll(b);
-
-			if (i < n)
-				to->done[k] |= 1ULL << map[i];
-		}
-		if (k < from->depth)
-			to->path[k] = index_map(map, from->path[k], n);
-	}
-}
-
-/* @from with each task index i as map[i]; sim checks that its tasks are the TG's. */
-static void walk_map(struct tq_walk *to, const struct tq_walk *from, const uint8_t *map,
-		     unsigned int n)
-{
-	if (!from->valid || from->len > n || from->nd > n) {
-		to->valid = false;
-		return;
-	}
-	*to = *from;	/* then its task indices mapped */
-	for (unsigned int i = 0; i < n; i++)
-		to->cur[i] = index_map(map, from->cur[i], n);
-	for (unsigned int i = 0; i < from->len; i++)
-		to->seq[i] = index_map(map, from->seq[i], n);
-	for (unsigned int i = 0; i < from->nd; i++)
-		to->removed[i] = index_map(map, from->removed[i], n);
-}
-
 /* How far @now moved from @then, relative to it. */
 static double rel_move(double now, double then)
 {
@@ -257,11 +218,23 @@ bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *
 		m->stale = moved > PLAN_STALE;
 		m->cursor.valid = false;
 		if (moved <= PLAN_DRIFT)
-			cursor_map(&m->cursor, &pl->cursor, m->canon, m->key.n);
-		walk_map(&m->walk, &pl->walk, m->canon, m->key.n);
+			tq_bb_cursor_map(&m->cursor, &pl->cursor, m->canon, m->key.n);
+		tq_walk_map(&m->walk, &pl->walk, m->canon, m->key.n);
 		return true;
 	}
 	return false;
+}
+
+bool plans_resume(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
+		  const double *slow, struct plan_match *m, struct tq_auto_state *st,
+		  bool *optimal)
+{
+	if (!plans_find(p, tasks, tg, slow, m, m->order, optimal))
+		return false;
+	tq_auto_resume(st, m->order, *optimal, m->stale);
+	tq_auto_resume_cursor(st, &m->cursor);
+	tq_auto_resume_walk(st, &m->walk);
+	return true;
 }
 
 void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision *d,
@@ -287,8 +260,8 @@ void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision 
 	m->plan = pl;	/* for plans_arm() */
 	pl->used = seq;
 	pl->optimal = proven;
-	cursor_map(&pl->cursor, &d->cursor, m->rank, n);
-	walk_map(&pl->walk, &d->walk, m->rank, n);
+	tq_bb_cursor_map(&pl->cursor, &d->cursor, m->rank, n);
+	tq_walk_map(&pl->walk, &d->walk, m->rank, n);
 	for (unsigned int pos = 0; pos < n; pos++)
 		pl->order[pos] = m->rank[d->order[pos]];
 	if (!taken) {
@@ -320,16 +293,20 @@ uint64_t plans_refine(struct plans *p, struct tq_ws *ws, uint64_t slice_ns)
 	uint64_t start = tq_clock_ns(), spent;
 	struct tq_decision d;
 	struct tq_problem pb = {
-		.tg = &p->idle.tg, .dev = &p->idle.dev, .start_ns = start,
+		.tg = &p->idle.tg, .dev = &p->idle.dev, .state = p->idle.state,
 		.seed = p->idle.seq + ++p->idle.calls,
-		.resume = p->idle.order, .resume_cursor = &p->idle.cursor,
-		.resume_walk = &p->idle.walk, .prove_max = IDLE_PROVE_MAX,
 	};
 
 	if (p->idle.spent_ns >= p->idle.allowed_ns)
 		return 0;
 	pb.budget_ns = fmin(slice_ns, p->idle.allowed_ns - p->idle.spent_ns);
 	/* auto goes on from the order, proof and walk where the last slice left them */
+	tq_auto_state_clear(p->idle.state);
+	tq_auto_resume(p->idle.state, p->idle.order, false, false);
+	tq_auto_resume_cursor(p->idle.state, &p->idle.cursor);
+	tq_auto_resume_walk(p->idle.state, &p->idle.walk);
+	tq_auto_prove_max(p->idle.state, IDLE_PROVE_MAX);
+	tq_auto_start(p->idle.state, start);
 	if (tq_policy_auto.order(&pb, ws, &d) || !(d.makespan < INFINITY)) {
 		p->idle.allowed_ns = 0;
 		return 1;
