@@ -23,9 +23,8 @@ static uint64_t rng_next(struct tq_ws *ws)
  * How many tasks an iteration of iterated greedy removes: @nd, or fewer if
  * reinserting that many (about nd * n simulations) would not end before
  * the deadline at the pace so far, so that a small budget still completes
- * iterations (one cut short is dropped): on the H200's host a resumed TG
- * of 12 chained tasks at 0.1% had time for ~30 simulations, less than one
- * iteration of 4. One, to learn the pace, before any was timed.
+ * iterations (one cut short is dropped). One, to learn the pace, before any
+ * was timed.
  */
 static unsigned int fit_destroy(struct tq_ws *ws, unsigned int nd, unsigned int n)
 {
@@ -105,22 +104,15 @@ static void descent_step(struct tq_ws *ws, const struct tq_dev *dev, struct tq_d
 /*
  * Iterated greedy (Ruiz and Stuetzle 2007) until the deadline: remove a
  * few random tasks, reinsert each where the makespan is least, accept a
- * worse order with probability exp(-delta / temperature). Where
- * the caller keeps the walk (ws->walk_kept), it goes on from ws->walk_from
- * and leaves its state in d->walk, an iteration under way included, and
- * an iteration keeps all its removals: a TG of 12 chained tasks at 0.1% on
- * cold caches has time for less than one, and started over from the best
- * order each TG the walk never left it (the H200 runs' round mixes,
- * replayed: at the twentieth TG 0.07% above the optimum on average, 0.31%
- * before). A new walk begins with two swap descents (descent_step()), from
- * fifo's order and then from d->order, and goes on from the better: a pass
- * costs n - 1 simulations to an iteration's 4n, and fifo's order, round by
- * round, is a few swaps from the optimum where neh's may not be: in runs 35
- * and 36 real BK50 at 6x2 stayed 2.6-8.1% above it for 7 TGs. On the 164
- * round mixes of the H200 runs, replayed at 80-100 ns a task per
- * simulation, the mean excess over the first seven TGs fell from
- * 0.63-0.75% to 0.42-0.49%, at the twentieth TG from 0.09-0.14% to
- * 0.08-0.10%.
+ * worse order with probability exp(-delta / temperature). Where the caller
+ * keeps the walk (ws->walk_kept), it goes on from ws->walk_from and leaves
+ * its state in d->walk, an iteration under way included, and an iteration
+ * keeps all its removals, so that a budget smaller than one iteration still
+ * moves the walk on. A new walk begins with two swap descents
+ * (descent_step()), from fifo's order and then from d->order, and goes on
+ * from the better: a pass costs n - 1 simulations to an iteration's 4n,
+ * and fifo's order, round by round, may be a few swaps from the optimum
+ * where neh's is not (Documentation/design/policies.md, the walk).
  */
 static void iterated_greedy(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
 {
@@ -283,12 +275,9 @@ void greedy_rest(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision 
  * With chains: branch and bound for an eighth of the budget, which proves
  * small TGs; else iterated greedy for the rest from the better of its best
  * order and the submission order (always feasible). The bounds leave out
- * how the chains' waits idle the engines, so at 0.1% branch and bound
- * proves nothing on T x N TGs of 8 tasks or more in one TG and only takes
- * time from the search: on the TGs of the H200's 4x2, 4x4 and 6x2 runs
- * (tqsim, this machine) auto ended 2.2% above the best order known on
- * average this way, against 6.7% with branch and bound for 3/4 of the
- * budget.
+ * how the chains' waits idle the engines, so on larger TGs of chains branch
+ * and bound proves nothing in one budget and only takes time from the
+ * search (Documentation/design/policies.md, chains).
  */
 static void chains_search(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
 			  uint64_t start, uint64_t budget)
@@ -314,9 +303,9 @@ static void chains_search(struct tq_ws *ws, const struct tq_dev *dev, struct tq_
 /*
  * auto: branch and bound for the first 3/4 of the budget; if it cannot
  * prove the optimum by then, iterated greedy from its best order for the
- * rest. On T = 6-8 TGs at a tight budget (0.1%) exact's best order is the
- * better use of the time: with half, auto kept less of the best gain. TGs
- * of more than 4 tasks with chains go to chains_search() instead.
+ * rest: at a tight budget exact's best order is the better use of the time
+ * (Documentation/design/policies.md, auto). TGs of more than 4 tasks with
+ * chains go to chains_search() instead.
  */
 static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d)
 {

@@ -78,10 +78,9 @@ static bool same_task(const struct tq_ws *ws, unsigned int a, unsigned int b)
  * Chains of the same tasks (ws->twins): swapping two of them, task for
  * task, in any order gives the same makespan, so of the orders that start
  * either chain at a node, branch and bound need search only those that
- * start the first. The real mixes draw their tasks from a few sizes and
- * the synthetic ones repeat their four: on the H200 runs' 6- and 8-task
- * mixes exact's nodes fell 3-14 times. Only where each task has at most
- * one successor: chains then are paths.
+ * start the first: mixes draw their tasks from a few sizes, so this cuts
+ * the nodes several times (Documentation/design/policies.md, twins). Only
+ * where each task has at most one successor: chains then are paths.
  */
 static void find_twins(struct tq_ws *ws)
 {
@@ -355,10 +354,9 @@ static double bb_bound(const struct tq_ws *ws, const struct tq_dev *dev,
 double root_bound(struct tq_ws *ws, const struct tq_dev *dev)
 {
 	/*
-	 * Once per TG (ws_setup()): the search only copies node[0], and the
-	 * callers asked for it twice (auto resumed and exact: for the
-	 * decision's lower bound and again as the search began, 3% of a
-	 * resumed 4-task TG's instructions; the first ~1 us on cold caches).
+	 * Once per TG (ws_setup()): the search only copies node[0], and a
+	 * caller may ask twice (for the decision's lower bound and as the
+	 * search begins).
 	 */
 	if (!ws->root_valid) {
 		bb_init(ws, dev, &ws->node[0]);
@@ -395,24 +393,18 @@ static double bb_leaf(struct tq_ws *ws, const struct tq_dev *dev)
 }
 
 /*
- * Whether the deadline passed, checked every 4th call: a child or a leaf
- * costs ~0.1-0.4 us, a clock read ~25 ns, and at T = 16 a node has up to
- * 16 children. If so, the prefix ws->cur[0..depth-1] and the children
- * finished along it and below it are where the search stopped
+ * Whether the deadline passed, checked every 4th call (a clock read costs
+ * a fraction of a child's bound). If so, the prefix ws->cur[0..depth-1] and
+ * the children finished along it and below it are where the search stopped
  * (ws->bb_stop). Never on the way down a resume cursor's path, nor for
- * BB_MIN_PROGRESS nodes after: on the H200's host the resumed TGs of a
- * 10 ms mix spent their budget on cold caches before branch and bound
- * began, stopped on the way down and never got further (run 22's real
- * BK75 at 4x1, 0.13% each TG). This way each TG adds to the proof, and
- * then the order is taken as it is. But where the path ends within the
- * budget, those nodes stop at its end (ws->bb_end_ns) once the children
- * there are bounded and the search went one down (n + 1 nodes: the cursor
- * moves on; stopped sooner it would stay where it was): without that the
- * resumed TGs of a mix no budget proves went over it TG after TG (runs 25
- * and 27: real BK25 at 6x1, 0.11%). A TG whose path ends past the budget
- * is over it anyway and takes all of them: the sooner the proof ends, the
- * sooner the TGs take the proven order at a fraction of the budget (real
- * BK75 at 4x1 stayed unproven over its five TGs at 0.14-0.19% without).
+ * BB_MIN_PROGRESS nodes after, so that each resumed TG adds to the proof
+ * even when its budget was spent before the search began. But where the
+ * path ends within the budget, those nodes stop at its end (ws->bb_end_ns)
+ * once the children there are bounded and the search went one down (n + 1
+ * nodes: the cursor moves on), so that a mix no budget proves does not go
+ * over it TG after TG. A TG whose path ends past the budget is over it
+ * anyway and takes all of them (Documentation/design/policies.md,
+ * resumption).
  */
 #define BB_MIN_PROGRESS	16
 static bool bb_expired(struct tq_ws *ws, unsigned int depth)

@@ -59,8 +59,8 @@
  *    releases events, recycles buffers, feeds the kernel model, completes
  *    the task and decides on the next TG. A counter of callbacks running lets
  *    usched_destroy() free the core only once none can touch it.
- *    NVIDIA delivers callbacks late, in batches: 15 ms after the command
- *    ended at the median, 20 ms at worst, on the H200, which in a closed
+ *    NVIDIA delivers callbacks late, in batches, milliseconds after the
+ *    command ended (Documentation/design/usched-core.md), which in a closed
  *    loop of submitters keeps their next tasks from the device. So the loop
  *    also asks a task's last event whether it is done when the model says
  *    it should be (its predicted end, corrected by the drift), again after

@@ -25,9 +25,9 @@
 #define LEAD_MAX_NS	5000000	/* ... at most */
 #define AUTO_BUDGET	0.0009	/* auto's default time per TG, of its predicted device time */
 /*
- * exact's, in auto's: a TG of up to 8 tasks is proved well within it (3.4 ms
- * for 8 on the H200 host, 7.7% of the TG), a TG of 16 chained tasks cannot
- * stall the loop for seconds
+ * exact's, in auto's: a TG of up to 8 tasks is proved well within it, a TG
+ * of 16 chained tasks cannot stall the loop for seconds
+ * (Documentation/design/usched-core.md)
  */
 #define EXACT_BUDGET	100
 #define REFINE_DEFAULT	0.01	/* idle time for a TG's plan, of its predicted device time */
@@ -145,8 +145,7 @@ struct kmodel {
 #define XM_MOVE		0.01	/* the factor follows their median past this */
 /*
  * Shorter copies are not samples: their time is latency and the stamps'
- * jitter, not bandwidth (on the H200 a real BK100 mix's 4-20 us DtH copies
- * once "learned" a slowdown of 2.06).
+ * jitter, not bandwidth (Documentation/design/usched-core.md).
  */
 #define XM_MIN_NS	100000
 

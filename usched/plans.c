@@ -3,43 +3,33 @@
  * plans.c - auto's best order for each recurring mix of tasks.
  *
  * Applications run the same kernels on the same sizes again and again, so
- * the mix of tasks in a TG recurs. auto has 0.1% of a TG's makespan to order
- * it; keeping its best order per mix (a plan) lets the next TG of that mix
- * go on from there (sim's pb->resume) instead of starting over, and a mix
- * once proven optimal costs one simulation from then on.
+ * the mix of tasks in a TG recurs. Keeping auto's best order per mix (a
+ * plan) lets the next TG of that mix go on from there instead of starting
+ * over, and a mix once proven optimal costs one simulation from then on.
  *
  * A mix is what its tasks run and copy: each task's kernel, size m and copy
- * times (fixed by the buffer sizes), and its predecessor in the TG. Kernel
- * times are not part of it: the model learns them as kernels run, so they
- * move a little from one TG to the next. The key lists the tasks in a
- * canonical order (depth in their chain, kernel, m, copies, then TG index),
- * so that the same tasks submitted in another order mostly find the plan
- * too; plans keep orders in canonical indices. A proven order is taken as
- * it is only while no kernel time and neither copy slowdown moved more than
- * PLAN_DRIFT since it was ordered (the models learn both as TGs run);
- * otherwise the search resumes from it. Past PLAN_STALE the plan is stale:
- * an order made for other times can be worse than neh's for these, and a
- * resumed search runs no neh, so auto then goes on from the better of the
- * two (on the H200 the TGs of real BK25 at 6x2 resumed from a plan the
- * warm-up TG left while the kernel model still learned, and ended 2-8%
- * above neh's order). A plan also keeps where auto's unfinished proof
- * stopped (its cursor), for the next TG to go on from while the times
- * moved no more than PLAN_DRIFT: small TGs get proven over a few TGs where
- * a cold-cache budget cannot prove them in one. And it keeps where auto's
- * iterated greedy left its walk, an iteration under way included, for the
- * next TG to go on with: a TG of 12 chained tasks has time for less than
- * one iteration, and started over from the best order each TG the walk
- * never left it. The caller plans only TGs
- * launched on an idle device without release times, where the mix is the
- * whole problem.
+ * times, and its predecessor in the TG; not its kernel times, which the
+ * model keeps learning. The key lists the tasks in a canonical order (depth
+ * in their chain, kernel, m, copies, then TG index), so that the same tasks
+ * submitted in another order find the plan too; plans keep orders, cursors
+ * and walks in canonical indices. A proven order is taken as it is only
+ * while no kernel time and neither copy slowdown moved more than
+ * PLAN_DRIFT since; otherwise the search resumes from it, and from its
+ * unfinished proof (the cursor) only within PLAN_DRIFT too. Past PLAN_STALE
+ * the plan is stale and auto also weighs neh's order. The caller plans only
+ * TGs launched on an idle device without release times, where the mix is
+ * the whole problem.
  *
- * The search need not stop at the TG's budget. While the device runs the
- * TG, the loop has nothing to do, and the problem it just ordered is the
- * mix's problem, so the loop's idle time (usched_idle()) goes on with it
- * (plans_arm(), plans_refine()) up to a share of the TG's device time: a
- * mix that the 0.1% of one TG cannot prove (8 chained tasks on cold caches
- * took 7 TGs and more on the H200) is proven while its first TG runs, and
- * a walk over 12-16 tasks goes on many times further per TG.
+ * What auto carries from TG to TG and how its task indices map lives in sim
+ * (sim/auto_resume.c: struct tq_auto_state, tq_bb_cursor_map(),
+ * tq_walk_map()), next to the search that reads it, since sim's tests and
+ * tqsim resume too; this file only decides which plan a TG has and whether
+ * its times still hold, and hands it to auto (plans_resume()).
+ *
+ * While the device runs the TG the loop has nothing to do, so its idle
+ * time (usched_idle()) goes on with the plan's search (plans_arm(),
+ * plans_refine()) up to a share of the TG's device time. Why each of these
+ * (with what was measured): Documentation/design/usched-core.md, plans.
  */
 #include <math.h>
 #include <stdlib.h>
