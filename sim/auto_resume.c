@@ -23,7 +23,7 @@ struct tq_auto_state {
 	bool stale;				/* made for times that have since moved */
 	const struct tq_bb_cursor *cursor;	/* where its proof stopped; NULL: none */
 	const struct tq_walk *walk;		/* its walk; not NULL: the caller keeps it */
-	unsigned int prove_max;			/* 0: AUTO_REPROVE_MAX or AUTO_CHAINS_PROVE_MAX */
+	unsigned int prove_max;			/* 0: AUTO_REPROVE_MAX, AUTO_CHAINS_PROVE_MAX */
 	uint64_t start_ns;			/* 0: auto's own entry */
 };
 

@@ -95,7 +95,7 @@ int decide(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
 
 /* neh.c: neh's order into d; @timed: it stops at the deadline. */
 void neh(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d, bool timed);
-/* neh.c: insert @t into seq[0..len-1] where the makespan is least (insert_best() there). */
+/* neh.c: insert @t into seq[0..len-1] where the makespan is least; @part: resumable. */
 double insert_best(struct tq_ws *ws, const struct tq_dev *dev, uint8_t *seq, unsigned int len,
 		   uint8_t t, struct tq_ins *part);
 
