@@ -14,9 +14,10 @@
  * a double holds whole nanoseconds exactly up to 104 days.
  *
  * Nothing here allocates, does I/O or reads a clock, except the policy time
- * budget, which reads one clock in one function (tq_clock_ns()). Every
- * object is a fixed-size struct the caller owns, so a daemon can keep them
- * in static storage and call in from its decision loop.
+ * budget, which reads one clock in one function (tq_clock_ns()), and auto's
+ * state (tq_auto_state_create(), once per caller, never per decision).
+ * Every other object is a fixed-size struct the caller owns, so a daemon can
+ * keep them in static storage and call in from its decision loop.
  */
 #ifndef TQSIM_H
 #define TQSIM_H
@@ -289,6 +290,74 @@ struct tq_walk {
 };
 
 /*
+ * auto's state between calls (sim/auto_resume.c), for a caller that orders
+ * the same tasks TG after TG (usched's plans): the earlier search to go on
+ * from, how large a TG it proves that way, and the clock reading its budget
+ * counts from. Opaque: set it with the calls below and hand it to auto in
+ * pb->state; the other policies ignore it. It refers to the order, cursor
+ * and walk it is given, without a copy: they must stay until the call that
+ * reads them.
+ */
+struct tq_auto_state;
+
+/* A state that resumes nothing, as pb->state NULL; NULL without memory. */
+struct tq_auto_state *tq_auto_state_create(void);
+void tq_auto_state_destroy(struct tq_auto_state *st);
+/* Back to as created: no order, cursor or walk, default proof bound, auto's own start. */
+void tq_auto_state_clear(struct tq_auto_state *st);
+/*
+ * Go on from @order, an order of these same tasks found before (usched keeps
+ * the best one per recurring mix), or NULL: none. auto goes on from it with
+ * iterated greedy; with @optimal it was proven optimal then and comes back
+ * as it is, after one simulation, claimed optimal now only where the
+ * engines' load proves it (the tasks' predicted times may have moved a
+ * little since). With @stale it was made for times that have since moved:
+ * neh's order is computed too and the search goes on from the better.
+ */
+void tq_auto_resume(struct tq_auto_state *st, const uint8_t *order, bool optimal, bool stale);
+/*
+ * With an order to resume (not stale), where the branch and bound of that
+ * search stopped (its decision's cursor), or NULL: auto goes on from there
+ * instead of starting the proof over, so a small TG that no single budget
+ * proves gets proven over a few TGs. The subtrees done then are not searched
+ * again, so the times should not have moved much since (usched: within its
+ * plans' drift).
+ */
+void tq_auto_resume_cursor(struct tq_auto_state *st, const struct tq_bb_cursor *cursor);
+/*
+ * With an order to resume, where iterated greedy's walk stood at the end of
+ * that search (its decision's walk, valid or not), or NULL. Not NULL says
+ * the caller keeps the walk from TG to TG: iterated greedy then goes on from
+ * it (not stale), and an iteration may span TGs, so a TG whose budget fits
+ * less than one still moves the walk on.
+ */
+void tq_auto_resume_walk(struct tq_auto_state *st, const struct tq_walk *walk);
+/*
+ * With an order to resume, prove TGs of up to @n tasks (branch and bound
+ * from the cursor before iterated greedy), chains or not; 0: 6 without
+ * chains, 8 with. A caller with more time than a TG's budget (usched's idle
+ * time) proves larger TGs over a few calls.
+ */
+void tq_auto_prove_max(struct tq_auto_state *st, unsigned int n);
+/*
+ * The tq_clock_ns() reading auto's budget counts from; 0: its own entry. A
+ * caller that spends time on the TG before the call (usched looks up its
+ * plan) sets it, so that the whole choice keeps to the budget.
+ */
+void tq_auto_start(struct tq_auto_state *st, uint64_t start_ns);
+/*
+ * A cursor and a walk with each task index i as map[i] (i < n), for a caller
+ * that keeps them across TGs whose tasks come in another order (usched's
+ * plans keep them in a canonical order). An index out of range stays as it
+ * is, for auto to ignore; a cursor or walk that makes no sense comes out
+ * invalid.
+ */
+void tq_bb_cursor_map(struct tq_bb_cursor *to, const struct tq_bb_cursor *from,
+		      const uint8_t *map, unsigned int n);
+void tq_walk_map(struct tq_walk *to, const struct tq_walk *from, const uint8_t *map,
+		 unsigned int n);
+
+/*
  * Ordering policies. A decision is an order of all tasks of the TG, its
  * simulated makespan, and a lower bound on the best makespan of any order,
  * so every decision can be reported as within X% of the bound.
@@ -299,9 +368,9 @@ struct tq_decision {
 	double lower_bound;
 	bool optimal;			/* proven: lower_bound == makespan */
 	uint64_t evals;			/* simulations and search nodes spent */
-	/* auto: where its branch and bound stopped unfinished (pb->resume_cursor) */
+	/* auto: where its branch and bound stopped unfinished (tq_auto_resume_cursor()) */
 	struct tq_bb_cursor cursor;
-	/* auto: where its iterated greedy's walk stood at its end (pb->resume_walk) */
+	/* auto: where its iterated greedy's walk stood at its end (tq_auto_resume_walk()) */
 	struct tq_walk walk;
 	/* flow (tq_flow_refine()): the order's flow cost, tq_flow_cost() */
 	double flow;
@@ -322,54 +391,8 @@ struct tq_problem {
 	 */
 	double budget_frac;
 	uint64_t seed;		/* auto's iterated greedy */
-	/*
-	 * auto: an order of these same tasks found before (usched keeps the
-	 * best one per recurring mix), or NULL. auto goes on from it with
-	 * iterated greedy; with @resume_optimal it was proven optimal then and
-	 * comes back as it is, after one simulation, claimed optimal now only
-	 * where the engines' load proves it (the tasks' predicted times may
-	 * have moved a little since).
-	 */
-	const uint8_t *resume;
-	bool resume_optimal;
-	/*
-	 * auto: the resume order was made for times that have since moved:
-	 * neh's order is computed too and the search goes on from the
-	 * better of the two.
-	 */
-	bool resume_stale;
-	/*
-	 * auto: with @resume (not stale), where the branch and bound of that
-	 * search stopped (its decision's cursor), or NULL. auto goes on from
-	 * there instead of starting the proof over: a small TG that no single
-	 * budget proves on cold caches gets proven over a few TGs. The
-	 * subtrees done then are not searched again, so the times should not
-	 * have moved much since (usched: within its plans' drift).
-	 */
-	const struct tq_bb_cursor *resume_cursor;
-	/*
-	 * auto: with @resume, where iterated greedy's walk stood at the end of
-	 * that search (its decision's walk, valid or not), or NULL. Not NULL
-	 * says the caller keeps the walk from TG to TG: iterated greedy then
-	 * goes on from it (not stale), and an iteration may span TGs, so a TG
-	 * whose budget fits less than one (12 chained tasks at 0.1% on cold
-	 * caches) still moves the walk on.
-	 */
-	const struct tq_walk *resume_walk;
-	/*
-	 * auto: with @resume, prove TGs of up to this many tasks (branch and
-	 * bound from @resume_cursor before iterated greedy), chains or not; 0:
-	 * 6 without chains, 8 with. A caller with more time than a TG's budget
-	 * (usched's idle time) proves larger TGs over a few calls.
-	 */
-	unsigned int prove_max;
-	/*
-	 * auto: the tq_clock_ns() reading its budget counts from; 0: its own
-	 * entry. A caller that spends time on the TG before the call (usched
-	 * looks up its plan) sets it, so that the whole choice keeps to the
-	 * budget.
-	 */
-	uint64_t start_ns;
+	/* auto: where to go on from and when its budget began; NULL: afresh, from its entry */
+	const struct tq_auto_state *state;
 	/*
 	 * flow (tq_flow_cost()): tasks waiting behind this TG, each held up
 	 * by its makespan, and arrivals per ns expected while it runs; 0 and

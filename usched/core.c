@@ -59,8 +59,8 @@
  *    releases events, recycles buffers, feeds the kernel model, completes
  *    the task and decides on the next TG. A counter of callbacks running lets
  *    usched_destroy() free the core only once none can touch it.
- *    NVIDIA delivers callbacks late, in batches: 15 ms after the command
- *    ended at the median, 20 ms at worst, on the H200, which in a closed
+ *    NVIDIA delivers callbacks late, in batches, milliseconds after the
+ *    command ended (Documentation/design/usched-core.md), which in a closed
  *    loop of submitters keeps their next tasks from the device. So the loop
  *    also asks a task's last event whether it is done when the model says
  *    it should be (its predicted end, corrected by the drift), again after
@@ -681,6 +681,19 @@ static bool tg_plannable(const struct usched *u)
 	return true;
 }
 
+/* Simulate @order of u->simtg into u->res; its device time: first start to makespan. */
+static double tg_device_ns(struct usched *u, const uint8_t *order, unsigned int n)
+{
+	struct tq_sim_result *res = u->res;
+	double first;
+
+	tq_simulate(&u->simtg, &u->dev, order, n, res);
+	first = res->makespan;
+	for (unsigned int c = 0; c < u->simtg.ncmds; c++)
+		first = fmin(first, res->start[c]);
+	return res->makespan - first;
+}
+
 /*
  * The flow policy's second step: from auto's order d, the order of least
  * flow cost (sim/flow.c) with the tasks left waiting behind the TG and the
@@ -691,13 +704,8 @@ static bool tg_plannable(const struct usched *u)
 static void tg_flow(struct usched *u, struct tg *tg, struct tq_problem *pb, struct tq_decision *d)
 {
 	struct tq_decision f = *d;
-	double first;
 
-	tq_simulate(&u->simtg, &u->dev, d->order, tg->n, u->res);
-	first = u->res->makespan;
-	for (unsigned int c = 0; c < u->simtg.ncmds; c++)
-		first = fmin(first, u->res->start[c]);
-	pb->budget_ns = fmax(u->budget * (u->res->makespan - first), 1);
+	pb->budget_ns = fmax(u->budget * tg_device_ns(u, d->order, tg->n), 1);
 	pb->flow_behind = tg->behind;
 	pb->flow_rate = tg->rate;
 	if (!tq_flow_refine(pb, u->res, &f))
@@ -705,29 +713,11 @@ static void tg_flow(struct usched *u, struct tg *tg, struct tq_problem *pb, stru
 }
 
 /*
- * Order the TG with the policy, from the engines' predicted busy-until
- * times (4), and remember what the model predicts for the order chosen.
- * auto gets a budget of its own, u->budget of the makespan of its neh
- * seed, at every T: exact unbounded took 0.24% of a T = 6 TG on average
- * (0.70% at most), and auto proves a small TG optimal well within its
- * budget anyway. (Of the fifo makespan, the budget ran 0.10-0.13% of the
- * device time of the shorter TGs auto made on the H200.) exact gets
- * EXACT_BUDGET times u->budget of the fifo makespan, so that it still
- * proves TGs of up to 8 tasks but a large TG of chains cannot hold the
- * loop up.
+ * The TG's tasks into u->simtg as the models predict them, chained as
+ * submitted (3), and the engines' busy-until into u->dev (4).
  */
-static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
+static void tg_model(struct usched *u, struct tg *tg, struct task **tasks)
 {
-	struct tq_problem pb = { .tg = &u->simtg, .dev = &u->dev, .seed = tg->seq };
-	/* flow orders for makespan as auto does, plans and all, then for latency */
-	const struct tq_policy_ops *pol = u->flow ? &tq_policy_auto : u->policy;
-	struct tq_sim_result *res = u->res;
-	uint8_t resume[TQ_MAX_TASKS];
-	struct tq_decision d, dm;
-	bool planned, proven = true;
-	double first;
-	uint64_t t0;
-
 	tq_tg_init(&u->simtg);
 	tg->launch_ns = now_ns();
 	for (unsigned int i = 0; i < tg->n; i++) {
@@ -745,7 +735,6 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 		/* a predecessor in flight: not before its predicted end, corrected (4) */
 		else if (pred && (int64_t)(pred->pred_end + u->drift - tg->launch_ns) > 0)
 			tq_tg_set_release(&u->simtg, i, pred->pred_end + u->drift - tg->launch_ns);
-		d.order[i] = i;
 	}
 	for (int s = 0; s < USCHED_STAGES; s++) {
 		uint64_t busy = u->busy_abs[s] + u->drift;
@@ -753,49 +742,72 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 		u->dev.busy_until[s] = u->ninflight && busy > tg->launch_ns ?
 				       busy - tg->launch_ns : 0;
 	}
-	t0 = now_ns();
-	pb.budget_frac = u->budget;	/* auto, counting the plan's lookup */
-	pb.start_ns = t0;
-	planned = pol == &tq_policy_auto && u->plans && tg_plannable(u);
-	if (planned && plans_find(u->plans, tasks, &u->simtg,
-				  (double[]){ u->dev.slow[TQ_HTD], u->dev.slow[TQ_DTH] }, u->match,
-				  resume, &pb.resume_optimal)) {
-		pb.resume = resume;
-		pb.resume_stale = u->match->stale;
-		pb.resume_cursor = &u->match->cursor;
-		pb.resume_walk = &u->match->walk;
-		tg->plan = pb.resume_optimal ? USCHED_PLAN_PROVEN : USCHED_PLAN_RESUMED;
-	}
-	if (pol == &tq_policy_exact) {
-		tq_simulate(&u->simtg, &u->dev, d.order, tg->n, res);
-		first = res->makespan;
-		for (unsigned int c = 0; c < u->simtg.ncmds; c++)
-			first = fmin(first, res->start[c]);
-		pb.budget_ns = fmax(u->budget * EXACT_BUDGET * (res->makespan - first), 1);
-	}
-	/* an error or an order against a chain cannot happen: keep fifo, always feasible */
-	if (pol->order(&pb, u->ws, &d) || !(d.makespan < INFINITY)) {
-		for (unsigned int i = 0; i < tg->n; i++)
-			d.order[i] = i;
-	} else if (planned) {
-		proven = d.optimal || tg->plan == USCHED_PLAN_PROVEN;
-		plans_keep(u->plans, u->match, &d, proven, tg->seq);
-	}
-	dm = d;
-	if (u->flow && tg->n > 1)
-		tg_flow(u, tg, &pb, &d);
-	tg->policy_ns = now_ns() - t0;
+}
 
-	tq_simulate(&u->simtg, &u->dev, d.order, tg->n, res);
-	first = res->makespan;
-	for (unsigned int c = 0; c < u->simtg.ncmds; c++)
-		if (res->start[c] < first)
-			first = res->start[c];
-	tg->pred_ns = res->makespan - first;
-	/* the loop's idle time while the device runs it goes on with its plan */
-	if (planned)
-		plans_arm(u->plans, u->match, &u->simtg, &u->dev, &dm, tg->seq,
-			  proven ? 0 : (uint64_t)(u->refine * tg->pred_ns));
+/*
+ * The policy's time: auto u->budget of its seed's device time, counted from
+ * @t0 so that the plan's lookup counts too; exact EXACT_BUDGET times that of
+ * the fifo order, so that it proves small TGs but a large TG of chains cannot
+ * hold the loop up.
+ */
+static void tg_budget(struct usched *u, struct tg *tg, const struct tq_policy_ops *pol,
+		      uint64_t t0, struct tq_problem *pb)
+{
+	uint8_t fifo[TQ_MAX_TASKS];
+
+	pb->budget_frac = u->budget;
+	tq_auto_state_clear(u->auto_state);
+	tq_auto_start(u->auto_state, t0);
+	pb->state = u->auto_state;
+	if (pol != &tq_policy_exact)
+		return;
+	for (unsigned int i = 0; i < tg->n; i++)
+		fifo[i] = i;
+	pb->budget_ns = fmax(u->budget * EXACT_BUDGET * tg_device_ns(u, fifo, tg->n), 1);
+}
+
+/* auto's plan for the TG's mix (plans.c), its state set to go on from it; tg->plan says how. */
+static void tg_plan_find(struct usched *u, struct tg *tg, struct task **tasks)
+{
+	bool optimal;
+
+	if (plans_resume(u->plans, tasks, &u->simtg,
+			 (double[]){ u->dev.slow[TQ_HTD], u->dev.slow[TQ_DTH] }, u->match,
+			 u->auto_state, &optimal))
+		tg->plan = optimal ? USCHED_PLAN_PROVEN : USCHED_PLAN_RESUMED;
+}
+
+/*
+ * The policy's order into @d, kept as the mix's plan if @planned; fifo's
+ * (always feasible) if it fails, which cannot happen: an error, or an order
+ * against a chain. Returns whether the plan's order is proven optimal.
+ */
+static bool tg_decide(struct usched *u, struct tg *tg, const struct tq_policy_ops *pol,
+		      const struct tq_problem *pb, bool planned, struct tq_decision *d)
+{
+	bool proven = true;
+
+	if (pol->order(pb, u->ws, d) || !(d->makespan < INFINITY)) {
+		for (unsigned int i = 0; i < tg->n; i++)
+			d->order[i] = i;
+	} else if (planned) {
+		proven = d->optimal || tg->plan == USCHED_PLAN_PROVEN;
+		plans_keep(u->plans, u->match, d, proven, tg->seq);
+	}
+	return proven;
+}
+
+/*
+ * What the model predicts for the TG in @d's order: its device time, each
+ * engine's busy-until and each task's end (4); and the TG's tasks in that
+ * order.
+ */
+static void tg_predict(struct usched *u, struct tg *tg, struct task **tasks,
+		       const struct tq_decision *d)
+{
+	struct tq_sim_result *res = u->res;
+
+	tg->pred_ns = tg_device_ns(u, d->order, tg->n);
 	for (int s = 0; s < USCHED_STAGES; s++)
 		u->busy_abs[s] = tg->launch_ns + (uint64_t)res->engine_end[s] - u->drift;
 	for (unsigned int i = 0; i < tg->n; i++) {
@@ -806,8 +818,40 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 			for (unsigned int c = st->first[s]; c < st->first[s] + st->n[s]; c++)
 				end = fmax(end, res->end[c]);
 		tasks[i]->pred_end = tg->launch_ns + (uint64_t)end - u->drift;
-		tg->task[i] = tasks[d.order[i]];
+		tg->task[i] = tasks[d->order[i]];
 	}
+}
+
+/*
+ * Order the TG with the policy from the engines' predicted busy-until times
+ * (4), and remember what the model predicts for the order chosen. auto (and
+ * flow, which orders for makespan as auto does, plans and all, then for
+ * latency) goes on from the mix's plan where the TG has one.
+ */
+static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
+{
+	struct tq_problem pb = { .tg = &u->simtg, .dev = &u->dev, .seed = tg->seq };
+	const struct tq_policy_ops *pol = u->flow ? &tq_policy_auto : u->policy;
+	struct tq_decision d, dm;
+	bool planned, proven;
+	uint64_t t0;
+
+	tg_model(u, tg, tasks);
+	t0 = now_ns();
+	tg_budget(u, tg, pol, t0, &pb);
+	planned = pol == &tq_policy_auto && u->plans && tg_plannable(u);
+	if (planned)
+		tg_plan_find(u, tg, tasks);
+	proven = tg_decide(u, tg, pol, &pb, planned, &d);
+	dm = d;
+	if (u->flow && tg->n > 1)
+		tg_flow(u, tg, &pb, &d);
+	tg->policy_ns = now_ns() - t0;
+	tg_predict(u, tg, tasks, &d);
+	/* the loop's idle time while the device runs it goes on with its plan */
+	if (planned)
+		plans_arm(u->plans, u->match, &u->simtg, &u->dev, &dm, tg->seq,
+			  proven ? 0 : (uint64_t)(u->refine * tg->pred_ns));
 }
 
 static void timer_set(struct usched *u, uint64_t at)
@@ -1441,6 +1485,7 @@ static void usched_free(struct usched *u)
 	list_for_each_safe(p, n, &u->owners)
 		free(list_entry(p, struct owner, node));
 	free(u->ws);
+	tq_auto_state_destroy(u->auto_state);
 	free(u->res);
 	plans_destroy(u->plans);
 	free(u->match);
@@ -1503,6 +1548,7 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 	u->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	u->epfd = epoll_create1(EPOLL_CLOEXEC);
 	u->ws = malloc(sizeof(*u->ws));
+	u->auto_state = tq_auto_state_create();
 	u->res = malloc(sizeof(*u->res));
 	if (!o->no_plans) {
 		u->plans = plans_create();
@@ -1513,7 +1559,7 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 		goto out_free;
 	snprintf(u->st.policy, sizeof(u->st.policy), "%s", u->policy->name);
 	ret = -ENOMEM;
-	if (u->efd < 0 || u->tfd < 0 || u->epfd < 0 || !u->ws || !u->res ||
+	if (u->efd < 0 || u->tfd < 0 || u->epfd < 0 || !u->ws || !u->auto_state || !u->res ||
 	    (!o->no_plans && (!u->plans || !u->match)) || epoll_add(u->epfd, u->efd) ||
 	    epoll_add(u->epfd, u->tfd))
 		goto out_free;

@@ -11,8 +11,8 @@
  * its DtH copies (else a DtH waiting for its kernel would hold up the HtD
  * copies behind it). Every queue is in order and profiled; a queue is
  * flushed before another queue waits on its events, and each task's
- * commands as soon as they are in: enqueueing takes the host ~20 us a
- * command on the H200, so the device starts on a TG's first tasks while the
+ * commands as soon as they are in: enqueueing a command takes the host tens
+ * of microseconds, so the device starts on a TG's first tasks while the
  * host launches the rest (the model's launch cost, dev.submit_ns).
  *
  * An ordered task whose predecessor is still in flight (core.c, 3) makes

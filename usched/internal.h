@@ -25,9 +25,9 @@
 #define LEAD_MAX_NS	5000000	/* ... at most */
 #define AUTO_BUDGET	0.0009	/* auto's default time per TG, of its predicted device time */
 /*
- * exact's, in auto's: a TG of up to 8 tasks is proved well within it (3.4 ms
- * for 8 on the H200 host, 7.7% of the TG), a TG of 16 chained tasks cannot
- * stall the loop for seconds
+ * exact's, in auto's: a TG of up to 8 tasks is proved well within it, a TG
+ * of 16 chained tasks cannot stall the loop for seconds
+ * (Documentation/design/usched-core.md)
  */
 #define EXACT_BUDGET	100
 #define REFINE_DEFAULT	0.01	/* idle time for a TG's plan, of its predicted device time */
@@ -145,8 +145,7 @@ struct kmodel {
 #define XM_MOVE		0.01	/* the factor follows their median past this */
 /*
  * Shorter copies are not samples: their time is latency and the stamps'
- * jitter, not bandwidth (on the H200 a real BK100 mix's 4-20 us DtH copies
- * once "learned" a slowdown of 2.06).
+ * jitter, not bandwidth (Documentation/design/usched-core.md).
  */
 #define XM_MIN_NS	100000
 
@@ -285,6 +284,7 @@ struct plan_match {
 	bool stale;			/* found, but made for times since moved past 5% */
 	struct tq_bb_cursor cursor;	/* where its proof stopped (TG indices); within drift */
 	struct tq_walk walk;		/* where its iterated greedy's walk stood (TG indices) */
+	uint8_t order[USCHED_MAX_TG];	/* its order (TG indices): plans_resume() */
 };
 
 /*
@@ -373,6 +373,7 @@ struct usched {
 	struct tq_tg simtg;
 	struct tq_tg jit_tg;	/* flow: the tasks the next TG would take (jit_gather()) */
 	struct tq_ws *ws;
+	struct tq_auto_state *auto_state;	/* auto's start and plan (tg_order()) */
 	struct tq_sim_result *res;
 	struct plans *plans;	/* NULL: o.no_plans */
 	struct plan_match *match;
@@ -392,6 +393,13 @@ void plans_destroy(struct plans *p);
  */
 bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
 		const double *slow, struct plan_match *m, uint8_t *resume, bool *optimal);
+/*
+ * plans_find() for auto: set @st to go on from the plan's order, proof and
+ * walk (kept in @m); false, @st untouched: none.
+ */
+bool plans_resume(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
+		  const double *slow, struct plan_match *m, struct tq_auto_state *st,
+		  bool *optimal);
 /*
  * Keep @d, auto's decision for the TG plans_find() matched into @m, TG
  * number @seq; @proven: d's order is optimal (proven now or before).

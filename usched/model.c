@@ -67,9 +67,10 @@ static struct kmodel_size *size_take(struct kmodel *km, double m)
 
 /*
  * A size's own mean time: kernels need not scale linearly with m (a
- * working set that leaves a cache, a grid that fills the device), and on
- * the H200 Floyd-Warshall's line missed its three sizes by up to 25%. A
- * size's first run is dropped as the kernel's is: PoCL compiles per size.
+ * working set that leaves a cache, a grid that fills the device), so a
+ * kernel's line may miss some sizes by far
+ * (Documentation/design/usched-core.md). A size's first run is dropped as
+ * the kernel's is: PoCL compiles per size.
  */
 static void kmodel_size_add(struct kmodel *km, double m, double ns)
 {
@@ -330,14 +331,14 @@ out_unmap:
 
 /*
  * Copies overlapped by the other direction. The profile's one factor per
- * direction is what tqcalib measured; on the H200's host the factor moved
- * from 1.06 to 1.25 (HtD) between experiments minutes apart, single copies
- * +-10% around it. So usched learns it from its own TGs: a copy stage that
- * its TG's copies the other way covered throughout ran overlapped, and its
- * measured time over its standalone prediction is a sample. (Copies of
- * other TGs are not looked at: a stage covered by its own TG's copies is
- * covered whatever else ran.) The median of the last samples, robust to
- * the single slow copy, replaces the prior once there are XM_MIN.
+ * direction is what tqcalib measured, but the factor moves between
+ * experiments and from copy to copy (Documentation/design/usched-core.md).
+ * So usched learns it from its own TGs: a copy stage that its TG's copies
+ * the other way covered throughout ran overlapped, and its measured time
+ * over its standalone prediction is a sample. (Copies of other TGs are not
+ * looked at: a stage covered by its own TG's copies is covered whatever
+ * else ran.) The median of the last samples, robust to the single slow
+ * copy, replaces the prior once there are XM_MIN.
  */
 #define XM_COVER	0.98	/* covered throughout: at least this share of it */
 

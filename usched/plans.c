@@ -3,43 +3,33 @@
  * plans.c - auto's best order for each recurring mix of tasks.
  *
  * Applications run the same kernels on the same sizes again and again, so
- * the mix of tasks in a TG recurs. auto has 0.1% of a TG's makespan to order
- * it; keeping its best order per mix (a plan) lets the next TG of that mix
- * go on from there (sim's pb->resume) instead of starting over, and a mix
- * once proven optimal costs one simulation from then on.
+ * the mix of tasks in a TG recurs. Keeping auto's best order per mix (a
+ * plan) lets the next TG of that mix go on from there instead of starting
+ * over, and a mix once proven optimal costs one simulation from then on.
  *
  * A mix is what its tasks run and copy: each task's kernel, size m and copy
- * times (fixed by the buffer sizes), and its predecessor in the TG. Kernel
- * times are not part of it: the model learns them as kernels run, so they
- * move a little from one TG to the next. The key lists the tasks in a
- * canonical order (depth in their chain, kernel, m, copies, then TG index),
- * so that the same tasks submitted in another order mostly find the plan
- * too; plans keep orders in canonical indices. A proven order is taken as
- * it is only while no kernel time and neither copy slowdown moved more than
- * PLAN_DRIFT since it was ordered (the models learn both as TGs run);
- * otherwise the search resumes from it. Past PLAN_STALE the plan is stale:
- * an order made for other times can be worse than neh's for these, and a
- * resumed search runs no neh, so auto then goes on from the better of the
- * two (on the H200 the TGs of real BK25 at 6x2 resumed from a plan the
- * warm-up TG left while the kernel model still learned, and ended 2-8%
- * above neh's order). A plan also keeps where auto's unfinished proof
- * stopped (its cursor), for the next TG to go on from while the times
- * moved no more than PLAN_DRIFT: small TGs get proven over a few TGs where
- * a cold-cache budget cannot prove them in one. And it keeps where auto's
- * iterated greedy left its walk, an iteration under way included, for the
- * next TG to go on with: a TG of 12 chained tasks has time for less than
- * one iteration, and started over from the best order each TG the walk
- * never left it. The caller plans only TGs
- * launched on an idle device without release times, where the mix is the
- * whole problem.
+ * times, and its predecessor in the TG; not its kernel times, which the
+ * model keeps learning. The key lists the tasks in a canonical order (depth
+ * in their chain, kernel, m, copies, then TG index), so that the same tasks
+ * submitted in another order find the plan too; plans keep orders, cursors
+ * and walks in canonical indices. A proven order is taken as it is only
+ * while no kernel time and neither copy slowdown moved more than
+ * PLAN_DRIFT since; otherwise the search resumes from it, and from its
+ * unfinished proof (the cursor) only within PLAN_DRIFT too. Past PLAN_STALE
+ * the plan is stale and auto also weighs neh's order. The caller plans only
+ * TGs launched on an idle device without release times, where the mix is
+ * the whole problem.
  *
- * The search need not stop at the TG's budget. While the device runs the
- * TG, the loop has nothing to do, and the problem it just ordered is the
- * mix's problem, so the loop's idle time (usched_idle()) goes on with it
- * (plans_arm(), plans_refine()) up to a share of the TG's device time: a
- * mix that the 0.1% of one TG cannot prove (8 chained tasks on cold caches
- * took 7 TGs and more on the H200) is proven while its first TG runs, and
- * a walk over 12-16 tasks goes on many times further per TG.
+ * What auto carries from TG to TG and how its task indices map lives in sim
+ * (sim/auto_resume.c: struct tq_auto_state, tq_bb_cursor_map(),
+ * tq_walk_map()), next to the search that reads it, since sim's tests and
+ * tqsim resume too; this file only decides which plan a TG has and whether
+ * its times still hold, and hands it to auto (plans_resume()).
+ *
+ * While the device runs the TG the loop has nothing to do, so its idle
+ * time (usched_idle()) goes on with the plan's search (plans_arm(),
+ * plans_refine()) up to a share of the TG's device time. Why each of these
+ * (with what was measured): Documentation/design/usched-core.md, plans.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -80,16 +70,25 @@ struct plans {
 		struct tq_walk walk;
 		uint64_t seq, calls;
 		uint64_t spent_ns, allowed_ns;
+		struct tq_auto_state *state;	/* auto's, to go on from the above */
 	} idle;
 };
 
 struct plans *plans_create(void)
 {
-	return calloc(1, sizeof(struct plans));
+	struct plans *p = calloc(1, sizeof(struct plans));
+
+	if (p && !(p->idle.state = tq_auto_state_create())) {
+		free(p);
+		p = NULL;
+	}
+	return p;
 }
 
 void plans_destroy(struct plans *p)
 {
+	if (p)
+		tq_auto_state_destroy(p->idle.state);
 	free(p);
 }
 
@@ -177,54 +176,6 @@ static bool same_key(const struct plan_key *a, const struct plan_key *b)
 	       !memcmp(a->after, b->after, a->n);
 }
 
-/*
- * Task index @i as map[i], between TG and canonical indices. Out of range
- * (a cursor or walk that makes no sense) it stays as it is, for the search
- * to ignore.
- */
-static uint8_t index_map(const uint8_t *map, uint8_t i, unsigned int n)
-{
-	return i < n ? map[i] : i;
-}
-
-/* @from with each task index i as map[i]. */
-static void cursor_map(struct tq_bb_cursor *to, const struct tq_bb_cursor *from,
-		       const uint8_t *map, unsigned int n)
-{
-	to->valid = from->valid && from->depth < n;
-	if (!to->valid)
-		return;
-	to->depth = from->depth;
-	for (unsigned int k = 0; k <= from->depth; k++) {
-		to->done[k] = 0;
-		for (uint64_t b = from->done[k]; b; b &= b - 1) {
-			unsigned int i = __builtin_ctzll(b);
-
-			if (i < n)
-				to->done[k] |= 1ULL << map[i];
-		}
-		if (k < from->depth)
-			to->path[k] = index_map(map, from->path[k], n);
-	}
-}
-
-/* @from with each task index i as map[i]; sim checks that its tasks are the TG's. */
-static void walk_map(struct tq_walk *to, const struct tq_walk *from, const uint8_t *map,
-		     unsigned int n)
-{
-	if (!from->valid || from->len > n || from->nd > n) {
-		to->valid = false;
-		return;
-	}
-	*to = *from;	/* then its task indices mapped */
-	for (unsigned int i = 0; i < n; i++)
-		to->cur[i] = index_map(map, from->cur[i], n);
-	for (unsigned int i = 0; i < from->len; i++)
-		to->seq[i] = index_map(map, from->seq[i], n);
-	for (unsigned int i = 0; i < from->nd; i++)
-		to->removed[i] = index_map(map, from->removed[i], n);
-}
-
 /* How far @now moved from @then, relative to it. */
 static double rel_move(double now, double then)
 {
@@ -257,11 +208,23 @@ bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *
 		m->stale = moved > PLAN_STALE;
 		m->cursor.valid = false;
 		if (moved <= PLAN_DRIFT)
-			cursor_map(&m->cursor, &pl->cursor, m->canon, m->key.n);
-		walk_map(&m->walk, &pl->walk, m->canon, m->key.n);
+			tq_bb_cursor_map(&m->cursor, &pl->cursor, m->canon, m->key.n);
+		tq_walk_map(&m->walk, &pl->walk, m->canon, m->key.n);
 		return true;
 	}
 	return false;
+}
+
+bool plans_resume(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
+		  const double *slow, struct plan_match *m, struct tq_auto_state *st,
+		  bool *optimal)
+{
+	if (!plans_find(p, tasks, tg, slow, m, m->order, optimal))
+		return false;
+	tq_auto_resume(st, m->order, *optimal, m->stale);
+	tq_auto_resume_cursor(st, &m->cursor);
+	tq_auto_resume_walk(st, &m->walk);
+	return true;
 }
 
 void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision *d,
@@ -287,8 +250,8 @@ void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision 
 	m->plan = pl;	/* for plans_arm() */
 	pl->used = seq;
 	pl->optimal = proven;
-	cursor_map(&pl->cursor, &d->cursor, m->rank, n);
-	walk_map(&pl->walk, &d->walk, m->rank, n);
+	tq_bb_cursor_map(&pl->cursor, &d->cursor, m->rank, n);
+	tq_walk_map(&pl->walk, &d->walk, m->rank, n);
 	for (unsigned int pos = 0; pos < n; pos++)
 		pl->order[pos] = m->rank[d->order[pos]];
 	if (!taken) {
@@ -320,16 +283,20 @@ uint64_t plans_refine(struct plans *p, struct tq_ws *ws, uint64_t slice_ns)
 	uint64_t start = tq_clock_ns(), spent;
 	struct tq_decision d;
 	struct tq_problem pb = {
-		.tg = &p->idle.tg, .dev = &p->idle.dev, .start_ns = start,
+		.tg = &p->idle.tg, .dev = &p->idle.dev, .state = p->idle.state,
 		.seed = p->idle.seq + ++p->idle.calls,
-		.resume = p->idle.order, .resume_cursor = &p->idle.cursor,
-		.resume_walk = &p->idle.walk, .prove_max = IDLE_PROVE_MAX,
 	};
 
 	if (p->idle.spent_ns >= p->idle.allowed_ns)
 		return 0;
 	pb.budget_ns = fmin(slice_ns, p->idle.allowed_ns - p->idle.spent_ns);
 	/* auto goes on from the order, proof and walk where the last slice left them */
+	tq_auto_state_clear(p->idle.state);
+	tq_auto_resume(p->idle.state, p->idle.order, false, false);
+	tq_auto_resume_cursor(p->idle.state, &p->idle.cursor);
+	tq_auto_resume_walk(p->idle.state, &p->idle.walk);
+	tq_auto_prove_max(p->idle.state, IDLE_PROVE_MAX);
+	tq_auto_start(p->idle.state, start);
 	if (tq_policy_auto.order(&pb, ws, &d) || !(d.makespan < INFINITY)) {
 		p->idle.allowed_ns = 0;
 		return 1;

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* testlib.c - see testlib.h. */
+/*
+ * testlib.c - what usched's tests share (testlib.h): finding a device, an
+ * arena, the built-in tasks of kernels/ as usched tasks with their checks,
+ * and a completion sink that counts every completion.
+ */
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>

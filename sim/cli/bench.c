@@ -115,13 +115,19 @@ static void bench_auto(FILE *f, const char *data_dir, unsigned int T, bool chain
 	static double ms[40320];
 	struct stat share = { 0 }, ratio = { 0 }, resumed = { 0 };
 	uint8_t from[TQ_MAX_TASKS];
+	struct tq_auto_state *st = tq_auto_state_create();
 	struct tq_decision d;
 	struct tq_dev dev;
 
+	if (!st) {
+		fprintf(f, "auto       T=%-2u at 0.1%% budget: no memory\n", T);
+		return;
+	}
 	for (unsigned int di = 0; di < EVAL_DEVS; di++) {
 		eval_dev(&dev, di);
 		if (eval_tgs(data_dir, T, di, EVAL_SEEDS, tgs) != EVAL_TGS) {
 			fprintf(f, "auto       T=%-2u at 0.1%% budget: no data\n", T);
+			tq_auto_state_destroy(st);
 			return;
 		}
 		for (unsigned int i = 0; i < EVAL_TGS && chains; i++)
@@ -174,9 +180,10 @@ static void bench_auto(FILE *f, const char *data_dir, unsigned int T, bool chain
 			for (int r = 0; r < 3 && T <= 8; r++) {
 				struct tq_problem pb = { .tg = &tgs[i], .dev = &dev,
 							 .budget_ns = 1e-3 * fifo, .seed = 10 + r,
-							 .resume = r ? from : NULL };
+							 .state = st };
 				double x;
 
+				tq_auto_resume(st, r ? from : NULL, false, false);
 				tq_policy_auto.order(&pb, &ws, &d);
 				memcpy(from, d.order, T);
 				if (r < 2)
@@ -199,6 +206,7 @@ static void bench_auto(FILE *f, const char *data_dir, unsigned int T, bool chain
 		fprintf(f, ", third TG resumed %.2f%% mean %.2f%% min",
 			100 * resumed.sum / resumed.n, 100 * (1 - resumed.max));
 	fputc('\n', f);
+	tq_auto_state_destroy(st);
 }
 
 void bench_all(FILE *f, const char *data_dir)

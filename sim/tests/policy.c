@@ -13,6 +13,8 @@
 #include "../tqsim.h"
 
 static uint64_t rng = 7;
+/* auto's resumption (tq_auto_*()), one for the program: each test clears it first */
+static struct tq_auto_state *as;
 
 static double uniform(double lo, double hi)
 {
@@ -530,9 +532,12 @@ static void test_walk(void)
 	tq_policy_neh.order(&(struct tq_problem){ .tg = &tg, .dev = &dev }, &ws, &start);
 	sim_ns = sim_time_ns(&tg, &dev, start.order);
 	memcpy(resume, start.order, 12);
+	tq_auto_state_clear(as);
+	tq_auto_resume(as, resume, false, false);
+	tq_auto_resume_walk(as, &walk);
 	for (unsigned int k = 0; k < 300; k++) {
 		struct tq_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 48 * sim_ns,
-					 .seed = k + 1, .resume = resume, .resume_walk = &walk };
+					 .seed = k + 1, .state = as };
 
 		tq_policy_auto.order(&pb, &ws, &d);
 		bad += !is_perm(d.order, 12) ||
@@ -555,7 +560,7 @@ static void test_walk(void)
 	memcpy(resume, start.order, 12);
 	for (unsigned int k = 0; k < 400; k++) {
 		struct tq_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 16 * sim_ns,
-					 .seed = k + 1, .resume = resume, .resume_walk = &walk };
+					 .seed = k + 1, .state = as };
 
 		tq_policy_auto.order(&pb, &ws, &d);
 		moved += walk.valid && d.walk.valid &&
@@ -570,7 +575,7 @@ static void test_walk(void)
 	walk.len = 40;
 	memcpy(resume, start.order, 12);
 	tq_policy_auto.order(&(struct tq_problem){ .tg = &tg, .dev = &dev, .budget_ns = 48 * sim_ns,
-						     .resume = resume, .resume_walk = &walk },
+						     .state = as },
 			     &ws, &d);
 	tap_ok(is_perm(d.order, 12) && tq_makespan(&tg, &dev, d.order, 12) < INFINITY &&
 	       d.makespan <= start.makespan, "a walk out of range is ignored: feasible, no worse");
@@ -773,31 +778,30 @@ static void test_resume(void)
 	struct tq_tg tg;
 	struct tq_dev dev;
 	struct tq_decision d, dn, dx;
-	struct tq_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 2e4 };
+	struct tq_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 2e4, .state = as };
 	unsigned int bad_opt = 0, bad_seed = 0, bad_chain = 0;
 	uint8_t bogus[TQ_MAX_TASKS];
 
+	tq_auto_state_clear(as);
 	for (unsigned int r = 0; r < 40; r++) {
 		unsigned int n = 4 + r % 5;
+		bool claimed = r % 3 == 0;	/* a false claim: infeasible with chains */
 
 		random_dev(&dev, r);
 		random_tg(&tg, n);
 		if (r % 2)
 			for (unsigned int t = n / 2; t < n; t++)
 				tq_tg_set_after(&tg, t, t - n / 2);
-		pb.resume = NULL;
-		pb.resume_optimal = false;
+		tq_auto_resume(as, NULL, false, false);
 		tq_policy_exact.order(&(struct tq_problem){ .tg = &tg, .dev = &dev }, &ws, &dx);
-		pb.resume = dx.order;
-		pb.resume_optimal = true;
+		tq_auto_resume(as, dx.order, true, false);
 		bad_opt += tq_policy_auto.order(&pb, &ws, &d) || d.evals != 1 ||
 			   d.optimal != !(d.lower_bound < d.makespan) ||
 			   memcmp(d.order, dx.order, n) || !close_to(d.makespan, dx.makespan);
 		/* a worse order as the seed: the reverse of fifo */
 		for (unsigned int i = 0; i < n; i++)
 			bogus[i] = n - 1 - i;
-		pb.resume = bogus;
-		pb.resume_optimal = r % 3 == 0;	/* a false claim: infeasible with chains */
+		tq_auto_resume(as, bogus, claimed, false);
 		tq_policy_neh.order(&pb, &ws, &dn);
 		pb.seed = r + 1;
 		if (tq_policy_auto.order(&pb, &ws, &d) || !is_perm(d.order, n) ||
@@ -805,7 +809,7 @@ static void test_resume(void)
 			bad_seed++;
 		else if (r % 2)
 			bad_chain += !(d.makespan < INFINITY) || d.makespan > dn.makespan;
-		else if (!pb.resume_optimal)
+		else if (!claimed)
 			bad_seed += d.makespan > tq_makespan(&tg, &dev, bogus, n);
 	}
 	tap_ok(!bad_opt, "auto returns a proven resume order as it is, after one simulation");
@@ -819,14 +823,11 @@ static void test_resume(void)
 		unsigned int n = 4 + r % 5;
 
 		reversed_case(&dev, &tg, n, r, bogus);
-		pb.resume = bogus;
-		pb.resume_optimal = false;
-		pb.resume_stale = true;
+		tq_auto_resume(as, bogus, false, true);
 		tq_policy_neh.order(&pb, &ws, &dn);
 		bad_seed += tq_policy_auto.order(&pb, &ws, &d) || !is_perm(d.order, n) ||
 			    d.makespan > dn.makespan * (1 + 1e-12);
 	}
-	pb.resume_stale = false;
 	tap_ok(!bad_seed, "auto resumed from a stale order is no worse than neh's order");
 	/* unproven, small, no chains: proven again, at exact's makespan */
 	bad_opt = 0;
@@ -835,8 +836,7 @@ static void test_resume(void)
 
 		reversed_case(&dev, &tg, n, r, bogus);
 		tq_policy_exact.order(&(struct tq_problem){ .tg = &tg, .dev = &dev }, &ws, &dx);
-		pb.resume = bogus;
-		pb.resume_optimal = false;
+		tq_auto_resume(as, bogus, false, false);
 		bad_opt += tq_policy_auto.order(&pb, &ws, &d) || !d.optimal ||
 			   !close_to(d.makespan, dx.makespan);
 	}
@@ -844,8 +844,7 @@ static void test_resume(void)
 	tap_ok(!bad_opt, "auto resumed from an unproven order of 4-6 tasks proves the optimum "
 	       "again");
 	bogus[0] = bogus[1];
-	pb.resume = bogus;
-	pb.resume_optimal = true;
+	tq_auto_resume(as, bogus, true, false);
 	tap_ok(!tq_policy_auto.order(&pb, &ws, &d) && is_perm(d.order, tg.ntasks) && d.evals > 1,
 	       "a resume order that is no permutation is ignored: auto searches");
 }
@@ -862,8 +861,9 @@ static unsigned int prove_over_tgs(struct tq_problem *pb, struct tq_ws *ws, stru
 
 	do {
 		*prev = *d;
-		pb->resume = prev->order;
-		pb->resume_cursor = &prev->cursor;
+		tq_auto_resume(as, prev->order, false, false);
+		tq_auto_resume_cursor(as, &prev->cursor);
+		pb->state = as;
 		if (tq_policy_auto.order(pb, ws, d))
 			break;
 		if (max_evals && d->evals > *max_evals)
@@ -885,25 +885,26 @@ static void test_cursor(void)
 	struct tq_tg tg;
 	struct tq_dev dev;
 	struct tq_decision d, dr, dx, first;
-	struct tq_problem pb = { .tg = &tg, .dev = &dev };
+	struct tq_problem pb = { .tg = &tg, .dev = &dev, .state = as };
 	unsigned int cursors = 0, bad = 0, slow = 0, bad_slow = 0, bad_junk = 0, bad_spent = 0;
 	unsigned int spent_evals = 0;
 
+	tq_auto_state_clear(as);
 	for (unsigned int r = 0; r < 40; r++) {
 		unsigned int n = 6, tgs = 0;
 
 		random_dev(&dev, r);
 		random_tg(&tg, n);
 		tq_policy_exact.order(&(struct tq_problem){ .tg = &tg, .dev = &dev }, &ws, &dx);
-		pb.resume = NULL;
-		pb.resume_cursor = NULL;
+		tq_auto_resume(as, NULL, false, false);
+		tq_auto_resume_cursor(as, NULL);
 		pb.budget_ns = 2e3;
 		if (tq_policy_auto.order(&pb, &ws, &d) || !d.cursor.valid)
 			continue;
 		cursors++;
 		first = d;
-		pb.resume = d.order;
-		pb.resume_cursor = &d.cursor;
+		tq_auto_resume(as, d.order, false, false);
+		tq_auto_resume_cursor(as, &d.cursor);
 		pb.budget_ns = 1e9;
 		bad += tq_policy_auto.order(&pb, &ws, &dr) || !dr.optimal ||
 		       !close_to(dr.makespan, dx.makespan);
@@ -913,10 +914,10 @@ static void test_cursor(void)
 		slow += tgs > 1;
 		bad_slow += !d.optimal || !close_to(d.makespan, dx.makespan);
 		/* the whole budget spent before the search: 16 nodes a TG, still a proof */
-		pb.start_ns = tq_clock_ns() - 1000000000;
+		tq_auto_start(as, tq_clock_ns() - 1000000000);
 		d = first;
 		prove_over_tgs(&pb, &ws, &d, &dr, 20000, &spent_evals);
-		pb.start_ns = 0;
+		tq_auto_start(as, 0);
 		bad_spent += !d.optimal || !close_to(d.makespan, dx.makespan);
 		/* junk: a path out of range, every child done below it */
 		d.cursor.depth = 70;
@@ -924,12 +925,12 @@ static void test_cursor(void)
 			d.cursor.path[i] = 200 + i;
 			d.cursor.done[i] = ~0ULL << 3;
 		}
-		pb.resume = dr.order;
-		pb.resume_cursor = &d.cursor;
+		tq_auto_resume(as, dr.order, false, false);
+		tq_auto_resume_cursor(as, &d.cursor);
 		bad_junk += tq_policy_auto.order(&pb, &ws, &dr) || !is_perm(dr.order, n) ||
 			    !close_to(dr.makespan, tq_makespan(&tg, &dev, dr.order, n));
 	}
-	pb.resume_cursor = NULL;
+	tq_auto_resume_cursor(as, NULL);
 	tap_ok(cursors >= 5, "auto stopped by its budget leaves a cursor (%u of 40 TGs)", cursors);
 	tap_ok(!bad, "resumed from its cursor with time enough, auto proves exact's optimum");
 	tap_ok(!bad_slow && slow, "resumed at 2 us a TG, the proof gets there over TGs (%u took "
@@ -979,6 +980,7 @@ static unsigned int slow_tries(const struct tq_tg *tg, const struct tq_dev *dev,
 	budget_ns = sims * sim_time_ns(tg, dev, dx.order);
 	*budget_us = budget_ns / 1e3;
 	*most = 0;
+	tq_auto_state_clear(as);
 	for (unsigned int try = 0; try < 15; try++) {
 		struct tq_problem pb = { .tg = tg, .dev = dev, .budget_ns = budget_ns,
 					 .seed = try / 3 * 100 + 1 };
@@ -990,10 +992,10 @@ static unsigned int slow_tries(const struct tq_tg *tg, const struct tq_dev *dev,
 			proven = proven || d.optimal;
 			prev = d;
 			pb.seed += 2;	/* seeds 2k and 2k + 1 are one stream */
-			pb.resume = prev.order;
-			pb.resume_optimal = proven;
-			pb.resume_cursor = &prev.cursor;
-			pb.resume_walk = &prev.walk;
+			tq_auto_resume(as, prev.order, proven, false);
+			tq_auto_resume_cursor(as, &prev.cursor);
+			tq_auto_resume_walk(as, &prev.walk);
+			pb.state = as;
 			tq_policy_auto.order(&pb, &ws, &d);
 		}
 		slow += tgs > max_tgs;
@@ -1103,7 +1105,9 @@ static void test_start(void)
 	tap_ok(d.evals > dn.evals + 1,
 	       "auto from its own entry searches past neh (%llu evals, neh %llu)",
 	       (unsigned long long)d.evals, (unsigned long long)dn.evals);
-	pb.start_ns = tq_clock_ns() - 1000000000;
+	tq_auto_state_clear(as);
+	tq_auto_start(as, tq_clock_ns() - 1000000000);
+	pb.state = as;
 	tq_policy_auto.order(&pb, &ws, &d);
 	/* the searches read the clock every 4th simulation or child */
 	tap_ok(d.evals < dn.evals + 8 && d.makespan <= dn.makespan,
@@ -1112,8 +1116,7 @@ static void test_start(void)
 	/* resumed from a stale order: neh reads the clock at each insertion */
 	for (unsigned int i = 0; i < tg.ntasks; i++)
 		order[i] = tg.ntasks - 1 - i;
-	pb.resume = order;
-	pb.resume_stale = true;
+	tq_auto_resume(as, order, false, true);
 	tq_policy_auto.order(&pb, &ws, &d);
 	tap_ok(d.evals < 8 && is_perm(d.order, tg.ntasks) && d.makespan < INFINITY,
 	       "and from a stale resume order it stops in neh (%llu evals)",
@@ -1207,6 +1210,11 @@ static void test_flow(void)
 
 int main(void)
 {
+	as = tq_auto_state_create();
+	if (!as) {
+		printf("Bail out! no memory for auto's state\n");
+		return 1;
+	}
 	test_properties();
 	test_release();
 	test_after();
@@ -1222,5 +1230,6 @@ int main(void)
 	test_walk_swaps();
 	test_start();
 	test_flow();
+	tq_auto_state_destroy(as);
 	return tap_done();
 }

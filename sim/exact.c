@@ -1,0 +1,592 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exact.c - the exact policy: a depth-first branch and bound over order
+ * prefixes, seeded with neh's order, that proves the optimum of the model
+ * unless its budget ends first. Its bounds give every policy's lower bound
+ * (root_bound()), and auto runs its search (bb_from()).
+ *
+ * A node's state is each engine's free time after the prefix, computed with
+ * the standalone times (bb_push): exact with one copy engine or no
+ * slowdown, and never later than the simulation otherwise, since a slowdown
+ * only delays commands. Its bound (bb_bound) adds the remaining work of each
+ * engine to the earliest the engine can start on it (min head) and the
+ * least work that must follow it (min tail), as in Taillard's machine bounds
+ * for the flow shop. Leaves are scored by the simulator, so the result is
+ * the optimum of the model itself.
+ *
+ * A task's release time is a head: it enters bb_push and the bounds as
+ * max(engine free, release), which only moves them later where the model
+ * does, so they stay lower bounds.
+ *
+ * The command latencies (dev->dep_ns, gap_ns) and the launch cost
+ * (submit_ns) only delay commands: the bounds and bb_push leave them out and
+ * stay lower bounds, except the copy bound's least overlap, which assumes
+ * the HtD engine never idles (see copy_bound()).
+ *
+ * Chains of the same tasks are interchangeable: exact branches on only the
+ * first of them (find_twins()).
+ *
+ * Precedence: the bounds ignore the waits for predecessors, a relaxation:
+ * each stays a lower bound, except the copy bound (the HtD engine may now
+ * wait), which is skipped as for release times.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "policy.h"
+
+/* Johnson's rule for stages @a, @a + 1: is task @x before task @y? */
+static bool johnson_before(const double *x, const double *y, int a)
+{
+	bool x_first = x[a] <= x[a + 1], y_first = y[a] <= y[a + 1];
+
+	if (x_first != y_first)
+		return x_first;
+	return x_first ? x[a] < y[a] : x[a + 1] > y[a + 1];
+}
+
+static void johnson_order(struct tq_ws *ws, int a, uint8_t *order)
+{
+	for (unsigned int t = 0; t < ws->tg.ntasks; t++) {
+		unsigned int i;
+
+		for (i = t; i > 0 && johnson_before(ws->work[t], ws->work[order[i - 1]], a); i--)
+			order[i] = order[i - 1];
+		order[i] = t;
+	}
+}
+
+/* Whether tasks @a and @b of ws->tg have the same commands and release time. */
+static bool same_task(const struct tq_ws *ws, unsigned int a, unsigned int b)
+{
+	const struct tq_tg *tg = &ws->tg;
+
+	if (tg->release[a] != tg->release[b])
+		return false;
+	for (int s = 0; s < TQ_STAGES; s++) {
+		const struct tq_task *x = &tg->task[a], *y = &tg->task[b];
+
+		if (x->n[s] != y->n[s] ||
+		    memcmp(&tg->cmd_ns[x->first[s]], &tg->cmd_ns[y->first[s]],
+			   x->n[s] * sizeof(tg->cmd_ns[0])))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Chains of the same tasks (ws->twins): swapping two of them, task for
+ * task, in any order gives the same makespan, so of the orders that start
+ * either chain at a node, branch and bound need search only those that
+ * start the first: mixes draw their tasks from a few sizes, so this cuts
+ * the nodes several times (Documentation/design/policies.md, twins). Only
+ * where each task has at most one successor: chains then are paths.
+ */
+static void find_twins(struct tq_ws *ws)
+{
+	unsigned int n = ws->tg.ntasks;
+	int8_t next[TQ_MAX_TASKS];
+
+	ws->has_twins = false;
+	memset(ws->twins, 0, n * sizeof(ws->twins[0]));
+	memset(next, -1, sizeof(next));
+	for (unsigned int t = 0; t < n; t++) {
+		int a = ws->tg.after[t];
+
+		if (a < 0)
+			continue;
+		if (next[a] >= 0)
+			return;		/* a task with two successors */
+		next[a] = (int8_t)t;
+	}
+	for (unsigned int h = 0; h < n; h++) {
+		if (ws->tg.after[h] >= 0)
+			continue;
+		for (unsigned int g = 0; g < h; g++) {
+			int x = (int)g, y = (int)h;
+
+			if (ws->tg.after[g] >= 0)
+				continue;
+			while (x >= 0 && y >= 0 && same_task(ws, x, y)) {
+				x = next[x];
+				y = next[y];
+			}
+			if (x < 0 && y < 0) {
+				ws->twins[h] |= 1ULL << g;
+				ws->has_twins = true;
+			}
+		}
+	}
+}
+
+void bb_prepare(struct tq_ws *ws)
+{
+	johnson_order(ws, TQ_HTD, ws->johnson[0]);
+	johnson_order(ws, TQ_K, ws->johnson[1]);
+	find_twins(ws);
+}
+
+/* ---- bounds ---- */
+
+/*
+ * Orders within this relative distance of each other count as equal: the
+ * bounds and the simulator add the same times in different orders, so a
+ * bound may come out an ulp below the makespan it should equal.
+ */
+#define BB_EPS	1e-12
+
+static void bb_init(const struct tq_ws *ws, const struct tq_dev *dev, struct tq_bb_node *nd)
+{
+	struct tq_bb_state *st = &nd->st;
+	const double *busy = dev->busy_until;
+
+	memset(st, 0, sizeof(*st));
+	st->k = busy[TQ_K];
+	if (ws->bb_sim) {
+		tq_prefix_init(&nd->pf, dev);
+		st->h = busy[TQ_HTD];
+		st->d = busy[TQ_DTH];
+		return;
+	}
+	if (dev->dma == 2) {
+		st->h = busy[TQ_HTD];
+		st->d = busy[TQ_DTH];
+		return;
+	}
+	/*
+	 * one copy engine: every HtD of the TG runs before the first DtH,
+	 * unless a task waits for a predecessor (then DtHs may come first)
+	 */
+	st->h = max_d(busy[TQ_HTD], busy[TQ_DTH]);
+	st->d = st->h;
+	for (unsigned int t = 0; t < ws->tg.ntasks && !ws->tg.nafter; t++)
+		st->d += ws->work[t][TQ_HTD];
+}
+
+/*
+ * Place task @t after the prefix, by the standalone recurrence: exact with
+ * one copy engine or without slowdown, never later than the simulation
+ * otherwise, since a slowdown only delays commands.
+ */
+static void bb_push(const struct tq_ws *ws, struct tq_bb_state *st, unsigned int t)
+{
+	const double *w = ws->work[t];
+	double e = ws->tg.release[t];	/* end of the task's latest stage */
+
+	if (has(ws, t, TQ_HTD)) {
+		st->h = max_d(st->h, e) + w[TQ_HTD];
+		e = st->h;
+	}
+	if (has(ws, t, TQ_K)) {
+		st->k = max_d(st->k, e) + w[TQ_K];
+		e = st->k;
+	}
+	if (has(ws, t, TQ_DTH)) {
+		st->d = max_d(st->d, e) + w[TQ_DTH];
+		e = st->d;
+	}
+	st->cmax = max_d(st->cmax, e);
+}
+
+/*
+ * The state of a prefix simulated up to its last HtD's end (bb_sim). Up to
+ * then the simulation of any completion is this one, so h and k are exact.
+ * The prefix's DtHs left then can only be slowed by the HtDs to come, so
+ * running them at full speed (and without gaps) gives a DtH release never
+ * later than the true one.
+ */
+static void bb_from_prefix(const struct tq_ws *ws, const struct tq_prefix *p,
+			   struct tq_bb_state *st)
+{
+	const struct tq_prefix_buf *buf = &ws->pbuf;
+	double free = p->d.run ? p->now + p->d.rem : max_d(p->now, p->d.free);
+
+	st->dres = p->d.run ? p->d.rem : 0;
+	for (unsigned int pos = p->d.pos; pos < p->n; pos++) {
+		unsigned int t = buf->order[pos];
+		const struct tq_task *task = &ws->tg.task[t];
+		/* the head's commands after the running one (several if not collapsed) */
+		unsigned int c = pos == p->d.pos ? p->d.c + p->d.run : 0;
+
+		if (c >= task->n[TQ_DTH])
+			continue;
+		if (!c)
+			free = max_d(free, has(ws, t, TQ_K) ? buf->kend[pos] : buf->hend[pos]);
+		for (; c < task->n[TQ_DTH]; c++) {
+			free += ws->tg.cmd_ns[task->first[TQ_DTH] + c];
+			st->dres += ws->tg.cmd_ns[task->first[TQ_DTH] + c];
+		}
+	}
+	st->h = p->h.free;
+	st->k = p->kfree;
+	st->d = free;
+	st->cmax = max_d(p->makespan, free);
+}
+
+/*
+ * The two copy engines under the overlap slowdown (bb_sim), given which task
+ * @j of @rest runs last. From h the HtD engine runs the remaining HtD work
+ * hw without a gap, so it ends at hE = h + hw + (1 - 1/slow_h) x, x being
+ * the time a DtH runs alongside, which does x/slow_d of the DtH work dw still
+ * to run after h. Whatever of dw is left runs after hE, and so do j's K and
+ * DtH:
+ *	makespan >= hE + max(K_j + DtH_j, dw - x/slow_d).
+ * x is at most slow_h hw, and j's DtH cannot be part of it. And x is at
+ * least what the DtH engine must do before hE: by `ready' every DtH before
+ * j's can run (every HtD but j's ended, even fully slowed, and the kernels
+ * after them), and from then on the DtH engine works at >= 1/slow_d until
+ * those are done. Without this bound the slowdown is invisible to the
+ * others, and the best order ends several % above them.
+ *
+ * With latencies or a launch cost the HtD engine may idle z (in gaps, or
+ * waiting for the host to launch the next task), while a DtH runs at full
+ * speed: hE grows by z and dw - x/slow_d shrinks by at most z, so the
+ * inequality holds, but the DtH engine may do its forced work in those gaps
+ * instead of alongside an HtD (and dep_ns delays `ready'), so x has no lower
+ * limit but 0. The DtH engine may also run alone in the gap before h.
+ */
+static double copy_bound(const struct tq_ws *ws, const struct tq_dev *dev,
+			 const struct tq_bb_state *st, const double *sum, uint64_t rest)
+{
+	const double sh = dev->slow[TQ_HTD], sd = dev->slow[TQ_DTH];
+	double a = 1 - 1 / sh, hw = sum[TQ_HTD], dw = st->dres + sum[TQ_DTH], best = INFINITY;
+	bool lat = dev->dep_ns > 0 || dev->gap_ns > 0 || dev->submit_ns > 0;
+
+	for (uint64_t m = rest; m; m &= m - 1) {
+		const double *w = ws->work[__builtin_ctzll(m)];
+		double tail = w[TQ_K] + w[TQ_DTH], before = dw - w[TQ_DTH];
+		double ready = max_d(st->k, st->h + sh * (hw - w[TQ_HTD])) + sum[TQ_K] - w[TQ_K];
+		double lo = lat ? 0 : sd * min_d(before, max_d(0, (st->h + hw - ready) / sd));
+		double hi = max_d(lo, min_d(sh * hw, sd * before));
+		/* the least over [lo, hi]: below the kink the slope is a - 1/slow_d */
+		double x = a < 1 / sd ? sd * (dw - tail) : 0;
+
+		x = min_d(max_d(x, lo), hi);
+		best = min_d(best, hw + a * x + max_d(tail, dw - x / sd));
+	}
+	/* with a gap, from the last HtD's end (h - gap), where dres is counted */
+	return (lat ? st->h - dev->gap_ns : st->h) + best;
+}
+
+/*
+ * The two-machine flow shop of stages @a and @a + 1 over @rest, machines
+ * free from @ra and @rb: Johnson's order is optimal, so its makespan is a
+ * lower bound on when the later stage of the last task ends.
+ */
+static double johnson(const struct tq_ws *ws, int a, uint64_t rest, double ra, double rb)
+{
+	const uint8_t *order = ws->johnson[a];
+
+	for (unsigned int i = 0; i < ws->tg.ntasks; i++) {
+		const double *w = ws->work[order[i]];
+
+		if (!(rest >> order[i] & 1))
+			continue;
+		ra += w[a];
+		rb = max_d(rb, ra) + w[a + 1];
+	}
+	return rb;
+}
+
+/*
+ * A lower bound on the makespan of every completion of the prefix by @rest;
+ * once it reaches @cut, the costlier bounds are skipped.
+ */
+static double bb_bound(const struct tq_ws *ws, const struct tq_dev *dev,
+		       const struct tq_bb_state *st, uint64_t rest, double cut)
+{
+	double sum[TQ_STAGES] = { 0 }, end[TQ_MAX_TASKS];
+	double tail_h = INFINITY, head_k = INFINITY, tail_k = INFINITY, head_d = INFINITY;
+	double dmin = INFINITY, lb = st->cmax, h = INFINITY;
+
+	for (uint64_t m = rest; m; m &= m - 1) {
+		unsigned int t = __builtin_ctzll(m);
+		const double *w = ws->work[t];
+		double eh = ws->tg.release[t], ek, ed;
+		int p = ws->tg.after[t];
+
+		/* after its predecessor's earliest end (a lower index: done already) */
+		if (p >= 0 && (rest >> p & 1))
+			eh = max_d(eh, end[p]);
+		if (has(ws, t, TQ_HTD)) {
+			h = min_d(h, eh);
+			eh = max_d(st->h, eh) + w[TQ_HTD];
+			tail_h = min_d(tail_h, w[TQ_K] + w[TQ_DTH]);
+		}
+		ek = eh;
+		if (has(ws, t, TQ_K)) {
+			ek = max_d(st->k, eh) + w[TQ_K];
+			head_k = min_d(head_k, eh);
+			tail_k = min_d(tail_k, w[TQ_DTH]);
+		}
+		ed = ek;
+		if (has(ws, t, TQ_DTH)) {
+			ed = max_d(st->d, ek) + w[TQ_DTH];
+			head_d = min_d(head_d, ek);
+		}
+		dmin = min_d(dmin, w[TQ_DTH]);
+		lb = max_d(lb, ed);	/* the task's own stages, after its chain's */
+		end[t] = ed;
+		for (int s = 0; s < TQ_STAGES; s++)
+			sum[s] += w[s];
+	}
+	/* the HtD engine starts on the rest at the earliest release among them */
+	h = max_d(st->h, h);
+	/* each engine: earliest start + its remaining work + least work after it */
+	if (tail_h < INFINITY)
+		lb = max_d(lb, h + sum[TQ_HTD] + tail_h);
+	if (head_k < INFINITY)
+		lb = max_d(lb, max_d(st->k, head_k) + sum[TQ_K] + tail_k);
+	if (head_d < INFINITY)
+		lb = max_d(lb, max_d(st->d, head_d) + sum[TQ_DTH]);
+	/* copy_bound assumes the HtD engine never waits: no releases */
+	if (ws->bb_sim && !ws->released && rest && lb < cut)
+		lb = max_d(lb, copy_bound(ws, dev, st, sum, rest));
+	/* pairs of engines, valid when no task skips the first of the pair */
+	if (lb >= cut || !rest || !ws->all[TQ_HTD])
+		return lb;
+	lb = max_d(lb, johnson(ws, TQ_HTD, rest, h, st->k) + dmin);
+	if (lb < cut && ws->all[TQ_K])
+		lb = max_d(lb, johnson(ws, TQ_K, rest, max_d(st->k, head_k), st->d));
+	return lb;
+}
+
+double root_bound(struct tq_ws *ws, const struct tq_dev *dev)
+{
+	/*
+	 * Once per TG (ws_setup()): the search only copies node[0], and a
+	 * caller may ask twice (for the decision's lower bound and as the
+	 * search begins).
+	 */
+	if (!ws->root_valid) {
+		bb_init(ws, dev, &ws->node[0]);
+		ws->root_lb = bb_bound(ws, dev, &ws->node[0].st, all_tasks(ws->tg.ntasks),
+				       INFINITY);
+		ws->root_valid = true;
+	}
+	return ws->root_lb;
+}
+
+/* Place task @t after the prefix ws->cur[0..depth-1], into ws->node[depth + 1]. */
+static void bb_place(struct tq_ws *ws, const struct tq_dev *dev, unsigned int depth,
+		     unsigned int t)
+{
+	struct tq_bb_node *nd = &ws->node[depth + 1];
+
+	*nd = ws->node[depth];
+	ws->cur[depth] = t;
+	if (ws->bb_sim)
+		tq_prefix_push(&ws->tg, dev, &ws->pbuf, &nd->pf, t);
+	else
+		bb_push(ws, &nd->st, t);
+}
+
+/* The makespan of the whole order just placed. */
+static double bb_leaf(struct tq_ws *ws, const struct tq_dev *dev)
+{
+	unsigned int n = ws->tg.ntasks;
+
+	if (!ws->bb_sim)
+		return sim(ws, dev, ws->cur, n);
+	ws->evals++;
+	return tq_prefix_finish(&ws->tg, dev, &ws->pbuf, &ws->node[n].pf);
+}
+
+/*
+ * Whether the deadline passed, checked every 4th call (a clock read costs
+ * a fraction of a child's bound). If so, the prefix ws->cur[0..depth-1] and
+ * the children finished along it and below it are where the search stopped
+ * (ws->bb_stop). Never on the way down a resume cursor's path, nor for
+ * BB_MIN_PROGRESS nodes after, so that each resumed TG adds to the proof
+ * even when its budget was spent before the search began. But where the
+ * path ends within the budget, those nodes stop at its end (ws->bb_end_ns)
+ * once the children there are bounded and the search went one down (n + 1
+ * nodes: the cursor moves on), so that a mix no budget proves does not go
+ * over it TG after TG. A TG whose path ends past the budget is over it
+ * anyway and takes all of them (Documentation/design/policies.md,
+ * resumption).
+ */
+#define BB_MIN_PROGRESS	16
+static bool bb_expired(struct tq_ws *ws, unsigned int depth)
+{
+	if ((++ws->evals & 3) || ws->bb_resume || ws->evals < ws->bb_floor_evals)
+		return false;
+	if (ws->evals < ws->bb_min_evals && (!ws->bb_end_ns || tq_clock_ns() < ws->bb_end_ns))
+		return false;
+	if (!expired(ws))
+		return false;
+	ws->bb_stop.valid = true;
+	ws->bb_stop.depth = depth;
+	memcpy(ws->bb_stop.path, ws->cur, depth);
+	memcpy(ws->bb_stop.done, ws->bb_done, (depth + 1) * sizeof(ws->bb_done[0]));
+	return true;
+}
+
+/* Off a resume cursor's path: BB_MIN_PROGRESS nodes more, or to the budget's end. */
+static void bb_leave_path(struct tq_ws *ws)
+{
+	ws->bb_resume = NULL;
+	ws->bb_min_evals = ws->evals + BB_MIN_PROGRESS;
+	ws->bb_floor_evals = ws->bb_end_ns && tq_clock_ns() < ws->bb_end_ns ?
+			     ws->evals + ws->tg.ntasks + 1 : ws->bb_min_evals;
+}
+
+/*
+ * The children of the prefix ws->cur[0..depth-1] to search: the tasks of
+ * @rest that may go next, but on the way down a resume cursor's path
+ * (ws->bb_resume) not those it finished there; its own child first.
+ * Returns that child, or -1.
+ */
+static int bb_children(struct tq_ws *ws, unsigned int depth, uint64_t rest, uint64_t *av)
+{
+	const struct tq_bb_cursor *from = ws->bb_resume;
+
+	*av = available(ws, rest);
+	/* a chain's twin: only while the first of them has not started (all of @rest) */
+	for (uint64_t m = ws->has_twins ? *av : 0; m; m &= m - 1) {
+		unsigned int t = __builtin_ctzll(m);
+
+		if (ws->twins[t] & rest)
+			*av &= ~(1ULL << t);
+	}
+	if (!from)
+		return -1;
+	ws->bb_done[depth] = from->done[depth] & *av;
+	*av &= ~from->done[depth];
+	if (depth == from->depth || from->path[depth] >= ws->tg.ntasks ||
+	    !(*av >> from->path[depth] & 1)) {
+		bb_leave_path(ws);	/* there, or the path is gone */
+		return -1;
+	}
+	return from->path[depth];
+}
+
+/* Place task @t after the prefix ws->cur[0..depth-1]; a lower bound of the orders from there. */
+static double bb_child(struct tq_ws *ws, const struct tq_dev *dev, unsigned int depth,
+		       uint64_t rest, unsigned int t, double cut)
+{
+	struct tq_bb_node *nd = &ws->node[depth + 1];
+
+	bb_place(ws, dev, depth, t);
+	if (ws->bb_sim)
+		bb_from_prefix(ws, &nd->pf, &nd->st);
+	return bb_bound(ws, dev, &nd->st, rest & ~(1ULL << t), cut);
+}
+
+/*
+ * Depth-first branch and bound below the prefix ws->cur[0..depth-1]. On
+ * the way down a resume cursor's path its child goes first, straight away:
+ * the siblings' bounds wait until it is done, so that going back down
+ * costs a bound per depth.
+ */
+static void bb_dfs(struct tq_ws *ws, const struct tq_dev *dev, unsigned int depth,
+		   uint64_t rest, struct tq_decision *d)
+{
+	struct tq_bb_child *ch = ws->child[depth];
+	unsigned int n = ws->tg.ntasks, nc = 0;
+	uint64_t av;
+	int first;
+
+	ws->bb_done[depth] = 0;
+	if (bb_expired(ws, depth))
+		return;
+	if (depth + 1 == n) {
+		bb_place(ws, dev, depth, __builtin_ctzll(rest));
+		double ms = bb_leaf(ws, dev);
+
+		if (ms < d->makespan) {
+			d->makespan = ms;
+			memcpy(d->order, ws->cur, n);
+		}
+		return;
+	}
+	first = bb_children(ws, depth, rest, &av);
+	if (first >= 0) {
+		if (bb_child(ws, dev, depth, rest, first, d->makespan * (1 - BB_EPS)) <
+		    d->makespan * (1 - BB_EPS))
+			bb_dfs(ws, dev, depth + 1, rest & ~(1ULL << first), d);
+		if (ws->timed_out)
+			return;
+		if (ws->bb_resume)	/* the path ended in a leaf or a cut */
+			bb_leave_path(ws);
+		ws->bb_done[depth] |= 1ULL << first;
+		av &= ~(1ULL << first);
+	}
+	/* children sorted by bound, so the best-looking prefix is tried first */
+	for (uint64_t m = av; m; m &= m - 1) {
+		unsigned int t = __builtin_ctzll(m), i;
+		double cut = d->makespan * (1 - BB_EPS), lb;
+
+		if (bb_expired(ws, depth))
+			return;
+		lb = bb_child(ws, dev, depth, rest, t, cut);
+		if (lb >= cut)
+			continue;
+		for (i = nc++; i > 0 && ch[i - 1].lb > lb; i--)
+			ch[i] = ch[i - 1];
+		ch[i].lb = lb;
+		ch[i].task = t;
+	}
+	for (unsigned int i = 0; i < nc && ch[i].lb < d->makespan * (1 - BB_EPS); i++) {
+		unsigned int t = ch[i].task;
+
+		bb_place(ws, dev, depth, t);
+		bb_dfs(ws, dev, depth + 1, rest & ~(1ULL << t), d);
+		if (ws->timed_out)
+			return;
+		ws->bb_done[depth] |= 1ULL << t;
+	}
+}
+
+/*
+ * Branch and bound from d's order, whose makespan is the first incumbent,
+ * and from where an earlier search stopped, @from (NULL: the start). Where
+ * it runs out of time goes to d->cursor.
+ */
+void bb_from(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
+	     const struct tq_bb_cursor *from)
+{
+	if (root_bound(ws, dev) >= d->makespan * (1 - BB_EPS))
+		return;
+	ws->bb_resume = from && from->valid ? from : NULL;
+	bb_dfs(ws, dev, 0, all_tasks(ws->tg.ntasks), d);
+	ws->bb_resume = NULL;
+	if (ws->timed_out)
+		d->cursor = ws->bb_stop;
+}
+
+/* Branch and bound seeded with neh; proves optimality unless the deadline hits. */
+static void branch_and_bound(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
+{
+	neh(ws, dev, d, false);
+	bb_from(ws, dev, d, NULL);
+}
+
+int exact_finish(struct tq_ws *ws, struct tq_decision *d)
+{
+	if (!ws->timed_out) {
+		d->lower_bound = d->makespan;
+		d->optimal = true;
+	}
+	return 0;
+}
+
+static int exact_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d)
+{
+	int ret = ws_setup(pb, ws);
+
+	d->cursor.valid = false;
+	d->walk.valid = false;
+	if (ret)
+		return ret;
+	/* exact has no default budget: without one it always proves the optimum */
+	if (pb->budget_ns > 0)
+		ws->deadline_ns = tq_clock_ns() + (uint64_t)pb->budget_ns;
+	branch_and_bound(ws, pb->dev, d);
+	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
+	d->optimal = false;
+	d->evals = ws->evals;
+	return exact_finish(ws, d);
+}
+
+const struct tq_policy_ops tq_policy_exact = { .name = "exact", .order = exact_order };

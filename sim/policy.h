@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * policy.h - what the policy files of libtqsim share: the workspace's
+ * set-up (policy.c), the small steps every search takes (inline here: they
+ * run once per simulation or search node), and the pieces one policy
+ * borrows from another (neh's insertion, exact's bound and branch and
+ * bound, auto's budget). Internal to the library: not part of tqsim.h's API.
+ */
+#ifndef TQSIM_POLICY_H
+#define TQSIM_POLICY_H
+
+#include "tqsim.h"
+
+/* Whether task @t of ws->tg has stage @s. */
+static inline bool has(const struct tq_ws *ws, unsigned int t, int s)
+{
+	return ws->tg.task[t].n[s] != 0;
+}
+
+/* fmax/fmin without their NaN rules, which keep them from being inlined */
+static inline double max_d(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+static inline double min_d(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+/* The set of tasks 0..n-1. */
+static inline uint64_t all_tasks(unsigned int n)
+{
+	return n == 64 ? ~0ULL : (1ULL << n) - 1;
+}
+
+/* One simulation of ws->tg, counted in ws->evals. */
+static inline double sim(struct tq_ws *ws, const struct tq_dev *dev, const uint8_t *order,
+			 unsigned int n)
+{
+	ws->evals++;
+	return tq_makespan(&ws->tg, dev, order, n);
+}
+
+/* The tasks of @rest whose predecessor is not in @rest: those that may go next. */
+static inline uint64_t available(const struct tq_ws *ws, uint64_t rest)
+{
+	uint64_t av = rest;
+
+	if (!ws->tg.nafter)
+		return rest;
+	for (uint64_t m = rest; m; m &= m - 1) {
+		unsigned int t = __builtin_ctzll(m);
+		int a = ws->tg.after[t];
+
+		if (a >= 0 && (rest >> a & 1))
+			av &= ~(1ULL << t);
+	}
+	return av;
+}
+
+/* The budget check; the only place a policy looks at a clock. */
+static inline bool expired(struct tq_ws *ws)
+{
+	uint64_t now;
+
+	if (!ws->deadline_ns)
+		return ws->timed_out;
+	now = tq_clock_ns();
+	if (ws->tail_evals)
+		now += ws->tail_evals * (now - ws->pace_ns) / (ws->evals - ws->pace_evals + 1);
+	if (now >= ws->deadline_ns)
+		ws->timed_out = true;
+	return ws->timed_out;
+}
+
+/* Whether @order is a permutation of 0..n-1. */
+static inline bool is_perm(const uint8_t *order, unsigned int n)
+{
+	uint64_t seen = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (order[i] >= n || seen >> order[i] & 1)
+			return false;
+		seen |= 1ULL << order[i];
+	}
+	return true;
+}
+
+/* policy.c: ws from pb's TG (collapsed where that keeps the makespan); 0 or -EINVAL. */
+int ws_setup(const struct tq_problem *pb, struct tq_ws *ws);
+/* policy.c: a policy without a budget: set up, @run, the root bound as lower bound. */
+int decide(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
+	   void (*run)(struct tq_ws *, const struct tq_dev *, struct tq_decision *));
+
+/* neh.c: neh's order into d; @timed: it stops at the deadline. */
+void neh(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d, bool timed);
+/* neh.c: insert @t into seq[0..len-1] where the makespan is least; @part: resumable. */
+double insert_best(struct tq_ws *ws, const struct tq_dev *dev, uint8_t *seq, unsigned int len,
+		   uint8_t t, struct tq_ins *part);
+
+/* exact.c: Johnson's orders and the chains' twins, for the bounds and the search. */
+void bb_prepare(struct tq_ws *ws);
+/* exact.c: the bound on every order of the TG, once per ws_setup(). */
+double root_bound(struct tq_ws *ws, const struct tq_dev *dev);
+/* exact.c: branch and bound from d's order and from cursor @from (NULL: the start). */
+void bb_from(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
+	     const struct tq_bb_cursor *from);
+/* exact.c: d proven optimal unless the search ran out of time; returns 0. */
+int exact_finish(struct tq_ws *ws, struct tq_decision *d);
+
+/* auto.c: auto's budget for a search seeded with @seed (makespan @seed_ms). */
+uint64_t budget_ns(const struct tq_problem *pb, struct tq_ws *ws, const uint8_t *seed,
+		   double seed_ms);
+/* auto.c: iterated greedy from d until @end. */
+void greedy_rest(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d, uint64_t end);
+
+/* auto_resume.c: where auto's budget counts from: pb's state's start, else now. */
+uint64_t auto_start_ns(const struct tq_problem *pb);
+/* auto_resume.c: whether the caller keeps iterated greedy's walk from call to call. */
+bool auto_keeps_walk(const struct tq_problem *pb);
+/* auto_resume.c: a proven resume order taken as it is; false: none. */
+bool auto_take(const struct tq_problem *pb, struct tq_decision *d);
+/* auto_resume.c: the search resumed from pb's state, started at @start; false: none. */
+bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
+		 uint64_t start);
+
+#endif /* TQSIM_POLICY_H */
