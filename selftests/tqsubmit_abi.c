@@ -1347,7 +1347,9 @@ TEST(event_fields)
 	EXPECT_EQ(0, ev[0].open.resv);
 	EXPECT_EQ(a.s.max_inflight, ev[0].open.max_inflight);
 	EXPECT_EQ(a.s.cq_entries, ev[0].open.cq_entries);
-	for (i = 0; i < 4; i++)
+	EXPECT_EQ(0, ev[0].seq);
+	EXPECT_EQ(0, ev[0].pred);
+	for (i = 0; i < 2; i++)
 		EXPECT_EQ(0, ev[0].resv[i]);
 
 	ASSERT_EQ(0, tq_client_open(&b, 8, 0, 4096, -1));
@@ -1360,7 +1362,9 @@ TEST(event_fields)
 	EXPECT_EQ(b.s.ctx_id, ev[0].ctx_id);
 	EXPECT_EQ(TQ_EV_TASK, ev[1].type);
 	EXPECT_NE(0, ev[1].tag);
-	for (i = 0; i < 4; i++)
+	EXPECT_EQ(1, ev[1].seq);	/* the context's first descriptor */
+	EXPECT_EQ(0, ev[1].pred);
+	for (i = 0; i < 2; i++)
 		EXPECT_EQ(0, ev[1].resv[i]);
 	EXPECT_EQ(0, tq_sched_complete(sfd, &ev[1], 0, 0));
 
