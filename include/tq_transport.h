@@ -243,10 +243,13 @@ bad:
 
 /*
  * The scheduler's side: connect to @path, TQ_IOC_QUERY into @q (unless
- * NULL) and TQ_IOC_ATTACH into @a. The connection is then the scheduler fd,
- * or -errno (EPERM: not root nor tqsubmitd's user; EBUSY: another scheduler).
+ * NULL) and TQ_IOC_ATTACH into @a, with those of the TQ_ATTACH_F_* @flags
+ * the server's features allow (TQ_ATTACH_F_CHAINS: TQ_FEAT_CHAINS). The
+ * connection is then the scheduler fd, or -errno (EPERM: not root nor
+ * tqsubmitd's user; EBUSY: another scheduler).
  */
-static inline int tqt_sched_attach(const char *path, struct tq_query *q, struct tq_attach *a)
+static inline int tqt_sched_attach_flags(const char *path, struct tq_query *q,
+					 struct tq_attach *a, __u32 flags)
 {
 	struct tq_query qq = { .size = sizeof(qq) };
 	int fd, ret;
@@ -265,6 +268,8 @@ static inline int tqt_sched_attach(const char *path, struct tq_query *q, struct 
 	if (!ret) {
 		memset(a, 0, sizeof(*a));
 		a->size = sizeof(*a);
+		if (q->features & TQ_FEAT_CHAINS)
+			a->flags = flags & TQ_ATTACH_F_CHAINS;
 		ret = tqt_call(fd, TQ_IOC_ATTACH, a, sizeof(*a), NULL, 0, NULL, NULL);
 	}
 	if (ret) {
@@ -272,6 +277,11 @@ static inline int tqt_sched_attach(const char *path, struct tq_query *q, struct 
 		return ret;
 	}
 	return fd;
+}
+
+static inline int tqt_sched_attach(const char *path, struct tq_query *q, struct tq_attach *a)
+{
+	return tqt_sched_attach_flags(path, q, a, 0);
 }
 
 /*

@@ -79,6 +79,7 @@ static void tq_ctx_free(struct kref *ref)
 	vfree(ctx->sq.base);
 	vfree(ctx->cq.base);
 	kvfree(ctx->slots);
+	kvfree(ctx->chain);
 	if (ctx->efd)
 		eventfd_ctx_put(ctx->efd);
 	put_pid(ctx->pid);
@@ -113,6 +114,7 @@ static struct tq_ctx *tq_ctx_alloc(u32 sq, u32 cq, u64 arena_bytes, int efd)
 	INIT_LIST_HEAD(&ctx->free);
 	INIT_LIST_HEAD(&ctx->pending);
 	INIT_LIST_HEAD(&ctx->delivered);
+	INIT_LIST_HEAD(&ctx->held);
 	init_waitqueue_head(&ctx->wq);
 	ctx->pid = get_pid(task_tgid(current));
 	ctx->user = get_uid(current_user());
@@ -145,6 +147,11 @@ static struct tq_ctx *tq_ctx_alloc(u32 sq, u32 cq, u64 arena_bytes, int efd)
 	}
 	for (i = 0; i < ctx->nr_slots; i++)
 		list_add_tail(&ctx->slots[i].node, &ctx->free);
+	ctx->chain = kvcalloc(sq, sizeof(*ctx->chain), GFP_KERNEL_ACCOUNT);
+	if (!ctx->chain) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
 
 	ctx->arena_bytes = arena_bytes;
 	ctx->arena = shmem_file_setup("tqsubmit-arena", ctx->arena_bytes, VM_NORESERVE);
@@ -426,6 +433,7 @@ void tq_ctx_break(struct tq_ctx *ctx)
 /* Free a slot; the caller accounts for why. */
 static void tq_slot_free(struct tq_ctx *ctx, struct tq_slot *slot)
 {
+	slot->succ = 0;
 	slot->state = TQ_SLOT_FREE;
 	list_move(&slot->node, &ctx->free);
 	ctx->in_use--;
@@ -457,6 +465,10 @@ void tq_ctx_close(struct tq_ctx *ctx)
 	list_del_init(&ctx->node);
 	ctx->closed = true;
 	list_for_each_entry_safe(slot, tmp, &ctx->pending, node) {
+		tq_slot_free(ctx, slot);
+		n++;
+	}
+	list_for_each_entry_safe(slot, tmp, &ctx->held, node) {
 		tq_slot_free(ctx, slot);
 		n++;
 	}

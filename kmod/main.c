@@ -323,6 +323,7 @@ static void __init tq_check_layout(void)
 	BUILD_BUG_ON(offsetof(struct tq_desc, program) != 16);
 	BUILD_BUG_ON(offsetof(struct tq_desc, global) != 24);
 	BUILD_BUG_ON(offsetof(struct tq_desc, local) != 48);
+	BUILD_BUG_ON(offsetof(struct tq_desc, after) != 60);
 	BUILD_BUG_ON(offsetof(struct tq_desc, bufs) != 64);
 	BUILD_BUG_ON(offsetof(struct tq_desc, scalars) != 192);
 	BUILD_BUG_ON(sizeof(struct tq_cqe) != 64);
@@ -339,6 +340,8 @@ static void __init tq_check_layout(void)
 	BUILD_BUG_ON(sizeof(struct tq_ev_open) != 32);
 	BUILD_BUG_ON(sizeof(struct tq_event) != 320);
 	BUILD_BUG_ON(offsetof(struct tq_event, tag) != 16);
+	BUILD_BUG_ON(offsetof(struct tq_event, seq) != 32);
+	BUILD_BUG_ON(offsetof(struct tq_event, pred) != 40);
 	BUILD_BUG_ON(offsetof(struct tq_event, task) != 64);
 	BUILD_BUG_ON(sizeof(struct tq_completion) != 48);
 	BUILD_BUG_ON(offsetof(struct tq_completion, status) != 16);

@@ -12,6 +12,17 @@
  * become pending again and go to the next scheduler first, except tasks it
  * had marked started (TQ_COMPL_F_STARTED) that are not idempotent: the
  * kernel completes those with -EOWNERDEAD, since they may have run in part.
+ *
+ * Chains: a TASK with TQ_DESC_F_AFTER names a predecessor; the slot links
+ * both ways (@succ, @pred_slot and @ev.pred) while both are in use, and
+ * the context's chain words (<tq/tqsubmit_check.h>) remember how recent
+ * descriptors ended. A successor is delivered while its predecessor is in
+ * flight only to a scheduler that attached with TQ_ATTACH_F_CHAINS, and
+ * only once its predecessor was delivered to it; otherwise it is held
+ * until the predecessor completes. When a task ends with an error, its
+ * successor is cancelled unless the scheduler holds it, and so on down the
+ * chain: each task has at most one successor, so that is a walk, not a
+ * search.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -53,7 +64,7 @@ int tq_sched_attach(struct file *file, void *arg)
 	struct tq_attach *a = arg;
 	int ret = 0;
 
-	if (a->flags)
+	if (a->flags & ~TQ_ATTACH_FLAGS)
 		return -EINVAL;
 	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
@@ -68,6 +79,7 @@ int tq_sched_attach(struct file *file, void *arg)
 		WRITE_ONCE(tq.sched_nr, pid_nr(tq.sched_pid));
 		tq.sched_mm = current->mm;
 		mmgrab(tq.sched_mm);
+		tq.sched_chains = a->flags & TQ_ATTACH_F_CHAINS;
 		/* Whatever waits is news to this scheduler. */
 		tq.idle_kick = atomic_read(&tq.kick) - 1;
 		smp_store_release(&file->private_data, &tq);	/* see tq_file_ctx() */
@@ -103,8 +115,11 @@ static void tq_flush_dirty(void)
 			tq_eventfd_signal(ctx->efd);
 		if (wq_has_sleeper(&ctx->wq))	/* K, matches L */
 			wake_up_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
-		/* Freed slots may let descriptors waiting in the SQ through. */
-		if (READ_ONCE(*ctx->sq.producer) != ctx->sq.cached)
+		/*
+		 * Freed slots may let descriptors waiting in the SQ through, and
+		 * completions release held successors.
+		 */
+		if (READ_ONCE(*ctx->sq.producer) != ctx->sq.cached || !list_empty(&ctx->pending))
 			kick = true;
 	}
 	if (kick)
@@ -136,31 +151,69 @@ static struct tq_cqe *tq_cq_next(struct tq_ctx *ctx)
 	return tq_cq_entry(&ctx->cq, ctx->cq.cached++);
 }
 
-/*
- * Complete a task its exiting scheduler had marked started: the client gets
- * -EOWNERDEAD, with the mark's time as start_ns and now as end_ns, and the
- * slot and its CQ entry are freed as by a completion.
- */
-static void tq_abandon(struct tq_ctx *ctx, struct tq_slot *slot, u64 now)
+/* The kernel completes a task itself: its CQE, and the slot freed. */
+static void tq_end(struct tq_ctx *ctx, struct tq_slot *slot, int status, u64 start, u64 end)
 {
 	struct tq_cqe *cqe = ctx->broken ? NULL : tq_cq_next(ctx);
 
 	if (cqe) {
 		cqe->user_data = slot->ev.task.user_data;
-		cqe->status = -EOWNERDEAD;
+		cqe->status = status;
 		cqe->flags = slot->requeued ? TQ_CQE_F_REQUEUED : 0;
 		cqe->result = 0;
 		cqe->queued_ns = slot->ev.submit_ns;
-		cqe->start_ns = slot->started_ns;
-		cqe->end_ns = now;
+		cqe->start_ns = start;
+		cqe->end_ns = end;
 		cqe->resv[0] = 0;
 		cqe->resv[1] = 0;
 	}
-	ctx->abandoned++;
 	slot->started_ns = 0;
 	slot->state = TQ_SLOT_FREE;
 	list_move(&slot->node, &ctx->free);
 	ctx->in_use--;
+	atomic64_inc(&tq.stats.failed);
+	atomic64_dec(&tq.stats.in_flight);
+}
+
+/*
+ * Task @slot of @ctx ends with @status (the caller frees it afterwards): its
+ * chain word says so, and its successor is settled. With 0 the successor
+ * may go: a held one becomes pending. With an error it is cancelled
+ * (-ECANCELED, never run), and its own successor after it, unless the
+ * scheduler holds it: then the scheduler owes it -ECANCELED (@pred_failed).
+ * A cancelled slot is free but untouched until the next take, so the walk
+ * reads its @succ after freeing it.
+ */
+static void tq_chain_settle(struct tq_ctx *ctx, struct tq_slot *slot, int status)
+{
+	struct tq_slot *next;
+	u32 succ;
+
+	if (ctx->closed)	/* its successors are dropped, or delivered */
+		return;
+	for (;;) {
+		tq_chain_end(ctx->chain, ctx->sq.nr, ctx->seq, slot->ev.seq, status);
+		succ = slot->succ;
+		slot->succ = 0;
+		if (!succ)
+			return;
+		next = &ctx->slots[succ - 1];
+		next->ev.pred = 0;
+		if (!status) {
+			if (next->state == TQ_SLOT_HELD) {
+				next->state = TQ_SLOT_PENDING;
+				list_move_tail(&next->node, &ctx->pending);
+			}
+			return;
+		}
+		if (next->state == TQ_SLOT_DELIVERED) {
+			next->pred_failed = 1;
+			return;
+		}
+		tq_end(ctx, next, -ECANCELED, 0, 0);
+		slot = next;
+		status = -ECANCELED;
+	}
 }
 
 /*
@@ -176,21 +229,24 @@ static bool tq_slot_abandoned(const struct tq_slot *slot)
  * The scheduler's file is released: what it took and did not complete goes
  * back to its contexts, in order, ahead of what they submit next, except
  * the tasks that may have run in part, which complete with -EOWNERDEAD
- * (their CQ entries were reserved when they were taken); the closed
- * contexts it held are let go.
+ * (their CQ entries were reserved when they were taken), and successors
+ * whose predecessor had failed, which complete with -ECANCELED; their own
+ * successors are cancelled after them. The closed contexts it held are
+ * let go.
  */
 void tq_sched_detach(void)
 {
 	struct tq_ctx *ctx, *tmp;
 	struct tq_slot *slot, *next;
 	u64 requeued = 0, abandoned = 0, now = ktime_get_ns();
+	LIST_HEAD(ending);
+	int status;
 
 	mutex_lock(&tq.lock);
 	list_for_each_entry(ctx, &tq.live, node) {
 		list_for_each_entry_safe(slot, next, &ctx->delivered, node) {
-			if (tq_slot_abandoned(slot)) {
-				tq_abandon(ctx, slot, now);
-				abandoned++;
+			if (tq_slot_abandoned(slot) || slot->pred_failed) {
+				list_move_tail(&slot->node, &ending);
 				continue;
 			}
 			slot->state = TQ_SLOT_PENDING;
@@ -200,12 +256,22 @@ void tq_sched_detach(void)
 			requeued++;
 		}
 		list_splice_init(&ctx->delivered, &ctx->pending);
+		/* In delivery order: a predecessor ends before its successor. */
+		while (!list_empty(&ending)) {
+			slot = list_first_entry(&ending, struct tq_slot, node);
+			status = tq_slot_abandoned(slot) ? -EOWNERDEAD : -ECANCELED;
+			if (status == -EOWNERDEAD) {
+				ctx->abandoned++;
+				abandoned++;
+			}
+			tq_chain_settle(ctx, slot, status);
+			tq_end(ctx, slot, status, status == -EOWNERDEAD ? slot->started_ns : 0,
+			       status == -EOWNERDEAD ? now : 0);
+		}
 		ctx->known = false;
 	}
 	atomic64_add(requeued, &tq.stats.requeued);
 	atomic64_add(abandoned, &tq.stats.abandoned);
-	atomic64_add(abandoned, &tq.stats.failed);
-	atomic64_sub(abandoned, &tq.stats.in_flight);
 	list_for_each_entry_safe(ctx, tmp, &tq.closed, node) {
 		list_del_init(&ctx->node);
 		tq_ctx_unlink(ctx);
@@ -305,6 +371,22 @@ static void tq_reject(struct tq_ctx *ctx, const struct tq_desc *d, int err, u64 
 }
 
 /*
+ * Whether a successor waits in the kernel: its predecessor is in flight and
+ * the scheduler does not take chains, or has not been given the predecessor.
+ */
+static bool tq_chain_hold(struct tq_ctx *ctx, struct tq_slot *slot)
+{
+	return slot->ev.pred && (!tq.sched_chains ||
+				 ctx->slots[slot->pred_slot].state != TQ_SLOT_DELIVERED);
+}
+
+static void tq_hold(struct tq_ctx *ctx, struct tq_slot *slot)
+{
+	slot->state = TQ_SLOT_HELD;
+	list_move_tail(&slot->node, &ctx->held);
+}
+
+/*
  * Give the reader up to TQ_QUANTUM tasks of @ctx: requeued ones first, then
  * new ones from its SQ while it has free slots and unreserved CQ entries. Each descriptor is
  * copied once into a free slot, validated there and copied from there to the
@@ -314,12 +396,14 @@ static void tq_take(struct tq_ctx *ctx, struct tq_reader *r)
 {
 	size_t stop = r->left > TQ_QUANTUM ? r->left - TQ_QUANTUM : 0;
 	struct tq_slot *slot;
-	u32 taken = 0, inflight = 0, rejected = 0;
+	u32 taken = 0, inflight = 0, rejected = 0, pred;
 	int avail, room;
 
 	while (r->left > stop && !list_empty(&ctx->pending)) {
 		slot = list_first_entry(&ctx->pending, struct tq_slot, node);
-		if (!tq_deliver(ctx, slot, r))
+		if (tq_chain_hold(ctx, slot))
+			tq_hold(ctx, slot);
+		else if (!tq_deliver(ctx, slot, r))
 			return;
 	}
 	if (r->left == stop)
@@ -338,23 +422,49 @@ static void tq_take(struct tq_ctx *ctx, struct tq_reader *r)
 	if (!r->now)
 		r->now = ktime_get_ns();
 	while (taken < avail && room > 0 && r->left > stop && !list_empty(&ctx->free)) {
-		int err = 0;
+		struct tq_desc *d;
+		int err = 0, chain = 0;
+		u64 seq;
 
 		slot = list_first_entry(&ctx->free, struct tq_slot, node);
-		if (!tq_desc_copy(&slot->ev.task, tq_sq_entry(&ctx->sq, ctx->sq.cached + taken)))
-			err = tq_desc_check(&slot->ev.task, ctx->arena_bytes);
+		d = &slot->ev.task;
+		if (!tq_desc_copy(d, tq_sq_entry(&ctx->sq, ctx->sq.cached + taken)))
+			err = tq_desc_check(d, ctx->arena_bytes);
 		taken++;
 		room--;
+		seq = ++ctx->seq;
+		if (!err) {
+			chain = tq_chain_pred(d, seq, ctx->chain, ctx->sq.nr, &pred);
+			err = min(chain, 0);
+		}
 		if (err) {
-			tq_reject(ctx, &slot->ev.task, err, r->now);
+			/* A refusal, or -ECANCELED after a failed predecessor. */
+			tq_chain_set(ctx->chain, ctx->sq.nr, seq, tq_chain_refused(d), 0);
+			tq_reject(ctx, d, err, r->now);
 			rejected++;
 			continue;
+		}
+		tq_chain_set(ctx->chain, ctx->sq.nr, seq,
+			     d->opcode == TQ_OP_TASK ? TQ_CHAIN_LIVE : TQ_CHAIN_NONE,
+			     slot - ctx->slots);
+		slot->ev.seq = seq;
+		slot->ev.pred = 0;
+		slot->pred_failed = 0;
+		slot->succ = 0;
+		if (chain > 0) {
+			slot->ev.pred = ctx->slots[pred].ev.seq;
+			slot->pred_slot = pred;
+			ctx->slots[pred].succ = slot - ctx->slots + 1;
 		}
 		slot->ev.submit_ns = r->now;
 		slot->requeued = 0;
 		slot->started_ns = 0;
 		ctx->in_use++;
 		inflight++;
+		if (tq_chain_hold(ctx, slot)) {
+			tq_hold(ctx, slot);
+			continue;
+		}
 		if (!tq_deliver(ctx, slot, r)) {
 			/* The reader's buffer failed: the next read gets it. */
 			slot->state = TQ_SLOT_PENDING;
@@ -528,6 +638,7 @@ static int tq_complete(struct tq_writer *w, const struct tq_completion *c)
 		return 0;
 	}
 
+	tq_chain_settle(ctx, slot, c->status);
 	/* Written in place: every field, since the entry is reused. */
 	cqe = ctx->closed || ctx->broken ? NULL : tq_cq_next(ctx);
 	if (cqe) {

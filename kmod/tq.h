@@ -104,6 +104,7 @@ enum tq_slot_state {
 	TQ_SLOT_FREE,
 	TQ_SLOT_PENDING,	/* taken from the SQ, waiting for a scheduler */
 	TQ_SLOT_DELIVERED,	/* read by the scheduler, not completed */
+	TQ_SLOT_HELD,		/* a successor kept back until its predecessor completes */
 };
 
 /**
@@ -112,12 +113,18 @@ enum tq_slot_state {
  * @gen: bumped at each delivery; the high half of its tag
  * @state: an enum tq_slot_state
  * @requeued: a scheduler exited while holding it
+ * @pred_failed: delivered with @ev.pred set, and that predecessor failed:
+ *	the scheduler owes it -ECANCELED (the kernel gives it that if the
+ *	scheduler exits first)
+ * @pred_slot: while @ev.pred is set, the predecessor's slot
+ * @succ: the slot (plus one) of the successor waiting for this task, or 0
  * @started_ns: when the scheduler holding it marked it started
  *	(TQ_COMPL_F_STARTED), or 0
  * @ev: the task's event as the scheduler reads it: @ev.task is the validated
- *	copy of the descriptor (the SQ entry is reused once taken) and
- *	@ev.submit_ns when it was taken; the rest of the header is written at
- *	each delivery, and @ev.resv stays zero. The event goes to the reader
+ *	copy of the descriptor (the SQ entry is reused once taken),
+ *	@ev.submit_ns when it was taken, @ev.seq its number and @ev.pred its
+ *	live predecessor's (0 once that completed with 0); the rest of the
+ *	header is written at each delivery, and @ev.resv stays zero. The event goes to the reader
  *	from here, in one copy.
  */
 struct tq_slot {
@@ -125,6 +132,9 @@ struct tq_slot {
 	u32 gen;
 	u8 state;
 	u8 requeued;
+	u8 pred_failed;
+	u32 pred_slot;
+	u32 succ;
 	u64 started_ns;
 	struct tq_event ev;
 };
@@ -155,6 +165,10 @@ struct tq_slot {
  * @free: free slots
  * @pending: slots waiting for a scheduler, oldest first
  * @delivered: slots the scheduler holds, in delivery order
+ * @held: successors waiting for their predecessors (TQ_SLOT_HELD)
+ * @seq: the number of the last descriptor taken (struct tq_event's seq)
+ * @chain: one word per recent descriptor, @sq.nr of them (see
+ *	tq_chain_pred() in <tq/tqsubmit_check.h>)
  * @in_use: slots pending or delivered; each has a CQ entry reserved
  * @rung: the doorbell woke the scheduler and it has not looked at this
  *	context since (M, N); further doorbells are absorbed
@@ -195,6 +209,9 @@ struct tq_ctx {
 	struct list_head free;
 	struct list_head pending;
 	struct list_head delivered;
+	struct list_head held;
+	u64 seq;
+	u32 *chain;
 	u32 in_use;
 	atomic_t rung;
 	bool known;
@@ -247,6 +264,7 @@ DECLARE_PER_CPU(struct tq_enter_stats, tq_enter_stats);
  * @sched_nr: its pid in the initial namespace, for sysfs
  * @sched_mm: the address space that attached; the only one that may read,
  *	write or map through the scheduler's fd
+ * @sched_chains: it attached with TQ_ATTACH_F_CHAINS
  * @wq: the scheduler's read() and poll() waiters
  * @kick: bumped by anything that may give the scheduler work
  * @idle_kick: @kick's value when read() last found nothing
@@ -266,6 +284,7 @@ struct tq_dev {
 	struct pid *sched_pid;
 	pid_t sched_nr;
 	struct mm_struct *sched_mm;
+	bool sched_chains;
 	wait_queue_head_t wq;
 	atomic_t kick;
 	int idle_kick;

@@ -13,7 +13,7 @@
 LIBTQ_VERSION := 1.2.0
 LIBTQ_OBJS := $(addprefix $(OBJ)/libtq/,tq.o arena.o)
 LIBTQ_NATIVE := $(addprefix $(TESTBIN)/libtq-,arena ring so transport)
-LIBTQ_VM := $(addprefix $(TESTBIN)/,libtq_stress libtq_kill libtq_fork libtq_requeue \
+LIBTQ_VM := $(addprefix $(TESTBIN)/,libtq_stress libtq_kill libtq_fork libtq_requeue libtq_chain \
 	libtq_nodaemon)
 LIBTQ_SO := $(LIB)/libtq.so.$(LIBTQ_VERSION)
 

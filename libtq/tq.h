@@ -320,6 +320,21 @@ static inline void tq_desc_set_idempotent(struct tq_desc *d)
 	d->flags |= TQ_DESC_F_IDEMPOTENT;
 }
 
+/*
+ * Chain a task after one of this context's earlier descriptors: it starts
+ * only once that task has completed whole, and if that task fails it
+ * completes with -ECANCELED without running. @after counts descriptors back
+ * in submission order (1: the one submitted just before; every descriptor
+ * counts, NOPs and refused ones too), 1 .. the SQ's entries; the
+ * predecessor must be a task no other descriptor names. Only where
+ * tq->features has TQ_FEAT_CHAINS: an older server refuses it (-EINVAL).
+ */
+static inline void tq_desc_set_after(struct tq_desc *d, uint32_t after)
+{
+	d->flags |= TQ_DESC_F_AFTER;
+	d->after = after;
+}
+
 static inline void tq_prep_nop(struct tq_desc *d)
 {
 	d->opcode = TQ_OP_NOP;

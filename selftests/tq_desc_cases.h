@@ -4,7 +4,10 @@
  * a time, each with the status its error completion must carry, and valid
  * ones of every shape: the data of the module's kselftest
  * (tqsubmit_abi.c, descriptor_fields) and of tqsubmitd's test, so that both
- * transports are held to the same errno contract. The arena is 1 MiB.
+ * transports are held to the same errno contract. The arena is 1 MiB. The
+ * bad cases go, in table order, into a fresh context's SQ of at least as
+ * many entries, each with its index as user_data: the chain cases
+ * (TQ_DESC_F_AFTER) name their neighbours.
  * Needs tq_task() and tq_nop() (tq_util.h).
  */
 #ifndef TQ_DESC_CASES_H
@@ -72,7 +75,7 @@ static void e_scalar_resv(struct tq_desc *d)
 }
 static void e_unused_buf(struct tq_desc *d) { d->bufs[5].len = 1; }
 static void e_unused_scalar(struct tq_desc *d) { d->scalars[3].value = 1; }
-static void e_resv(struct tq_desc *d) { d->resv = 1; }
+static void e_after_noflag(struct tq_desc *d) { d->after = 1; }
 static void e_nop_prog(struct tq_desc *d)
 {
 	tq_nop(d, d->user_data);
@@ -118,7 +121,58 @@ static void e_kernel_builtin(struct tq_desc *d)
 	d->flags = TQ_DESC_F_BUILTIN;
 }
 
-static void e_flag_bit3(struct tq_desc *d) { d->flags = 1 << 3; }
+static void e_flag_bit4(struct tq_desc *d) { d->flags = 1 << 4; }
+static void e_after_zero(struct tq_desc *d) { d->flags = TQ_DESC_F_AFTER; }
+static void e_after_nop(struct tq_desc *d)
+{
+	tq_nop(d, d->user_data);
+	d->flags = TQ_DESC_F_AFTER;
+	d->after = 1;
+}
+static void e_after_prog(struct tq_desc *d)
+{
+	e_prog_dim(d);
+	d->work_dim = 0;
+	d->flags = TQ_DESC_F_BUILTIN | TQ_DESC_F_AFTER;
+	d->after = 1;
+}
+static void e_after_kernel(struct tq_desc *d)
+{
+	e_prog_dim(d);
+	d->work_dim = 0;
+	d->opcode = TQ_OP_KERNEL;
+	d->flags = TQ_DESC_F_AFTER;
+	d->after = 1;
+}
+static void e_after_far(struct tq_desc *d)
+{
+	d->flags = TQ_DESC_F_AFTER;
+	d->after = UINT32_MAX;	/* past any SQ */
+}
+/* The cases go into a fresh context's SQ in table order: user_data is the index. */
+static void e_after_first(struct tq_desc *d)
+{
+	d->flags = TQ_DESC_F_AFTER;
+	d->after = (uint32_t)d->user_data + 1;	/* before the context's first descriptor */
+}
+/* The previous case in the table is a refused NOP (nop with idempotent flag). */
+static void e_after_nontask(struct tq_desc *d)
+{
+	d->flags = TQ_DESC_F_AFTER;
+	d->after = 1;
+}
+/* The previous case is a refused (or cancelled) TASK. */
+static void e_after_refused(struct tq_desc *d)
+{
+	d->flags = TQ_DESC_F_AFTER;
+	d->after = 1;
+}
+/* Two back: the task the previous case named already. */
+static void e_after_named(struct tq_desc *d)
+{
+	d->flags = TQ_DESC_F_AFTER;
+	d->after = 2;
+}
 static void e_idem_nop(struct tq_desc *d)
 {
 	tq_nop(d, d->user_data);
@@ -165,16 +219,28 @@ static const struct bad_case bad_cases[] = {
 	{ "scalar resv", -EINVAL, e_scalar_resv },
 	{ "unused buffer not zero", -EINVAL, e_unused_buf },
 	{ "unused scalar not zero", -EINVAL, e_unused_scalar },
-	{ "descriptor resv", -EINVAL, e_resv },
+	{ "after without the flag", -EINVAL, e_after_noflag },
 	{ "nop with a program", -EINVAL, e_nop_prog },
 	{ "program without source", -EINVAL, e_prog_nobuf },
 	{ "program with 3 buffers", -E2BIG, e_prog_3bufs },
 	{ "program source not IN", -EINVAL, e_prog_out },
 	{ "program with work_dim", -EINVAL, e_prog_dim },
 	{ "kernel with builtin flag", -EINVAL, e_kernel_builtin },
-	{ "task with flag bit 3", -EINVAL, e_flag_bit3 },
-	{ "nop with idempotent flag", -EINVAL, e_idem_nop },
+	{ "task with flag bit 4", -EINVAL, e_flag_bit4 },
+	{ "after flag, after 0", -EINVAL, e_after_zero },
+	{ "after on a nop", -EINVAL, e_after_nop },
+	{ "after on a program", -EINVAL, e_after_prog },
+	{ "after on a kernel", -EINVAL, e_after_kernel },
+	{ "after past the SQ", -EINVAL, e_after_far },
+	{ "after before the first descriptor", -EINVAL, e_after_first },
 	{ "program with idempotent flag", -EINVAL, e_idem_prog },
+	{ "after a refused program", -EINVAL, e_after_nontask },
+	{ "nop with idempotent flag", -EINVAL, e_idem_nop },
+	{ "after a refused nop", -EINVAL, e_after_nontask },
+	{ "global 0, again", -EINVAL, e_global0 },
+	{ "after a refused task: cancelled", -ECANCELED, e_after_refused },
+	{ "after a cancelled task: cancelled", -ECANCELED, e_after_refused },
+	{ "after a task already named", -EINVAL, e_after_named },
 	{ "kernel with idempotent flag", -EINVAL, e_idem_kernel },
 };
 

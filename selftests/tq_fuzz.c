@@ -679,7 +679,7 @@ static void make_malformed(struct proc *p, struct ctx *c, struct tq_desc *d)
 		d->flags |= 1u << (3 + below(&p->r, 29));
 		break;
 	case 2:
-		d->resv = 1 + below(&p->r, 0xffff);
+		d->after = 1 + below(&p->r, 0xffff);	/* without TQ_DESC_F_AFTER */
 		break;
 	case 3:
 		d->nr_bufs = TQ_MAX_BUFS + 1 + below(&p->r, 8);

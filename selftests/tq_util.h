@@ -233,10 +233,10 @@ static inline void tq_task(struct tq_desc *d, uint64_t user_data)
 	d->bufs[0].arg = 0;
 }
 
-/* Attach as the scheduler: the fd, or -errno. */
-static inline int tq_sched_open(int flags)
+/* Attach as the scheduler with TQ_ATTACH_F_* aflags: the fd, or -errno. */
+static inline int tq_sched_open_flags(int flags, uint32_t aflags)
 {
-	struct tq_attach a = { .size = sizeof(a) };
+	struct tq_attach a = { .size = sizeof(a), .flags = aflags };
 	int fd = open(TQ_DEV, O_RDWR | O_CLOEXEC | flags);
 	int err;
 
@@ -248,6 +248,12 @@ static inline int tq_sched_open(int flags)
 		return err;
 	}
 	return fd;
+}
+
+/* Attach as the scheduler: the fd, or -errno. */
+static inline int tq_sched_open(int flags)
+{
+	return tq_sched_open_flags(flags, 0);
 }
 
 /* Read up to max events, waiting up to timeout_ms for the first. */

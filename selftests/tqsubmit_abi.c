@@ -1347,7 +1347,9 @@ TEST(event_fields)
 	EXPECT_EQ(0, ev[0].open.resv);
 	EXPECT_EQ(a.s.max_inflight, ev[0].open.max_inflight);
 	EXPECT_EQ(a.s.cq_entries, ev[0].open.cq_entries);
-	for (i = 0; i < 4; i++)
+	EXPECT_EQ(0, ev[0].seq);
+	EXPECT_EQ(0, ev[0].pred);
+	for (i = 0; i < 2; i++)
 		EXPECT_EQ(0, ev[0].resv[i]);
 
 	ASSERT_EQ(0, tq_client_open(&b, 8, 0, 4096, -1));
@@ -1360,7 +1362,9 @@ TEST(event_fields)
 	EXPECT_EQ(b.s.ctx_id, ev[0].ctx_id);
 	EXPECT_EQ(TQ_EV_TASK, ev[1].type);
 	EXPECT_NE(0, ev[1].tag);
-	for (i = 0; i < 4; i++)
+	EXPECT_EQ(1, ev[1].seq);	/* the context's first descriptor */
+	EXPECT_EQ(0, ev[1].pred);
+	for (i = 0; i < 2; i++)
 		EXPECT_EQ(0, ev[1].resv[i]);
 	EXPECT_EQ(0, tq_sched_complete(sfd, &ev[1], 0, 0));
 
@@ -1373,6 +1377,126 @@ TEST(event_fields)
 	EXPECT_EQ(0, tq_sched_release(sfd, ev[0].ctx_id));
 	close(sfd);
 	tq_client_close(&a);
+}
+
+/* The TASK events among n, in order, into t: their count. */
+static int tasks_of(const struct tq_event *ev, int n, struct tq_event *t)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (ev[i].type == TQ_EV_TASK)
+			t[k++] = ev[i];
+	return k;
+}
+
+static int status_of(const struct tq_cqe *cqe, int n, uint64_t ud)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (cqe[i].user_data == ud)
+			return cqe[i].status;
+	return 1;
+}
+
+static void chained(struct tq_desc *d, uint64_t ud, uint32_t after)
+{
+	tq_task(d, ud);
+	d->flags = TQ_DESC_F_AFTER;
+	d->after = after;
+}
+
+/*
+ * Chains (TQ_DESC_F_AFTER) in the module: a scheduler without
+ * TQ_ATTACH_F_CHAINS gets a successor only once its predecessor completed
+ * with 0; a failed one cancels the rest of the chain; with the flag the
+ * chain comes at once, each naming its predecessor's seq, and after the
+ * scheduler's exit again in order, or cancelled behind an abandoned head.
+ */
+TEST_F(ctx, chains)
+{
+	struct tq_event ev[16], t[16];
+	struct tq_desc d[3];
+	struct tq_cqe cqe[8];
+	int n, k, got;
+
+	tq_task(&d[0], 1);
+	chained(&d[1], 2, 1);
+	chained(&d[2], 3, 1);
+	ASSERT_EQ(3, tq_client_submit(&self->c, d, 3));
+	self->sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, self->sfd);
+	n = collect(self->sfd, ev, 16, 3, 300);
+	k = tasks_of(ev, n, t);
+	ASSERT_EQ(1, k);
+	EXPECT_EQ(1, t[0].task.user_data);
+	EXPECT_EQ(1, t[0].seq);
+	EXPECT_EQ(0, t[0].pred);
+	EXPECT_EQ(0, tq_sched_complete(self->sfd, &t[0], 0, 0));
+	n = collect(self->sfd, ev, 16, 3, 300);
+	k = tasks_of(ev, n, t);
+	ASSERT_EQ(1, k);
+	EXPECT_EQ(2, t[0].task.user_data);
+	EXPECT_EQ(2, t[0].seq);
+	EXPECT_EQ(0, t[0].pred);
+	EXPECT_EQ(0, tq_sched_complete(self->sfd, &t[0], -EIO, 0));
+	got = tq_client_wait(&self->c, cqe, 8, 5000);
+	while (got < 3) {
+		n = tq_client_wait(&self->c, cqe + got, 8 - got, 5000);
+		ASSERT_LT(0, n);
+		got += n;
+	}
+	EXPECT_EQ(0, status_of(cqe, got, 1));
+	EXPECT_EQ(-EIO, status_of(cqe, got, 2));
+	EXPECT_EQ(-ECANCELED, status_of(cqe, got, 3));
+	EXPECT_EQ(0, tq_sched_read(self->sfd, ev, 16, 100));
+
+	/* A task after the cancelled one is cancelled when taken. */
+	chained(&d[0], 4, 1);
+	ASSERT_EQ(1, tq_client_submit(&self->c, d, 1));
+	/* The module takes descriptors in the scheduler's read(): it returns none. */
+	EXPECT_EQ(0, tq_sched_read(self->sfd, ev, 16, 100));
+	ASSERT_EQ(1, tq_client_wait(&self->c, cqe, 8, 5000));
+	EXPECT_EQ(-ECANCELED, cqe[0].status);
+	close(self->sfd);
+
+	/* With TQ_ATTACH_F_CHAINS: at once; requeued in order; abandoned head. */
+	tq_task(&d[0], 5);
+	chained(&d[1], 6, 1);
+	chained(&d[2], 7, 1);
+	ASSERT_EQ(3, tq_client_submit(&self->c, d, 3));
+	self->sfd = tq_sched_open_flags(O_NONBLOCK, TQ_ATTACH_F_CHAINS);
+	ASSERT_LE(0, self->sfd);
+	n = collect(self->sfd, ev, 16, 3, 5000);
+	k = tasks_of(ev, n, t);
+	ASSERT_EQ(3, k);
+	EXPECT_EQ(5, t[0].seq);
+	EXPECT_EQ(0, t[0].pred);
+	EXPECT_EQ(5, t[1].pred);
+	EXPECT_EQ(6, t[2].pred);
+	close(self->sfd);
+	self->sfd = tq_sched_open_flags(O_NONBLOCK, TQ_ATTACH_F_CHAINS);
+	ASSERT_LE(0, self->sfd);
+	n = collect(self->sfd, ev, 16, 3, 5000);
+	k = tasks_of(ev, n, t);
+	ASSERT_EQ(3, k);
+	EXPECT_EQ(5, t[0].seq);
+	EXPECT_EQ(5, t[1].pred);
+	EXPECT_EQ(6, t[2].pred);
+	EXPECT_NE(0, t[2].flags & TQ_EV_F_REQUEUED);
+	EXPECT_EQ(0, tq_sched_mark(self->sfd, &t[0]));
+	close(self->sfd);
+	self->sfd = -1;
+	got = 0;
+	while (got < 3) {
+		n = tq_client_wait(&self->c, cqe + got, 8 - got, 5000);
+		ASSERT_LT(0, n);
+		got += n;
+	}
+	EXPECT_EQ(-EOWNERDEAD, status_of(cqe, got, 5));
+	EXPECT_EQ(-ECANCELED, status_of(cqe, got, 6));
+	EXPECT_EQ(-ECANCELED, status_of(cqe, got, 7));
 }
 
 TEST_HARNESS_MAIN

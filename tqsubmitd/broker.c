@@ -18,7 +18,9 @@
  * Tasks flow as in the module: a descriptor is copied from the SQ into a
  * free slot (taken), checked there, and copied into a TQ_EV_TASK of the
  * batch the scheduler is sent (delivered); its completion names the slot
- * by tag. A slot is taken only while the CQ has an entry for it.
+ * by tag. A slot is taken only while the CQ has an entry for it. Chains
+ * (TQ_DESC_F_AFTER) link slots and hold or cancel successors as the
+ * module's do (kmod/sched.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -241,6 +243,7 @@ void tqd_ctx_free(struct tqd_ctx *ctx)
 	if (ctx->efd >= 0)
 		close(ctx->efd);
 	free(ctx->slots);
+	free(ctx->chain);
 	if (ctx->user) {
 		ctx->user->bytes -= ctx->charged;
 		ctx->user->contexts--;
@@ -283,6 +286,7 @@ static struct tqd_ctx *ctx_alloc(struct tqd_conn *c, uint32_t sq, uint32_t cq,
 	list_init(&ctx->free);
 	list_init(&ctx->pending);
 	list_init(&ctx->delivered);
+	list_init(&ctx->held);
 	list_init(&ctx->node);
 	list_init(&ctx->dirty);
 	list_init(&ctx->hash);
@@ -332,6 +336,11 @@ static struct tqd_ctx *ctx_alloc(struct tqd_conn *c, uint32_t sq, uint32_t cq,
 	}
 	for (i = 0; i < ctx->nr_slots; i++)
 		list_add_tail(&ctx->slots[i].node, &ctx->free);
+	ctx->chain = calloc(sq, sizeof(*ctx->chain));
+	if (!ctx->chain) {
+		*err = -ENOMEM;
+		goto fail;
+	}
 	return ctx;
 
 fail:
@@ -454,6 +463,7 @@ int tqd_enter(struct tqd_conn *c, const struct tq_enter *e)
 /* Free a slot; the caller accounts for why. */
 static void slot_free(struct tqd_ctx *ctx, struct tqd_slot *slot)
 {
+	slot->succ = 0;
 	slot->state = SLOT_FREE;
 	list_move(&slot->node, &ctx->free);
 	ctx->in_use--;
@@ -490,6 +500,10 @@ void tqd_ctx_close(struct tqd_ctx *ctx)
 		slot_free(ctx, list_entry(p, struct tqd_slot, node));
 		tqd.st.dropped++;
 	}
+	list_for_each_safe(p, n, &ctx->held) {
+		slot_free(ctx, list_entry(p, struct tqd_slot, node));
+		tqd.st.dropped++;
+	}
 	if (tqd.sched && ctx->known) {
 		list_add_tail(&ctx->node, &tqd.closed);
 		tqd.kick = true;
@@ -503,7 +517,7 @@ void tqd_ctx_close(struct tqd_ctx *ctx)
 /* TQ_IOC_ATTACH: root, or tqsubmitd's own user, and one at a time. */
 int tqd_attach(struct tqd_conn *c, struct tq_attach *a)
 {
-	if (a->flags)
+	if (a->flags & ~TQ_ATTACH_FLAGS)
 		return -EINVAL;
 	if (c->uid != 0 && c->uid != tqd.euid)
 		return -EPERM;
@@ -512,6 +526,7 @@ int tqd_attach(struct tqd_conn *c, struct tq_attach *a)
 	if (tqd.sched)
 		return -EBUSY;
 	tqd.sched = c;
+	tqd.sched_chains = a->flags & TQ_ATTACH_F_CHAINS;
 	c->attached = true;
 	tqd.kick = true;
 	a->features = TQD_FEATURES;
@@ -550,8 +565,9 @@ void tqd_flush_dirty(void)
 		cq_submit(&ctx->cq);
 		if (ctx->efd >= 0)
 			tqd_efd_signal(ctx);
-		/* Freed slots may let descriptors waiting in the SQ through. */
-		if (__atomic_load_n(ctx->sq.producer, __ATOMIC_RELAXED) != ctx->sq.cached)
+		/* Freed slots may let descriptors waiting in the SQ through, held successors go. */
+		if (__atomic_load_n(ctx->sq.producer, __ATOMIC_RELAXED) != ctx->sq.cached ||
+		    !list_empty(&ctx->pending))
 			tqd.kick = true;
 	}
 }
@@ -587,20 +603,63 @@ static void cqe_write(struct tq_cqe *cqe, uint64_t user_data, int status, uint32
 	memcpy(cqe, &v, sizeof(v));
 }
 
-/* A started task that may not run again: -EOWNERDEAD (tq_abandon()). */
-static void abandon(struct tqd_ctx *ctx, struct tqd_slot *slot, uint64_t now)
+/* We complete a task ourselves: its CQE, and the slot freed (tq_end()). */
+static void end(struct tqd_ctx *ctx, struct tqd_slot *slot, int status, uint64_t start,
+		uint64_t stop)
 {
 	struct tq_cqe *cqe = ctx->broken ? NULL : cq_next(ctx);
 
 	if (cqe)
-		cqe_write(cqe, slot->ev.task.user_data, -EOWNERDEAD,
-			  slot->requeued ? TQ_CQE_F_REQUEUED : 0, 0, slot->ev.submit_ns,
-			  slot->started_ns, now);
-	ctx->abandoned++;
+		cqe_write(cqe, slot->ev.task.user_data, status,
+			  slot->requeued ? TQ_CQE_F_REQUEUED : 0, 0, slot->ev.submit_ns, start, stop);
 	slot->started_ns = 0;
 	slot->state = SLOT_FREE;
 	list_move(&slot->node, &ctx->free);
 	ctx->in_use--;
+	tqd.st.failed++;
+	tqd.st.in_flight--;
+}
+
+/*
+ * Task slot of ctx ends with status (the caller frees it afterwards): its
+ * chain word, and its successor settled (tq_chain_settle()): released with
+ * 0; with an error cancelled, down the chain, unless the scheduler holds it.
+ */
+static void chain_settle(struct tqd_ctx *ctx, struct tqd_slot *slot, int status)
+{
+	struct tqd_slot *next;
+	uint32_t succ;
+
+	if (ctx->closed)	/* its successors are dropped, or delivered */
+		return;
+	for (;;) {
+		tq_chain_end(ctx->chain, ctx->sq.nr, ctx->seq, slot->ev.seq, status);
+		succ = slot->succ;
+		slot->succ = 0;
+		if (!succ)
+			return;
+		next = &ctx->slots[succ - 1];
+		next->ev.pred = 0;
+		if (!status) {
+			if (next->state == SLOT_HELD) {
+				next->state = SLOT_PENDING;
+				list_move_tail(&next->node, &ctx->pending);
+			}
+			return;
+		}
+		if (next->state == SLOT_DELIVERED) {
+			next->pred_failed = 1;
+			return;
+		}
+		end(ctx, next, -ECANCELED, 0, 0);	/* free, its succ intact */
+		slot = next;
+		status = -ECANCELED;
+	}
+}
+
+static bool slot_abandoned(const struct tqd_slot *slot)
+{
+	return slot->started_ns && tq_desc_no_rerun(&slot->ev.task);
 }
 
 /*
@@ -612,17 +671,17 @@ static void abandon(struct tqd_ctx *ctx, struct tqd_slot *slot, uint64_t now)
 void tqd_detach(void)
 {
 	uint64_t requeued = 0, abandoned = 0, now = tqd_now_ns();
-	struct list *p, *n, *q, *m;
+	struct list *p, *n, *q, *m, ending;
 
+	list_init(&ending);
 	list_for_each_safe(p, n, &tqd.live) {
 		struct tqd_ctx *ctx = list_entry(p, struct tqd_ctx, node);
 
 		list_for_each_safe(q, m, &ctx->delivered) {
 			struct tqd_slot *slot = list_entry(q, struct tqd_slot, node);
 
-			if (slot->started_ns && tq_desc_no_rerun(&slot->ev.task)) {
-				abandon(ctx, slot, now);
-				abandoned++;
+			if (slot_abandoned(slot) || slot->pred_failed) {
+				list_move_tail(&slot->node, &ending);
 				continue;
 			}
 			slot->state = SLOT_PENDING;
@@ -632,13 +691,24 @@ void tqd_detach(void)
 			requeued++;
 		}
 		list_splice_init(&ctx->delivered, &ctx->pending);
+		/* In delivery order: a predecessor ends before its successor. */
+		while (!list_empty(&ending)) {
+			struct tqd_slot *slot = list_first(&ending, struct tqd_slot, node);
+			bool dead = slot_abandoned(slot);
+			int status = dead ? -EOWNERDEAD : -ECANCELED;
+
+			if (dead) {
+				ctx->abandoned++;
+				abandoned++;
+			}
+			chain_settle(ctx, slot, status);
+			end(ctx, slot, status, dead ? slot->started_ns : 0, dead ? now : 0);
+		}
 		ctx->known = false;
 		ctx->rung = false;
 	}
 	tqd.st.requeued += requeued;
 	tqd.st.abandoned += abandoned;
-	tqd.st.failed += abandoned;
-	tqd.st.in_flight -= abandoned;
 	list_for_each_safe(p, n, &tqd.closed) {
 		struct tqd_ctx *ctx = list_entry(p, struct tqd_ctx, node);
 
@@ -697,6 +767,19 @@ static void reject(struct tqd_ctx *ctx, const struct tq_desc *d, int err, uint64
 		cqe_write(cqe, d->user_data, err, 0, 0, now, 0, 0);
 }
 
+/* A successor waits here (tq_chain_hold()). */
+static bool chain_hold(struct tqd_ctx *ctx, struct tqd_slot *slot)
+{
+	return slot->ev.pred && (!tqd.sched_chains ||
+				 ctx->slots[slot->pred_slot].state != SLOT_DELIVERED);
+}
+
+static void hold(struct tqd_ctx *ctx, struct tqd_slot *slot)
+{
+	slot->state = SLOT_HELD;
+	list_move_tail(&slot->node, &ctx->held);
+}
+
 /*
  * Up to TQD_QUANTUM tasks of ctx into the batch (tq_take()): requeued ones
  * first, then new ones from its SQ while it has free slots and unreserved
@@ -706,16 +789,22 @@ static bool take(struct tqd_ctx *ctx, uint64_t *now)
 {
 	unsigned int left = batch_left();
 	unsigned int stop = left > TQD_QUANTUM ? left - TQD_QUANTUM : 0;
-	uint32_t taken = 0, inflight = 0, rejected = 0;
+	uint32_t taken = 0, inflight = 0, rejected = 0, pred = 0;
 	struct tqd_slot *slot;
+	bool held = false;
 	int avail, room;
 
 	while (batch_left() > stop && !list_empty(&ctx->pending)) {
 		slot = list_first(&ctx->pending, struct tqd_slot, node);
-		deliver(ctx, slot);
+		if (chain_hold(ctx, slot)) {
+			hold(ctx, slot);
+			held = true;
+		} else {
+			deliver(ctx, slot);
+		}
 	}
 	if (batch_left() == stop)
-		return left != batch_left();
+		return held || left != batch_left();
 	ctx->rung = false;	/* N: this is the look the doorbell asked for */
 	avail = sq_peek(&ctx->sq);
 	room = avail > 0 ? cq_reserve(&ctx->cq) : 0;
@@ -730,25 +819,50 @@ static bool take(struct tqd_ctx *ctx, uint64_t *now)
 	if (!*now)
 		*now = tqd_now_ns();
 	while ((int)taken < avail && room > 0 && batch_left() > stop && !list_empty(&ctx->free)) {
-		int err = 0;
+		struct tq_desc *d;
+		int err = 0, chain = 0;
+		uint64_t seq;
 
 		slot = list_first(&ctx->free, struct tqd_slot, node);
+		d = &slot->ev.task;
 		/* Copied once, then checked: the client may be rewriting the entry. */
-		if (!tq_desc_copy(&slot->ev.task, sq_entry(&ctx->sq, ctx->sq.cached + taken)))
-			err = tq_desc_check(&slot->ev.task, ctx->arena_bytes);
+		if (!tq_desc_copy(d, sq_entry(&ctx->sq, ctx->sq.cached + taken)))
+			err = tq_desc_check(d, ctx->arena_bytes);
 		taken++;
 		room--;
+		seq = ++ctx->seq;
+		if (!err) {
+			chain = tq_chain_pred(d, seq, ctx->chain, ctx->sq.nr, &pred);
+			err = chain < 0 ? chain : 0;
+		}
 		if (err) {
-			reject(ctx, &slot->ev.task, err, *now);
+			/* A refusal, or -ECANCELED after a failed predecessor. */
+			tq_chain_set(ctx->chain, ctx->sq.nr, seq, tq_chain_refused(d), 0);
+			reject(ctx, d, err, *now);
 			rejected++;
 			continue;
+		}
+		tq_chain_set(ctx->chain, ctx->sq.nr, seq,
+			     d->opcode == TQ_OP_TASK ? TQ_CHAIN_LIVE : TQ_CHAIN_NONE,
+			     (uint32_t)(slot - ctx->slots));
+		slot->ev.seq = seq;
+		slot->ev.pred = 0;
+		slot->pred_failed = 0;
+		slot->succ = 0;
+		if (chain > 0) {
+			slot->ev.pred = ctx->slots[pred].ev.seq;
+			slot->pred_slot = pred;
+			ctx->slots[pred].succ = (uint32_t)(slot - ctx->slots) + 1;
 		}
 		slot->ev.submit_ns = *now;
 		slot->requeued = 0;
 		slot->started_ns = 0;
 		ctx->in_use++;
 		inflight++;
-		deliver(ctx, slot);
+		if (chain_hold(ctx, slot))
+			hold(ctx, slot);
+		else
+			deliver(ctx, slot);
 	}
 	sq_release(&ctx->sq, taken);
 	ctx->submitted += taken;
@@ -904,6 +1018,7 @@ static int complete_one(struct tqd_ctx **cache, const struct tq_completion *c,
 		return 0;
 	}
 
+	chain_settle(ctx, slot, c->status);
 	cqe = ctx->closed || ctx->broken ? NULL : cq_next(ctx);
 	if (cqe)
 		cqe_write(cqe, slot->ev.task.user_data, c->status,

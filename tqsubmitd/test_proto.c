@@ -14,7 +14,8 @@
  * scheduler killed holding marked and unmarked tasks of every kind, a
  * second scheduler, a scheduler that is not root, a client whose eventfd
  * is at its maximum and blocking, one that never reads its socket, bad
- * completion records, and the counters' balance (TQD_SOCK_STATS).
+ * completion records, chains (TQ_DESC_F_AFTER: held, cancelled, requeued),
+ * and the counters' balance (TQD_SOCK_STATS).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -410,9 +411,9 @@ struct sched {
 	int arena_fd[64];	/* by ctx_id % 64, for the tests' few contexts */
 };
 
-static int sched_open(struct sched *s, const char *path)
+static int sched_open_flags(struct sched *s, const char *path, uint32_t flags)
 {
-	struct tq_attach a = { .size = sizeof(a) };
+	struct tq_attach a = { .size = sizeof(a), .flags = flags };
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -429,16 +430,21 @@ static int sched_open(struct sched *s, const char *path)
 	return ret;
 }
 
+static int sched_open(struct sched *s, const char *path)
+{
+	return sched_open_flags(s, path, 0);
+}
+
 /*
  * Attach, waiting out the previous scheduler: its connection's end may not
  * have been read yet (EBUSY meanwhile), as with the module's exiting daemon.
  */
-static int sched_open_wait(struct sched *s, const char *path)
+static int sched_open_wait_flags(struct sched *s, const char *path, uint32_t flags)
 {
 	int ret = -EBUSY;
 
 	for (int i = 0; i < 200 && ret == -EBUSY; i++) {
-		ret = sched_open(s, path);
+		ret = sched_open_flags(s, path, flags);
 		if (ret == -EBUSY)
 			usleep(10000);
 	}
@@ -453,6 +459,11 @@ static void sched_close(struct sched *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
+}
+
+static int sched_open_wait(struct sched *s, const char *path)
+{
+	return sched_open_wait_flags(s, path, 0);
 }
 
 /* Events until want TASKs arrived or ms passed (OPEN arenas kept): the count of events. */
@@ -1262,6 +1273,183 @@ static void test_sched_killed(struct daemon *d)
 	tap_ok(balanced(d->csock), "the counters balance");
 }
 
+/* The TASK events among n, in order, into t: their count. */
+static int tasks_of(const struct tq_event *ev, int n, struct tq_event *t)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		if (ev[i].type == TQ_EV_TASK)
+			t[k++] = ev[i];
+	return k;
+}
+
+/* The completion of user_data ud among n, or NULL. */
+static const struct tq_cqe *cqe_of(const struct tq_cqe *cqe, int n, uint64_t ud)
+{
+	for (int i = 0; i < n; i++)
+		if (cqe[i].user_data == ud)
+			return &cqe[i];
+	return NULL;
+}
+
+static void chained(struct tq_desc *d, uint64_t ud, uint32_t after)
+{
+	tq_task(d, ud);
+	d->flags = TQ_DESC_F_AFTER;
+	d->after = after;
+}
+
+/*
+ * Chains (TQ_DESC_F_AFTER) on the socket: a scheduler without
+ * TQ_ATTACH_F_CHAINS gets a successor only after its predecessor completed
+ * with 0, and a failed predecessor cancels the rest of the chain; one with
+ * the flag gets the chain at once, each link naming its predecessor's
+ * seq; a chain survives the scheduler's death in order, and one whose
+ * marked head is abandoned is cancelled.
+ */
+static void test_chains(struct daemon *d)
+{
+	struct tq_event ev[16], t[16];
+	struct tq_desc desc[4];
+	struct tq_cqe cqe[8];
+	const struct tq_cqe *e1, *e2, *e3;
+	struct tq_query q = { .size = sizeof(q) };
+	struct client c;
+	struct sched s;
+	int n, k, got;
+
+	if (client_open(&c, d->csock, 16, 0, 4096, -2)) {
+		tap_ok(0, "chains: SETUP");
+		return;
+	}
+	tap_ok(!cmd(c.fd, TQ_IOC_QUERY, &q, sizeof(q)) && (q.features & TQ_FEAT_CHAINS),
+	       "QUERY: TQ_FEAT_CHAINS");
+
+	/* Held by the server: 1, 2 after 1, 3 after 2. */
+	tq_task(&desc[0], 1);
+	chained(&desc[1], 2, 1);
+	chained(&desc[2], 3, 1);
+	client_submit(&c, desc, 3);
+	if (sched_open_wait(&s, d->ssock)) {
+		tap_ok(0, "chains: a scheduler attaches");
+		client_close(&c);
+		return;
+	}
+	n = sched_collect(&s, ev, 16, 3, 500);
+	k = tasks_of(ev, n, t);
+	tap_ok(k == 1 && t[0].task.user_data == 1 && t[0].seq == 1 && !t[0].pred,
+	       "without TQ_ATTACH_F_CHAINS the scheduler gets the head only (%d tasks)", k);
+	sched_complete(&s, &t[0], 0, 0);
+	n = sched_collect(&s, ev, 16, 3, 500);
+	k = tasks_of(ev, n, t);
+	tap_ok(k == 1 && t[0].task.user_data == 2 && t[0].seq == 2 && !t[0].pred &&
+	       (t[0].task.flags & TQ_DESC_F_AFTER) && t[0].task.after == 1,
+	       "its successor is held until the head completes, then delivered (%d)", k);
+	sched_complete(&s, &t[0], -EIO, 0);
+	got = client_wait(&c, cqe, 8, 3, 2000);
+	e1 = cqe_of(cqe, got, 1);
+	e2 = cqe_of(cqe, got, 2);
+	e3 = cqe_of(cqe, got, 3);
+	tap_ok(got == 3 && e1 && !e1->status && e2 && e2->status == -EIO && e3 &&
+	       e3->status == -ECANCELED && !e3->start_ns,
+	       "the second fails (-EIO): the third completes -ECANCELED, never delivered");
+	tap_ok(quiet(s.fd, 100), "and the scheduler hears nothing of it");
+
+	/* A predecessor already completed: nothing to wait for. */
+	chained(&desc[0], 4, 1);
+	client_submit(&c, desc, 1);
+	got = client_wait(&c, cqe, 8, 1, 2000);
+	tap_ok(got == 1 && cqe[0].user_data == 4 && cqe[0].status == -ECANCELED,
+	       "a task after the cancelled one: -ECANCELED at once");
+	tq_task(&desc[0], 5);
+	client_submit(&c, desc, 1);
+	n = sched_collect(&s, ev, 16, 1, 2000);
+	k = tasks_of(ev, n, t);
+	if (k == 1)
+		sched_complete(&s, &t[0], 0, 0);
+	client_wait(&c, cqe, 8, 1, 2000);
+	chained(&desc[0], 6, 1);
+	client_submit(&c, desc, 1);
+	n = sched_collect(&s, ev, 16, 1, 2000);
+	k = tasks_of(ev, n, t);
+	tap_ok(k == 1 && t[0].task.user_data == 6 && t[0].seq == 6 && !t[0].pred,
+	       "a task after one completed with 0 is delivered at once, pred 0");
+	if (k == 1)
+		sched_complete(&s, &t[0], 0, 0);
+	client_wait(&c, cqe, 8, 1, 2000);
+	sched_close(&s);
+
+	/* With TQ_ATTACH_F_CHAINS: the chain at once; the unmarked ones requeue in order. */
+	tq_task(&desc[0], 7);
+	chained(&desc[1], 8, 1);
+	chained(&desc[2], 9, 1);
+	client_submit(&c, desc, 3);
+	if (sched_open_wait_flags(&s, d->ssock, TQ_ATTACH_F_CHAINS)) {
+		tap_ok(0, "chains: a scheduler attaches with TQ_ATTACH_F_CHAINS");
+		client_close(&c);
+		return;
+	}
+	n = sched_collect(&s, ev, 16, 3, 2000);
+	k = tasks_of(ev, n, t);
+	tap_ok(k == 3 && t[0].seq == 7 && !t[0].pred && t[1].seq == 8 && t[1].pred == 7 &&
+	       t[2].seq == 9 && t[2].pred == 8,
+	       "with TQ_ATTACH_F_CHAINS the chain comes at once, each naming its predecessor");
+	sched_close(&s);
+	if (sched_open_wait_flags(&s, d->ssock, TQ_ATTACH_F_CHAINS)) {
+		tap_ok(0, "chains: the next scheduler attaches");
+		client_close(&c);
+		return;
+	}
+	n = sched_collect(&s, ev, 16, 3, 2000);
+	k = tasks_of(ev, n, t);
+	tap_ok(k == 3 && t[0].seq == 7 && t[1].pred == 7 && t[2].pred == 8 &&
+	       (t[0].flags & t[1].flags & t[2].flags & TQ_EV_F_REQUEUED),
+	       "its successor gets them again, requeued, predecessors first");
+	/* The head marked started, then the scheduler dies: the chain is cancelled. */
+	if (k == 3)
+		sched_mark(&s, &t[0]);
+	sched_close(&s);
+	got = client_wait(&c, cqe, 8, 3, 2000);
+	e1 = cqe_of(cqe, got, 7);
+	e2 = cqe_of(cqe, got, 8);
+	e3 = cqe_of(cqe, got, 9);
+	tap_ok(got == 3 && e1 && e1->status == -EOWNERDEAD && e2 && e2->status == -ECANCELED &&
+	       e3 && e3->status == -ECANCELED,
+	       "a started head is abandoned (-EOWNERDEAD), its chain cancelled");
+
+	/* Unmarked, to a scheduler without the flag: the head, then the rest in turn. */
+	tq_task(&desc[0], 10);
+	chained(&desc[1], 11, 1);
+	client_submit(&c, desc, 2);
+	if (sched_open_wait_flags(&s, d->ssock, TQ_ATTACH_F_CHAINS)) {
+		tap_ok(0, "chains: a scheduler attaches");
+		client_close(&c);
+		return;
+	}
+	n = sched_collect(&s, ev, 16, 2, 2000);
+	sched_close(&s);
+	sched_open_wait(&s, d->ssock);
+	n = sched_collect(&s, ev, 16, 2, 500);
+	k = tasks_of(ev, n, t);
+	tap_ok(k == 1 && t[0].task.user_data == 10 && (t[0].flags & TQ_EV_F_REQUEUED),
+	       "requeued to a scheduler without the flag: the head only");
+	if (k == 1)
+		sched_complete(&s, &t[0], 0, 0);
+	n = sched_collect(&s, ev, 16, 1, 2000);
+	k = tasks_of(ev, n, t);
+	tap_ok(k == 1 && t[0].task.user_data == 11 && !t[0].pred,
+	       "then its successor once it completed");
+	if (k == 1)
+		sched_complete(&s, &t[0], 0, 0);
+	got = client_wait(&c, cqe, 8, 2, 2000);
+	tap_ok(got == 2 && !cqe[0].status && !cqe[1].status, "both complete with 0");
+	client_close(&c);
+	sched_close(&s);
+	usleep(50000);
+	tap_ok(balanced(d->csock), "the counters balance");
+}
+
 /* Only root (or tqsubmitd's user) attaches; the socket's mode keeps others out first. */
 static void test_sched_perm(struct daemon *d)
 {
@@ -1709,6 +1897,7 @@ int main(void)
 	test_enter(&a);
 	test_client_killed(&a);
 	test_sched_killed(&a);
+	test_chains(&a);
 	test_sched_perm(&a);
 	test_hostile_efd(&a);
 	test_no_reader(&a);

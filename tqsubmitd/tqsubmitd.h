@@ -59,13 +59,16 @@ struct tqd_ring {
 	uint32_t space;		/* CQ: entries known free at the last look */
 };
 
-enum tqd_slot_state { SLOT_FREE, SLOT_PENDING, SLOT_DELIVERED };
+enum tqd_slot_state { SLOT_FREE, SLOT_PENDING, SLOT_DELIVERED, SLOT_HELD };
 
 struct tqd_slot {
 	struct list node;
 	uint32_t gen;
 	uint8_t state;
 	uint8_t requeued;
+	uint8_t pred_failed;	/* chains: as kmod/tq.h's struct tq_slot */
+	uint32_t pred_slot;
+	uint32_t succ;
 	uint64_t started_ns;
 	struct tq_event ev;	/* as kmod/tq.h's struct tq_slot */
 };
@@ -116,6 +119,9 @@ struct tqd_ctx {
 	struct list free;
 	struct list pending;
 	struct list delivered;
+	struct list held;	/* successors waiting for their predecessors */
+	uint64_t seq;		/* the last descriptor taken */
+	uint32_t *chain;	/* a word per recent descriptor (tq_chain_pred()) */
 	uint32_t in_use;
 	struct list node;	/* live, then closed */
 	struct list dirty;
@@ -188,6 +194,7 @@ struct tqd {
 	uint32_t next_id;
 	unsigned int nr_ctxs;
 	struct tqd_conn *sched;	/* the attached scheduler */
+	bool sched_chains;	/* it attached with TQ_ATTACH_F_CHAINS */
 	bool need_wakeup;
 	bool kick;		/* something may give the scheduler work: look again */
 	struct tqd_counters st;

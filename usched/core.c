@@ -36,7 +36,11 @@
  *    gets a release time instead, the predecessor's predicted end. Either
  *    way its first command waits on the predecessor's last event on the
  *    device (exec.c). TG size is also capped by device memory (a quarter of
- *    it per TG).
+ *    it per TG). USCHED_TASK_LINKED adds a chain's promise to ORDERED (the
+ *    daemon's TQ_DESC_F_AFTER): if the predecessor fails, a successor not
+ *    yet taken is cancelled (-ECANCELED) and never runs; one already taken
+ *    waits on the failed task's last event, which a device error fails too,
+ *    and is reported -ECANCELED whatever its commands did.
  *
  * 4. The rolling horizon, just in time. A TG is launched when the device
  *    is about to need it, not as soon as a slot frees: at once on an idle
@@ -147,7 +151,8 @@ static struct owner *owner_get(struct usched *u, uint64_t id)
 static int task_check(const struct usched_task *d)
 {
 	if (d->dim < 1 || d->dim > 3 || d->nbufs > USCHED_MAX_BUFS || d->nargs > USCHED_MAX_ARGS ||
-	    d->flags & ~USCHED_TASK_ORDERED)
+	    d->flags & ~(USCHED_TASK_ORDERED | USCHED_TASK_LINKED) ||
+	    (d->flags & USCHED_TASK_LINKED && !(d->flags & USCHED_TASK_ORDERED)))
 		return -EINVAL;
 	for (unsigned int i = 0; i < d->dim; i++)
 		if (!d->global[i])
@@ -1149,15 +1154,41 @@ void callbacks_release(struct usched *u)
 	wake(u);
 }
 
+/*
+ * A LINKED task's predecessor failed: cancel it if it was not taken (its
+ * successor follows when it is released), else mark it; under u->lock.
+ */
+static void task_link_failed(struct usched *u, struct task *next)
+{
+	if (next->taken) {
+		next->pred_failed = true;
+		return;
+	}
+	list_del(&next->node);
+	if (!next->blocked)
+		u->nready--;
+	next->blocked = false;
+	next->c.status = -ECANCELED;
+	list_add_tail(&next->node, &u->cancelled);
+	u->nwaiting--;
+	wake(u);
+}
+
 /* Owner bookkeeping and counters of a completed task; under u->lock. */
 static void task_release(struct usched *u, struct task *t)
 {
 	struct owner *o = t->owner;
 	struct task *next = t->next_ordered;
-	int status = t->c.status;
+	int status;
 
+	if (t->pred_failed)
+		t->c.status = -ECANCELED;
+	status = t->c.status;
 	if (next) {
-		task_unblock(u, t);	/* it was never taken */
+		if (status && next->t.flags & USCHED_TASK_LINKED)
+			task_link_failed(u, next);
+		else
+			task_unblock(u, t);	/* it was never taken */
 		next->after = NULL;
 	}
 	/* completed before its predecessor (an error, or callbacks out of order) */

@@ -140,6 +140,24 @@ struct dkern {
 	char *name;
 };
 
+/*
+ * A TASK usched took (daemon_ctx.c): the core's user_data names it, so its
+ * completion finds its tag and its place in a chain (TQ_DESC_F_AFTER).
+ */
+struct dtask {
+	uint64_t tag;
+	uint64_t seq;		/* tq_event.seq */
+	struct dtask *succ;	/* a successor held here until this task ends */
+	struct tq_event *ev;	/* held: its event, until its predecessor ends */
+};
+
+/* What became of a recent TASK of a context, by its seq. */
+struct dlink {
+	uint64_t seq;
+	struct dtask *live;	/* held or in the core; NULL once it ended */
+	int status;		/* how it ended */
+};
+
 struct dctx {
 	struct dctx *next;	/* hash chain */
 	uint32_t id;
@@ -159,6 +177,11 @@ struct dctx {
 	struct duser *user;	/* its uid's limits and totals */
 	int refused;		/* not served: every task fails with this (-EDQUOT) */
 	uint32_t building;	/* PROGRAMs taken, not yet completed: they count as programs */
+
+	/* Chains (daemon_ctx.c) */
+	struct dlink *links;	/* by seq & (nlinks - 1): the SQ's entries of them */
+	uint32_t nlinks;
+	struct dtask *last;	/* the latest task given the core, until it ends */
 };
 
 /* One uid's resolved limits, cached, and what its contexts hold together. */
@@ -331,6 +354,12 @@ struct dctx *ctx_find(struct daemon *d, uint32_t id);
 void ctx_open(struct daemon *d, const struct tq_event *ev, int arena_fd);
 void ctx_close(struct daemon *d, const struct tq_event *ev);
 void ctx_task(struct daemon *d, const struct tq_event *ev);
+
+/* The task a core user_data names. */
+static inline struct dtask *dtask_of(uint64_t user_data)
+{
+	return (struct dtask *)(uintptr_t)user_data;
+}
 void ctx_build_done(struct daemon *d, struct dbuild *b);
 void ctx_complete(void *arg, const struct usched_completion *c);
 /* Free a context's memory and unmap its arena; its core objects are the caller's. */

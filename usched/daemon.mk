@@ -62,3 +62,8 @@ $(TESTBIN)/limits_client: $(OBJ)/usched/tests/limits_client.o $(LIB)/libtq.a
 VM_TESTS += usched/tests/limits.sh
 usched/tests/limits.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo $(BIN)/tqstat \
 	$(TESTBIN)/limits_client
+
+# Chains (TQ_DESC_F_AFTER) through the real usched: in order, cancelled behind a refused head.
+VM_TESTS += usched/tests/chain.sh
+SOCKET_TESTS += usched/tests/chain.sh
+usched/tests/chain.sh: $(BIN)/usched $(TESTBIN)/limits_client $(TESTBIN)/tq_counter

@@ -9,8 +9,19 @@
  * Its program and kernel ids are its own: a client id is an index into the
  * context's table plus one, which names the core's id, so one context cannot
  * use another's programs by guessing numbers. A task's core owner is its
- * context's pid and id (ctx_owner()) and its user_data the module's tag, so
- * a core completion maps straight back to a completion record.
+ * context's pid and id (ctx_owner()) and its user_data its struct dtask,
+ * which holds the module's tag, so a core completion maps straight back to
+ * a completion record.
+ *
+ * Chains (TQ_DESC_F_AFTER; usched attaches with TQ_ATTACH_F_CHAINS): a
+ * successor whose predecessor is the last task this context gave the core,
+ * still in flight, goes to the core USCHED_TASK_ORDERED | LINKED, so that TG
+ * formation orders it as an in-process ORDERED task, and a failed
+ * predecessor cancels it there. A successor of another task still in
+ * flight (a predecessor further back, or one held itself) is held here
+ * until that task ends, then submitted, or completed -ECANCELED if it
+ * failed. A predecessor the server called live may have ended here since:
+ * the context's links (one per seq, the SQ's entries of them) say how.
  *
  * Limits (usched.conf, per user and group): a context's limits are its
  * uid's, resolved at its first context and cached (struct duser), which
@@ -292,6 +303,8 @@ void ctx_open(struct daemon *d, const struct tq_event *ev, int arena_fd)
 	}
 	c->arena = arena;
 	c->arena_bytes = o->arena_bytes;
+	c->nlinks = o->sq_entries && !(o->sq_entries & (o->sq_entries - 1)) ? o->sq_entries : 0;
+	c->links = c->nlinks ? calloc(c->nlinks, sizeof(*c->links)) : NULL;
 	c->user->arena += c->arena_bytes;
 	dbg("context %u open: pid %u uid %u arena %llu bytes", c->id, c->pid, c->uid,
 	    (unsigned long long)c->arena_bytes);
@@ -313,6 +326,7 @@ void ctx_free(struct dctx *c)
 		free(c->kerns[i].name);
 	free(c->progs);
 	free(c->kerns);
+	free(c->links);
 	if (c->arena)
 		munmap(c->arena, c->arena_bytes);
 	free(c);
@@ -546,12 +560,17 @@ static void task_kernel(struct daemon *d, struct dctx *c, const struct tq_event 
 	complete_task(d, c->id, ev->tag, 0, id, now, mono_ns());
 }
 
-static void task_run(struct daemon *d, struct dctx *c, const struct tq_event *ev)
+static void task_refuse(struct daemon *d, struct dctx *c, const struct tq_event *ev,
+			struct dtask *t, int status);
+
+static void task_run(struct daemon *d, struct dctx *c, const struct tq_event *ev,
+		     struct dtask *dt, uint32_t flags)
 {
 	const struct tq_desc *t = &ev->task;
 	struct usched_task ut = {
 		.owner = ctx_owner(c),
-		.user_data = ev->tag,
+		.user_data = (uintptr_t)dt,
+		.flags = flags,
 		.queued_ns = ev->submit_ns,
 		.dim = t->work_dim,
 		.nbufs = t->nr_bufs,
@@ -565,18 +584,18 @@ static void task_run(struct daemon *d, struct dctx *c, const struct tq_event *ev
 	int ret;
 
 	if (!t->kernel || t->kernel > c->nkerns)
-		return reject(d, ev, -ENOENT);
+		return task_refuse(d, c, ev, dt, -ENOENT);
 	for (i = 0; i < t->work_dim && i < 3; i++)
 		global[i] = t->global[i];
 	ret = limit_work(lim, i, global, t->flags & TQ_DESC_F_LOCAL ? t->local : NULL, &which);
 	if (ret) {
 		refused(d, which);
-		return reject(d, ev, ret);
+		return task_refuse(d, c, ev, dt, ret);
 	}
 	ut.time_limit_ns = lim->v[DLIM_KERNEL_TIME];
 	k = &c->kerns[t->kernel - 1];
 	if (k->prog != t->program || !k->core)
-		return reject(d, ev, -ENOENT);
+		return task_refuse(d, c, ev, dt, -ENOENT);
 	ut.kernel = k->core;
 	for (i = 0; i < t->work_dim; i++) {
 		ut.global[i] = t->global[i];
@@ -602,10 +621,113 @@ static void task_run(struct daemon *d, struct dctx *c, const struct tq_event *ev
 	}
 	ret = usched_submit(d->u, &ut);
 	if (ret)
-		return reject(d, ev, ret);
+		return task_refuse(d, c, ev, dt, ret);
+	c->last = dt;
 	c->inflight++;
 	d->held++;
 }
+
+/* Held successor @t may go: its predecessor completed with 0. */
+static void task_go(struct daemon *d, struct dctx *c, struct dtask *t)
+{
+	struct tq_event *ev = t->ev;
+
+	t->ev = NULL;
+	c->inflight--;	/* the hold's; the caller holds the context */
+	d->held--;
+	task_run(d, c, ev, t, 0);
+	free(ev);
+}
+
+static struct dlink *link_of(struct dctx *c, uint64_t seq)
+{
+	struct dlink *l = c->links && seq ? &c->links[seq & (c->nlinks - 1)] : NULL;
+
+	return l && l->seq == seq ? l : NULL;
+}
+
+/*
+ * Task @t ended with @status (its completion is written): its link says so
+ * and it is freed; a successor held on it goes with 0, or is completed
+ * -ECANCELED, and the one held on that after it, and so on. The caller
+ * holds the context.
+ */
+static void task_end(struct daemon *d, struct dctx *c, struct dtask *t, int status)
+{
+	unsigned int cancelled = 0;
+
+	while (t) {
+		struct dlink *l = link_of(c, t->seq);
+		struct dtask *next = t->succ;
+
+		if (l && l->live == t) {
+			l->live = NULL;
+			l->status = status;
+		}
+		if (c->last == t)
+			c->last = NULL;
+		free(t->ev);
+		free(t);
+		t = NULL;
+		if (next && !status && !c->closing) {
+			task_go(d, c, next);
+		} else if (next) {
+			complete_task(d, c->id, next->tag, -ECANCELED, 0, 0, 0);
+			cancelled++;
+			t = next;
+			status = -ECANCELED;
+		}
+	}
+	while (cancelled--)
+		ctx_put(d, c);
+}
+
+/* A task refused before the core saw it: its completion, then its chain. */
+static void task_refuse(struct daemon *d, struct dctx *c, const struct tq_event *ev,
+			struct dtask *t, int status)
+{
+	reject(d, ev, status);
+	task_end(d, c, t, status);
+}
+
+/* A TASK event: where it stands in its chain, then to the core or held. */
+static void task_chain(struct daemon *d, struct dctx *c, const struct tq_event *ev)
+{
+	struct dtask *t = calloc(1, sizeof(*t)), *p = NULL;
+	struct dlink *l;
+
+	if (!t)
+		return reject(d, ev, -ENOMEM);
+	t->tag = ev->tag;
+	t->seq = ev->seq;
+	if ((ev->task.flags & TQ_DESC_F_AFTER) && ev->pred) {
+		l = link_of(c, ev->pred);
+		if (!l) {	/* cannot happen: the server gave us it first */
+			warn("context %u: task %llu names %llu, not seen", c->id,
+			     (unsigned long long)ev->seq, (unsigned long long)ev->pred);
+			return task_refuse(d, c, ev, t, -ECANCELED);
+		}
+		if (!l->live && l->status)
+			return task_refuse(d, c, ev, t, -ECANCELED);
+		p = l->live;
+	}
+	l = c->links ? &c->links[t->seq & (c->nlinks - 1)] : NULL;
+	if (l)
+		*l = (struct dlink){ .seq = t->seq, .live = t };
+	if (p && p != c->last) {
+		t->ev = malloc(sizeof(*ev));
+		if (!t->ev)
+			return task_refuse(d, c, ev, t, -ENOMEM);
+		*t->ev = *ev;
+		p->succ = t;
+		c->inflight++;
+		d->held++;
+		return;
+	}
+	task_run(d, c, ev, t, p ? USCHED_TASK_ORDERED | USCHED_TASK_LINKED : 0);
+}
+
+
 
 void ctx_task(struct daemon *d, const struct tq_event *ev)
 {
@@ -630,7 +752,7 @@ void ctx_task(struct daemon *d, const struct tq_event *ev)
 	case TQ_OP_KERNEL:
 		return task_kernel(d, c, ev);
 	case TQ_OP_TASK:
-		return task_run(d, c, ev);
+		return task_chain(d, c, ev);
 	}
 	reject(d, ev, -EOPNOTSUPP);
 }
@@ -641,12 +763,17 @@ void ctx_complete(void *arg, const struct usched_completion *uc)
 	struct daemon *d = arg;
 	uint32_t id = (uint32_t)uc->owner;	/* ctx_owner() */
 	struct dctx *c = ctx_find(d, id);
+	struct dtask *t = dtask_of(uc->user_data);
 
 	if (d->quit && uc->status == -ECANCELED)
 		return;		/* exiting at once: the module gives it to our successor */
 	if (uc->status == -ETIME)
 		refused(d, DLIM_KERNEL_TIME);	/* the core's watchdog stopped it */
-	complete_task(d, id, uc->user_data, uc->status, 0, uc->start_ns, uc->end_ns);
-	if (c)
+	complete_task(d, id, t->tag, uc->status, 0, uc->start_ns, uc->end_ns);
+	if (c) {
+		task_end(d, c, t, uc->status);
 		ctx_put(d, c);
+	} else {
+		free(t);
+	}
 }

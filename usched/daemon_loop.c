@@ -244,7 +244,7 @@ void loop_started(void *arg, const struct usched_start *t, unsigned int n)
 	for (unsigned int i = 0; i < n; i++)
 		c[i] = (struct tq_completion){ .ctx_id = (uint32_t)t[i].owner,	/* ctx_owner() */
 					       .flags = TQ_COMPL_F_STARTED,
-					       .tag = t[i].user_data };
+					       .tag = dtask_of(t[i].user_data)->tag };
 	write_sync(d, c, n);
 }
 

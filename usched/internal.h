@@ -214,6 +214,7 @@ struct task {
 	struct task *next_ordered;	/* the task waiting for this one */
 	bool blocked;		/* on owner->blocked (under u->lock) */
 	bool taken;		/* taken into a TG (under u->lock) */
+	bool pred_failed;	/* LINKED, taken, and its predecessor failed: -ECANCELED */
 	bool polled;		/* completed by the loop's poll: its callback, when it comes, frees it */
 	bool cb;		/* a callback is set on its last event (exec_launch()) */
 	struct tg *tg;

@@ -18,10 +18,12 @@
 #include "daemon.h"
 #include "tap.h"
 
+/* The core's user_data of a daemon task is its struct dtask, which holds the tag. */
+static struct dtask dt[3] = { { .tag = 0x1001 }, { .tag = 0x1002 }, { .tag = 0x2001 } };
 static const struct usched_start tasks[3] = {
-	{ (uint64_t)1234 << 32 | 7, 0x1001 },
-	{ (uint64_t)1234 << 32 | 7, 0x1002 },
-	{ (uint64_t)99 << 32 | 8, 0x2001 },
+	{ (uint64_t)1234 << 32 | 7, (uintptr_t)&dt[0] },
+	{ (uint64_t)1234 << 32 | 7, (uintptr_t)&dt[1] },
+	{ (uint64_t)99 << 32 | 8, (uintptr_t)&dt[2] },
 };
 
 /* The records in the pipe, at most max; how many. */
@@ -51,7 +53,7 @@ static void test_started(void)
 	for (int i = 0; i < n; i++) {
 		struct tq_completion want = { .ctx_id = (uint32_t)tasks[i].owner,
 					      .flags = TQ_COMPL_F_STARTED,
-					      .tag = tasks[i].user_data };
+					      .tag = dt[i].tag };
 
 		ok &= !memcmp(&c[i], &want, sizeof(want));
 	}

@@ -120,12 +120,15 @@ static int open_device(struct daemon *d)
 	}
 	if (!(q.features & TQ_FEAT_REQUEUE))
 		warn("the module does not requeue tasks: a restart loses what usched held");
+	d->features = q.features;
 	return 0;
 }
 
+/* Chains come to us whole where the server has them (daemon_ctx.c orders them). */
 static int attach(struct daemon *d)
 {
-	struct tq_attach a = { .size = sizeof(a) };
+	struct tq_attach a = { .size = sizeof(a),
+			       .flags = d->features & TQ_FEAT_CHAINS ? TQ_ATTACH_F_CHAINS : 0 };
 
 	if (ioctl(d->fd, TQ_IOC_ATTACH, &a)) {
 		err("%s: attach: %m%s", d->conf.devnode,
@@ -278,7 +281,7 @@ static int attach_socket(struct daemon *d, bool reexec)
 	int fd;
 
 	for (;;) {
-		fd = tqt_sched_attach(d->conf.sched_socket, &q, &a);
+		fd = tqt_sched_attach_flags(d->conf.sched_socket, &q, &a, TQ_ATTACH_F_CHAINS);
 		if (fd >= 0)
 			break;
 		if ((fd == -ENOENT || fd == -ECONNREFUSED) && !started &&

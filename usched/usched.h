@@ -244,6 +244,8 @@ struct usched_arg {
 
 /* usched_task.flags */
 #define USCHED_TASK_ORDERED	(1u << 0)	/* start after the owner's previous task ends */
+/* With ORDERED: if that task fails, complete with -ECANCELED instead of running. */
+#define USCHED_TASK_LINKED	(1u << 1)
 
 /**
  * struct usched_task - one task: HtD copies, one kernel, DtH copies

@@ -40,7 +40,10 @@
 
 /* The features both servers have; tqsubmitd adds TQ_FEAT_SOCKET. */
 #define TQ_FEATURES	(TQ_FEAT_NEED_WAKEUP | TQ_FEAT_PROGRAMS | TQ_FEAT_REQUEUE | \
-			 TQ_FEAT_POLL | TQ_FEAT_IDEMPOTENT)
+			 TQ_FEAT_POLL | TQ_FEAT_IDEMPOTENT | TQ_FEAT_CHAINS)
+
+/* The TQ_IOC_ATTACH flags both servers know. */
+#define TQ_ATTACH_FLAGS	TQ_ATTACH_F_CHAINS
 
 static inline __u32 tq_roundup_pow2(__u32 n)
 {
@@ -153,7 +156,7 @@ static inline int tq_task_check(const struct tq_desc *d, __u64 arena_bytes)
 	unsigned int i;
 	int ret;
 
-	if (d->flags & ~(TQ_DESC_F_LOCAL | TQ_DESC_F_IDEMPOTENT))
+	if (d->flags & ~(TQ_DESC_F_LOCAL | TQ_DESC_F_IDEMPOTENT | TQ_DESC_F_AFTER))
 		return -EINVAL;
 	if (!d->work_dim || d->work_dim > TQ_MAX_DIMS)
 		return -EINVAL;
@@ -259,7 +262,8 @@ static inline int tq_desc_check(const struct tq_desc *d, __u64 arena_bytes)
 		return -EOPNOTSUPP;
 	if (d->nr_bufs > TQ_MAX_BUFS || d->nr_scalars > TQ_MAX_SCALARS)
 		return -E2BIG;
-	if (d->resv ||
+	/* @after's range is the chain check's (tq_chain_pred()), which knows the SQ. */
+	if (!d->after != !(d->flags & TQ_DESC_F_AFTER) ||
 	    !tq_zero(&d->bufs[d->nr_bufs], (TQ_MAX_BUFS - d->nr_bufs) * sizeof(d->bufs[0])) ||
 	    !tq_zero(&d->scalars[d->nr_scalars],
 		     (TQ_MAX_SCALARS - d->nr_scalars) * sizeof(d->scalars[0])))
@@ -285,6 +289,86 @@ static inline int tq_desc_check(const struct tq_desc *d, __u64 arena_bytes)
 static inline bool tq_desc_no_rerun(const struct tq_desc *d)
 {
 	return d->opcode == TQ_OP_TASK && !(d->flags & TQ_DESC_F_IDEMPOTENT);
+}
+
+/*
+ * Chains (TQ_DESC_F_AFTER). Each server numbers the descriptors it takes
+ * from a context's SQ (the event's seq: 1, 2, ...) and keeps one word per
+ * number for the last SQ-entries numbers, in an array of that many words
+ * indexed by seq & (entries - 1): what became of the descriptor, and
+ * whether a successor named it. A descriptor's word is written when it is
+ * taken (tq_chain_set()) and when its task ends (tq_chain_end()); a
+ * successor's check reads its predecessor's word before its own is
+ * written, so the word is always its predecessor's (@after <= entries).
+ */
+#define TQ_CHAIN_NONE		0U	/* not a TASK (NOP, PROGRAM, KERNEL) */
+#define TQ_CHAIN_LIVE		1U	/* a TASK in a slot; the slot is word >> TQ_CHAIN_SHIFT */
+#define TQ_CHAIN_OK		2U	/* a TASK completed with 0 */
+#define TQ_CHAIN_FAIL		3U	/* a TASK refused, or completed with an error */
+#define TQ_CHAIN_STATE		3U
+#define TQ_CHAIN_NAMED		4U	/* a successor named it (at most one may) */
+#define TQ_CHAIN_SHIFT		3
+
+/* A descriptor taken: its word (@state, and @slot for TQ_CHAIN_LIVE). */
+static inline void tq_chain_set(__u32 *words, __u32 nr, __u64 seq, __u32 state, __u32 slot)
+{
+	words[seq & (nr - 1)] = state | slot << TQ_CHAIN_SHIFT;
+}
+
+/* The word a refused descriptor leaves: a TASK's failed, anything else's none. */
+static inline __u32 tq_chain_refused(const struct tq_desc *d)
+{
+	return d->opcode == TQ_OP_TASK ? TQ_CHAIN_FAIL : TQ_CHAIN_NONE;
+}
+
+/*
+ * Descriptor @seq ended with @status; @last is the context's latest number.
+ * A TASK's word is rewritten unless a later descriptor's has replaced it
+ * (then no successor can name it any more); other words stay none.
+ */
+static inline void tq_chain_end(__u32 *words, __u32 nr, __u64 last, __u64 seq, int status)
+{
+	__u32 *w = &words[seq & (nr - 1)];
+
+	if (last - seq < nr && (*w & TQ_CHAIN_STATE) != TQ_CHAIN_NONE)
+		*w = (*w & TQ_CHAIN_NAMED) | (status ? TQ_CHAIN_FAIL : TQ_CHAIN_OK);
+}
+
+/**
+ * tq_chain_pred() - where a valid descriptor's predecessor stands
+ * @d: the descriptor, passed by tq_desc_check()
+ * @seq: its number; its own word is not written yet
+ * @words: the context's words (see above)
+ * @nr: their number, the SQ's entries
+ * @slot: out: the predecessor's slot, when it is live
+ *
+ * Marks the predecessor named.
+ *
+ * Return: 0 nothing to wait for (no TQ_DESC_F_AFTER, or the predecessor
+ * completed with 0), 1 the predecessor is live in *@slot, -ECANCELED it
+ * failed, -EINVAL no such predecessor: @after before the first descriptor
+ * or past the SQ's entries, not a TASK, or named by another successor.
+ */
+static inline int tq_chain_pred(const struct tq_desc *d, __u64 seq, __u32 *words, __u32 nr,
+				__u32 *slot)
+{
+	__u32 *w, st;
+
+	if (!(d->flags & TQ_DESC_F_AFTER))
+		return 0;
+	if (d->after > nr || d->after >= seq)
+		return -EINVAL;
+	w = &words[(seq - d->after) & (nr - 1)];
+	st = *w & TQ_CHAIN_STATE;
+	if (st == TQ_CHAIN_NONE || (*w & TQ_CHAIN_NAMED))
+		return -EINVAL;
+	*w |= TQ_CHAIN_NAMED;
+	if (st == TQ_CHAIN_FAIL)
+		return -ECANCELED;
+	if (st == TQ_CHAIN_OK)
+		return 0;
+	*slot = *w >> TQ_CHAIN_SHIFT;
+	return 1;
 }
 
 /*

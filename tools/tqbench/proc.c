@@ -8,10 +8,13 @@
  * T workers. Each opens its own context of /dev/tqsubmit through libtq,
  * registers the kernels its tasks need, and gives each of its N tasks
  * buffers of its own in its arena. Per run the parent says go and each
- * worker submits its tasks one at a time, the next after the previous one's
- * completion (the ABI has no ordered flag: a client that needs order waits
- * for completions), and reports each task's status, how many completions it
- * saw and the start and end stamps the completion carries. Outside the
+ * worker submits its N tasks at once, each chained after the previous one
+ * (tq_desc_set_after(), TQ_DESC_F_AFTER: as the in-process runs flag them
+ * USCHED_TASK_ORDERED, so usched forms TGs of the T x N tasks the same
+ * way), and reports each task's status, how many completions it saw and
+ * the start and end stamps the completion carries. A server without chains
+ * (no TQ_FEAT_CHAINS) gets them one at a time instead, each after the
+ * previous one's completion. Outside the
  * timed window the parent then has every worker check its outputs against
  * the host reference and fill its inputs again. The makespan is the first
  * start to the last end over the run's tasks. Then the workers exit, the
@@ -701,41 +704,51 @@ static void slots_check(struct wslot *ws, unsigned int n, struct wmsg *m)
 	}
 }
 
-/* One run: the tasks one after another, each after the previous one's completion. */
+/*
+ * One run: the N tasks at once, each after the previous one (a chain), or
+ * without TQ_FEAT_CHAINS each submitted after the previous one's completion.
+ */
 static int worker_run(struct tq *tq, struct wslot *ws, unsigned int n, uint32_t run,
 		      struct wmsg *m)
 {
+	bool chain = tq->features & TQ_FEAT_CHAINS;
+	unsigned int sent = 0, done = 0;
 	struct tq_cqe *cqe;
 	int ret = 0;
 
-	for (unsigned int rd = 0; rd < n && !ret; rd++) {
-		struct tq_desc *d = tq_get_desc(tq);
-		uint64_t tag = (uint64_t)run << 32 | rd;
+	while (!ret && done < n) {
+		while (!ret && sent < n && (chain || sent == done)) {
+			struct tq_desc *d = tq_get_desc(tq);
 
-		if (!d)
-			return -EBUSY;
-		ret = slot_prep(&ws[rd], d);
-		tq_desc_set_data(d, tag);
+			if (!d && sent == done)
+				return -EBUSY;
+			if (!d)
+				break;	/* the SQ is full: reap first */
+			ret = slot_prep(&ws[sent], d);
+			tq_desc_set_data(d, (uint64_t)run << 32 | sent);
+			if (chain && sent)
+				tq_desc_set_after(d, 1);
+			sent++;
+		}
 		if (!ret) {
 			ret = tq_submit(tq);
 			ret = ret < 0 ? ret : 0;
 		}
-		while (!ret && !m->t[rd].seen) {
+		if (!ret)
 			ret = tq_wait(tq, &cqe, RUN_S * 1000);
-			if (ret)
-				break;
-			if (cqe->user_data >> 32 == run && (uint32_t)cqe->user_data <= rd) {
-				struct wtask *t = &m->t[(uint32_t)cqe->user_data];
+		if (ret)
+			break;
+		if (cqe->user_data >> 32 == run && (uint32_t)cqe->user_data < sent) {
+			struct wtask *t = &m->t[(uint32_t)cqe->user_data];
 
-				t->seen++;
-				t->status = cqe->status;
-				t->start_ns = cqe->start_ns;
-				t->end_ns = cqe->end_ns;
-			} else {
-				m->stray++;
-			}
-			tq_cqe_seen(tq, cqe);
+			done += !t->seen++;
+			t->status = cqe->status;
+			t->start_ns = cqe->start_ns;
+			t->end_ns = cqe->end_ns;
+		} else {
+			m->stray++;
 		}
+		tq_cqe_seen(tq, cqe);
 	}
 	/* anything more now is a second completion or a stray */
 	while (!ret && !tq_peek(tq, &cqe)) {

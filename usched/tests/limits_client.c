@@ -18,6 +18,12 @@
  *	limits_client worksize			VA over 2^63 work-items, then over 1024
  *						(checked)
  *	limits_client arena MiB [MiB...]	one context per size, a NOP in each
+ *	limits_client chain N			N VA tasks submitted at once, each
+ *						chained after the previous one and
+ *						adding 1 to its output: whether each
+ *						started after the previous one ended
+ *						and the last output is right; then a
+ *						chain whose head is refused (-ENOENT)
  *
  * --uid drops root for that uid (and its primary group) before opening the
  * device. Exit status 0 when it could do what it was asked (a refusal is a
@@ -253,6 +259,92 @@ static int arena(int n, char **mib)
 	return 0;
 }
 
+static int chain(unsigned int n)
+{
+	enum { M = 1024 };
+	struct tq_cqe *cqe;
+	uint64_t off[65], one_off, start[64] = { 0 }, end[64] = { 0 };
+	int st[64], ret, bad = 0, cancelled = 0;
+	unsigned int ordered = 0, got = 0, i;
+	size_t global = M;
+	uint32_t prog, kern;
+	float *b[65], *one;
+	struct tq tq;
+
+	if (!n || n > 32 || open_ctx(&tq, 1 << 20))
+		return 1;
+	ret = tq_register_builtin(&tq, "VA", &prog);
+	if (!ret)
+		ret = tq_lookup_kernel(&tq, prog, "vec_add", &kern);
+	if (!ret)
+		ret = tq_buf_alloc(&tq, M * sizeof(float), (void **)&one, &one_off);
+	for (i = 0; !ret && i <= n; i++)
+		ret = tq_buf_alloc(&tq, M * sizeof(float), (void **)&b[i], &off[i]);
+	if (ret) {
+		fprintf(stderr, "limits_client: VA: %s\n", tq_strerror(ret));
+		return 1;
+	}
+	for (int j = 0; j < M; j++) {
+		one[j] = 1;
+		b[0][j] = j;
+	}
+	/* task i: b[i + 1] = b[i] + 1, after task i - 1 */
+	for (i = 0; i < n; i++) {
+		struct tq_desc *d = tq_get_desc(&tq);
+
+		tq_prep_task(d, prog, kern, 1, &global, NULL);
+		tq_prep_buf(d, 0, off[i], M * sizeof(float), TQ_DIR_IN);
+		tq_prep_buf(d, 1, one_off, M * sizeof(float), TQ_DIR_IN);
+		tq_prep_buf(d, 2, off[i + 1], M * sizeof(float), TQ_DIR_OUT);
+		tq_desc_set_data(d, i);
+		if (i)
+			tq_desc_set_after(d, 1);
+	}
+	if (tq_submit(&tq) < 0)
+		return 1;
+	while (got < n && !tq_wait(&tq, &cqe, 600000)) {
+		if (cqe->user_data < n) {
+			st[cqe->user_data] = cqe->status;
+			start[cqe->user_data] = cqe->start_ns;
+			end[cqe->user_data] = cqe->end_ns;
+		}
+		tq_cqe_seen(&tq, cqe);
+		got++;
+	}
+	for (i = 0; i < got && i < n; i++)
+		bad += st[i] != 0;
+	for (i = 1; i < n; i++)
+		ordered += start[i] && start[i] >= end[i - 1];
+	for (int j = 0; !bad && j < M; j++)
+		bad += b[n][j] != (float)(j + n);
+	printf("chain=%u ordered=%u verified=%s", got, ordered, !bad && got == n ? "yes" : "no");
+
+	/* The head names no kernel of ours: the rest is cancelled. */
+	for (i = 0; i < 3; i++) {
+		struct tq_desc *d = tq_get_desc(&tq);
+
+		tq_prep_task(d, prog, i ? kern : kern + 100, 1, &global, NULL);
+		tq_prep_buf(d, 0, off[0], M * sizeof(float), TQ_DIR_IN);
+		tq_prep_buf(d, 1, one_off, M * sizeof(float), TQ_DIR_IN);
+		tq_prep_buf(d, 2, off[1], M * sizeof(float), TQ_DIR_OUT);
+		tq_desc_set_data(d, 100 + i);
+		if (i)
+			tq_desc_set_after(d, 1);
+	}
+	if (tq_submit(&tq) < 0)
+		return 1;
+	for (i = 0; i < 3 && !tq_wait(&tq, &cqe, 600000); i++) {
+		if (cqe->user_data == 100)
+			printf(" head=%s", status_name(cqe->status));
+		else
+			cancelled += cqe->status == -ECANCELED;
+		tq_cqe_seen(&tq, cqe);
+	}
+	printf(" cancelled=%d\n", cancelled);
+	tq_close(&tq);
+	return 0;
+}
+
 static int drop_to(const char *uid_s)
 {
 	uid_t uid = strtoul(uid_s, NULL, 0);
@@ -286,6 +378,8 @@ int main(int argc, char **argv)
 			     argc - a == 3 ? strtoul(argv[a + 2], NULL, 0) : 1);
 	if (argc - a == 1 && !strcmp(argv[a], "worksize"))
 		return worksize();
+	if (argc - a == 2 && !strcmp(argv[a], "chain"))
+		return chain(strtoul(argv[a + 1], NULL, 0));
 	if (argc - a >= 2 && !strcmp(argv[a], "arena"))
 		return arena(argc - a - 1, argv + a + 1);
 	fprintf(stderr, "usage: see the head of usched/tests/limits_client.c\n");

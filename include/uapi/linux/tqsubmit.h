@@ -52,6 +52,7 @@
 #define TQ_FEAT_POLL		(1ULL << 3)	/* context fd polls EPOLLIN on CQ entries */
 #define TQ_FEAT_IDEMPOTENT	(1ULL << 4)	/* TQ_DESC_F_IDEMPOTENT, TQ_COMPL_F_STARTED */
 #define TQ_FEAT_SOCKET		(1ULL << 5)	/* served by tqsubmitd over a socket, see below */
+#define TQ_FEAT_CHAINS		(1ULL << 6)	/* TQ_DESC_F_AFTER, TQ_ATTACH_F_CHAINS */
 
 /* Fixed limits of this ABI version. */
 #define TQ_MAX_BUFS		8
@@ -70,6 +71,7 @@ enum tq_op {
 #define TQ_DESC_F_LOCAL		(1U << 0)	/* TASK: local[] is given */
 #define TQ_DESC_F_BUILTIN	(1U << 1)	/* PROGRAM: bufs[0] names a built-in */
 #define TQ_DESC_F_IDEMPOTENT	(1U << 2)	/* TASK: safe to run again (see below) */
+#define TQ_DESC_F_AFTER		(1U << 3)	/* TASK: run after a task of mine (@after) */
 
 /* tq_buf.dir: which copies the scheduler makes around the kernel. */
 enum tq_dir {
@@ -124,7 +126,9 @@ struct tq_scalar {
  * @global: TASK: global work size per dimension (>= 1 below @work_dim, else 0)
  * @local: TASK with TQ_DESC_F_LOCAL: work-group size per dimension
  *	(>= 1 below @work_dim, else 0); all zero without the flag
- * @resv: must be zero
+ * @after: TASK with TQ_DESC_F_AFTER: how many descriptors back in this
+ *	context's submission order its predecessor was submitted (1: the one
+ *	just before), 1 .. the SQ's entries; zero without the flag
  * @bufs: buffer arguments; entries from @nr_bufs on must be zero
  * @scalars: scalar arguments; entries from @nr_scalars on must be zero
  *
@@ -138,7 +142,23 @@ struct tq_scalar {
  * is the log's length. KERNEL: @program and @bufs[0] (TQ_DIR_IN) holding a
  * kernel name. NOP: only @opcode and @user_data. Ids are the scheduler's and
  * are valid only in the context that registered them. Tasks of one context
- * may run in any order; a client that needs order waits for completions.
+ * may run in any order, unless chained.
+ *
+ * Chains (TQ_FEAT_CHAINS): a TASK with TQ_DESC_F_AFTER starts only after its
+ * predecessor, the descriptor @after places before it in the order the
+ * server took this context's descriptors (every descriptor counts, refused
+ * ones too), has completed whole (its DtH copies done). If the predecessor
+ * fails (any negative status: refused, cancelled, -EOWNERDEAD, ...) the
+ * successor completes with -ECANCELED without running, and so does its own
+ * successor, and so on. The predecessor must be a TASK (a descriptor with
+ * opcode TQ_OP_TASK: one refused counts as failed), and at most one
+ * successor may name it; else the successor is refused with -EINVAL, as it
+ * is when @after reaches before the context's first descriptor or past the
+ * SQ's entries. Chains survive requeue: a new scheduler gets a predecessor
+ * before its successor, or the successor after the predecessor completed.
+ * The scheduler sees chains only if it attached with TQ_ATTACH_F_CHAINS
+ * (see struct tq_event's @seq and @pred); otherwise the server holds a
+ * successor until its predecessor has completed.
  *
  * Requeue: when a scheduler exits with tasks it took and did not complete,
  * the kernel gives each to the next scheduler (TQ_EV_F_REQUEUED) unless the
@@ -165,7 +185,7 @@ struct tq_desc {
 	__u32	kernel;
 	__u64	global[TQ_MAX_DIMS];
 	__u32	local[TQ_MAX_DIMS];
-	__u32	resv;
+	__u32	after;
 	struct tq_buf bufs[TQ_MAX_BUFS];
 	struct tq_scalar scalars[TQ_MAX_SCALARS];
 };
@@ -317,11 +337,21 @@ struct tq_enter {
 	__u32	flags;
 };
 
+/* tq_attach.flags */
+#define TQ_ATTACH_F_CHAINS	(1U << 0)	/* this scheduler orders chained tasks itself */
+
 /**
  * struct tq_attach - TQ_IOC_ATTACH: make this fd the scheduler (once)
  * @size: sizeof(struct tq_attach)
- * @flags: must be zero
+ * @flags: TQ_ATTACH_F_*; unknown bits are EINVAL
  * @features: out: TQ_FEAT_*
+ *
+ * TQ_ATTACH_F_CHAINS: the scheduler gets a chained task (TQ_DESC_F_AFTER)
+ * while its predecessor is still in flight, with @pred naming it, and
+ * keeps the chain's promises itself: it starts the successor after the
+ * predecessor's completion, and completes it with -ECANCELED without
+ * running it if the predecessor fails. Without the flag the server gives
+ * the scheduler a successor only once its predecessor has completed with 0.
  *
  * The fd's opener must have had CAP_SYS_ADMIN in the initial user
  * namespace (EPERM): the credentials the fd was opened with decide, not the
@@ -381,6 +411,13 @@ struct tq_ev_open {
  * @uid: the context owner's uid (in the reader's user namespace)
  * @tag: TASK: the kernel's name for this delivery, echoed in the completion
  * @submit_ns: TASK: CLOCK_MONOTONIC time the kernel took it from the SQ
+ * @seq: TASK: its number in its context's submission order (from 1; every
+ *	descriptor taken counts), the same at every delivery
+ * @pred: TASK with TQ_DESC_F_AFTER, to a scheduler attached with
+ *	TQ_ATTACH_F_CHAINS: the @seq of its predecessor, which this scheduler
+ *	was given before it and had not completed when this was delivered (it
+ *	may have completed it since); 0 when the predecessor had completed
+ *	with 0, and always 0 without TQ_ATTACH_F_CHAINS
  * @resv: zero
  * @task: TASK: the validated descriptor
  * @open: OPEN: the context's sizes and arena
@@ -398,7 +435,9 @@ struct tq_event {
 	__u32	uid;
 	__u64	tag;
 	__u64	submit_ns;
-	__u64	resv[4];
+	__u64	seq;
+	__u64	pred;
+	__u64	resv[2];
 	union {
 		struct tq_desc task;
 		struct tq_ev_open open;

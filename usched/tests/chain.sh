@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# chain.sh - chains (TQ_DESC_F_AFTER) through the real usched, on the
+# module in the test VM or natively on tqsubmitd's socket
+# (TQ_TRANSPORT=socket, selftests/socket_env.sh): usched attaches with
+# TQ_ATTACH_F_CHAINS and gets a client's chain of VA tasks whole, each
+# adding 1 to the previous one's output; every task must complete with 0,
+# each start after its predecessor's end, and the last output be right.
+# A chain whose head usched refuses (no such kernel) is cancelled after it.
+# Prints TAP. Run from the repository root (tools/runtests does).
+set -uo pipefail
+
+TESTBIN=${TESTBIN:-build/tests}
+CLIENT=$TESTBIN/limits_client
+. usched/tests/lib.sh
+
+if [ "${TQ_TRANSPORT:-}" = socket ]; then
+	[ -S "${TQ_SOCKET:-}" ] || skip_all "no tqsubmitd socket (selftests/socket_env.sh runs this)"
+	T=$(mktemp -d /tmp/chain-usched.XXXXXX)
+	chmod 755 "$T"
+	upid=
+	trap suite_cleanup EXIT
+	for p in "$BIN/usched" "$CLIENT" "$COUNTER"; do
+		[ -x "$p" ] || skip_all "$p is not built"
+	done
+	clinfo -l 2>/dev/null | grep -q Device || skip_all "no OpenCL device"
+else
+	suite_begin chain-usched "$BIN/usched" "$CLIENT"
+fi
+
+"$BIN/usched" --foreground --config /dev/null --state "$T/state" --tqsubmitd none \
+	>>"$T/usched.log" 2>&1 &
+upid=$!
+wait_for 120 attached
+ok $? "usched attached"
+out=$("$CLIENT" chain 8)
+ok $? "the client ran its chains"
+echo "# $out"
+case " $out " in *" chain=8 ordered=7 verified=yes "*) r=0 ;; *) r=1 ;; esac
+ok $r "8 chained tasks: each started after its predecessor ended, the result right"
+case " $out " in *" head=ENOENT cancelled=2 "*) r=0 ;; *) r=1 ;; esac
+ok $r "a refused head (ENOENT): the 2 after it -ECANCELED"
+kill -TERM "$upid"
+wait "$upid"
+ok $? "usched exits 0 on SIGTERM"
+upid=
+[ $r = 0 ] || tail -n 20 "$T/usched.log" | diag
+tap_done
