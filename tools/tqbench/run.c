@@ -679,24 +679,41 @@ static void on_tg(void *arg, const struct usched_tg_stat *s)
 }
 
 /* Drive p's loop until the collector has all it waits for. */
+static bool drive_done(struct coll *co)
+{
+	if (co->finished)
+		return co->finished(co->hook_arg);
+	if (co->st)
+		return !co->st->outstanding && tq_clock_ns() >= co->st->t_end;
+	return co->got >= co->want;
+}
+
 static int drive(struct pol *pp, struct coll *co)
 {
 	struct pollfd pfd = { .fd = usched_fd(pp->u), .events = POLLIN };
 
 	cur = co;
 	for (;;) {
+		int idle_ms = 0;
+
 		usched_process(pp->u);
-		if (co->finished ? co->finished(co->hook_arg) :
-		    co->st ? !co->st->outstanding && tq_clock_ns() >= co->st->t_end :
-		    co->got >= co->want)
+		if (drive_done(co))
 			break;
 		while (usched_idle(pp->u))
 			;
-		/* a hang, not a slow device: PoCL compiles at a kernel's first launch */
-		if (poll(&pfd, 1, 60000) == 0) {
-			fprintf(stderr, "tqbench: usched made no progress for 60 s\n");
-			cur = NULL;
-			return -ETIMEDOUT;
+		/*
+		 * In slices: finished() may turn true with no event for the
+		 * core (the open loop's last client leaving after its last
+		 * task completed). 60 s without one is a hang, not a slow
+		 * device: PoCL compiles at a kernel's first launch.
+		 */
+		while (poll(&pfd, 1, 100) == 0 && !drive_done(co)) {
+			idle_ms += 100;
+			if (idle_ms >= 60000) {
+				fprintf(stderr, "tqbench: usched made no progress for 60 s\n");
+				cur = NULL;
+				return -ETIMEDOUT;
+			}
 		}
 	}
 	cur = NULL;
