@@ -52,6 +52,7 @@ struct opts {
 	unsigned int stream_depth;
 	const char *stream_setups;	/* NULL: all */
 	unsigned int max_tg;		/* usched's; 0: its default */
+	unsigned int kqueues;		/* usched's kernel queues; 0: its default */
 	bool no_plans;			/* usched's auto orders every TG afresh */
 	bool no_refine;			/* nor goes on with a plan in the loop's idle time */
 	bool no_poll;			/* usched completes tasks by their callbacks alone */

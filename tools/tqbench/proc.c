@@ -396,7 +396,7 @@ static char **daemon_env(char *notify)
 static int daemon_start(struct run *ru)
 {
 	const struct env *e = ru->e;
-	char name[64], env_notify[80], dev[300], max_tg[16];
+	char name[64], env_notify[80], dev[300], max_tg[16], kq[16];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	/*
 	 * No arena quotas: the workers are one user, and the stream's hold
@@ -415,6 +415,11 @@ static int daemon_start(struct run *ru)
 	socklen_t salen;
 	pid_t parent = getpid(), sched;
 
+	snprintf(kq, sizeof(kq), "%u", e->o->kqueues);
+	if (e->o->kqueues) {
+		argv[argc++] = "--kernel-queues";
+		argv[argc++] = kq;
+	}
 	snprintf(max_tg, sizeof(max_tg), "%u", e->o->max_tg);
 	if (e->o->max_tg) {
 		argv[argc++] = "--max-tg";

@@ -482,6 +482,7 @@ static int pol_open(struct env *e, int p)
 		.policy = pol_name(p),
 		.profile = e->o->profile,
 		.max_tg = e->o->max_tg,
+		.kqueues = e->o->kqueues,
 		.no_plans = e->o->no_plans,
 		.no_refine = e->o->no_refine,
 		.no_poll = e->o->no_poll,

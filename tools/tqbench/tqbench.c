@@ -90,6 +90,7 @@ static void usage(FILE *f)
 		"  --ol-phase-s S        a phase of a mix (default 0.5; quick 0.1)\n"
 		"  --ol-clients P        the open loop's clients (default 8)\n"
 		"  --max-tg N            usched's most tasks in one TG (default: usched's, 8)\n"
+		"  --kernel-queues N     usched's kernel queues, 1..8 (default: usched's, 1)\n"
 		"  --no-plans            usched's auto orders every TG afresh, not from the\n"
 		"                        best order it kept for the same mix of tasks\n"
 		"  --no-refine           nor goes on with a plan's search in its loop's idle\n"
@@ -154,7 +155,7 @@ static int parse_configs(struct opts *o, const char *s)
 static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 {
 	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
-	       PMAX, UNIT, SCALE, TRIALS, TABLE5, SSECS, SWORK, SSETUPS, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
+	       PMAX, UNIT, SCALE, TRIALS, TABLE5, SSECS, SWORK, SSETUPS, KQUEUES, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
 	       TQSUBMITD, BENCHES, MAXTG, NOPLANS, NOREFINE, NOPOLL, NOCLEAR, STEADY, SWAIT, REDO,
 	       OLMIX, OLLOAD, OLSET, OLS, OLPH, OLCL };
 	static const struct option lo[] = {
@@ -176,6 +177,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "stream-s", required_argument, NULL, SSECS },
 		{ "stream-workers", required_argument, NULL, SWORK },
 		{ "stream-setups", required_argument, NULL, SSETUPS },
+		{ "kernel-queues", required_argument, NULL, KQUEUES },
 		{ "stream-depth", required_argument, NULL, SDEPTH },
 		{ "time-limit", required_argument, NULL, LIMIT },
 		{ "seed", required_argument, NULL, SEED },
@@ -242,6 +244,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		case TQSUBMITD: o->tqsubmitd = optarg; break;
 		case BENCHES: o->benches = optarg; break;
 		case MAXTG: o->max_tg = atoi(optarg); break;
+		case KQUEUES: o->kqueues = atoi(optarg); break;
 		case NOPLANS: o->no_plans = true; break;
 		case NOREFINE: o->no_refine = true; break;
 		case NOPOLL: o->no_poll = true; break;
@@ -282,10 +285,10 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	/* in 3 s a stretch of copy-heavy draws or slow copies moved the busy shares 3 points */
 	o->stream_s = o->stream_s > 0 ? o->stream_s : o->quick ? 0.5 : 8;
 	if (o->stream_workers < 1 || o->stream_workers > MAX_WORKERS || o->stream_depth < 1 ||
-	    o->runs > 64 || o->trials > MAX_TRIALS || o->max_tg > USCHED_MAX_TG ||
+	    o->runs > 64 || o->trials > MAX_TRIALS || o->max_tg > USCHED_MAX_TG || o->kqueues > 8 ||
 	    (o->steady_pct < 0 && o->steady_pct != -1) || o->steady_wait_s < 0 || redo < 0) {
 		fprintf(stderr, "tqbench: --stream-workers 1..%d, --stream-depth >= 1, "
-			"--runs <= 64, --trials <= %d, --max-tg <= %d, --steady, --steady-wait "
+			"--runs <= 64, --trials <= %d, --max-tg <= %d, --kernel-queues <= 8, --steady, --steady-wait "
 			"and --redo >= 0\n", MAX_WORKERS, MAX_TRIALS, USCHED_MAX_TG);
 		return -1;
 	}
