@@ -35,7 +35,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../libtq/tq.h"
+#include "libtq/tq.h"
 
 extern struct _cl_icd_dispatch tqcl_next;	/* the next layer or the loader */
 

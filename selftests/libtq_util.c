@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
-#include "tap.h"
+#include "tools/tap.h"
 #include "libtq_util.h"
 
 int64_t lt_now_ms(void)

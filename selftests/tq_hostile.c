@@ -34,8 +34,8 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 
-#include "../kernels/tqkernels.h"
-#include "../libtq/tq.h"
+#include "kernels/tqkernels.h"
+#include "libtq/tq.h"
 
 #define PATTERN		0x5a5a5a5au	/* leak-write's data */
 #define MARK		0xb0b0b0b0u	/* leak-read's own fill */

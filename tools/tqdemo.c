@@ -46,8 +46,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../kernels/tqkernels.h"
-#include "../libtq/tq.h"
+#include "kernels/tqkernels.h"
+#include "libtq/tq.h"
 
 #define MAX_MIX		16
 #define MAGIC		0x7d00000000000000ull	/* user_data = MAGIC | task index */

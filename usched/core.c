@@ -108,7 +108,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "../kernels/tqkernels.h"
+#include "kernels/tqkernels.h"
 #include "internal.h"
 
 _Static_assert((int)USCHED_HTD == (int)TQ_HTD && (int)USCHED_K == (int)TQ_K &&

@@ -20,7 +20,7 @@
 #endif
 
 #include "daemon.h"
-#include "tap.h"
+#include "tools/tap.h"
 
 static char dir[] = "/tmp/usched-daemon-test.XXXXXX";
 

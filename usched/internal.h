@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../sim/tqsim.h"
+#include "sim/tqsim.h"
 #include "usched.h"
 
 #define TG_MAX_INFLIGHT	8	/* TGs launched and not finished, at most (core.c, 4) */

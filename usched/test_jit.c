@@ -37,7 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tap.h"
+#include "tools/tap.h"
 #include "testlib.h"
 #include "internal.h"
 

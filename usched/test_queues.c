@@ -20,9 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tap.h"
+#include "tools/tap.h"
 #include "testlib.h"
-#include "../sim/tqsim.h"
+#include "sim/tqsim.h"
 
 #define NTASKS	6
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "tap.h"
+#include "tools/tap.h"
 #include "testlib.h"
 
 #define LIMIT_NS	200000000ull

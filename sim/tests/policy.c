@@ -9,8 +9,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "tap.h"
-#include "../tqsim.h"
+#include "tools/tap.h"
+#include "sim/tqsim.h"
 
 static uint64_t rng = 7;
 /* auto's resumption (tq_auto_*()), one for the program: each test clears it first */
