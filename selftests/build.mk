@@ -9,7 +9,7 @@ TQ_SELFTESTS := $(TESTBIN)/tqsubmit_abi $(TESTBIN)/tqsubmit_life $(TESTBIN)/tqsu
 	$(TESTBIN)/tqsubmit_enter $(TESTBIN)/tqsubmit_started
 
 $(TQ_SELFTESTS): $(TESTBIN)/%: selftests/%.c selftests/tq_util.h selftests/tq_sysfs.h \
-		selftests/tq_desc_cases.h $(LINUX_SRC)/.stamp
+		selftests/tq_desc_cases.h include/tq/clock.h $(LINUX_SRC)/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TQ_KSFT_CFLAGS) -o $@ $< $(LDFLAGS) $(LDLIBS)
 
