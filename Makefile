@@ -28,7 +28,10 @@ LIB := $(O)/lib
 OBJ := $(O)/obj
 TESTBIN := $(O)/tests
 
-CPPFLAGS += -Iinclude -Iinclude/uapi -D_GNU_SOURCE
+# Include roots: the tree's top, so that a file names another directory's
+# header by its path ("sim/tqsim.h"), never by "../"; include/ for tq's
+# shared headers (<tq/clock.h>); include/uapi for <linux/tqsubmit.h>.
+CPPFLAGS += -I. -Iinclude -Iinclude/uapi -D_GNU_SOURCE
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -pthread -MMD -MP $(SAN_FLAGS)
 LDFLAGS += -pthread $(SAN_FLAGS)

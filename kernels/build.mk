@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kernels/: the built-in OpenCL tasks, libtqkernels.a (tqkernels.h, tqk_cl.h).
-# Users outside kernels/ include "../kernels/tqkernels.h" and link
+# Users outside kernels/ include "kernels/tqkernels.h" and link
 # $(LIB)/libtqkernels.a, plus -lOpenCL if they use tqk_cl.h.
 
 KERNELS_TASKS := mm bs fwt flw conv va mt dct syn

@@ -1104,7 +1104,7 @@ static enum tqcl_why rw_capture(cl_command_queue queue, cl_mem m, bool write, cl
 {
 	struct tqcl_queue *q = NULL;
 	struct tqcl_mem *b = NULL;
-	uint64_t t0 = tqcl_now();
+	uint64_t t0 = tq_now_ns();
 	struct tqcl_op *op;
 	enum tqcl_why why;
 	bool again;
@@ -1151,7 +1151,7 @@ static enum tqcl_why rw_capture(cl_command_queue queue, cl_mem m, bool write, cl
 		tqcl.st.cap_read_bytes += size;
 	}
 	op->t_submit = op->t_start = t0;
-	op->t_end = tqcl_now();
+	op->t_end = tq_now_ns();
 	op->done = true;
 	op->status = CL_COMPLETE;
 	tqcl.st.layer_ns += op->t_end - t0;
@@ -1252,7 +1252,7 @@ static enum tqcl_why kernel_capture(cl_command_queue queue, cl_kernel kern, cl_u
 				    const size_t *local, cl_uint nw, const cl_event *wl,
 				    cl_event *ev, cl_int *ret)
 {
-	uint64_t t0 = tqcl_now();
+	uint64_t t0 = tq_now_ns();
 	struct tqcl_queue *q = NULL;
 	struct tqcl_task *t;
 	struct tqcl_kern *k;
@@ -1407,7 +1407,7 @@ static enum tqcl_why kernel_capture(cl_command_queue queue, cl_kernel kern, cl_u
 		goto out_free;
 	}
 	tqcl.st.cap_kernel++;
-	tqcl.st.layer_ns += tqcl_now() - t0;
+	tqcl.st.layer_ns += tq_now_ns() - t0;
 	*ret = CL_SUCCESS;
 	op_finish(op, ev, false);
 	LOCK();

@@ -33,7 +33,6 @@ $(BIN)/clcopyk: $(OBJ)/layer/clcopyk.o
 # The conformance test: plain OpenCL, run on the driver alone (TESTS) and
 # by layer/tests/conform.sh under the layer, whose lines must be the same.
 TESTS += $(TESTBIN)/tqcl-conform
-$(OBJ)/layer/test_conform.o: CPPFLAGS += -Itools
 $(OBJ)/layer/test_conform.o: CFLAGS += -Wno-deprecated-declarations
 
 $(TESTBIN)/tqcl-conform: $(OBJ)/layer/test_conform.o

@@ -46,10 +46,10 @@ cl_int tqcl_errno_to_cl(int err)
 /* Wait on tqcl.cond (tqcl.lock held), counting the time as waiting. */
 void tqcl_wait(void)
 {
-	uint64_t t0 = tqcl_now();
+	uint64_t t0 = tq_now_ns();
 
 	pthread_cond_wait(&tqcl.cond, &tqcl.lock);
-	tqcl.st.wait_ns += tqcl_now() - t0;
+	tqcl.st.wait_ns += tq_now_ns() - t0;
 }
 
 static void *reaper(void *arg);
@@ -336,7 +336,7 @@ struct tqcl_op *tqcl_op_new(struct tqcl_queue *q, enum tqcl_cmd cmd, cl_int *err
 	op->queue = q->q;
 	op->props = q->props;
 	op->shown = CL_QUEUED;
-	op->t_queued = tqcl_now();
+	op->t_queued = tq_now_ns();
 	return op;
 }
 
@@ -474,7 +474,7 @@ int tqcl_submit_task(struct tqcl_task *t)
 	if (ret < 0)
 		return ret;
 	inflight[ninflight++] = t;
-	t->op->t_submit = tqcl_now();
+	t->op->t_submit = tq_now_ns();
 	t->op->shown = CL_SUBMITTED;
 	return 0;
 }
@@ -541,12 +541,12 @@ static void task_done(struct tqcl_task *t, int status, uint64_t start, uint64_t 
 
 	inflight_del(t);
 	op->t_start = start ? start : op->t_submit;
-	op->t_end = end ? end : tqcl_now();
+	op->t_end = end ? end : tq_now_ns();
 	if (status) {
 		cl_int err = replay(t);
 
 		op->status = err;
-		op->t_end = tqcl_now();
+		op->t_end = tq_now_ns();
 		if (err == CL_COMPLETE)
 			tqcl.st.tasks_replayed++;
 		else

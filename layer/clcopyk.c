@@ -26,6 +26,7 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#include <tq/clock.h>
 
 static const char *src =
 	"__kernel void ckc_mix(__global const uint *a, __global const uint *b,\n"
@@ -39,11 +40,12 @@ static const char *src =
 	"	c[i] = x;\n"
 	"}\n";
 
-static uint64_t now_ns(clockid_t clk)
+/* CLOCK_REALTIME ns: the report's start_ns and end_ns are wall-clock times. */
+static uint64_t wall_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(clk, &ts);
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
@@ -160,10 +162,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	t0_real = now_ns(CLOCK_REALTIME);
-	t0 = now_ns(CLOCK_MONOTONIC);
+	t0_real = wall_ns();
+	t0 = tq_now_ns();
 	for (unsigned long it = 0; it < warmup + iters; it++) {
-		uint64_t s = now_ns(CLOCK_MONOTONIC), u;
+		uint64_t s = tq_now_ns(), u;
 		unsigned int seed = it * 2654435761u + getpid();
 
 		for (size_t i = 0; i < n; i++) {
@@ -182,31 +184,31 @@ int main(int argc, char **argv)
 				snprintf(path, sizeof(path), "%s/go", barrier);
 				while (access(path, F_OK))
 					usleep(1000);
-				s = now_ns(CLOCK_MONOTONIC);
+				s = tq_now_ns();
 			}
-			t0_real = now_ns(CLOCK_REALTIME);
+			t0_real = wall_ns();
 			t0 = s;
 		}
 		/* the warm-up's calls build programs: only the timed ones count */
-		u = now_ns(CLOCK_MONOTONIC);
+		u = tq_now_ns();
 		CHECK("clEnqueueWriteBuffer",
 		      clEnqueueWriteBuffer(q, ma, CL_FALSE, 0, bytes, a, 0, NULL, NULL));
 		CHECK("clEnqueueWriteBuffer",
 		      clEnqueueWriteBuffer(q, mb, CL_FALSE, 0, bytes, b, 0, NULL, NULL));
 		if (it >= warmup)
-			call[0] += now_ns(CLOCK_MONOTONIC) - u;
-		u = now_ns(CLOCK_MONOTONIC);
+			call[0] += tq_now_ns() - u;
+		u = tq_now_ns();
 		CHECK("clEnqueueNDRangeKernel",
 		      clEnqueueNDRangeKernel(q, kern, 1, NULL, &global, NULL, 0, NULL, NULL));
 		if (it >= warmup)
-			call[1] += now_ns(CLOCK_MONOTONIC) - u;
-		u = now_ns(CLOCK_MONOTONIC);
+			call[1] += tq_now_ns() - u;
+		u = tq_now_ns();
 		CHECK("clEnqueueReadBuffer",
 		      clEnqueueReadBuffer(q, mc, CL_TRUE, 0, bytes, c, 0, NULL, NULL));
 		if (it >= warmup)
-			call[2] += now_ns(CLOCK_MONOTONIC) - u;
+			call[2] += tq_now_ns() - u;
 		if (it >= warmup)
-			lat[it - warmup] = now_ns(CLOCK_MONOTONIC) - s;
+			lat[it - warmup] = tq_now_ns() - s;
 		for (size_t i = 0; i < n; i++) {
 			cl_uint x = a[i];
 
@@ -221,7 +223,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	t1 = now_ns(CLOCK_MONOTONIC);
+	t1 = tq_now_ns();
 	CHECK("clFinish", clFinish(q));
 
 	if (lat_file) {

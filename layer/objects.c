@@ -12,14 +12,6 @@
 
 #include "tqcl.h"
 
-uint64_t tqcl_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static size_t hash_ptr(const void *p, size_t nb)
 {
 	uint64_t x = (uintptr_t)p;

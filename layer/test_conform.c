@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tap.h"
+#include "tools/tap.h"
 
 #define N 4096
 

@@ -34,8 +34,9 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <tq/clock.h>
 
-#include "../libtq/tq.h"
+#include "libtq/tq.h"
 
 extern struct _cl_icd_dispatch tqcl_next;	/* the next layer or the loader */
 
@@ -229,7 +230,6 @@ extern struct tqcl tqcl;
 void *tqcl_map_get(struct tqcl_map *m, const void *key);
 int tqcl_map_put(struct tqcl_map *m, struct tqcl_node *n, const void *key);
 void tqcl_map_del(struct tqcl_map *m, const void *key);
-uint64_t tqcl_now(void);
 struct tqcl_ctx *tqcl_ctx_get(cl_context ctx);
 void tqcl_ctx_put(struct tqcl_ctx *c);
 void tqcl_mem_drop(struct tqcl_mem *b);

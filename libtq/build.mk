@@ -3,7 +3,7 @@
 # libtq/: the client library of /dev/tqsubmit. libtq.a and libtq.so.1.2.0
 # (soname libtq.so.1, the symbol versions of libtq.map; links libtq.so.1 and
 # libtq.so beside it) from the same position-independent objects. Users
-# inside the tree include "../libtq/tq.h" (or -Ilibtq) and link
+# inside the tree include "libtq/tq.h" and link
 # $(LIB)/libtq.a, or use $(LIB)/pkgconfig/libtq-uninstalled.pc. The
 # installed libtq.pc is made by the top Makefile's install block.
 #
@@ -52,8 +52,6 @@ $(LIB)/pkgconfig/libtq-uninstalled.pc: libtq/libtq.pc.in libtq/build.mk
 	$(call LIBTQ_PC_SED,$(CURDIR),$(CURDIR)/$(LIB),$(CURDIR)/libtq) \
 		-e 's|^Cflags: .*|& -I$(CURDIR)/include/uapi|' $< >$@
 
-# Native tests see libtq's private header.
-$(OBJ)/libtq/test_%.o: CPPFLAGS += -Itools -Ilibtq
 $(OBJ)/libtq/test_so.o: CPPFLAGS += -DLIBTQ_SO='"$(LIB)/libtq.so.1"'
 .SECONDARY: $(patsubst $(TESTBIN)/libtq-%,$(OBJ)/libtq/test_%.o,$(LIBTQ_NATIVE))
 
@@ -68,7 +66,7 @@ $(TESTBIN)/libtq-%: $(OBJ)/libtq/test_%.o $(LIB)/libtq.a
 # Tests in the VM and the benchmark: selftests/libtq_*.c, selftests/tqbench_ring.c.
 LIBTQ_SELF_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(wildcard selftests/libtq_*.c \
 	selftests/tqbench_ring.c selftests/tq_counter.c))
-$(LIBTQ_SELF_OBJS): CPPFLAGS += -Itools -Ilibtq -DTQ_ECHOD='"$(BIN)/tq_echod"' \
+$(LIBTQ_SELF_OBJS): CPPFLAGS += -DTQ_ECHOD='"$(BIN)/tq_echod"' \
 	-DTQSUBMITD='"$(BIN)/tqsubmitd"'
 .SECONDARY: $(LIBTQ_SELF_OBJS)
 

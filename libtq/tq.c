@@ -34,6 +34,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <tq/clock.h>
 
 #include "internal.h"
 #include "tq_transport.h"
@@ -383,10 +384,7 @@ static int tq_kick_waiting(struct tq *tq)
 
 static int64_t tq_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(tq_now_ns() / 1000000);
 }
 
 int tq_wait(struct tq *tq, struct tq_cqe **cqe, int timeout_ms)

@@ -7,7 +7,7 @@
  * head fails and the rest of its chain completes -ECANCELED, while a task
  * outside the chain fails on its own.
  */
-#include "tap.h"
+#include "tools/tap.h"
 #include "libtq_util.h"
 
 #define N	16

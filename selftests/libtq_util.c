@@ -11,16 +11,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include <tq/clock.h>
 
-#include "tap.h"
+#include "tools/tap.h"
 #include "libtq_util.h"
 
 int64_t lt_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(tq_now_ns() / 1000000);
 }
 
 int lt_transport(void)

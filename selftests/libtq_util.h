@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "tap.h"
-#include "tq.h"
+#include "tools/tap.h"
+#include "libtq/tq.h"
 #include "tq_sysfs.h"
 #include "tq_transport.h"
 

@@ -60,9 +60,9 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "tap.h"
+#include "tools/tap.h"
 #include "tq_util.h"
-#include "../kernels/tqkernels.h"
+#include "kernels/tqkernels.h"
 
 #define MAX_PROCS	32
 #define MAX_CTX		6	/* fds a process holds at once */

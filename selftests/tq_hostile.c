@@ -33,9 +33,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <tq/clock.h>
 
-#include "../kernels/tqkernels.h"
-#include "../libtq/tq.h"
+#include "kernels/tqkernels.h"
+#include "libtq/tq.h"
 
 #define PATTERN		0x5a5a5a5au	/* leak-write's data */
 #define MARK		0xb0b0b0b0u	/* leak-read's own fill */
@@ -49,14 +50,6 @@ static struct {
 } opt = { .tasks = 8, .wait_s = 60, .count = 64, .seconds = 20, .bytes = 1 << 20 };
 
 static const char *mode;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int __attribute__((format(printf, 2, 3))) done(int rc, const char *fmt, ...)
 {
@@ -264,7 +257,7 @@ static int want_status(const char *what, int ret, const struct tq_cqe *cqe, int 
 		return done(3, "%s: %s", what, tq_strerror(ret));
 	return done(cqe->status == want ? 0 : 1, "%s: status %d (%s) after %.1f s, want %d (%s)",
 		    what, cqe->status, cqe->status ? strerror(-cqe->status) : "ok",
-		    now_s() - t0, want, strerror(-want));
+		    tq_now_s() - t0, want, strerror(-want));
 }
 
 /* Register the program src (len bytes, its NUL included): its status must be want. */
@@ -277,7 +270,7 @@ static int build_wants(const char *what, const char *src, size_t len, int want)
 
 	open_ctx(&tq, 1 << 20);
 	memcpy(alloc(&tq, len, &off), src, len);
-	t0 = now_s();
+	t0 = tq_now_s();
 	return want_status(what, build(&tq, off, len, &cqe), &cqe, want, t0);
 }
 
@@ -299,7 +292,7 @@ static int endless(void)
 	alloc(&tq, 4096, &off);
 	tq_prep_task(&d, prog, kern, 1, &global, NULL);
 	tq_prep_buf(&d, 0, off, 4096, TQ_DIR_INOUT);
-	t0 = now_s();
+	t0 = tq_now_s();
 	return want_status("a while(1) kernel", run_one(&tq, &d, &cqe), &cqe, -ETIME, t0);
 }
 
@@ -314,7 +307,7 @@ static int huge(void)
 	open_ctx(&tq, 1 << 20);
 	va_setup(&tq, &v);
 	va_desc(&v, &d, (size_t)1 << 63, VA_N * 4);
-	t0 = now_s();
+	t0 = tq_now_s();
 	return want_status("global work size 2^63", run_one(&tq, &d, &cqe), &cqe, -E2BIG, t0);
 }
 
@@ -346,7 +339,7 @@ static int big_source(void)
 	memset(text, ' ', opt.bytes);
 	memcpy(text, head, sizeof(head) - 1);
 	memcpy(text + opt.bytes - 3, "*/", 3);
-	t0 = now_s();
+	t0 = tq_now_s();
 	return want_status("a 1 MiB source", build(&tq, off, opt.bytes, &cqe), &cqe, -E2BIG, t0);
 }
 
@@ -381,19 +374,19 @@ static int denied(void)
 static int storm(void)
 {
 	struct tq_enter e = { .size = sizeof(e) };
-	double t0 = now_s(), end = t0 + opt.seconds;
+	double t0 = tq_now_s(), end = t0 + opt.seconds;
 	uint64_t n = 0, errs = 0;
 	struct tq tq;
 
 	open_ctx(&tq, 1 << 16);
-	while (now_s() < end) {
+	while (tq_now_s() < end) {
 		for (int k = 0; k < 1000; k++)
 			errs += ioctl(tq.fd, TQ_IOC_ENTER, &e) != 0;
 		n += 1000;
 	}
 	tq_close(&tq);
 	return done(0, "%" PRIu64 " ENTERs in %.1f s (%.0f/s), %" PRIu64 " refused", n,
-		    now_s() - t0, n / (now_s() - t0), errs);
+		    tq_now_s() - t0, n / (tq_now_s() - t0), errs);
 }
 
 int main(int argc, char **argv)

@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <linux/tqsubmit.h>
+#include <tq/clock.h>
 
 #include "tq_sysfs.h"
 
@@ -46,14 +47,6 @@ static inline uint32_t tq_load_acquire(uint32_t *p)
 static inline void tq_store_release(uint32_t *p, uint32_t v)
 {
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
-}
-
-static inline uint64_t tq_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 /* Set module parameter name to v; its old value in *old unless NULL. 0 or -1. */

@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <liburing.h>
 #include <sys/wait.h>
+#include <tq/clock.h>
+#include <tq/num.h>
 
 #include "libtq_util.h"
 
@@ -48,14 +50,6 @@ struct result {
 	double median_us;	/* round trips only */
 	double p99_us;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Busy CPU-seconds of all CPUs since boot: everything but idle and iowait. */
 static double busy_seconds(void)
@@ -82,13 +76,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void percentiles(struct result *r, uint64_t *lat, size_t n)
 {
 	if (!n)
@@ -101,7 +88,7 @@ static void percentiles(struct result *r, uint64_t *lat, size_t n)
 /* io_uring: batches of @b NOPs, each batch submitted and awaited at once. */
 static double uring_loop(unsigned int b, uint64_t *lat, size_t *nlat)
 {
-	uint64_t end = now_ns() + seconds * 1000000000ULL, t;
+	uint64_t end = tq_now_ns() + seconds * 1000000000ULL, t;
 	struct io_uring_cqe *cqe;
 	struct io_uring ring;
 	double ops = 0;
@@ -109,7 +96,7 @@ static double uring_loop(unsigned int b, uint64_t *lat, size_t *nlat)
 
 	if (io_uring_queue_init(2 * b, &ring, 0))
 		return -1;
-	while ((t = now_ns()) < end) {
+	while ((t = tq_now_ns()) < end) {
 		for (i = 0; i < b; i++)
 			io_uring_prep_nop(io_uring_get_sqe(&ring));
 		if (io_uring_submit_and_wait(&ring, b) != (int)b)
@@ -120,7 +107,7 @@ static double uring_loop(unsigned int b, uint64_t *lat, size_t *nlat)
 		io_uring_cq_advance(&ring, n);
 		ops += n;
 		if (lat && *nlat < MAX_SAMPLES)
-			lat[(*nlat)++] = now_ns() - t;
+			lat[(*nlat)++] = tq_now_ns() - t;
 	}
 	io_uring_queue_exit(&ring);
 	return ops;
@@ -129,7 +116,7 @@ static double uring_loop(unsigned int b, uint64_t *lat, size_t *nlat)
 /* tq: batches of @b NOP tasks; each batch submitted, then all of it reaped. */
 static double tq_loop(unsigned int b, uint64_t *lat, size_t *nlat)
 {
-	uint64_t end = now_ns() + seconds * 1000000000ULL, t, ud = 0;
+	uint64_t end = tq_now_ns() + seconds * 1000000000ULL, t, ud = 0;
 	struct tq_cqe *cqes[256], *cqe;
 	double ops = 0;
 	unsigned int i, n;
@@ -137,7 +124,7 @@ static double tq_loop(unsigned int b, uint64_t *lat, size_t *nlat)
 
 	if (tq_open(&tq, b, 4096, open_flags))
 		return -1;
-	while ((t = now_ns()) < end) {
+	while ((t = tq_now_ns()) < end) {
 		for (i = 0; i < b; i++) {
 			struct tq_desc *d = tq_get_desc(&tq);
 
@@ -157,7 +144,7 @@ static double tq_loop(unsigned int b, uint64_t *lat, size_t *nlat)
 		}
 		ops += n;
 		if (lat && *nlat < MAX_SAMPLES)
-			lat[(*nlat)++] = now_ns() - t;
+			lat[(*nlat)++] = tq_now_ns() - t;
 	}
 	tq_close(&tq);
 	return ops;
@@ -170,7 +157,7 @@ static double tq_loop(unsigned int b, uint64_t *lat, size_t *nlat)
  */
 static double tq_pipe_loop(unsigned int b, uint64_t *lat, size_t *nlat)
 {
-	uint64_t end = now_ns() + seconds * 1000000000ULL, ud = 0;
+	uint64_t end = tq_now_ns() + seconds * 1000000000ULL, ud = 0;
 	struct tq_cqe *cqes[1024], *cqe;
 	double ops = 0;
 	unsigned int i, n;
@@ -180,7 +167,7 @@ static double tq_pipe_loop(unsigned int b, uint64_t *lat, size_t *nlat)
 	(void)nlat;
 	if (tq_open(&tq, 1024, 4096, open_flags))
 		return -1;
-	while (now_ns() < end) {
+	while (tq_now_ns() < end) {
 		int busy = 0;
 
 		while (tq_sq_space(&tq) >= b) {
@@ -207,7 +194,7 @@ static double tq_pipe_loop(unsigned int b, uint64_t *lat, size_t *nlat)
 /* Two processes pass a byte back and forth: the cost of any cross-process wake-up. */
 static double pipe_loop(unsigned int b, uint64_t *lat, size_t *nlat)
 {
-	uint64_t end = now_ns() + seconds * 1000000000ULL, t;
+	uint64_t end = tq_now_ns() + seconds * 1000000000ULL, t;
 	int ab[2], ba[2];
 	double ops = 0;
 	pid_t pid;
@@ -226,12 +213,12 @@ static double pipe_loop(unsigned int b, uint64_t *lat, size_t *nlat)
 	}
 	close(ab[0]);
 	close(ba[1]);
-	while ((t = now_ns()) < end) {
+	while ((t = tq_now_ns()) < end) {
 		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
 			return -1;
 		ops++;
 		if (lat && *nlat < MAX_SAMPLES)
-			lat[(*nlat)++] = now_ns() - t;
+			lat[(*nlat)++] = tq_now_ns() - t;
 	}
 	close(ab[1]);
 	waitpid(pid, NULL, 0);
@@ -259,9 +246,9 @@ static int phase(struct result *r, double (*loop)(unsigned int, uint64_t *, size
 		/* One process: measure here, no pipe. */
 		lat = malloc(MAX_SAMPLES * sizeof(*lat));
 		busy0 = busy_seconds();
-		t0 = now_ns();
+		t0 = tq_now_ns();
 		r->ops = loop(b, lat, &nlat);
-		r->wall_s = (now_ns() - t0) / 1e9;
+		r->wall_s = (tq_now_ns() - t0) / 1e9;
 		r->busy_s = busy_seconds() - busy0;
 		percentiles(r, lat, nlat);
 		free(lat);
@@ -271,7 +258,7 @@ static int phase(struct result *r, double (*loop)(unsigned int, uint64_t *, size
 		return 0;
 	fflush(stdout);
 	busy0 = busy_seconds();
-	t0 = now_ns();
+	t0 = tq_now_ns();
 	for (i = 0; i < nproc; i++) {
 		if (!fork()) {
 			ops = loop(b, NULL, NULL);
@@ -283,7 +270,7 @@ static int phase(struct result *r, double (*loop)(unsigned int, uint64_t *, size
 		wait(&status);
 		ok &= WIFEXITED(status) && !WEXITSTATUS(status);
 	}
-	r->wall_s = (now_ns() - t0) / 1e9;
+	r->wall_s = (tq_now_ns() - t0) / 1e9;
 	r->busy_s = busy_seconds() - busy0;
 	while (read(p[0], &ops, sizeof(ops)) == sizeof(ops))
 		r->ops += ops > 0 ? ops : 0;
@@ -469,7 +456,7 @@ int main(int argc, char **argv)
 		const char *n = tr[k].name;
 		double *ratio = tr[k].ratio;
 
-		qsort(ratio, rounds, sizeof(ratio[0]), cmp_double);
+		qsort(ratio, rounds, sizeof(ratio[0]), tq_cmp_double);
 		printf("ratio tq %s/io_uring, per busy CPU-s, batch %u, one CPU: %.3f (median of %u "
 		       "rounds, %.3f..%.3f; target >= 0.25)\n", n, batch, ratio[rounds / 2], rounds,
 		       ratio[0], ratio[rounds - 1]);

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <sys/wait.h>
 
-#include "tap.h"
+#include "tools/tap.h"
 #include "tq_util.h"
 
 #ifndef TQ_ECHOD

@@ -2,7 +2,7 @@
 #
 # sim/: libtqsim.a (the model and the ordering policies, sim/tqsim.h) and the
 # tqsim tool (sim/tqsim.c and sim/cli/). Users outside sim/ include
-# "../sim/tqsim.h" and link $(LIB)/libtqsim.a. The library is every other
+# "sim/tqsim.h" and link $(LIB)/libtqsim.a. The library is every other
 # sim/*.c: the model (model.c, profile.c, clock.c) and the policies, one file
 # each (fifo.c, paper.c, neh.c, exact.c, auto.c with auto_resume.c, flow.c),
 # with what they share in policy.c and policy.h.
@@ -28,7 +28,7 @@ $(BIN)/tqsim: $(SIM_CLI_OBJS) $(LIB)/libtqsim.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The golden and CLI tests run the tool; tests run from the top directory.
-$(OBJ)/sim/tests/%.o: CPPFLAGS += -Itools -DTQSIM_BIN='"$(BIN)/tqsim"'
+$(OBJ)/sim/tests/%.o: CPPFLAGS += -DTQSIM_BIN='"$(BIN)/tqsim"'
 
 # Keep the test objects (make would delete them as intermediates).
 .SECONDARY: $(patsubst $(TESTBIN)/sim-%,$(OBJ)/sim/tests/%.o,$(SIM_TESTS))

@@ -23,6 +23,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tq/clock.h>
+#include <tq/num.h>
 
 #include "cli/cli.h"
 
@@ -371,9 +373,9 @@ static int cmd_order(int argc, char **argv)
 				  .seed = o.seed };
 	/* time a second, warm run: the first pays for faulting in @ws */
 	pol->order(&pb, &ws, &d);
-	t0 = tq_clock_ns();
+	t0 = tq_now_ns();
 	ret = pol->order(&pb, &ws, &d);
-	t1 = tq_clock_ns();
+	t1 = tq_now_ns();
 	if (ret) {
 		fprintf(stderr, "tqsim: policy %s failed: %s\n", pol->name, strerror(-ret));
 		return 1;
@@ -434,7 +436,7 @@ static int cmd_perms(int argc, char **argv)
 		k++;
 	} while (tq_next_perm(p, n));
 	count = k;	/* the feasible orders; TG order is one */
-	median = sort_median(ms, count);
+	median = tq_median(ms, count);
 	printf("{\n  \"tasks\": %u,\n  \"permutations\": %zu,\n", n, count);
 	print_device(&o.dev);
 	printf("  \"best_ms\": %.6f,\n  \"worst_ms\": %.6f,\n  \"median_ms\": %.6f,\n"

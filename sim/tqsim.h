@@ -340,9 +340,9 @@ void tq_auto_resume_walk(struct tq_auto_state *st, const struct tq_walk *walk);
  */
 void tq_auto_prove_max(struct tq_auto_state *st, unsigned int n);
 /*
- * The tq_clock_ns() reading auto's budget counts from; 0: its own entry. A
- * caller that spends time on the TG before the call (usched looks up its
- * plan) sets it, so that the whole choice keeps to the budget.
+ * The tq_clock_ns() (tq_now_ns()) reading auto's budget counts from; 0: its
+ * own entry. A caller that spends time on the TG before the call (usched
+ * looks up its plan) sets it, so that the whole choice keeps to the budget.
  */
 void tq_auto_start(struct tq_auto_state *st, uint64_t start_ns);
 /*
@@ -506,7 +506,11 @@ bool tq_next_perm(uint8_t *p, unsigned int n);
 extern const struct tq_policy_ops *const tq_policies[];
 const struct tq_policy_ops *tq_policy_find(const char *name);
 
-/* The one clock the library reads: CLOCK_MONOTONIC in ns (policy budgets). */
+/*
+ * The one clock the library reads (policy budgets): tq_now_ns() of
+ * <tq/clock.h>, CLOCK_MONOTONIC ns, the clock its callers read, behind a
+ * function of the library's own so that a test can put its own in front.
+ */
 uint64_t tq_clock_ns(void);
 
 #endif /* TQSIM_H */

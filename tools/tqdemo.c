@@ -45,9 +45,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <tq/clock.h>
 
-#include "../kernels/tqkernels.h"
-#include "../libtq/tq.h"
+#include "kernels/tqkernels.h"
+#include "libtq/tq.h"
 
 #define MAX_MIX		16
 #define MAGIC		0x7d00000000000000ull	/* user_data = MAGIC | task index */
@@ -81,14 +82,6 @@ static struct {
 	bool quiet;
 	bool allow_ownerdead;
 } opt = { .tasks = 32, .depth = 8, .scale = 1, .timeout_s = 300 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* The task's size and launch; nothing registered yet. */
 static int kind_plan(struct kind *k, const char *name)
@@ -239,7 +232,7 @@ static int endless(struct tq *tq)
 	tq_prep_task(d, prog, kern, 1, global, NULL);
 	tq_prep_buf(d, 0, off, 4, TQ_DIR_OUT);
 	tq_desc_set_data(d, MAGIC);
-	t0 = now_ns();
+	t0 = tq_now_ns();
 	tq_submit(tq);
 	ret = tq_wait(tq, &cqe, opt.timeout_s * 1000);
 	if (!ret) {
@@ -247,7 +240,7 @@ static int endless(struct tq *tq)
 		tq_cqe_seen(tq, cqe);
 	}
 	printf("tqdemo[%d]: endless: status %d (%s) after %.1f s: %s\n", getpid(), ret,
-	       tq_strerror(ret), (now_ns() - t0) / 1e9, ret == -ETIME ? "ok" : "FAILED");
+	       tq_strerror(ret), (tq_now_ns() - t0) / 1e9, ret == -ETIME ? "ok" : "FAILED");
 	return ret == -ETIME ? 0 : 1;
 }
 
@@ -392,7 +385,7 @@ int main(int argc, char **argv)
 	if (warm)
 		failed += warm_up(&tq, kinds, nkinds, &slots[0]);
 	rng = opt.seed * 0x9e3779b97f4a7c15ull + 1;
-	t0 = now_ns();
+	t0 = tq_now_ns();
 	while (done < opt.tasks) {
 		struct tq_cqe *cqe;
 
@@ -466,7 +459,7 @@ int main(int argc, char **argv)
 			tq_cqe_seen(&tq, cqe);
 		} while (!tq_peek(&tq, &cqe));
 	}
-	t1 = now_ns();
+	t1 = tq_now_ns();
 	/* Anything after the last one is a duplicate or a stray. */
 	{
 		struct tq_cqe *cqe;

@@ -37,14 +37,6 @@ struct tqd tqd;
 
 #define TQD_FEATURES	((TQ_FEATURES & ~TQ_FEAT_POLL) | TQ_FEAT_SOCKET)
 
-uint64_t tqd_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static long page_size(void)
 {
 	static long ps;
@@ -670,7 +662,7 @@ static bool slot_abandoned(const struct tqd_slot *slot)
  */
 void tqd_detach(void)
 {
-	uint64_t requeued = 0, abandoned = 0, now = tqd_now_ns();
+	uint64_t requeued = 0, abandoned = 0, now = tq_now_ns();
 	struct list *p, *n, *q, *m, ending;
 
 	list_init(&ending);
@@ -817,7 +809,7 @@ static bool take(struct tqd_ctx *ctx, uint64_t *now)
 		return left != batch_left();
 
 	if (!*now)
-		*now = tqd_now_ns();
+		*now = tq_now_ns();
 	while ((int)taken < avail && room > 0 && batch_left() > stop && !list_empty(&ctx->free)) {
 		struct tq_desc *d;
 		int err = 0, chain = 0;
@@ -1014,7 +1006,7 @@ static int complete_one(struct tqd_ctx **cache, const struct tq_completion *c,
 	/* A mark changes only the task's fate should this scheduler go. */
 	if (c->flags & TQ_COMPL_F_STARTED) {
 		if (!slot->started_ns)
-			slot->started_ns = tqd_now_ns();
+			slot->started_ns = tq_now_ns();
 		return 0;
 	}
 

@@ -13,7 +13,7 @@ $(BIN)/tqsubmitd: $(TQSUBMITD_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -luring $(LDLIBS)
 
-$(OBJ)/tqsubmitd/test_proto.o: CPPFLAGS += -Itools -Iselftests -DTQSUBMITD_BIN='"$(BIN)/tqsubmitd"'
+$(OBJ)/tqsubmitd/test_proto.o: CPPFLAGS += -DTQSUBMITD_BIN='"$(BIN)/tqsubmitd"'
 
 $(TESTBIN)/tqsubmitd-proto: $(OBJ)/tqsubmitd/test_proto.o | $(BIN)/tqsubmitd
 	@mkdir -p $(dir $@)

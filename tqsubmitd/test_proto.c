@@ -37,9 +37,9 @@
 #include <linux/tqsubmit.h>
 #include <tq/tqsubmitd.h>
 
-#include "tap.h"
-#include "tq_util.h"
-#include "tq_desc_cases.h"
+#include "tools/tap.h"
+#include "selftests/tq_util.h"
+#include "selftests/tq_desc_cases.h"
 
 static char dir[64];
 

@@ -27,6 +27,7 @@
 #include <linux/tqsubmit.h>
 #include <tq/tqsubmit_check.h>
 #include <tq/tqsubmitd.h>
+#include <tq/clock.h>
 
 #include "list.h"
 
@@ -224,7 +225,6 @@ void tqd_ctx_free(struct tqd_ctx *ctx);
 struct tqd_user *tqd_user_get(uid_t uid);
 void tqd_user_put(struct tqd_user *u);
 int tqd_stats_text(char *buf, size_t size);
-uint64_t tqd_now_ns(void);
 
 /* loop.c: I/O the state machine asks for. */
 void tqd_efd_signal(struct tqd_ctx *ctx);

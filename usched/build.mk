@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # usched/: the scheduling core libusched.a (usched/usched.h) and its tests.
-# Users include "../usched/usched.h" and link $(USCHED_LINK).
+# Users include "usched/usched.h" and link $(USCHED_LINK).
 
 USCHED_OBJS := $(addprefix $(OBJ)/usched/,core.o exec.o objects.o model.o plans.o trace.o)
 USCHED_LINK := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a -lOpenCL
@@ -14,8 +14,6 @@ TESTS += $(USCHED_TESTS)
 $(LIB)/libusched.a: $(USCHED_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
-
-$(OBJ)/usched/test_%.o: CPPFLAGS += -Itools
 
 $(TESTBIN)/usched-%: $(OBJ)/usched/test_%.o $(OBJ)/usched/testlib.o $(LIB)/libusched.a \
 		$(LIB)/libtqsim.a $(LIB)/libtqkernels.a

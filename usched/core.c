@@ -108,17 +108,12 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "../kernels/tqkernels.h"
+#include "kernels/tqkernels.h"
 #include "internal.h"
 
 _Static_assert((int)USCHED_HTD == (int)TQ_HTD && (int)USCHED_K == (int)TQ_K &&
 	       (int)USCHED_DTH == (int)TQ_DTH, "usched and sim name stages alike");
 _Static_assert(USCHED_MAX_TG <= TQ_MAX_TASKS, "a TG fits the simulator");
-
-uint64_t now_ns(void)
-{
-	return tq_clock_ns();
-}
 
 void wake(struct usched *u)
 {
@@ -347,7 +342,7 @@ int usched_submit(struct usched *u, const struct usched_task *d)
 	t->t = *d;
 	list_init(&t->node);
 	if (!t->t.queued_ns)
-		t->t.queued_ns = now_ns();
+		t->t.queued_ns = tq_now_ns();
 	if (!t->t.m) {
 		t->t.m = 1;
 		for (unsigned int i = 0; i < d->dim; i++)
@@ -637,7 +632,7 @@ static void jit_gather(struct usched *u, struct jit_in *in)
 	unsigned int seen = 0;
 	struct list *p, *n;
 
-	in->now = now_ns();
+	in->now = tq_now_ns();
 	in->inflight = u->ninflight;
 	in->ready = u->nready;
 	in->max_tg = u->st.max_tg;
@@ -724,7 +719,7 @@ static void tg_flow(struct usched *u, struct tg *tg, struct tq_problem *pb, stru
 static void tg_model(struct usched *u, struct tg *tg, struct task **tasks)
 {
 	tq_tg_init(&u->simtg);
-	tg->launch_ns = now_ns();
+	tg->launch_ns = tq_now_ns();
 	for (unsigned int i = 0; i < tg->n; i++) {
 		const struct task *pred = tasks[i]->after;
 		unsigned int j = 0;
@@ -842,7 +837,7 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 	uint64_t t0;
 
 	tg_model(u, tg, tasks);
-	t0 = now_ns();
+	t0 = tq_now_ns();
 	tg_budget(u, tg, pol, t0, &pb);
 	planned = pol == &tq_policy_auto && u->plans && tg_plannable(u);
 	if (planned)
@@ -851,7 +846,7 @@ static void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 	dm = d;
 	if (u->flow && tg->n > 1)
 		tg_flow(u, tg, &pb, &d);
-	tg->policy_ns = now_ns() - t0;
+	tg->policy_ns = tq_now_ns() - t0;
 	tg_predict(u, tg, tasks, &d);
 	/* the loop's idle time while the device runs it goes on with its plan */
 	if (planned)
@@ -913,7 +908,7 @@ static void tg_launch_next(struct usched *u)
 
 	for (;;) {
 		struct task *tasks[USCHED_MAX_TG];
-		uint64_t t0 = now_ns(), limit;
+		uint64_t t0 = tq_now_ns(), limit;
 		struct jit_in in;
 		struct tg *tg;
 
@@ -951,13 +946,13 @@ static void tg_launch_next(struct usched *u)
 		u->inflight_bytes += tg->bytes;
 		tg_started(u, tg);
 		exec_launch(u, tg);
-		tg->host_ns = now_ns() - t0;
+		tg->host_ns = tq_now_ns() - t0;
 		u->host_ns = u->host_ns ? 0.875 * u->host_ns + 0.125 * tg->host_ns : tg->host_ns;
 	}
 	poll_at = poll_when(u);
 	/* kernels with a limit went out: the watchdog looks for their start (7) */
 	if (u->limited && u->watch_at == JIT_WAIT)
-		u->watch_at = now_ns() + WATCH_TICK_MIN;
+		u->watch_at = tq_now_ns() + WATCH_TICK_MIN;
 	if (u->watch_at < poll_at)
 		poll_at = u->watch_at;
 	timer_set(u, at < poll_at ? at : poll_at);
@@ -1060,7 +1055,7 @@ static void poll_done(struct usched *u, struct task **tail)
 {
 	struct task *due[TG_MAX_INFLIGHT * USCHED_MAX_TG];
 	unsigned int n = 0;
-	uint64_t now = now_ns();
+	uint64_t now = tq_now_ns();
 	bool missed = false;
 
 	if (u->o.no_poll)
@@ -1105,7 +1100,7 @@ static void poll_done(struct usched *u, struct task **tail)
  */
 static uint64_t poll_when(struct usched *u)
 {
-	uint64_t now = now_ns(), at = JIT_WAIT;
+	uint64_t now = tq_now_ns(), at = JIT_WAIT;
 	bool due = false;
 
 	if (u->o.no_poll)
@@ -1253,7 +1248,7 @@ static struct task **watch(struct usched *u, struct task **tail)
 {
 	struct task *due[TG_MAX_INFLIGHT * USCHED_MAX_TG];
 	bool head[MAX_KQUEUES] = { false };
-	uint64_t now = now_ns();
+	uint64_t now = tq_now_ns();
 	unsigned int n = 0;
 
 	u->watch_at = JIT_WAIT;
@@ -1426,7 +1421,7 @@ int usched_process(struct usched *u)
 bool usched_idle(struct usched *u)
 {
 	struct pollfd pfd = { .fd = u->epfd, .events = POLLIN };
-	uint64_t now = now_ns(), end = 0, spent;
+	uint64_t now = tq_now_ns(), end = 0, spent;
 
 	if (!u->plans || !u->ninflight)
 		return false;

@@ -23,6 +23,7 @@
 #include <syslog.h>
 
 #include <linux/tqsubmit.h>
+#include <tq/clock.h>
 
 #include "tq_transport.h"
 #include "usched.h"
@@ -431,7 +432,5 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 		    double uptime_s);
 /* usched_opts.tg_done with a struct dstats: one finished TG into the histograms. */
 void metrics_tg(void *arg, const struct usched_tg_stat *s);
-
-uint64_t mono_ns(void);
 
 #endif /* USCHED_DAEMON_H */

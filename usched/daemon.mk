@@ -22,7 +22,7 @@ $(BIN)/usched-build: $(OBJ)/usched/build_child.o $(LIB)/libtqkernels.a
 
 # Settings, limits, metrics and the state file, natively (no module); builds in
 # the usched-build child where OpenCL has a device.
-$(OBJ)/usched/daemon_test.o: CPPFLAGS += -Itools -DUSCHED_BUILD_BIN='"$(BIN)/usched-build"'
+$(OBJ)/usched/daemon_test.o: CPPFLAGS += -DUSCHED_BUILD_BIN='"$(BIN)/usched-build"'
 
 $(TESTBIN)/daemon-parts: $(OBJ)/usched/daemon_test.o $(DAEMON_OBJS) $(DAEMON_LIBS) \
 		$(BIN)/usched-build
@@ -30,8 +30,6 @@ $(TESTBIN)/daemon-parts: $(OBJ)/usched/daemon_test.o $(DAEMON_OBJS) $(DAEMON_LIB
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
 
 # Started marks and the re-execution of device recovery, natively.
-$(OBJ)/usched/test_marks.o: CPPFLAGS += -Itools
-
 $(TESTBIN)/daemon-marks: $(OBJ)/usched/test_marks.o $(DAEMON_OBJS) $(DAEMON_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)

@@ -115,7 +115,7 @@ int build_in_child(struct dchild *ch, const char *src, const char *opts, unsigne
 	size_t srclen = strlen(src), optlen = opts ? strlen(opts) : 0, inlen, inoff = 0;
 	size_t outlen = 0, outcap = 0;
 	char *in = NULL, *out = NULL, hdr[64];
-	uint64_t deadline = ch->time_limit_ns ? mono_ns() + ch->time_limit_ns : 0;
+	uint64_t deadline = ch->time_limit_ns ? tq_now_ns() + ch->time_limit_ns : 0;
 	int sv[2], ret, wst;
 	pid_t pid;
 
@@ -184,7 +184,7 @@ int build_in_child(struct dchild *ch, const char *src, const char *opts, unsigne
 		if (inoff < inlen)
 			pfd.events |= POLLOUT;
 		if (deadline) {
-			uint64_t now = mono_ns();
+			uint64_t now = tq_now_ns();
 
 			if (now >= deadline) {
 				ret = -ETIME;
@@ -287,7 +287,7 @@ static void build_one(struct worker *w, struct dbuild *b)
 {
 	struct daemon *d = w->d;
 
-	b->start_ns = mono_ns();
+	b->start_ns = tq_now_ns();
 	if (!b->builtin)
 		dbg("context %u (uid %u): building its program", b->ctx, b->user ? b->user->uid : 0);
 	if (b->builtin)
@@ -295,7 +295,7 @@ static void build_one(struct worker *w, struct dbuild *b)
 	else
 		b->status = build_source(d, b->text, b->opts, b->time_limit_ns, b->memory_limit,
 					 &b->core, &b->log, &b->crashed, child_started, w);
-	b->end_ns = mono_ns();
+	b->end_ns = tq_now_ns();
 }
 
 /*

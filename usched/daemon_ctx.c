@@ -38,14 +38,6 @@
 
 #include "daemon.h"
 
-uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 struct dctx *ctx_find(struct daemon *d, uint32_t id)
 {
 	struct dctx *c;
@@ -399,7 +391,7 @@ void ctx_close(struct daemon *d, const struct tq_event *ev)
 
 static void reject(struct daemon *d, const struct tq_event *ev, int status)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = tq_now_ns();
 
 	d->st.rejected++;
 	dbg("context %u: task %llx rejected: %s", ev->ctx_id, (unsigned long long)ev->tag,
@@ -528,7 +520,7 @@ static void task_kernel(struct daemon *d, struct dctx *c, const struct tq_event 
 	const struct tq_desc *t = &ev->task;
 	const struct dlimits *lim = &c->user->lim;
 	uint32_t prog = t->program, core, id;
-	uint64_t now = mono_ns();
+	uint64_t now = tq_now_ns();
 	char *name;
 	int ret;
 
@@ -557,7 +549,7 @@ static void task_kernel(struct daemon *d, struct dctx *c, const struct tq_event 
 	c->kerns[id - 1].core = core;
 	c->user->kernels++;
 	state_add_kern(d, c, id);
-	complete_task(d, c->id, ev->tag, 0, id, now, mono_ns());
+	complete_task(d, c->id, ev->tag, 0, id, now, tq_now_ns());
 }
 
 static void task_refuse(struct daemon *d, struct dctx *c, const struct tq_event *ev,
@@ -744,7 +736,7 @@ void ctx_task(struct daemon *d, const struct tq_event *ev)
 		return reject(d, ev, -ECANCELED);
 	switch (ev->task.opcode) {
 	case TQ_OP_NOP:
-		now = mono_ns();
+		now = tq_now_ns();
 		complete_task(d, c->id, ev->tag, 0, 0, now, now);
 		return;
 	case TQ_OP_PROGRAM:

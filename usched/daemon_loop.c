@@ -427,7 +427,7 @@ static void write_metrics(struct daemon *d)
 	if (!d->conf.metrics)
 		return;
 	usched_stats(d->u, &s);
-	ret = metrics_write(d->conf.metrics, &s, &d->st, (mono_ns() - d->started_ns) * 1e-9);
+	ret = metrics_write(d->conf.metrics, &s, &d->st, (tq_now_ns() - d->started_ns) * 1e-9);
 	if (ret)
 		warn("%s: %s", d->conf.metrics, strerror(-ret));
 }

@@ -34,6 +34,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tq/clock.h>
 
 #include "internal.h"
 
@@ -280,7 +281,7 @@ void plans_arm(struct plans *p, const struct plan_match *m, const struct tq_tg *
 
 uint64_t plans_refine(struct plans *p, struct tq_ws *ws, uint64_t slice_ns)
 {
-	uint64_t start = tq_clock_ns(), spent;
+	uint64_t start = tq_now_ns(), spent;
 	struct tq_decision d;
 	struct tq_problem pb = {
 		.tg = &p->idle.tg, .dev = &p->idle.dev, .state = p->idle.state,
@@ -307,7 +308,7 @@ uint64_t plans_refine(struct plans *p, struct tq_ws *ws, uint64_t slice_ns)
 	p->idle.walk = d.walk;
 	if (d.optimal)
 		p->idle.allowed_ns = 0;
-	spent = tq_clock_ns() - start;
+	spent = tq_now_ns() - start;
 	p->idle.spent_ns += spent;
 	return spent ? spent : 1;
 }

@@ -36,8 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <tq/clock.h>
 
-#include "tap.h"
+#include "tools/tap.h"
 #include "testlib.h"
 #include "internal.h"
 
@@ -364,7 +365,7 @@ static void test_timer(void)
 	job(&j[1], &a, va, (struct tqk_size){ 4096, 0 }, 1, 0);
 	usched_submit(u, &j[0].task);
 	usched_process(u);
-	sub = tq_clock_ns();
+	sub = tq_now_ns();
 	usched_submit(u, &j[1].task);
 	tl_run(u, &sink, 5);
 	t1 = tg_of(j[0].c.tg);
@@ -386,7 +387,7 @@ static void test_timer(void)
 	job(&j[4], &a, va, (struct tqk_size){ 4096, 0 }, 2, 0);
 	usched_submit(u, &j[2].task);
 	usched_process(u);
-	sub = tq_clock_ns();
+	sub = tq_now_ns();
 	usched_submit(u, &j[3].task);
 	usched_submit(u, &j[4].task);
 	usched_process(u);

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tap.h"
+#include "tools/tap.h"
 #include "testlib.h"
 #include "internal.h"
 
@@ -29,7 +29,7 @@ static uint32_t kernel[16];
 static bool run_for(struct usched *u, struct tl_sink *s, unsigned long n, bool freed, int ms)
 {
 	struct pollfd pfd = { .fd = usched_fd(u), .events = POLLIN };
-	uint64_t end = now_ns() + ms * 1000000ull;
+	uint64_t end = tq_now_ns() + ms * 1000000ull;
 
 	for (;;) {
 		uint64_t now;
@@ -37,7 +37,7 @@ static bool run_for(struct usched *u, struct tl_sink *s, unsigned long n, bool f
 		usched_process(u);
 		if (s->done >= n && (!freed || !u->awaiting))
 			return true;
-		now = now_ns();
+		now = tq_now_ns();
 		if (now >= end || !poll(&pfd, 1, (int)((end - now + 999999) / 1000000)))
 			return false;	/* nothing woke the loop in time */
 	}

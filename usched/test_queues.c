@@ -19,10 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <tq/clock.h>
 
-#include "tap.h"
+#include "tools/tap.h"
 #include "testlib.h"
-#include "../sim/tqsim.h"
+#include "sim/tqsim.h"
 
 #define NTASKS	6
 
@@ -99,7 +100,7 @@ static struct usched *open_core(unsigned int dma, struct tl_sink *sink, const ch
 /* Each task ran once, correctly, all in one TG, and in stage order. */
 static void check_tasks(struct tl_job *j, unsigned int n, const char *what)
 {
-	uint64_t tg = j[0].c.tg, now = tq_clock_ns();
+	uint64_t tg = j[0].c.tg, now = tq_now_ns();
 	bool ok = true, order = true, clock = true;
 
 	for (unsigned int i = 0; i < n; i++) {

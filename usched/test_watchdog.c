@@ -15,8 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <tq/clock.h>
 
-#include "tap.h"
+#include "tools/tap.h"
 #include "testlib.h"
 
 #define LIMIT_NS	200000000ull
@@ -40,21 +41,13 @@ static uint64_t got_ns[NSEQ], started_ns[NSEQ];
 static int ngot[NSEQ], nstarted[NSEQ], ndone, nwedged;
 static int wedged_after;	/* completions delivered when wedged was called */
 
-static uint64_t now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static void complete(void *arg, const struct usched_completion *c)
 {
 	(void)arg;
 	pthread_mutex_lock(&lock);
 	if (c->user_data < NSEQ) {
 		got[c->user_data] = *c;
-		got_ns[c->user_data] = now();
+		got_ns[c->user_data] = tq_now_ns();
 		ngot[c->user_data]++;
 	}
 	ndone++;
@@ -77,7 +70,7 @@ static void started(void *arg, const struct usched_start *t, unsigned int n)
 	pthread_mutex_lock(&lock);
 	for (unsigned int i = 0; i < n; i++) {
 		if (t[i].user_data < NSEQ) {
-			started_ns[t[i].user_data] = now();
+			started_ns[t[i].user_data] = tq_now_ns();
 			nstarted[t[i].user_data]++;
 		}
 	}
@@ -199,7 +192,7 @@ static void test_overrun(uint32_t iters, bool own)
 		return;
 	}
 	t = spin_task(&c, iters, 1, own ? LIMIT_NS : 0);
-	t0 = now();
+	t0 = tq_now_ns();
 	ret = usched_submit(c.u, &t);
 	for (int i = 0; i < 2 && !ret; i++) {
 		ret = tl_job_init(&j[i], &c.arena, va, (struct tqk_size){ 4096, 0 }, 7 + i,
@@ -228,9 +221,9 @@ static void test_overrun(uint32_t iters, bool own)
 	       "%s: opts.wedged called once, after the -ETIME completion (%d)", how, nwedged);
 	ret = usched_submit(c.u, &j[0].task);
 	tap_ok(ret == -ENOTRECOVERABLE, "%s: a new task is refused: %s", how, strerror(-ret));
-	t0 = now();
+	t0 = tq_now_ns();
 	usched_destroy(c.u);
-	t1 = now();
+	t1 = tq_now_ns();
 	tap_ok(t1 - t0 < SPIN_NS / 4, "%s: usched_destroy() returns while the kernel runs "
 	       "(%.0f ms)", how, (t1 - t0) / 1e6);
 	/* the wedged core is left to the process's exit, its arena with it */

@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../kernels/tqk_cl.h"
-#include "../tools/tap.h"
+#include "kernels/tqk_cl.h"
+#include "tools/tap.h"
 #include "testlib.h"
 
 #define ALIGN	256	/* buffer alignment in the arena: every type's, and a cache line */

@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "../kernels/tqkernels.h"
+#include "kernels/tqkernels.h"
 #include "usched.h"
 
 /* Point PoCL's kernel cache into build/; NULL, or why no test can run. */

@@ -243,7 +243,7 @@ static int tqsubmitd_start(struct daemon *d)
 	}
 	close(p[0]);
 	info("started %s (pid %d) for %s", path, r.pid, d->conf.sched_socket);
-	for (end = mono_ns() + TQSUBMITD_START_MS * 1000000ull; mono_ns() < end;) {
+	for (end = tq_now_ns() + TQSUBMITD_START_MS * 1000000ull; tq_now_ns() < end;) {
 		fd = tqt_connect(d->conf.sched_socket);
 		if (fd >= 0) {
 			close(fd);
@@ -276,7 +276,7 @@ static int attach_socket(struct daemon *d, bool reexec)
 {
 	struct tq_query q;
 	struct tq_attach a;
-	uint64_t end = mono_ns() + (reexec ? 5000000000ull : 2000000000ull);
+	uint64_t end = tq_now_ns() + (reexec ? 5000000000ull : 2000000000ull);
 	bool started = false;
 	int fd;
 
@@ -294,7 +294,7 @@ static int attach_socket(struct daemon *d, bool reexec)
 			started = true;
 			continue;
 		}
-		if (fd == -EBUSY && mono_ns() < end) {
+		if (fd == -EBUSY && tq_now_ns() < end) {
 			usleep(10000);
 			continue;
 		}
@@ -369,7 +369,7 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? 0 : 2;
 	dlog_init(d.conf.foreground, d.conf.verbose);
-	d.started_ns = mono_ns();
+	d.started_ns = tq_now_ns();
 	if (recoveries) {
 		d.st.recoveries = strtoull(recoveries, NULL, 10);
 		info("re-executed after a kernel ran past its time limit (recovery %llu)",

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "../tqsim.h"
+#include "sim/tqsim.h"
 
 #define NS_PER_MS	1e6
 
@@ -54,9 +54,6 @@ void bench_all(FILE *f, const char *data_dir);
 void eval_dev(struct tq_dev *dev, unsigned int i);
 int eval_tgs(const char *dir, unsigned int T, unsigned int dev, unsigned int seeds,
 	     struct tq_tg *tgs);
-
-/* Sort @v ascending and return its median. */
-double sort_median(double *v, size_t n);
 
 int cmd_eval(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

@@ -16,6 +16,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tq/clock.h>
+#include <tq/num.h>
 
 #include "cli.h"
 
@@ -240,19 +242,6 @@ int eval_tgs(const char *dir, unsigned int T, unsigned int dev, unsigned int see
 	return -1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-double sort_median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Worst, median and best makespan over every order (T <= 8) or SAMPLES random ones. */
 static bool spread(const struct tq_tg *tg, const struct tq_dev *dev, double *ms_buf,
 		   double *worst, double *median, double *best)
@@ -280,7 +269,7 @@ static bool spread(const struct tq_tg *tg, const struct tq_dev *dev, double *ms_
 			ms_buf[k] = tq_makespan(tg, dev, p, n);
 		}
 	}
-	*median = sort_median(ms_buf, k);
+	*median = tq_median(ms_buf, k);
 	*best = ms_buf[0];
 	*worst = ms_buf[k - 1];
 	return all;
@@ -311,10 +300,10 @@ static void run_instance(const struct tq_tg *tg, const struct tq_dev *dev, struc
 		/* up to T = 8 the best of three runs, as the bench: the machine is shared */
 		us[p] = INFINITY;
 		for (int rep = 0; rep < (tg->ntasks <= 8 ? 3 : 1); rep++) {
-			uint64_t t0 = tq_clock_ns();
+			uint64_t t0 = tq_now_ns();
 
 			tq_policies[p]->order(&pb, &ws, &d[p]);
-			us[p] = fmin(us[p], (tq_clock_ns() - t0) / 1e3);
+			us[p] = fmin(us[p], (tq_now_ns() - t0) / 1e3);
 		}
 	}
 	exhaustive = spread(tg, dev, ms_buf, &worst, &median, &best);
@@ -530,7 +519,7 @@ int cmd_eval(int argc, char **argv)
 	struct tq_tg *tgs;
 	double *ms_buf = malloc(SAMPLES * sizeof(double) > 40320 * sizeof(double) ?
 				SAMPLES * sizeof(double) : 40320 * sizeof(double));
-	uint64_t t0 = tq_clock_ns();
+	uint64_t t0 = tq_now_ns();
 	FILE *f = stdout, *syn;
 	char *syn_text = NULL;
 	size_t syn_len;
@@ -626,7 +615,7 @@ int cmd_eval(int argc, char **argv)
 	fprintf(f, "```\n\nThe evaluation took %.0f s. Policy timings are the best of three runs up to "
 		"T = 8 and single runs beyond, on a 2-core machine that other work shares; they "
 		"vary by up to a third between runs.\n",
-		(tq_clock_ns() - t0) / 1e9);
+		(tq_now_ns() - t0) / 1e9);
 	free(ms_buf);
 	free(tgs);
 	if (f != stdout && (ferror(f) | fclose(f))) {

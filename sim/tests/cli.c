@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tap.h"
-#include "testutil.h"
+#include "tools/tap.h"
+#include "tools/testutil.h"
 
 static char dir[] = "/tmp/tqsim-cli-XXXXXX";
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tap.h"
-#include "../tqsim.h"
+#include "tools/tap.h"
+#include "sim/tqsim.h"
 
 static uint64_t rng = 42;
 

@@ -8,9 +8,10 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <tq/clock.h>
 
-#include "tap.h"
-#include "../tqsim.h"
+#include "tools/tap.h"
+#include "sim/tqsim.h"
 
 static uint64_t rng = 7;
 /* auto's resumption (tq_auto_*()), one for the program: each test clears it first */
@@ -109,11 +110,11 @@ static double sim_time_ns(const struct tq_tg *tg, const struct tq_dev *dev, cons
 	double best = INFINITY;
 
 	for (unsigned int b = 0; b < 10; b++) {
-		uint64_t t0 = tq_clock_ns();
+		uint64_t t0 = tq_now_ns();
 
 		for (unsigned int k = 0; k < 20; k++)
 			tq_makespan(tg, dev, order, tg->ntasks);
-		best = fmin(best, (tq_clock_ns() - t0) / 20.0);
+		best = fmin(best, (tq_now_ns() - t0) / 20.0);
 	}
 	return best;
 }
@@ -914,7 +915,7 @@ static void test_cursor(void)
 		slow += tgs > 1;
 		bad_slow += !d.optimal || !close_to(d.makespan, dx.makespan);
 		/* the whole budget spent before the search: 16 nodes a TG, still a proof */
-		tq_auto_start(as, tq_clock_ns() - 1000000000);
+		tq_auto_start(as, tq_now_ns() - 1000000000);
 		d = first;
 		prove_over_tgs(&pb, &ws, &d, &dr, 20000, &spent_evals);
 		tq_auto_start(as, 0);
@@ -1106,7 +1107,7 @@ static void test_start(void)
 	       "auto from its own entry searches past neh (%llu evals, neh %llu)",
 	       (unsigned long long)d.evals, (unsigned long long)dn.evals);
 	tq_auto_state_clear(as);
-	tq_auto_start(as, tq_clock_ns() - 1000000000);
+	tq_auto_start(as, tq_now_ns() - 1000000000);
 	pb.state = as;
 	tq_policy_auto.order(&pb, &ws, &d);
 	/* the searches read the clock every 4th simulation or child */

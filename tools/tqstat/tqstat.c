@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include <linux/tqsubmit.h>
+#include <tq/clock.h>
 
 #include "counters.h"
 
@@ -169,14 +170,6 @@ static void print_line(struct source *src, const struct ctr_set *cols, unsigned 
 	fflush(stdout);
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void sleep_s(double s)
 {
 	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
@@ -304,7 +297,7 @@ int main(int argc, char **argv)
 
 	print_header(src, cols, NSRC);
 	print_line(src, cols, NSRC, false, 0);
-	t0 = mono_s();
+	t0 = tq_now_s();
 	for (long i = 1; count < 0 || i < count; i++) {
 		double t1;
 
@@ -316,7 +309,7 @@ int main(int argc, char **argv)
 			if (had && src[s].err)
 				say_missing(&src[s]);
 		}
-		t1 = mono_s();
+		t1 = tq_now_s();
 		print_line(src, cols, NSRC, true, t1 - t0);
 		t0 = t1;
 	}
