@@ -24,8 +24,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../tqcalib/progress.h"
-#include "bench.h"
+#include "tools/tqbench/bench.h"
+#include "tools/tqcalib/progress.h"
 
 #define PROBE_BYTES	(128ull << 20)
 #define PROBE_REPS	3
@@ -55,7 +55,7 @@ static double probe_once(struct env *e, bool dth)
 				  st->reg.map, 0, NULL, &h)) {
 		clFlush(e->c.q[CLX_HTD]);
 		if (!clx_wait(h))
-			ns = (double)clx_end(h) - (double)clx_start(h);
+			ns = (double)clu_end(h) - (double)clu_start(h);
 		clReleaseEvent(h);
 	}
 	if (d) {
@@ -104,7 +104,7 @@ int steady_init(struct env *e)
 		tol = e->c.gpu && e->dev.dma == 2 ? 6 : 0;
 	if (tol == 0 || e->dev.dma != 2)
 		return 0;
-	st->host = clx_mmap(2 * PROBE_BYTES);
+	st->host = clu_mmap(2 * PROBE_BYTES);
 	if (!st->host || clx_region_add(&e->c, st->host, 2 * PROBE_BYTES, &st->reg))
 		goto fail;
 	memset(st->reg.map, 0x5a, 2 * PROBE_BYTES);
@@ -140,7 +140,7 @@ void steady_fini(struct env *e)
 			clReleaseMemObject(st->dev[i]);
 	if (st->reg.mem)
 		clx_region_del(&e->c, &st->reg);
-	clx_unmap(st->host, 2 * PROBE_BYTES);
+	clu_unmap(st->host, 2 * PROBE_BYTES);
 	st->dev[0] = st->dev[1] = NULL;
 	st->host = NULL;
 	st->on = false;
