@@ -67,7 +67,8 @@ struct clu_ctx {
 
 /*
  * Open the first device want(d, arg) takes (see clu_find()): a context on
- * it and its sizes. CL_SUCCESS, or the error (then nothing is left open).
+ * it and its sizes. CL_SUCCESS, or the error (then nothing is left open);
+ * c->d.dev is NULL when no device was taken.
  */
 cl_int clu_open(struct clu_ctx *c, bool (*want)(const struct clu_dev *d, void *arg),
 		void *arg);

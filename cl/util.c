@@ -95,8 +95,10 @@ cl_int clu_open(struct clu_ctx *c, bool (*want)(const struct clu_dev *d, void *a
 
 	memset(c, 0, sizeof(*c));
 	err = clu_find(want, arg, &c->d);
-	if (err)
+	if (err) {
+		memset(&c->d, 0, sizeof(c->d));
 		return err;
+	}
 	clGetDeviceInfo(c->d.dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(c->cus), &c->cus, NULL);
 	err = clGetDeviceInfo(c->d.dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(global), &global, NULL);
 	err = err ?: clGetDeviceInfo(c->d.dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(max_alloc),

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cl/tqcl_calib.h"
 #include "sim/tqsim.h"
 #include "tools/tqcalib/clx.h"
 
@@ -212,9 +213,7 @@ struct steady {
 	double limit;			/* steady: the probe's HtD within this of standalone */
 	double alone_ns;		/* the probe's HtD alone */
 	double last_s;			/* when it last probed */
-	void *host;
-	struct clu_region reg;
-	cl_mem dev[2];
+	struct clu_cal mem;		/* the probe's copies (cl/tqcl_calib.h) */
 	/* for the summary */
 	unsigned int probes, slow_probes, waits;
 	double waited_s;

@@ -31,7 +31,7 @@ int clx_open(struct clx *c, const char *want)
 	err = clu_open(&cc, want ? named : is_gpu, (void *)want);
 	if (err == CL_DEVICE_NOT_FOUND && !want)
 		err = clu_open(&cc, named, NULL);
-	if (err == CL_DEVICE_NOT_FOUND || !cc.d.dev) {
+	if (!cc.d.dev) {
 		fprintf(stderr, "no OpenCL device%s%s\n", want ? " matches " : "",
 			want ? want : "");
 		return -ENODEV;
