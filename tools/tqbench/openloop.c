@@ -636,13 +636,6 @@ static unsigned int gen_arrivals(const struct suite *s, const struct ol_mix *m, 
 	return n;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static double pct_of(const double *v, size_t n, double q)
 {
 	return n ? v[(size_t)fmin(n - 1, fmax(0, ceil(q * n) - 1))] : 0;
@@ -673,7 +666,7 @@ static void point_stats(const struct ol_run *r, double secs, struct ol_point *pt
 	pt->offered = n / (0.9 * secs);
 	pt->tput = done_in / (0.9 * secs);
 	if (lat && iv && n) {
-		qsort(lat, n, sizeof(double), cmp_d);
+		qsort(lat, n, sizeof(double), tq_cmp_double);
 		pt->p50 = pct_of(lat, n, 0.5);
 		pt->p99 = pct_of(lat, n, 0.99);
 		pt->p999 = pct_of(lat, n, 0.999);

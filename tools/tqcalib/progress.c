@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../sim/tqsim.h"
+#include "sim/tqsim.h"
 #include "tools/tqcalib/progress.h"
 
 #define BAR	30
