@@ -2,7 +2,8 @@
 #
 # kernels/: the built-in OpenCL tasks, libtqkernels.a (tqkernels.h, tqk_cl.h).
 # Users outside kernels/ include "kernels/tqkernels.h" and link
-# $(LIB)/libtqkernels.a, plus -lOpenCL if they use tqk_cl.h.
+# $(LIB)/libtqkernels.a, plus $(TQCL_UTIL) and -lOpenCL if they use tqk_cl.h
+# (its OpenCL plumbing is cl/tqcl_util.h's, cl/build.mk).
 
 KERNELS_TASKS := mm bs fwt flw conv va mt dct syn
 KERNELS_OBJS := $(addprefix $(OBJ)/kernels/,tasks.o cl.o $(addsuffix .o,$(KERNELS_TASKS)) \
@@ -36,6 +37,6 @@ $(TESTBIN)/kernels-table: $(OBJ)/kernels/test_table.o $(LIB)/libtqkernels.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(TESTBIN)/kernels-cl: $(OBJ)/kernels/test_cl.o $(LIB)/libtqkernels.a
+$(TESTBIN)/kernels-cl: $(OBJ)/kernels/test_cl.o $(LIB)/libtqkernels.a $(TQCL_UTIL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)

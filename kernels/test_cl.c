@@ -42,16 +42,6 @@ static const struct {
 	{ "SYN", { { 256, 0 }, { 4096, 7 } } },
 };
 
-/*
- * The OpenCL runtime keeps allocations until exit; in SAN=1 builds keep
- * LeakSanitizer to our own leaks. Unused without -fsanitize.
- */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:libpocl.so\nleak:libOpenCL.so\nleak:libLLVM\nleak:libclang\n";
-}
-
 static void set_pocl_cache(void)
 {
 	char exe[PATH_MAX], dir[PATH_MAX + 32];
@@ -72,19 +62,19 @@ static void set_pocl_cache(void)
 static void cl_open(struct cl *cl)
 {
 	char name[256] = "", why[320];
-	cl_int err = tqk_cl_device(0, &cl->dev);
+	cl_int err = clu_device(0, &cl->dev);
 
 	if (err) {
-		snprintf(why, sizeof(why), "no OpenCL device: %s (%d)", tqk_cl_strerror(err), err);
+		snprintf(why, sizeof(why), "no OpenCL device: %s (%d)", clu_strerror(err), err);
 		tap_skip_all(why);
 	}
 	clGetDeviceInfo(cl->dev, CL_DEVICE_NAME, sizeof(name), name, NULL);
 	cl->ctx = clCreateContext(NULL, 1, &cl->dev, NULL, NULL, &err);
 	if (!err)
-		cl->q = tqk_cl_queue(cl->ctx, cl->dev, 0, &err);
+		cl->q = clu_queue(cl->ctx, cl->dev, 0, &err);
 	if (err) {
 		snprintf(why, sizeof(why), "cannot use OpenCL device %s: %s (%d)", name,
-			 tqk_cl_strerror(err), err);
+			 clu_strerror(err), err);
 		tap_skip_all(why);
 	}
 	tap_diag("device: %s", name);
@@ -125,7 +115,7 @@ static int run_task(struct cl *cl, const struct tqk_task *t, cl_kernel k, struct
 		if (dev[i])
 			clReleaseMemObject(dev[i]);
 	if (err) {
-		tap_diag("%s n=%lu: %s (%d)", t->name, (unsigned long)sz.n, tqk_cl_strerror(err),
+		tap_diag("%s n=%lu: %s (%d)", t->name, (unsigned long)sz.n, clu_strerror(err),
 			 err);
 		return -EIO;
 	}
@@ -156,11 +146,11 @@ static void test_task(struct cl *cl, const struct tqk_task *t, const struct tqk_
 	char *log;
 	cl_int err;
 
-	err = tqk_cl_build(cl->ctx, cl->dev, t->source, NULL, &prog, &log);
+	err = clu_build(cl->ctx, cl->dev, t->source, NULL, &prog, &log);
 	if (!err)
 		k = clCreateKernel(prog, t->kernel, &err);
 	if (!tap_ok(!err, "%s: build and create kernel %s", t->name, t->kernel)) {
-		tap_diag("%s (%d)%s%s", tqk_cl_strerror(err), err, log ? "\n" : "", log ? log : "");
+		tap_diag("%s (%d)%s%s", clu_strerror(err), err, log ? "\n" : "", log ? log : "");
 		free(log);
 		return;
 	}
@@ -203,7 +193,7 @@ static void test_build_error(struct cl *cl)
 	char *log;
 	cl_int err;
 
-	err = tqk_cl_build(cl->ctx, cl->dev, bad, NULL, &prog, &log);
+	err = clu_build(cl->ctx, cl->dev, bad, NULL, &prog, &log);
 	tap_ok(err == CL_BUILD_PROGRAM_FAILURE && log && strstr(log, "undeclared") && !prog,
 	       "a compile error comes back with its build log");
 	free(log);

@@ -18,21 +18,24 @@ $(TESTBIN)/tqstat: $(OBJ)/tools/tqstat/test.o $(OBJ)/tools/tqstat/counters.o | $
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# tqcalib's shared pieces (the OpenCL device, tasks, fits, the progress bar)
-# also build tqbench.
-CALIB_OBJS := $(addprefix $(OBJ)/tools/tqcalib/,clx.o fit.o progress.o)
+# tqcalib's shared pieces (the device with its three queues, tasks, the
+# progress bar) also build tqbench. The OpenCL helpers under them and the
+# transfer calibration with its fits are libtqcl_util.a's (cl/build.mk),
+# which usched uses too.
+CALIB_OBJS := $(addprefix $(OBJ)/tools/tqcalib/,clx.o progress.o)
 
 BINS += $(BIN)/tqcalib
 TESTS += $(TESTBIN)/tqcalib
 
 $(BIN)/tqcalib: $(OBJ)/tools/tqcalib/tqcalib.o $(CALIB_OBJS) $(LIB)/libtqkernels.a \
-		$(LIB)/libtqsim.a
+		$(TQCL_UTIL) $(LIB)/libtqsim.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)
 
 $(OBJ)/tools/tqcalib/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"'
 
-$(TESTBIN)/tqcalib: $(OBJ)/tools/tqcalib/test.o $(OBJ)/tools/tqcalib/fit.o $(LIB)/libtqsim.a | $(BIN)/tqcalib
+# the fits alone (cl/fit.o), no OpenCL
+$(TESTBIN)/tqcalib: $(OBJ)/tools/tqcalib/test.o $(TQCL_UTIL) $(LIB)/libtqsim.a | $(BIN)/tqcalib
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -42,7 +45,7 @@ BINS += $(BIN)/tqbench
 
 # --workers process: the workers are libtq clients of the usched daemon.
 $(BIN)/tqbench: $(TQBENCH_OBJS) $(CALIB_OBJS) $(LIB)/libusched.a $(LIB)/libtqsim.a \
-		$(LIB)/libtqkernels.a $(LIB)/libtq.a | $(BIN)/usched
+		$(LIB)/libtqkernels.a $(TQCL_UTIL) $(LIB)/libtq.a | $(BIN)/usched
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB)/libtq.a $(USCHED_LINK) $(LDLIBS)
 

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # usched/: the scheduling core libusched.a (usched/usched.h) and its tests.
-# Users include "usched/usched.h" and link $(USCHED_LINK).
+# Users include "usched/usched.h" and link $(USCHED_LINK). Its OpenCL
+# plumbing and start-up calibration are libtqcl_util.a's (cl/build.mk).
 
 USCHED_OBJS := $(addprefix $(OBJ)/usched/,core.o exec.o objects.o model.o plans.o trace.o)
-USCHED_LINK := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a -lOpenCL
+USCHED_LINK := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a $(TQCL_UTIL) -lOpenCL
 USCHED_TESTS := $(addprefix $(TESTBIN)/usched-,model queues inproc api jit plans plankeys refine poll \
 	hygiene watchdog)
 
@@ -16,7 +17,7 @@ $(LIB)/libusched.a: $(USCHED_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
 $(TESTBIN)/usched-%: $(OBJ)/usched/test_%.o $(OBJ)/usched/testlib.o $(LIB)/libusched.a \
-		$(LIB)/libtqsim.a $(LIB)/libtqkernels.a
+		$(LIB)/libtqsim.a $(LIB)/libtqkernels.a $(TQCL_UTIL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) $(LDLIBS)
 include usched/daemon.mk

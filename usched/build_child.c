@@ -69,7 +69,7 @@ struct want {
 	const char *platform, *device;
 };
 
-static bool wanted(const struct tqk_cl_dev *d, void *arg)
+static bool wanted(const struct clu_dev *d, void *arg)
 {
 	const struct want *w = arg;
 
@@ -82,8 +82,7 @@ int main(int argc, char **argv)
 	size_t srclen, optlen, binlen = 0;
 	char hdr[64], *src, *opts, *log = NULL, msg[128];
 	unsigned char *bin = NULL;
-	struct tqk_cl_dev d;
-	cl_context ctx;
+	struct clu_ctx c;
 	cl_program prog;
 	cl_int err;
 	int i = 0, used;
@@ -109,18 +108,17 @@ int main(int argc, char **argv)
 	src[srclen] = 0;
 	opts[sizeof(USCHED_BUILD_OPTS) + optlen] = 0;
 
-	err = tqk_cl_find(wanted, &w, &d);
-	if (err) {
+	err = clu_open(&c, wanted, &w);
+	if (!c.d.dev) {
 		snprintf(msg, sizeof(msg), "usched-build: no device %s/%s (%d)\n", w.platform,
 			 w.device, err);
 		return answer(2, msg, NULL, 0);
 	}
-	ctx = clCreateContext(NULL, 1, &d.dev, NULL, NULL, &err);
 	if (err) {
 		snprintf(msg, sizeof(msg), "usched-build: no OpenCL context (%d)\n", err);
 		return answer(2, msg, NULL, 0);
 	}
-	err = tqk_cl_build(ctx, d.dev, src, opts, &prog, &log);
+	err = clu_build(c.ctx, c.d.dev, src, opts, &prog, &log);
 	if (err == CL_BUILD_PROGRAM_FAILURE)
 		return answer(1, log ? log : "", NULL, 0);
 	if (err) {

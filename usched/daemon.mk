@@ -6,7 +6,7 @@
 
 DAEMON_OBJS := $(addprefix $(OBJ)/usched/,daemon_conf.o daemon_loop.o daemon_ctx.o \
 	daemon_build.o daemon_state.o daemon_metrics.o daemon_log.o)
-DAEMON_LIBS := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a
+DAEMON_LIBS := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a $(TQCL_UTIL)
 
 BINS += $(BIN)/usched $(BIN)/usched-build
 TESTS += $(TESTBIN)/daemon-parts $(TESTBIN)/daemon-marks
@@ -16,7 +16,7 @@ $(BIN)/usched: $(OBJ)/usched/usched.o $(DAEMON_OBJS) $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
 
 # The process each build of OpenCL C source runs in (daemon_build.c).
-$(BIN)/usched-build: $(OBJ)/usched/build_child.o $(LIB)/libtqkernels.a
+$(BIN)/usched-build: $(OBJ)/usched/build_child.o $(LIB)/libtqkernels.a $(TQCL_UTIL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)
 

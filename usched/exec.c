@@ -24,13 +24,18 @@
  * flushed before the wait, and with one copy engine the DtH copies up to
  * the predecessor's go before the successor's HtD copies, as the model has
  * it (sim/model.c), since an HtD waiting for a DtH behind it would never run.
+ *
+ * The OpenCL plumbing itself (choosing and opening the device, profiled
+ * queues, waits, stamps, copies) is cl/tqcl_util.h's, shared with tqcalib,
+ * tqbench and kernels/; what is usched's own is here.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../kernels/tqk_cl.h"
-#include "internal.h"
+#include "kernels/tqk_cl.h"
+#include "tq/clock.h"
+#include "usched/internal.h"
 
 #define POOL_MIN	4096	/* smallest device buffer */
 #define CLOCK_SAMPLES	5
@@ -51,7 +56,7 @@ int cl_errno(cl_int err, int fallback)
 
 int exec_wait(cl_event ev)
 {
-	return cl_errno(tqk_cl_wait(ev), -EIO);
+	return cl_errno(clu_wait(ev), -EIO);
 }
 
 /* Device choice */
@@ -61,27 +66,14 @@ struct choice {
 	unsigned int devno;	/* among the devices of the platforms chosen */
 };
 
-static bool chosen(const struct tqk_cl_dev *d, void *arg)
+/* The device the options name: platforms by index or name, then devices. */
+static bool chosen(const struct clu_dev *d, void *arg)
 {
 	struct choice *c = arg;
 
-	if (!tqk_cl_match(c->o->platform, d->plat_index, d->plat_name))
+	if (!clu_match(c->o->platform, d->plat_index, d->plat_name))
 		return false;
-	return tqk_cl_match(c->o->device, c->devno++, d->name);
-}
-
-/* The device the options name: platforms by index or name, then devices. */
-static int pick_device(struct usched *u)
-{
-	struct choice c = { .o = &u->o };
-	struct tqk_cl_dev d;
-
-	if (tqk_cl_find(chosen, &c, &d))
-		return -ENODEV;
-	u->platform = d.plat;
-	u->device = d.dev;
-	snprintf(u->st.device, sizeof(u->st.device), "%s", d.name);
-	return 0;
+	return clu_match(c->o->device, c->devno++, d->name);
 }
 
 /*
@@ -101,10 +93,10 @@ static int clock_sync(struct usched *u)
 		cl_event ev;
 		int ret;
 
-		h0 = now_ns();
+		h0 = tq_now_ns();
 		if (clEnqueueMarkerWithWaitList(u->mq, 0, NULL, &ev))
 			return -EIO;
-		h1 = now_ns();
+		h1 = tq_now_ns();
 		ret = exec_wait(ev);
 		if (!ret && clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_QUEUED, sizeof(queued),
 						    &queued, NULL))
@@ -122,43 +114,29 @@ static int clock_sync(struct usched *u)
 
 int exec_init(struct usched *u)
 {
-	cl_context_properties props[] = {
-		CL_CONTEXT_PLATFORM, 0, 0
-	};
-	cl_ulong global, max_alloc;
+	struct choice ch = { .o = &u->o };
+	struct clu_ctx c;
 	cl_int err;
-	int ret;
 
-	ret = pick_device(u);
-	if (ret)
-		return ret;
-	props[1] = (cl_context_properties)u->platform;
-	u->ctx = clCreateContext(props, 1, &u->device, NULL, NULL, &err);
+	err = clu_open(&c, chosen, &ch);
 	if (err)
 		return cl_errno(err, -ENODEV);
+	u->platform = c.d.plat;
+	u->device = c.d.dev;
+	u->ctx = c.ctx;
+	snprintf(u->st.device, sizeof(u->st.device), "%s", c.d.name);
 	/* Both copy queues exist either way: the probe needs two; dma 1 uses [HTD]. */
-	for (int s = USCHED_HTD; s < USCHED_STAGES; s += 2) {
-		u->q[s] = tqk_cl_queue(u->ctx, u->device, CL_QUEUE_PROFILING_ENABLE, &err);
-		if (err)
-			return cl_errno(err, -ENODEV);
-	}
-	for (unsigned int i = 0; i < u->o.kqueues; i++) {
-		u->kq[i] = tqk_cl_queue(u->ctx, u->device, CL_QUEUE_PROFILING_ENABLE, &err);
-		if (err)
-			return cl_errno(err, -ENODEV);
-	}
-	u->mq = tqk_cl_queue(u->ctx, u->device, CL_QUEUE_PROFILING_ENABLE, &err);
+	err = clu_queues(&c, &u->q[USCHED_HTD], 1);
+	err = err ?: clu_queues(&c, &u->q[USCHED_DTH], 1);
+	err = err ?: clu_queues(&c, u->kq, u->o.kqueues);
+	err = err ?: clu_queues(&c, &u->mq, 1);
 	if (err)
 		return cl_errno(err, -ENODEV);
-	if (clGetDeviceInfo(u->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(global), &global, NULL) ||
-	    clGetDeviceInfo(u->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(max_alloc), &max_alloc,
-			    NULL))
-		return -ENODEV;
-	u->max_alloc = max_alloc;
+	u->max_alloc = c.max_alloc;
 	/* A TG takes at most a quarter, the TGs in flight half, the pool a quarter. */
-	u->tg_bytes = global / 4;
-	u->inflight_max = global / 2;
-	u->pool.max_bytes = global / 4;
+	u->tg_bytes = c.global_mem / 4;
+	u->inflight_max = c.global_mem / 2;
+	u->pool.max_bytes = c.global_mem / 4;
 	return clock_sync(u);
 }
 
@@ -309,15 +287,9 @@ static cl_int copy(struct task *t, cl_command_queue q, unsigned int i, enum usch
 {
 	const struct usched_buf *b = &t->t.buf[i];
 	char *host = t->reg[i]->map + ((char *)b->host - t->reg[i]->base);
-	cl_event *ev = &t->ev[t->nev];
-	cl_int err;
+	cl_int err = clu_copy(q, s == USCHED_HTD, t->dev[i], b->len, host, nwait, wait,
+			      &t->ev[t->nev]);
 
-	if (s == USCHED_HTD)
-		err = clEnqueueWriteBuffer(q, t->dev[i], CL_FALSE, 0, b->len, host, nwait, wait,
-					   ev);
-	else
-		err = clEnqueueReadBuffer(q, t->dev[i], CL_FALSE, 0, b->len, host, nwait, wait,
-					  ev);
 	if (!err)
 		t->ev_stage[t->nev++] = s;
 	return err;
@@ -534,7 +506,7 @@ int exec_trace_open(struct usched *u, const char *path)
 					      "K5", "K6", "K7" };
 
 	return trace_open(&u->trace, path, u->dev.dma == 2 ? names : names1,
-			  u->dev.dma + u->o.kqueues, now_ns());
+			  u->dev.dma + u->o.kqueues, tq_now_ns());
 }
 
 /*
@@ -553,13 +525,9 @@ void exec_collect(struct usched *u, struct task *t)
 
 	for (unsigned int e = 0; e < t->nev; e++) {
 		unsigned int s = t->ev_stage[e];
-		cl_ulong start, end;
+		uint64_t start = clu_start(t->ev[e]);
+		uint64_t end = start ? clu_end(t->ev[e]) : 0;	/* 0: it did not run */
 
-		if (clGetEventProfilingInfo(t->ev[e], CL_PROFILING_COMMAND_START, sizeof(start),
-					    &start, NULL) ||
-		    clGetEventProfilingInfo(t->ev[e], CL_PROFILING_COMMAND_END, sizeof(end), &end,
-					    NULL))
-			start = end = 0;	/* it did not run */
 		/* a callback on its way holds the last event: exec_callback_came() drops it */
 		if (!t->polled || e + 1 < t->nev)
 			clReleaseEvent(t->ev[e]);

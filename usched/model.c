@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * model.c - what the policy's simulation is fed: transfer times per
- * direction, alone (from the device profile, or measured at startup) and
+ * direction, alone (from the device profile, or measured at startup by
+ * cl/tqcl_calib.h's quick calibration, the one tqcalib's sweep shares) and
  * overlapped (from there at first, then learned from the TGs' copies), and
  * kernel times T = eta * m + gamma learned online from each
  * kernel's profiled runs, or a size's own mean time where that size has run
@@ -12,19 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
-#include "internal.h"
+#include "cl/tqcl_calib.h"
+#include "tq/num.h"
+#include "usched/internal.h"
 
 #define KM_WINDOW	64	/* runs that weigh in a kernel's fit */
 #define KM_GAMMA	10e3	/* prior launch latency, ns */
 #define KM_SPREAD	1e-4	/* sizes vary enough for a line: var(m) > this * mean(m)^2 */
 #define KM_SIZE_WINDOW	16	/* runs that weigh in a size's mean */
 
-#define CAL_SMALL	(64 << 10)	/* calibration copy sizes, bytes */
-#define CAL_LARGE	(32 << 20)
-#define CAL_RUNS	3
-#define CAL_DMA2	0.75	/* two engines: both at once take < this * the sum alone */
 
 /* Kernels */
 
@@ -186,146 +184,18 @@ static int load_profile(struct usched *u, const char *path)
 	return ret;
 }
 
-/* Profiled duration of one copy, or of both at once; 0 on failure. */
-struct cal {
-	struct usched *u;
-	cl_mem dev[2];
-	char *host[2];
-};
-
-static double cal_run(struct cal *c, bool htd, bool dth, uint64_t bytes, double ns[2])
-{
-	struct usched *u = c->u;
-	cl_ulong t[2][2] = { { 0 } };
-	cl_event ev[2] = { NULL, NULL };
-	int ret = 0;
-
-	if (htd && clEnqueueWriteBuffer(u->q[USCHED_HTD], c->dev[0], CL_FALSE, 0, bytes,
-					c->host[0], 0, NULL, &ev[0]))
-		return 0;
-	if (dth && clEnqueueReadBuffer(u->q[USCHED_DTH], c->dev[1], CL_FALSE, 0, bytes,
-				       c->host[1], 0, NULL, &ev[1]))
-		ret = -EIO;
-	for (int i = 0; i < 2; i++) {
-		if (!ev[i])
-			continue;
-		clFlush(u->q[i ? USCHED_DTH : USCHED_HTD]);
-		if (!ret)
-			ret = exec_wait(ev[i]);
-		if (!ret)
-			ret = clGetEventProfilingInfo(ev[i], CL_PROFILING_COMMAND_START,
-						      sizeof(cl_ulong), &t[i][0], NULL) |
-			      clGetEventProfilingInfo(ev[i], CL_PROFILING_COMMAND_END,
-						      sizeof(cl_ulong), &t[i][1], NULL);
-		ns[i] = (double)(t[i][1] - t[i][0]);
-	}
-	for (int i = 0; i < 2; i++)
-		if (ev[i])
-			clReleaseEvent(ev[i]);
-	if (ret)
-		return 0;
-	if (htd && dth)
-		return fmax(t[0][1], t[1][1]) - fmin(t[0][0], t[1][0]);
-	return htd ? ns[0] : ns[1];
-}
-
-/* The fastest of a few runs: the others were disturbed. */
-static double cal_min(struct cal *c, bool htd, bool dth, uint64_t bytes, double ns[2])
-{
-	double best = 0, cur[2] = { 0, 0 };
-
-	for (int r = 0; r < CAL_RUNS; r++) {
-		double span = cal_run(c, htd, dth, bytes, cur);
-
-		if (!span)
-			return 0;
-		if (!best || span < best) {
-			best = span;
-			ns[0] = cur[0];
-			ns[1] = cur[1];
-		}
-	}
-	return best;
-}
-
-/* latency + bytes / bandwidth through two sizes' times. */
-static void fit_xfer(struct tq_xfer_model *x, double t_small, double t_large)
-{
-	double slope = fmax((t_large - t_small) / (CAL_LARGE - CAL_SMALL), 1e-6);
-
-	x->bytes_per_ns = 1 / slope;
-	x->lat_ns = fmax(t_small - CAL_SMALL * slope, 0);
-}
-
 /*
- * Time each direction alone at two sizes, then both large copies at once:
- * each direction's overlapped bandwidth, and whether the device has two
- * copy engines (both at once clearly shorter than one after the other).
+ * The quick calibration of cl/tqcl_calib.h, shared with tqcalib: each
+ * direction alone at two sizes, then both large copies at once: each
+ * direction's line and overlapped bandwidth, and whether the device has two
+ * copy engines.
  */
-static int calibrate(struct usched *u, unsigned int *dma)
+static int calibrate(struct usched *u)
 {
-	struct cal c = { .u = u };
-	double small[2], large[2], both[2], span = 0, dummy[2];
-	struct region *r;
-	uint32_t region;
-	char *mem;
-	int ret;
+	int ret = clu_cal_quick(u->ctx, u->q[USCHED_HTD], u->q[USCHED_DTH], &u->prof);
 
-	mem = mmap(NULL, 2 * (size_t)CAL_LARGE, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		return -ENOMEM;
-	memset(mem, 1, 2 * (size_t)CAL_LARGE);
-	ret = usched_region_add(u, mem, 2 * (size_t)CAL_LARGE, &region);
-	if (ret)
-		goto out_unmap;
-	pthread_mutex_lock(&u->lock);
-	r = idtab_get(&u->regions, region);
-	pthread_mutex_unlock(&u->lock);
-	c.host[0] = r->map;
-	c.host[1] = r->map + CAL_LARGE;
-	ret = -ENOMEM;
-	for (int i = 0; i < 2; i++) {
-		c.dev[i] = clCreateBuffer(u->ctx, CL_MEM_READ_WRITE, CAL_LARGE, NULL, NULL);
-		if (!c.dev[i])
-			goto out_release;
-	}
-	ret = -EIO;
-	/* a first run of each pays for first touches */
-	if (!cal_run(&c, true, true, CAL_LARGE, dummy))
-		goto out_release;
-	for (int d = 0; d < 2; d++) {
-		small[d] = cal_min(&c, !d, d, CAL_SMALL, dummy);
-		large[d] = cal_min(&c, !d, d, CAL_LARGE, dummy);
-		if (!small[d] || !large[d])
-			goto out_release;
-	}
-	span = cal_min(&c, true, true, CAL_LARGE, both);
-	if (!span)
-		goto out_release;
-	ret = 0;
-
-	snprintf(u->prof.device, sizeof(u->prof.device), "%.63s", u->st.device);
-	for (int d = 0; d < 2; d++) {
-		enum tq_stage s = d ? TQ_DTH : TQ_HTD;
-		struct tq_xfer_model *x = &u->prof.alone[s];
-
-		fit_xfer(x, small[d], large[d]);
-		/* the latency stays; only the bandwidth suffers from the other direction */
-		u->prof.overlapped[s].lat_ns = x->lat_ns;
-		u->prof.overlapped[s].bytes_per_ns =
-			fmin(CAL_LARGE / fmax(both[d] - x->lat_ns, 1), x->bytes_per_ns);
-	}
-	*dma = span < CAL_DMA2 * (large[0] + large[1]) ? 2 : 1;
-	u->prof.dma = *dma;
-
-out_release:
-	for (int i = 0; i < 2; i++)
-		if (c.dev[i])
-			clReleaseMemObject(c.dev[i]);
-	usched_region_del(u, region);
-out_unmap:
-	munmap(mem, 2 * (size_t)CAL_LARGE);
+	if (!ret)
+		snprintf(u->prof.device, sizeof(u->prof.device), "%.63s", u->st.device);
 	return ret;
 }
 
@@ -347,13 +217,6 @@ void xmodel_init(struct xmodel *xm, double prior)
 	*xm = (struct xmodel){ .slow = prior };
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * Follow the median only when it moved past XM_MOVE: a window of noisy
  * samples moves a little with every TG, and every move unproves the plans
@@ -366,8 +229,7 @@ static void xmodel_follow(struct xmodel *xm)
 	if (xm->n < XM_MIN)
 		return;
 	memcpy(v, xm->ratio, xm->n * sizeof(v[0]));
-	qsort(v, xm->n, sizeof(v[0]), cmp_double);
-	med = fmax(xm->n % 2 ? v[xm->n / 2] : (v[xm->n / 2 - 1] + v[xm->n / 2]) / 2, 1);
+	med = fmax(tq_median(v, xm->n), 1);
 	if (fabs(med / xm->slow - 1) > XM_MOVE)
 		xm->slow = med;
 }
@@ -397,13 +259,12 @@ void xmodel_learn(struct xmodel *xm, const struct tg_copy *c, unsigned int nc,
 /* The transfer model and dma: from the profile, or measured; opts.dma wins. */
 int model_init(struct usched *u)
 {
-	unsigned int dma = 0;
 	int ret;
 
 	if (u->o.profile)
 		ret = load_profile(u, u->o.profile);
 	else
-		ret = calibrate(u, &dma);
+		ret = calibrate(u);
 	if (ret)
 		return ret;
 	tq_profile_to_dev(&u->prof, &u->dev);

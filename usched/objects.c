@@ -44,8 +44,8 @@ void idtab_clear(struct idtab *t, uint32_t id)
 
 int usched_region_add(struct usched *u, void *base, size_t len, uint32_t *id)
 {
+	struct clu_region cr;
 	struct region *r;
-	cl_event ev;
 	cl_int err;
 	int ret;
 
@@ -57,25 +57,14 @@ int usched_region_add(struct usched *u, void *base, size_t len, uint32_t *id)
 	r->base = base;
 	r->len = len;
 	r->refs = 1;
-	r->mem = clCreateBuffer(u->ctx, CL_MEM_USE_HOST_PTR | CL_MEM_READ_WRITE, len, base, &err);
+	/* registered and mapped once for good, on the marker queue */
+	err = clu_region_add(u->ctx, u->mq, base, len, &cr);
 	if (err) {
 		ret = cl_errno(err, -EINVAL);
 		goto out_free;
 	}
-	/*
-	 * The host may touch USE_HOST_PTR memory only while it is mapped; map
-	 * it once for good. Waiting through exec_wait() does not spin a core.
-	 */
-	r->map = clEnqueueMapBuffer(u->mq, r->mem, CL_FALSE,
-				    CL_MAP_READ | CL_MAP_WRITE, 0, len, 0, NULL, &ev, &err);
-	if (err) {
-		ret = cl_errno(err, -EINVAL);
-		goto out_release;
-	}
-	ret = exec_wait(ev);
-	clReleaseEvent(ev);
-	if (ret)
-		goto out_release;
+	r->mem = cr.mem;
+	r->map = cr.map;
 
 	pthread_mutex_lock(&u->lock);
 	r->id = idtab_add(&u->regions, r);
@@ -88,9 +77,7 @@ int usched_region_add(struct usched *u, void *base, size_t len, uint32_t *id)
 	return 0;
 
 out_release:
-	if (r->map)
-		clEnqueueUnmapMemObject(u->mq, r->mem, r->map, 0, NULL, NULL);
-	clReleaseMemObject(r->mem);
+	clu_region_del(u->mq, &cr, false);
 out_free:
 	free(r);
 	return ret;
@@ -98,12 +85,12 @@ out_free:
 
 void region_put(struct usched *u, struct region *r)
 {
+	struct clu_region cr = { .base = r->base, .len = r->len, .mem = r->mem, .map = r->map };
+
 	if (--r->refs)
 		return;
 	/* The release waits for the unmap; nothing else uses the region now. */
-	clEnqueueUnmapMemObject(u->mq, r->mem, r->map, 0, NULL, NULL);
-	clFlush(u->mq);
-	clReleaseMemObject(r->mem);
+	clu_region_del(u->mq, &cr, false);
 	free(r);
 }
 
@@ -276,7 +263,7 @@ int usched_prog_add(struct usched *u, const char *src, size_t len, const char *o
 	p->regs = p->refs = 1;
 	/* Argument info lets usched_submit() check each argument's kind. */
 	snprintf(opts, sizeof(opts), USCHED_BUILD_OPTS " %s", p->src + len + 1);
-	err = tqk_cl_build(u->ctx, u->device, p->src, opts, &p->prog, &p->log);
+	err = clu_build(u->ctx, u->device, p->src, opts, &p->prog, &p->log);
 	if (err && err != CL_BUILD_PROGRAM_FAILURE) {
 		ret = cl_errno(err, -EINVAL);
 		goto out_unlock;

@@ -21,16 +21,6 @@
 
 #define ALIGN	256	/* buffer alignment in the arena: every type's, and a cache line */
 
-/*
- * The OpenCL runtime keeps allocations until exit; in SAN=1 builds keep
- * LeakSanitizer to our own leaks. Unused without -fsanitize.
- */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:libpocl.so\nleak:libOpenCL.so\nleak:libLLVM\nleak:libclang\n";
-}
-
 const char *tl_setup(void)
 {
 	static char why[160];
@@ -47,10 +37,10 @@ const char *tl_setup(void)
 		mkdir(dir, 0755);
 		setenv("POCL_CACHE_DIR", dir, 0);
 	}
-	err = tqk_cl_device(0, &dev);
+	err = clu_device(0, &dev);
 	if (!err)
 		return NULL;
-	snprintf(why, sizeof(why), "no OpenCL device: %s (%d)", tqk_cl_strerror(err), err);
+	snprintf(why, sizeof(why), "no OpenCL device: %s (%d)", clu_strerror(err), err);
 	return why;
 }
 

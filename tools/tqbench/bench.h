@@ -17,8 +17,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../../sim/tqsim.h"
-#include "../tqcalib/clx.h"
+#include "cl/tqcl_calib.h"
+#include "sim/tqsim.h"
+#include "tools/tqcalib/clx.h"
 
 #define MAX_SLOTS	64		/* T * N */
 #define MAX_POOL	64		/* candidate tasks of a suite */
@@ -213,9 +214,7 @@ struct steady {
 	double limit;			/* steady: the probe's HtD within this of standalone */
 	double alone_ns;		/* the probe's HtD alone */
 	double last_s;			/* when it last probed */
-	void *host;
-	struct clx_region reg;
-	cl_mem dev[2];
+	struct clu_cal mem;		/* the probe's copies (cl/tqcl_calib.h) */
 	/* for the summary */
 	unsigned int probes, slow_probes, waits;
 	double waited_s;
@@ -230,7 +229,7 @@ struct env {
 	uint64_t out_base;		/* tasks' host layout: inputs at 0, outputs here */
 	size_t arena_len;
 	void *arena;			/* c's host memory, shared by every task slot */
-	struct clx_region reg;
+	struct clu_region reg;
 	unsigned int proc_failed;	/* experiments whose process runs failed */
 	FILE *cmds;			/* NoReorder's command timelines; NULL: off */
 	FILE *stream_tasks;		/* the stream's counted tasks, stage by stage; NULL: off */
@@ -277,7 +276,7 @@ int runner_usched(struct env *e, int p, struct usched **u);
 int runner_task(struct env *e, int p, unsigned int pool_i, const struct suite *s, uint64_t owner,
 		struct usched_task *t);
 int runner_drive(int p, runner_done_fn fn, bool (*finished)(void *arg), void *arg);
-int runner_indep(struct env *e, unsigned int w, struct clx **c, struct clx_region **r);
+int runner_indep(struct env *e, unsigned int w, struct clx **c, struct clu_region **r);
 /* Each engine's busy share of [lo, hi] (the union of iv's intervals), and the device's. */
 void busy_shares(double (*iv)[CLX_STAGES][2], size_t n, double lo, double hi, double *util,
 		 double *device);

@@ -38,10 +38,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../usched/usched.h"
-#include "bench.h"
-#include "../tqcalib/fit.h"
-#include "../tqcalib/progress.h"
+#include "tools/tqbench/bench.h"
+#include "tools/tqcalib/progress.h"
+#include "tq/num.h"
+#include "usched/usched.h"
 
 #define OL_POLL_NS	100000	/* independent clients' completion poll */
 #define OL_INDEP	(-1)	/* ol_run.p: independent clients as threads */
@@ -218,7 +218,7 @@ struct ol_indep {
 	struct ol_run *r;
 	unsigned int w;
 	struct clx *c;
-	struct clx_region *reg;
+	struct clu_region *reg;
 	/* submitted, not yet found complete: a ring, in queue order */
 	struct ol_flight ring[OL_RING];
 	unsigned int head, tail;
@@ -323,7 +323,7 @@ static void *indep_completer(void *arg)
 		d->failed = st < 0;
 		for (unsigned int c = 0; c < f->nev; c++) {
 			int s = f->stage[c];
-			double a = clx_start(f->ev[c]), b = clx_end(f->ev[c]);
+			double a = clu_start(f->ev[c]), b = clu_end(f->ev[c]);
 
 			if (!d->iv[s][0] || a < d->iv[s][0])
 				d->iv[s][0] = a;
@@ -636,13 +636,6 @@ static unsigned int gen_arrivals(const struct suite *s, const struct ol_mix *m, 
 	return n;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static double pct_of(const double *v, size_t n, double q)
 {
 	return n ? v[(size_t)fmin(n - 1, fmax(0, ceil(q * n) - 1))] : 0;
@@ -673,7 +666,7 @@ static void point_stats(const struct ol_run *r, double secs, struct ol_point *pt
 	pt->offered = n / (0.9 * secs);
 	pt->tput = done_in / (0.9 * secs);
 	if (lat && iv && n) {
-		qsort(lat, n, sizeof(double), cmp_d);
+		qsort(lat, n, sizeof(double), tq_cmp_double);
 		pt->p50 = pct_of(lat, n, 0.5);
 		pt->p99 = pct_of(lat, n, 0.99);
 		pt->p999 = pct_of(lat, n, 0.999);

@@ -56,11 +56,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../libtq/tq.h"
+#include "libtq/tq.h"
+#include "tools/tqbench/bench.h"
+#include "tools/tqcalib/progress.h"
+#include "tq/clock.h"
+#include "tq/num.h"
 #include "tq_transport.h"
-#include "../tqcalib/fit.h"
-#include "../tqcalib/progress.h"
-#include "bench.h"
 
 #define SYSFS_PID	"/sys/class/misc/" TQ_DEVICE_NAME "/scheduler_pid"
 #define MAX_ROUNDS	(MAX_SLOTS / 2)		/* T >= 2 */
@@ -768,14 +769,6 @@ static int worker_run(struct tq *tq, struct wslot *ws, unsigned int n, uint32_t 
 	return ret;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void send_msg(int sock, struct wmsg *m)
 {
 	if (send(sock, m, sizeof(*m), MSG_NOSIGNAL) != sizeof(*m))
@@ -1020,7 +1013,7 @@ static int policy_procs(struct env *e, struct result *r, int p)
 	ret = ret ?: stop;
 	if (ret)
 		return ret;
-	r->proc_ms[p] = median(v, runs);
+	r->proc_ms[p] = tq_median(v, runs);
 	if (have_a && !metrics_read(ru.prom, &b) && b.tgs > a.tgs) {
 		r->proc_tgs[p] = b.tgs - a.tgs;
 		r->proc_sched_ns[p] = (b.policy_s - a.policy_s) * 1e9 / r->proc_tgs[p];
@@ -1048,13 +1041,6 @@ int run_procs(struct env *e, struct result *r)
 	if (ret)
 		e->proc_failed++;
 	return ret;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 /*
@@ -1090,7 +1076,7 @@ int stream_procs(struct env *e, const struct suite *real, int p, struct stream_r
 	sh->stream = true;
 	sh->depth = N;
 	sh->seed = e->o->seed;
-	sh->from_ns = mono_ns() + (uint64_t)(S * 1e8);
+	sh->from_ns = tq_now_ns() + (uint64_t)(S * 1e8);
 	sh->end_ns = sh->from_ns - (uint64_t)(S * 1e8) + (uint64_t)(S * 1e9);
 	ret = ol_procs_go(S, &sr->tg_size, &sr->sched_share);
 	for (unsigned int w = 0; !ret && w < T; w++)
@@ -1100,7 +1086,7 @@ int stream_procs(struct env *e, const struct suite *real, int p, struct stream_r
 		for (uint32_t i = 0; i < sh->nlat[w]; i++)
 			lat[n++] = sh->lat[w][i];
 	if (lat && n) {
-		qsort(lat, n, sizeof(*lat), cmp_double);
+		qsort(lat, n, sizeof(*lat), tq_cmp_double);
 		sr->p50_ms = lat[n / 2];
 		sr->p99_ms = lat[(size_t)fmin(n - 1, ceil(0.99 * n) - 1)];
 	}
@@ -1158,11 +1144,11 @@ static int olp_kernel(struct tq *tq, struct wslot *ws, const struct wslot *prev,
 static int olp_point(struct tq *tq, const struct wslot *ws, unsigned int w, struct wmsg *m)
 {
 	unsigned int n = olp->narr[w], k = 0, got = 0;
-	uint64_t t0 = olp->t0, idle_since = mono_ns();
+	uint64_t t0 = olp->t0, idle_since = tq_now_ns();
 	int ret = 0;
 
 	while (!ret && got < n) {
-		uint64_t now = mono_ns(), next;
+		uint64_t now = tq_now_ns(), next;
 		struct pollfd pfd = { .fd = tq->event_fd, .events = POLLIN };
 		struct timespec ts;
 		struct tq_cqe *cqe;
@@ -1187,7 +1173,7 @@ static int olp_point(struct tq *tq, const struct wslot *ws, unsigned int w, stru
 			if (i >= n || olp->done[w][i]) {
 				m->stray++;
 			} else {
-				olp->done[w][i] = mono_ns();
+				olp->done[w][i] = tq_now_ns();
 				olp->status[w][i] = cqe->status;
 				got++;
 				idle_since = olp->done[w][i];
@@ -1196,7 +1182,7 @@ static int olp_point(struct tq *tq, const struct wslot *ws, unsigned int w, stru
 		}
 		if (ret || got == n)
 			break;
-		now = mono_ns();
+		now = tq_now_ns();
 		if (now - idle_since > (uint64_t)RUN_S * 1000000000) {
 			ret = -ETIMEDOUT;
 			break;
@@ -1230,7 +1216,7 @@ static int olp_stream(struct tq *tq, const struct wslot *ws, const struct suite 
 	int ret = 0;
 
 	while (!ret) {
-		uint64_t now = mono_ns();
+		uint64_t now = tq_now_ns();
 
 		for (unsigned int d = 0; d < olp->depth && now < olp->end_ns && !ret; d++) {
 			struct tq_desc *desc;
@@ -1255,7 +1241,7 @@ static int olp_stream(struct tq *tq, const struct wslot *ws, const struct suite 
 		ret = tq_wait(tq, &cqe, RUN_S * 1000);
 		while (!ret) {
 			unsigned int d = cqe->user_data;
-			uint64_t t = mono_ns();
+			uint64_t t = tq_now_ns();
 
 			if (d >= olp->depth || !busy[d]) {
 				m->stray++;

@@ -18,8 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../tqcalib/fit.h"
-#include "bench.h"
+#include "tools/tqbench/bench.h"
+#include "tq/num.h"
 
 /* What the NoReorder orders give: worst, median, best; model error. */
 struct summary {
@@ -54,7 +54,7 @@ static void summarize(const struct result *r, struct summary *s)
 			n++;
 		}
 	}
-	s->median = median(v, r->nperms);
+	s->median = tq_median(v, r->nperms);
 	s->model_err = n ? exp(lsum / n) : 0;
 	free(v);
 	s->sample_worst = s->worst;

@@ -27,10 +27,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../usched/usched.h"
-#include "../tqcalib/fit.h"
-#include "../tqcalib/progress.h"
-#include "bench.h"
+#include "tools/tqbench/bench.h"
+#include "tools/tqcalib/progress.h"
+#include "tq/num.h"
+#include "usched/usched.h"
 
 const char *const policy_names[NPOL] = { "fifo", "paper", "neh", "exact", "auto" };
 
@@ -53,7 +53,7 @@ struct pol {
 struct indep {
 	struct clx c;
 	void *arena;
-	struct clx_region r;
+	struct clu_region r;
 	bool open;
 };
 
@@ -62,7 +62,7 @@ static struct indep ind[MAX_WORKERS];
 
 static void *arena_new(size_t len)
 {
-	uint32_t *p = clx_mmap(len);
+	uint32_t *p = clu_mmap(len);
 
 	/* a benign pattern: 0.5f as a float, a small int (no overflow in FLW's sums) */
 	for (size_t i = 0; p && i < len / 4; i++)
@@ -88,14 +88,14 @@ void runners_reset(struct env *e)
 	for (int p = 0; p <= NPOL; p++) {
 		if (pol[p].u)
 			usched_destroy(pol[p].u);
-		clx_unmap(pol[p].arena, e->arena_len);
+		clu_unmap(pol[p].arena, e->arena_len);
 	}
 	for (int w = 0; w < MAX_WORKERS; w++) {
 		if (!ind[w].open)
 			continue;
 		clx_region_del(&ind[w].c, &ind[w].r);
 		clx_close(&ind[w].c);
-		clx_unmap(ind[w].arena, e->arena_len);
+		clu_unmap(ind[w].arena, e->arena_len);
 	}
 	memset(pol, 0, sizeof(pol));
 	memset(ind, 0, sizeof(ind));
@@ -105,7 +105,7 @@ void runners_fini(struct env *e)
 {
 	runners_reset(e);
 	clx_region_del(&e->c, &e->reg);
-	clx_unmap(e->arena, e->arena_len);
+	clu_unmap(e->arena, e->arena_len);
 }
 
 /* Fixed orders */
@@ -117,7 +117,7 @@ struct span {
 static void span_add(struct span *sp, const struct binst *in)
 {
 	for (unsigned int c = 0; c < in->nev; c++) {
-		uint64_t s = clx_start(in->ev[c]), t = clx_end(in->ev[c]);
+		uint64_t s = clu_start(in->ev[c]), t = clu_end(in->ev[c]);
 
 		if (s && (!sp->first || s < sp->first))
 			sp->first = s;
@@ -192,8 +192,8 @@ static void stamps_read(const struct result *r, const struct binst *in, struct s
 	t->first = INFINITY;
 	for (unsigned int s = 0; s < r->nslots; s++) {
 		for (unsigned int c = 0; c < in[s].nev; c++) {
-			t->start[s][c] = clx_start(in[s].ev[c]);
-			t->end[s][c] = clx_end(in[s].ev[c]);
+			t->start[s][c] = clu_start(in[s].ev[c]);
+			t->end[s][c] = clu_end(in[s].ev[c]);
 			t->first = fmin(t->first, t->start[s][c]);
 		}
 	}
@@ -357,7 +357,7 @@ int run_noreorder(struct env *e, struct result *r)
 	e->cmds = cmds;
 	progress_end();
 	for (unsigned int p = 0; p < r->nperms && !ret; p++)
-		r->perm_ms[p] = median(&v[(size_t)p * runs], runs);
+		r->perm_ms[p] = tq_median(&v[(size_t)p * runs], runs);
 	insts_fini(r, in);
 	free(v);
 	return ret;
@@ -679,7 +679,7 @@ static void on_tg(void *arg, const struct usched_tg_stat *s)
 			usched_plan_name(s->plan));
 }
 
-/* Drive p's loop until the collector has all it waits for. */
+/* The collector has all it waits for. */
 static bool drive_done(struct coll *co)
 {
 	if (co->finished)
@@ -689,6 +689,7 @@ static bool drive_done(struct coll *co)
 	return co->got >= co->want;
 }
 
+/* Drive p's loop until the collector has all it waits for. */
 static int drive(struct pol *pp, struct coll *co)
 {
 	struct pollfd pfd = { .fd = usched_fd(pp->u), .events = POLLIN };
@@ -955,7 +956,7 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 	}
 	progress_end();
 	for (unsigned int i = 0; i < n && !ret; i++) {
-		*ser[i].out = median(ser[i].v, trials);
+		*ser[i].out = tq_median(ser[i].v, trials);
 		if (!ser[i].order)
 			usched_tally(r, ser[i].policy, &a[ser[i].policy], &tally[ser[i].policy]);
 	}
@@ -967,7 +968,7 @@ int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *
 
 static int ind_open(struct env *e, unsigned int w);
 
-int runner_indep(struct env *e, unsigned int w, struct clx **c, struct clx_region **r)
+int runner_indep(struct env *e, unsigned int w, struct clx **c, struct clu_region **r)
 {
 	int ret = w < MAX_WORKERS ? ind_open(e, w) : -EINVAL;
 
@@ -1073,7 +1074,7 @@ int run_independent(struct env *e, struct result *r)
 		ret = indep_once(e, r, in, &v[k]);
 	}
 	if (!ret)
-		r->indep_ms = median(v, runs);
+		r->indep_ms = tq_median(v, runs);
 	insts_fini(r, in);
 	return ret;
 }
@@ -1144,7 +1145,7 @@ static double union_busy(double (*iv)[2], size_t n, double lo, double hi)
 
 static void percentiles(double *v, size_t n, double *p50, double *p99)
 {
-	double m = median(v, n);	/* sorts v */
+	double m = tq_median(v, n);	/* sorts v */
 
 	*p50 = m;
 	*p99 = n ? v[(size_t)fmin(n - 1, ceil(0.99 * n) - 1)] : 0;
@@ -1312,7 +1313,7 @@ static void *sworker_main(void *arg)
 			sw->iv[sw->n][s][0] = sw->iv[sw->n][s][1] = 0;
 		for (unsigned int c = 0; c < in->nev; c++) {
 			int s = in->ev_stage[c];
-			double st = clx_start(in->ev[c]), en = clx_end(in->ev[c]);
+			double st = clu_start(in->ev[c]), en = clu_end(in->ev[c]);
 
 			if (!sw->iv[sw->n][s][0] || st < sw->iv[sw->n][s][0])
 				sw->iv[sw->n][s][0] = st;

@@ -11,7 +11,7 @@
  * falls on some orders and not others moves their comparison.
  *
  * So tqbench probes the host: one HtD and one DtH of PROBE_BYTES started
- * together, three times, the median HtD time over its standalone time. A
+ * together (in the transfer memory of cl/tqcl_calib.h), three times, the median HtD time over its standalone time. A
  * probe within the profile's HtD slowdown times (1 + tolerance) is steady.
  * A pass of NoReorder or a trial starts once a probe is steady (waiting at
  * most --steady-wait), probes every TICK_S while it runs and once at its
@@ -24,38 +24,32 @@
 #include <string.h>
 #include <time.h>
 
-#include "../tqcalib/progress.h"
-#include "bench.h"
+#include "tools/tqbench/bench.h"
+#include "tools/tqcalib/progress.h"
+#include "tq/num.h"
 
 #define PROBE_BYTES	(128ull << 20)
 #define PROBE_REPS	3
 #define TICK_S		0.5
 #define WAIT_STEP_NS	50000000L	/* between probes while waiting */
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* One copy each way (dth false: HtD alone); the HtD's time in ns, 0 on error. */
 static double probe_once(struct env *e, bool dth)
 {
-	struct steady *st = &e->steady;
+	struct clu_cal *m = &e->steady.mem;
 	cl_event h = NULL, d = NULL;
 	double ns = 0;
 
-	if (dth && clEnqueueReadBuffer(e->c.q[CLX_DTH], st->dev[1], CL_FALSE, 0, PROBE_BYTES,
-				       st->reg.map + PROBE_BYTES, 0, NULL, &d))
+	if (dth && clu_copy(e->c.q[CLX_DTH], false, m->dev[CLU_DTH], PROBE_BYTES, m->host[CLU_DTH],
+			    0, NULL, &d))
 		return 0;
 	if (dth)
 		clFlush(e->c.q[CLX_DTH]);
-	if (!clEnqueueWriteBuffer(e->c.q[CLX_HTD], st->dev[0], CL_FALSE, 0, PROBE_BYTES,
-				  st->reg.map, 0, NULL, &h)) {
+	if (!clu_copy(e->c.q[CLX_HTD], true, m->dev[CLU_HTD], PROBE_BYTES, m->host[CLU_HTD], 0,
+		      NULL, &h)) {
 		clFlush(e->c.q[CLX_HTD]);
 		if (!clx_wait(h))
-			ns = (double)clx_end(h) - (double)clx_start(h);
+			ns = (double)clu_end(h) - (double)clu_start(h);
 		clReleaseEvent(h);
 	}
 	if (d) {
@@ -72,8 +66,7 @@ static double probe(struct env *e, bool dth)
 
 	for (int i = 0; i < PROBE_REPS; i++)
 		v[i] = probe_once(e, dth);
-	qsort(v, PROBE_REPS, sizeof(v[0]), cmp_d);
-	return v[PROBE_REPS / 2];
+	return tq_median(v, PROBE_REPS);
 }
 
 /* Probe now: true when the host is steady. */
@@ -96,7 +89,6 @@ int steady_init(struct env *e)
 	struct steady *st = &e->steady;
 	const struct opts *o = e->o;
 	double tol = o->steady_pct;
-	cl_int err;
 
 	memset(st, 0, sizeof(*st));
 	/* by default only where the copies overlap on a GPU's own engines */
@@ -104,15 +96,8 @@ int steady_init(struct env *e)
 		tol = e->c.gpu && e->dev.dma == 2 ? 6 : 0;
 	if (tol == 0 || e->dev.dma != 2)
 		return 0;
-	st->host = clx_mmap(2 * PROBE_BYTES);
-	if (!st->host || clx_region_add(&e->c, st->host, 2 * PROBE_BYTES, &st->reg))
+	if (clu_cal_init(&st->mem, e->c.ctx, e->c.q[CLX_HTD], e->c.q[CLX_DTH], PROBE_BYTES))
 		goto fail;
-	memset(st->reg.map, 0x5a, 2 * PROBE_BYTES);
-	for (int i = 0; i < 2; i++) {
-		st->dev[i] = clCreateBuffer(e->c.ctx, CL_MEM_READ_WRITE, PROBE_BYTES, NULL, &err);
-		if (err)
-			goto fail;
-	}
 	probe(e, false);		/* warm: first touches, driver setup */
 	st->alone_ns = probe(e, false);
 	if (!(st->alone_ns > 0))
@@ -135,14 +120,7 @@ void steady_fini(struct env *e)
 {
 	struct steady *st = &e->steady;
 
-	for (int i = 0; i < 2; i++)
-		if (st->dev[i])
-			clReleaseMemObject(st->dev[i]);
-	if (st->reg.mem)
-		clx_region_del(&e->c, &st->reg);
-	clx_unmap(st->host, 2 * PROBE_BYTES);
-	st->dev[0] = st->dev[1] = NULL;
-	st->host = NULL;
+	clu_cal_fini(&st->mem);
 	st->on = false;
 }
 

@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tqcalib/fit.h"
-#include "../tqcalib/progress.h"
-#include "bench.h"
+#include "tools/tqbench/bench.h"
+#include "tools/tqcalib/progress.h"
+#include "tq/num.h"
 
 #define LINE_MAX	512
 #define MAX_FIELDS	12
@@ -71,7 +71,7 @@ static FILE *data_open(const struct env *e, const char *name)
 int measure_alone(struct env *e, struct btask *b, unsigned int reps)
 {
 	double v[CLX_MAX_CMDS][16];
-	struct clx_region r = { 0 };
+	struct clu_region r = { 0 };
 	struct binst in;
 	size_t len;
 	void *base;
@@ -81,7 +81,7 @@ int measure_alone(struct env *e, struct btask *b, unsigned int reps)
 		reps = 16;
 	btask_layout(b, 0);
 	len = btask_host_bytes(b) + 4096;
-	base = clx_mmap(len);
+	base = clu_mmap(len);
 	if (!base)
 		return -ENOMEM;
 	memset(base, 0, len);
@@ -97,13 +97,13 @@ int measure_alone(struct env *e, struct btask *b, unsigned int reps)
 		ret = ret ?: binst_enqueue_out(&in, &r, e->c.q[CLX_DTH]);
 		ret = ret ?: clx_wait(binst_last(&in));
 		for (unsigned int c = 0; c < in.nev && i && !ret; c++)
-			v[c][i - 1] = clx_end(in.ev[c]) - clx_start(in.ev[c]);
+			v[c][i - 1] = clu_end(in.ev[c]) - clu_start(in.ev[c]);
 	}
 	if (!ret) {
 		double st[CLX_STAGES] = { 0 };
 
 		for (unsigned int c = 0; c < b->ncmds; c++) {
-			b->cmd_ns[c] = median(v[c], reps);
+			b->cmd_ns[c] = tq_median(v[c], reps);
 			st[b->cmd_stage[c]] += b->cmd_ns[c];
 		}
 		b->dk = st[CLX_HTD] + st[CLX_DTH] <= st[CLX_K];
@@ -112,7 +112,7 @@ int measure_alone(struct env *e, struct btask *b, unsigned int reps)
 out_region:
 	clx_region_del(&e->c, &r);
 out_unmap:
-	clx_unmap(base, len);
+	clu_unmap(base, len);
 	return ret;
 }
 

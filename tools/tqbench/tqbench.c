@@ -37,9 +37,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../usched/usched.h"
-#include "../tqcalib/progress.h"
-#include "bench.h"
+#include "tools/tqbench/bench.h"
+#include "tools/tqcalib/progress.h"
+#include "usched/usched.h"
 
 static void usage(FILE *f)
 {

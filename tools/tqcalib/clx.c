@@ -1,81 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0
-/* clx.c - the OpenCL device, registered host memory and task instances of clx.h. */
+/*
+ * clx.c - the OpenCL device, registered host memory and task instances of
+ * clx.h, on the helpers of cl/tqcl_util.h.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
-#include "clx.h"
+#include "tools/tqcalib/clx.h"
 
-/*
- * The OpenCL runtime keeps its allocations until exit: in SAN=1 builds
- * LeakSanitizer should report only ours. Unused without -fsanitize.
- */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
+static bool named(const struct clu_dev *d, void *want)
 {
-	return "leak:libpocl.so\nleak:libOpenCL.so\nleak:libLLVM\nleak:libclang\n"
-	       "leak:libnvidia-opencl.so\n";
+	return clu_match(want, d->index, d->name) || clu_match(want, d->index, d->plat_name);
 }
 
-static bool named(const struct tqk_cl_dev *d, void *want)
-{
-	return tqk_cl_match(want, d->index, d->name) || tqk_cl_match(want, d->index, d->plat_name);
-}
-
-static bool is_gpu(const struct tqk_cl_dev *d, void *arg)
+static bool is_gpu(const struct clu_dev *d, void *arg)
 {
 	(void)arg;
 	return d->type & CL_DEVICE_TYPE_GPU;
 }
 
-/* The device want names (see clx_open()); the first GPU, else any, when want is NULL. */
-static int pick(struct clx *c, const char *want)
-{
-	struct tqk_cl_dev d;
-	cl_int err = tqk_cl_find(want ? named : is_gpu, (void *)want, &d);
-
-	if (err == CL_DEVICE_NOT_FOUND && !want)
-		err = tqk_cl_find(named, NULL, &d);
-	if (err)
-		return -ENODEV;
-	c->plat = d.plat;
-	c->dev = d.dev;
-	c->gpu = d.type & CL_DEVICE_TYPE_GPU;
-	snprintf(c->name, sizeof(c->name), "%s", d.name);
-	snprintf(c->platform, sizeof(c->platform), "%s", d.plat_name);
-	return 0;
-}
-
 int clx_open(struct clx *c, const char *want)
 {
-	cl_context_properties props[] = { CL_CONTEXT_PLATFORM, 0, 0 };
+	struct clu_ctx cc;
 	cl_int err;
 
 	memset(c, 0, sizeof(*c));
-	if (pick(c, want)) {
+	/* the device want names; the first GPU, else any, when want is NULL */
+	err = clu_open(&cc, want ? named : is_gpu, (void *)want);
+	if (err == CL_DEVICE_NOT_FOUND && !want)
+		err = clu_open(&cc, named, NULL);
+	if (!cc.d.dev) {
 		fprintf(stderr, "no OpenCL device%s%s\n", want ? " matches " : "",
 			want ? want : "");
 		return -ENODEV;
 	}
-	clGetDeviceInfo(c->dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(c->cus), &c->cus, NULL);
-	clGetDeviceInfo(c->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(c->max_alloc),
-			&c->max_alloc, NULL);
-	clGetDeviceInfo(c->dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(c->global_mem),
-			&c->global_mem, NULL);
-	props[1] = (cl_context_properties)c->plat;
-	c->ctx = clCreateContext(props, 1, &c->dev, NULL, NULL, &err);
-	if (err)
-		goto fail;
-	for (int s = 0; s < CLX_STAGES; s++) {
-		c->q[s] = tqk_cl_queue(c->ctx, c->dev, CL_QUEUE_PROFILING_ENABLE, &err);
-		if (err)
-			goto fail;
-	}
-	return 0;
-fail:
-	fprintf(stderr, "%s: cannot set up: %s\n", c->name, tqk_cl_strerror(err));
+	c->plat = cc.d.plat;
+	c->dev = cc.d.dev;
+	c->gpu = cc.d.type & CL_DEVICE_TYPE_GPU;
+	snprintf(c->name, sizeof(c->name), "%s", cc.d.name);
+	snprintf(c->platform, sizeof(c->platform), "%s", cc.d.plat_name);
+	c->ctx = cc.ctx;
+	c->cus = cc.cus;
+	c->max_alloc = cc.max_alloc;
+	c->global_mem = cc.global_mem;
+	err = err ?: clu_queues(&cc, c->q, CLX_STAGES);
+	if (!err)
+		return 0;
+	fprintf(stderr, "%s: cannot set up: %s\n", c->name, clu_strerror(err));
 	clx_close(c);
 	return -ENODEV;
 }
@@ -93,76 +66,19 @@ void clx_close(struct clx *c)
 	memset(c, 0, sizeof(*c));
 }
 
-void *clx_mmap(size_t len)
+int clx_region_add(struct clx *c, void *base, size_t len, struct clu_region *r)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
+	return clu_region_add(c->ctx, c->q[CLX_HTD], base, len, r) ? -ENOMEM : 0;
 }
 
-void clx_unmap(void *p, size_t len)
+void clx_region_del(struct clx *c, struct clu_region *r)
 {
-	if (p)
-		munmap(p, len);
-}
-
-int clx_region_add(struct clx *c, void *base, size_t len, struct clx_region *r)
-{
-	cl_event ev;
-	cl_int err;
-	int ret;
-
-	r->base = base;
-	r->len = len;
-	r->mem = clCreateBuffer(c->ctx, CL_MEM_USE_HOST_PTR | CL_MEM_READ_WRITE, len, base, &err);
-	if (err)
-		return -ENOMEM;
-	/* mapped once for good: the host may touch USE_HOST_PTR memory only while mapped */
-	r->map = clEnqueueMapBuffer(c->q[CLX_HTD], r->mem, CL_FALSE, CL_MAP_READ | CL_MAP_WRITE,
-				    0, len, 0, NULL, &ev, &err);
-	if (err) {
-		clReleaseMemObject(r->mem);
-		return -ENOMEM;
-	}
-	ret = clx_wait(ev);
-	clReleaseEvent(ev);
-	if (ret)
-		clReleaseMemObject(r->mem);
-	return ret;
-}
-
-void clx_region_del(struct clx *c, struct clx_region *r)
-{
-	cl_event ev;
-
-	if (!r->mem)
-		return;
-	if (!clEnqueueUnmapMemObject(c->q[CLX_HTD], r->mem, r->map, 0, NULL, &ev)) {
-		clx_wait(ev);
-		clReleaseEvent(ev);
-	}
-	clReleaseMemObject(r->mem);
-	r->mem = NULL;
+	clu_region_del(c->q[CLX_HTD], r, true);
 }
 
 int clx_wait(cl_event ev)
 {
-	return tqk_cl_wait(ev) ? -EIO : 0;
-}
-
-uint64_t clx_start(cl_event ev)
-{
-	cl_ulong t;
-
-	return clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(t), &t, NULL) ?
-	       0 : t;
-}
-
-uint64_t clx_end(cl_event ev)
-{
-	cl_ulong t;
-
-	return clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(t), &t, NULL) ? 0 : t;
+	return clu_wait(ev) ? -EIO : 0;
 }
 
 cl_kernel clx_kernel(struct clx *c, const struct tqk_task *t)
@@ -177,10 +93,10 @@ cl_kernel clx_kernel(struct clx *c, const struct tqk_task *t)
 	if (i == tqk_ntasks || i >= sizeof(c->prog) / sizeof(c->prog[0]))
 		return NULL;
 	if (!c->prog[i]) {
-		err = tqk_cl_build(c->ctx, c->dev, t->source, NULL, &c->prog[i], &log);
+		err = clu_build(c->ctx, c->dev, t->source, NULL, &c->prog[i], &log);
 		if (err) {
 			fprintf(stderr, "%s: cannot build %s: %s\n%s", c->name, t->name,
-				tqk_cl_strerror(err), log ? log : "");
+				clu_strerror(err), log ? log : "");
 			free(log);
 			return NULL;
 		}
@@ -332,27 +248,19 @@ void binst_fini(struct binst *in)
 	memset(in, 0, sizeof(*in));
 }
 
-static int copy(struct binst *in, const struct clx_region *r, cl_command_queue q, uint32_t i,
+static int copy(struct binst *in, const struct clu_region *r, cl_command_queue q, uint32_t i,
 		int stage, cl_uint nwait, const cl_event *wait)
 {
 	const struct btask *b = in->b;
-	char *host = clx_host(r, b->off[i]);
-	cl_event *ev = &in->ev[in->nev];
-	cl_int err;
 
-	if (stage == CLX_HTD)
-		err = clEnqueueWriteBuffer(q, in->dev[i], CL_FALSE, 0, b->l.buf[i].bytes, host,
-					   nwait, wait, ev);
-	else
-		err = clEnqueueReadBuffer(q, in->dev[i], CL_FALSE, 0, b->l.buf[i].bytes, host,
-					  nwait, wait, ev);
-	if (err)
+	if (clu_copy(q, stage == CLX_HTD, in->dev[i], b->l.buf[i].bytes, clu_host(r, b->off[i]),
+		     nwait, wait, &in->ev[in->nev]))
 		return -EIO;
 	in->ev_stage[in->nev++] = stage;
 	return 0;
 }
 
-int binst_enqueue_in(struct binst *in, const struct clx_region *r, cl_command_queue qh,
+int binst_enqueue_in(struct binst *in, const struct clu_region *r, cl_command_queue qh,
 		     cl_command_queue qk, cl_uint nwait, const cl_event *wait)
 {
 	const struct btask *b = in->b;
@@ -378,7 +286,7 @@ int binst_enqueue_in(struct binst *in, const struct clx_region *r, cl_command_qu
 	return 0;
 }
 
-int binst_enqueue_out(struct binst *in, const struct clx_region *r, cl_command_queue qd)
+int binst_enqueue_out(struct binst *in, const struct clu_region *r, cl_command_queue qd)
 {
 	const struct btask *b = in->b;
 	cl_event kernel = in->ev[in->nev - 1];

@@ -2,7 +2,9 @@
 /*
  * clx.h - what tqcalib and tqbench share: one OpenCL device with the
  * paper's three in-order, profiled queues (HtD, K, DtH), host memory
- * registered with it, and tasks of kernels/ laid out as tq runs them.
+ * registered with it, and tasks of kernels/ laid out as tq runs them. The
+ * OpenCL plumbing under it (opening the device, queues, registration,
+ * waits, stamps) is cl/tqcl_util.h's, which usched uses too.
  *
  * A task (struct btask) is device-independent: its buffers, which way each
  * is copied, its kernel and arguments. An instance (struct binst) is a task
@@ -15,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../kernels/tqk_cl.h"
+#include "kernels/tqk_cl.h"
 
 enum { CLX_HTD, CLX_K, CLX_DTH, CLX_STAGES };
 
@@ -42,14 +44,6 @@ struct clx {
 	uint64_t max_alloc, global_mem;
 };
 
-/* Host memory registered with one context (CL_MEM_USE_HOST_PTR), mapped for good. */
-struct clx_region {
-	char *base;
-	size_t len;
-	cl_mem mem;
-	char *map;			/* base as the device mapped it: copy from/to here */
-};
-
 /*
  * Open a device: want is NULL (the first GPU, else the first device), a
  * device index counted across platforms, or a substring of the device or
@@ -58,24 +52,15 @@ struct clx_region {
 int clx_open(struct clx *c, const char *want);
 void clx_close(struct clx *c);
 
-/* A page-aligned anonymous mapping of len bytes, or NULL; clx_unmap() frees it. */
-void *clx_mmap(size_t len);
-void clx_unmap(void *p, size_t len);
+/*
+ * Host memory (clu_mmap()) registered with c's context, mapped on its HtD
+ * queue (clu_region_add()); 0 or -ENOMEM. _del waits for the unmap.
+ */
+int clx_region_add(struct clx *c, void *base, size_t len, struct clu_region *r);
+void clx_region_del(struct clx *c, struct clu_region *r);
 
-int clx_region_add(struct clx *c, void *base, size_t len, struct clx_region *r);
-void clx_region_del(struct clx *c, struct clx_region *r);
-
-static inline char *clx_host(const struct clx_region *r, uint64_t off)
-{
-	return r->map + off;
-}
-
-/* Wait for ev without spinning a core (NVIDIA's clWaitForEvents spins). 0 or -EIO. */
+/* clu_wait() as an errno: 0 or -EIO. */
 int clx_wait(cl_event ev);
-
-/* Profiling stamps of a finished command, in the device's ns; 0 on error. */
-uint64_t clx_start(cl_event ev);
-uint64_t clx_end(cl_event ev);
 
 /* Kernel t->kernel of task t's program, built once per context; NULL with a message. */
 cl_kernel clx_kernel(struct clx *c, const struct tqk_task *t);
@@ -141,9 +126,9 @@ void binst_fini(struct binst *in);
  * flushed. b->off[] are offsets in r. enqueue_in releases the previous
  * events.
  */
-int binst_enqueue_in(struct binst *in, const struct clx_region *r, cl_command_queue qh,
+int binst_enqueue_in(struct binst *in, const struct clu_region *r, cl_command_queue qh,
 		     cl_command_queue qk, cl_uint nwait, const cl_event *wait);
-int binst_enqueue_out(struct binst *in, const struct clx_region *r, cl_command_queue qd);
+int binst_enqueue_out(struct binst *in, const struct clu_region *r, cl_command_queue qd);
 /* The last event of the last enqueue (the task is done when it is). */
 cl_event binst_last(const struct binst *in);
 void binst_release(struct binst *in);

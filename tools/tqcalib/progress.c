@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../sim/tqsim.h"
-#include "progress.h"
+#include "sim/tqsim.h"
+#include "tools/tqcalib/progress.h"
 
 #define BAR	30
 

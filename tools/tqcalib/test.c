@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test.c - the transfer fits on the H200's own numbers, then tqcalib --quick
+ * test.c - the transfer fits (cl/fit.c) on the H200's own numbers, then tqcalib --quick
  * on the first OpenCL device (PoCL here): it must write a profile that sim's
  * parser takes, with sane numbers and every kernels/ task in it. The run
  * skips when there is no OpenCL device.
@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../sim/tqsim.h"
-#include "../tap.h"
-#include "../testutil.h"
-#include "fit.h"
+#include "cl/tqcl_util.h"
+#include "sim/tqsim.h"
+#include "tools/tap.h"
+#include "tools/testutil.h"
 
 /* each kernels/ task's __kernel function: the names usched looks up */
 static const char *const tasks[] = { "mm", "black_scholes", "fwt", "floyd_warshall", "sep_conv",
@@ -45,7 +45,7 @@ static double line_slope(const double *t)
 			y[n++] = t[i];
 		}
 	}
-	return fit_line(x, y, n, &a, &b) ? 0 : b;
+	return clu_fit_line(x, y, n, &a, &b) ? 0 : b;
 }
 
 static void test_fits(void)
@@ -53,7 +53,7 @@ static void test_fits(void)
 	for (int d = 0; d < 2; d++) {
 		const double *alone = h200_t[2 * d], *ov = h200_t[2 * d + 1];
 		double lines = line_slope(ov) / line_slope(alone);
-		double slow = tail_ratio(ov, alone, 7, 3);
+		double slow = clu_tail_ratio(ov, alone, 7, 3);
 
 		tap_ok(slow > (d ? 1.08 : 1.10) && slow < (d ? 1.09 : 1.12),
 		       "%s overlapped: x%.3f from the three largest sizes (two lines: x%.3f)",
@@ -62,9 +62,9 @@ static void test_fits(void)
 	{
 		double num[] = { 2, 0, 3, 9 }, den[] = { 1, 1, 0, 3 };
 
-		tap_ok(tail_ratio(num, den, 4, 3) == 2.5,
-		       "tail_ratio skips sizes without a sample (3 and 2 of the last 3)");
-		tap_ok(tail_ratio(num, den, 0, 3) == 0, "tail_ratio of nothing is 0");
+		tap_ok(clu_tail_ratio(num, den, 4, 3) == 2.5,
+		       "clu_tail_ratio skips sizes without a sample (3 and 2 of the last 3)");
+		tap_ok(clu_tail_ratio(num, den, 0, 3) == 0, "clu_tail_ratio of nothing is 0");
 	}
 }
 

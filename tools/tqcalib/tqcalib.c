@@ -12,6 +12,8 @@
  * alone on the relative error, from 256 KiB up; overlapped, the same line
  * slowed by the median overlapped / alone ratio of the three largest sizes.
  * Whether the directions overlap at all gives the number of copy engines.
+ * The transfer sweep and its fits are cl/tqcl_calib.h's, the calibration
+ * usched's start-up shares (in its quick form).
  * Kernels: every kernels/ task over growing sizes
  * until it takes --kernel-ms, T = eta * m + gamma fitted over the sizes
  * that take at least 1/64 of that; the profile names each by its __kernel
@@ -31,15 +33,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../sim/tqsim.h"
-#include "clx.h"
-#include "fit.h"
-#include "progress.h"
+#include "cl/tqcl_calib.h"
+#include "sim/tqsim.h"
+#include "tools/tqcalib/clx.h"
+#include "tools/tqcalib/progress.h"
+#include "tq/clock.h"
+#include "tq/num.h"
 
-#define MAX_SIZES	16
 #define MAX_STEPS	48
-#define MAX_REPS	64
-#define OTHERS		4	/* copies the other way around each overlapped one */
+#define MAX_REPS	CLU_CAL_REPS
 #define LAT_BYTES	(64 << 10)	/* the copies of the latency runs */
 #define LAT_GATE_BYTES	(4 << 20)	/* the copy that holds the queues up (~80 us) */
 #define LAUNCH_TASKS	8		/* tasks a launch round enqueues */
@@ -56,11 +58,6 @@ struct opts {
 	double kernel_ms;	/* the sweep stops once a kernel takes this long */
 };
 
-enum { HTD_ALONE, DTH_ALONE, HTD_OV, DTH_OV, NXFER };
-
-static const char *const xfer_name[NXFER] = { "htd_alone", "dth_alone", "htd_overlapped",
-					      "dth_overlapped" };
-
 /* The latency runs' medians and p90s in ns: the pooled medians go to the profile. */
 enum { LAT_HTD_K, LAT_K_DTH, LAT_K_K, LAT_HTD_HTD, NLAT };
 
@@ -71,13 +68,6 @@ struct lats {
 	double med[NLAT], p90[NLAT];
 	double dep_ns, gap_ns;
 	double submit_ns, submit_p90;	/* the host's launch of one command */
-};
-
-struct xfers {
-	unsigned int n;
-	double bytes[MAX_SIZES];
-	double t[NXFER][MAX_SIZES];	/* median ns; 0: no valid sample */
-	double cover[2][MAX_SIZES];	/* overlapped: share of it the other way covered */
 };
 
 static void usage(FILE *f)
@@ -97,254 +87,50 @@ static void usage(FILE *f)
 		"  --tasks LIST        kernels to measure, comma-separated (default: all)\n");
 }
 
-/* A copy in direction @stage once the @nwait events in @wait are done. */
-static int enqueue_copy_after(int stage, cl_command_queue q, cl_mem dev, char *host, size_t bytes,
-			      cl_uint nwait, const cl_event *wait, cl_event *ev)
+static int measure_xfers(struct clx *c, const struct opts *o, struct clu_cal_xfers *x, FILE *csv)
 {
-	cl_int err;
+	struct clu_cal_sweep sw = {
+		.max_bytes = o->max_bytes < c->max_alloc ? o->max_bytes : c->max_alloc,
+		.reps = o->reps,
+		.quick = o->quick,
+		.csv = csv,
+		.step = progress_step,
+	};
+	int ret = clu_cal_xfers(c->ctx, c->q[CLX_HTD], c->q[CLX_DTH], &sw, x);
 
-	if (stage == CLX_HTD)
-		err = clEnqueueWriteBuffer(q, dev, CL_FALSE, 0, bytes, host, nwait, wait, ev);
-	else
-		err = clEnqueueReadBuffer(q, dev, CL_FALSE, 0, bytes, host, nwait, wait, ev);
-	return err ? -EIO : 0;
-}
-
-static int enqueue_copy(struct clx *c, int stage, cl_command_queue q, cl_mem dev, char *host,
-			size_t bytes, cl_event *ev)
-{
-	(void)c;
-	return enqueue_copy_after(stage, q, dev, host, bytes, 0, NULL, ev);
-}
-
-/* Transfer memory: one device buffer and one host area per direction. */
-struct xmem {
-	cl_mem dev[CLX_STAGES];
-	char *host[CLX_STAGES];		/* mapped pointers in r */
-	void *base;
-	size_t len;
-	struct clx_region r;
-};
-
-/* Median duration of one copy of bytes in direction s, alone. */
-static int time_alone(struct clx *c, struct xmem *m, int s, size_t bytes, unsigned int reps,
-		      double *ns)
-{
-	double v[MAX_REPS];
-
-	for (unsigned int i = 0; i < reps; i++) {
-		cl_event ev;
-
-		if (enqueue_copy(c, s, c->q[s], m->dev[s], m->host[s], bytes, &ev))
-			return -EIO;
-		if (clx_wait(ev)) {
-			clReleaseEvent(ev);
-			return -EIO;
-		}
-		v[i] = (double)(clx_end(ev) - clx_start(ev));
-		clReleaseEvent(ev);
-	}
-	*ns = median(v, reps);
-	return 0;
-}
-
-/*
- * Median duration of one copy in direction s while OTHERS copies of the
- * same size run the other way, queued first; *cover is the median share of
- * it that they overlapped (1: fully; about 0 with one copy engine). Only
- * fully covered runs count towards *ns (0 if none was).
- */
-static int time_overlapped(struct clx *c, struct xmem *m, int s, size_t bytes,
-			   unsigned int reps, double *ns, double *cover)
-{
-	int o = s == CLX_HTD ? CLX_DTH : CLX_HTD;
-	double v[MAX_REPS], cv[MAX_REPS];
-	unsigned int nv = 0;
-
-	for (unsigned int i = 0; i < reps; i++) {
-		cl_event oev[OTHERS], ev;
-		double t0, t1, lo, hi;
-		int ret = 0;
-
-		for (int k = 0; k < OTHERS; k++)
-			if (enqueue_copy(c, o, c->q[o], m->dev[o], m->host[o], bytes, &oev[k]))
-				return -EIO;
-		clFlush(c->q[o]);
-		if (enqueue_copy(c, s, c->q[s], m->dev[s], m->host[s], bytes, &ev))
-			return -EIO;
-		ret |= clx_wait(ev);
-		ret |= clx_wait(oev[OTHERS - 1]);
-		t0 = clx_start(ev);
-		t1 = clx_end(ev);
-		lo = fmax(t0, clx_start(oev[0]));
-		hi = fmin(t1, clx_end(oev[OTHERS - 1]));
-		cv[i] = t1 > t0 ? fmax(0, hi - lo) / (t1 - t0) : 0;
-		if (cv[i] > 0.98)
-			v[nv++] = t1 - t0;
-		clReleaseEvent(ev);
-		for (int k = 0; k < OTHERS; k++)
-			clReleaseEvent(oev[k]);
-		if (ret)
-			return -EIO;
-	}
-	*ns = nv ? median(v, nv) : 0;
-	*cover = median(cv, reps);
-	return 0;
-}
-
-static void xmem_free(struct clx *c, struct xmem *m)
-{
-	clx_region_del(c, &m->r);
-	clx_unmap(m->base, m->len);
-	for (int s = 0; s < CLX_STAGES; s++)
-		if (m->dev[s])
-			clReleaseMemObject(m->dev[s]);
-}
-
-/* @max bytes each way: 0, or -ENOMEM (then xmem_free() it all the same). */
-static int xmem_init(struct clx *c, struct xmem *m, size_t max)
-{
-	cl_int err;
-
-	m->len = 2 * max;
-	m->base = clx_mmap(m->len);
-	if (!m->base || clx_region_add(c, m->base, m->len, &m->r))
-		return -ENOMEM;
-	m->host[CLX_HTD] = clx_host(&m->r, 0);
-	m->host[CLX_DTH] = m->host[CLX_HTD] + max;
-	memset(m->host[CLX_HTD], 0x5a, m->len);	/* touch every page before timing */
-	for (int s = CLX_HTD; s <= CLX_DTH; s += 2) {
-		m->dev[s] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, max, NULL, &err);
-		if (err)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int measure_xfers(struct clx *c, const struct opts *o, struct xfers *x, FILE *csv)
-{
-	struct xmem m = { 0 };
-	uint64_t max = o->max_bytes;
-	int ret;
-
-	if (max > c->max_alloc)
-		max = c->max_alloc;
-	x->n = 0;
-	for (uint64_t b = 4096; b < max && x->n < MAX_SIZES - 1; b *= 4)
-		x->bytes[x->n++] = b;
-	x->bytes[x->n++] = max;
-
-	ret = xmem_init(c, &m, max);
-	if (ret)
-		goto out;
-	for (unsigned int i = 0; i < x->n && !ret; i++) {
-		size_t bytes = x->bytes[i];
-		/* more runs where they are cheap and noisy */
-		unsigned int reps = bytes <= (1 << 20) && !o->quick ? 3 * o->reps : o->reps;
-		char note[32];
-		double warm;
-
-		snprintf(note, sizeof(note), "%zu KiB", bytes >> 10);
-		progress_step(0, note);
-		ret = time_alone(c, &m, CLX_HTD, bytes, 1, &warm);
-		ret = ret ?: time_alone(c, &m, CLX_DTH, bytes, 1, &warm);
-		ret = ret ?: time_alone(c, &m, CLX_HTD, bytes, reps, &x->t[HTD_ALONE][i]);
-		ret = ret ?: time_alone(c, &m, CLX_DTH, bytes, reps, &x->t[DTH_ALONE][i]);
-		ret = ret ?: time_overlapped(c, &m, CLX_HTD, bytes, reps, &x->t[HTD_OV][i],
-					     &x->cover[0][i]);
-		ret = ret ?: time_overlapped(c, &m, CLX_DTH, bytes, reps, &x->t[DTH_OV][i],
-					     &x->cover[1][i]);
-		for (int k = 0; csv && !ret && k < NXFER; k++)
-			fprintf(csv, "transfer,%s,%zu,,,%zu,%.0f,%.3f\n", xfer_name[k], bytes,
-				bytes, x->t[k][i], k >= HTD_OV ? x->cover[k - HTD_OV][i] : 1.0);
-		progress_step(1, note);
-	}
-	if (ret)
-		fprintf(stderr, "tqcalib: a transfer failed\n");
-out:
 	if (ret == -ENOMEM)
 		fprintf(stderr, "tqcalib: cannot set up %llu bytes of transfer memory\n",
-			(unsigned long long)max);
-	xmem_free(c, &m);
+			(unsigned long long)sw.max_bytes);
+	else if (ret)
+		fprintf(stderr, "tqcalib: a transfer failed\n");
 	return ret;
-}
-
-/*
- * Fit one transfer series. Tasks copy hundreds of KiB and more, and below
- * that caches (PoCL) and fixed costs bend the line: fit from FIT_MIN up,
- * unless that leaves fewer than three sizes.
- */
-#define FIT_MIN	(256 << 10)
-
-static int fit_xfer(const struct xfers *x, int k, struct tq_xfer_model *xm)
-{
-	double bx[MAX_SIZES], ty[MAX_SIZES], lat, slope;
-	unsigned int first = 0;
-	size_t n = 0;
-
-	while (first + 3 < x->n && x->bytes[first] < FIT_MIN)
-		first++;
-	for (unsigned int i = first; i < x->n; i++) {
-		if (x->t[k][i] > 0) {
-			bx[n] = x->bytes[i];
-			ty[n++] = x->t[k][i];
-		}
-	}
-	if (fit_line(bx, ty, n, &lat, &slope) || !(slope > 0))
-		return -1;
-	xm->lat_ns = lat;
-	xm->bytes_per_ns = 1 / slope;
-	return 0;
-}
-
-/*
- * A copy overlapped by the other direction: sim's model slows it by one
- * factor, alone over overlapped bandwidth. A line fitted to the overlapped
- * times on their own gives a ratio that the small sizes' noise sets (on the
- * H200 1.05 where every copy of 64 MiB and more ran 1.08-1.16 times slower
- * overlapped, as the TGs' copies then did). So the factor is the median
- * over the SLOW_SIZES largest sizes (milliseconds each, as tasks copy), and
- * the overlapped line is the alone one with that much less bandwidth.
- */
-#define SLOW_SIZES	3
-
-static int fit_overlapped(const struct xfers *x, int alone, int ov, const struct tq_xfer_model *a,
-			  struct tq_xfer_model *xm)
-{
-	double slow = tail_ratio(x->t[ov], x->t[alone], x->n, SLOW_SIZES);
-
-	if (!(slow > 0))
-		return -1;
-	xm->lat_ns = a->lat_ns;
-	xm->bytes_per_ns = a->bytes_per_ns / slow;
-	return 0;
 }
 
 /*
  * Host memory for task @b alone, laid out from 0, mapped and registered as
  * @r: task_region_del() gives it back. 0 or -errno.
  */
-static int task_region_add(struct clx *c, struct btask *b, struct clx_region *r)
+static int task_region_add(struct clx *c, struct btask *b, struct clu_region *r)
 {
 	size_t len = btask_host_bytes(b) + 4096;
-	void *base = clx_mmap(len);
+	void *base = clu_mmap(len);
 	int ret;
 
 	if (!base)
 		return -ENOMEM;
 	ret = clx_region_add(c, base, len, r);
 	if (ret) {
-		clx_unmap(base, len);
+		clu_unmap(base, len);
 		return ret;
 	}
 	btask_layout(b, 0);
 	return 0;
 }
 
-static void task_region_del(struct clx *c, struct clx_region *r)
+static void task_region_del(struct clx *c, struct clu_region *r)
 {
 	clx_region_del(c, r);
-	clx_unmap(r->base, r->len);
+	clu_unmap(r->base, r->len);
 }
 
 /* One size of a kernel sweep: median kernel time in ns. */
@@ -353,7 +139,7 @@ static int time_kernel(struct clx *c, const struct tqk_task *t, struct tqk_size 
 {
 	void *bufs[TQK_MAX_BUFS];
 	double v[MAX_REPS];
-	struct clx_region r = { 0 };
+	struct clu_region r = { 0 };
 	struct binst in = { 0 };
 	struct btask b;
 	int ret;
@@ -366,7 +152,7 @@ static int time_kernel(struct clx *c, const struct tqk_task *t, struct tqk_size 
 	if (ret)
 		return ret;
 	for (uint32_t i = 0; i < b.l.nbufs; i++)
-		bufs[i] = clx_host(&r, b.off[i]);
+		bufs[i] = clu_host(&r, b.off[i]);
 	if (t != tqk_find("SYN"))
 		tqk_fill(t, sz, 1, bufs);
 	ret = binst_init(c, &b, &in);
@@ -383,11 +169,11 @@ static int time_kernel(struct clx *c, const struct tqk_task *t, struct tqk_size 
 			break;
 		}
 		ret = clx_wait(ev);
-		v[i] = (double)(clx_end(ev) - clx_start(ev));
+		v[i] = (double)(clu_end(ev) - clu_start(ev));
 		clReleaseEvent(ev);
 	}
 	if (!ret)
-		*ns = median(v, reps);
+		*ns = tq_median(v, reps);
 	binst_fini(&in);
 out_region:
 	task_region_del(c, &r);
@@ -468,7 +254,7 @@ static int sweep_kernel(struct clx *c, const struct tqk_task *t, const struct op
 		fm[nf] = m[i];
 		fns[nf++] = ns[i];
 	}
-	if (fit_line(fm, fns, nf, &gamma, &eta)) {
+	if (clu_fit_line(fm, fns, nf, &gamma, &eta)) {
 		fprintf(stderr, "tqcalib: %s: too few sizes to fit\n", t->name);
 		return -1;
 	}
@@ -482,7 +268,7 @@ static int sweep_kernel(struct clx *c, const struct tqk_task *t, const struct op
 /* When @b started after @a ended, ns; < 0 if the two engines' stamps disagree. */
 static double after_ns(cl_event a, cl_event b)
 {
-	return (double)clx_start(b) - (double)clx_end(a);
+	return (double)clu_start(b) - (double)clu_end(a);
 }
 
 /*
@@ -495,29 +281,29 @@ static double after_ns(cl_event a, cl_event b)
  * its predecessor on the H200, against 1.5 us for commands of a TG in
  * tqbench's commands.csv.) v[LAT_*] in ns.
  */
-static int lat_round(struct clx *c, struct xmem *m, struct binst *in, double *v)
+static int lat_round(struct clx *c, struct clu_cal *m, struct binst *in, double *v)
 {
 	const struct tqk_launch *l = &in->b->l;
 	cl_command_queue *q = c->q;
 	cl_event ev[9] = { 0 };
 	int ret = -EIO;
 
-	if (enqueue_copy_after(CLX_HTD, q[CLX_HTD], m->dev[CLX_HTD], m->host[CLX_HTD], LAT_BYTES,
-			       0, NULL, &ev[0]) ||
+	if (clu_copy(q[CLX_HTD], true, m->dev[CLU_HTD], LAT_BYTES, m->host[CLU_HTD], 0, NULL,
+		     &ev[0]) ||
 	    tqk_cl_enqueue(q[CLX_K], in->k, l, 1, &ev[0], &ev[1]) ||
-	    enqueue_copy_after(CLX_DTH, q[CLX_DTH], m->dev[CLX_DTH], m->host[CLX_DTH], LAT_BYTES,
-			       1, &ev[1], &ev[2]))
+	    clu_copy(q[CLX_DTH], false, m->dev[CLU_DTH], LAT_BYTES, m->host[CLU_DTH], 1, &ev[1],
+		     &ev[2]))
 		goto out;
 	clFlush(q[CLX_HTD]);
 	clFlush(q[CLX_K]);
 	if (clx_wait(ev[2]))
 		goto out;
-	if (enqueue_copy_after(CLX_HTD, q[CLX_HTD], m->dev[CLX_HTD], m->host[CLX_HTD],
-			       LAT_GATE_BYTES, 0, NULL, &ev[3]) ||
-	    enqueue_copy_after(CLX_HTD, q[CLX_HTD], m->dev[CLX_HTD], m->host[CLX_HTD], LAT_BYTES,
-			       0, NULL, &ev[4]) ||
-	    enqueue_copy_after(CLX_HTD, q[CLX_HTD], m->dev[CLX_HTD], m->host[CLX_HTD], LAT_BYTES,
-			       0, NULL, &ev[5]))
+	if (clu_copy(q[CLX_HTD], true, m->dev[CLU_HTD], LAT_GATE_BYTES, m->host[CLU_HTD], 0, NULL,
+		     &ev[3]) ||
+	    clu_copy(q[CLX_HTD], true, m->dev[CLU_HTD], LAT_BYTES, m->host[CLU_HTD], 0, NULL,
+		     &ev[4]) ||
+	    clu_copy(q[CLX_HTD], true, m->dev[CLU_HTD], LAT_BYTES, m->host[CLU_HTD], 0, NULL,
+		     &ev[5]))
 		goto out;
 	clFlush(q[CLX_HTD]);
 	if (tqk_cl_enqueue(q[CLX_K], in->k, l, 1, &ev[3], &ev[6]) ||
@@ -539,13 +325,6 @@ out:
 	return ret;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * The model's command latencies (Documentation/sim.md): dependency = the
  * median over both waits of the dependent chain (K after HtD, DtH after K),
@@ -557,12 +336,12 @@ static int measure_latencies(struct clx *c, const struct opts *o, struct lats *l
 	const struct tqk_task *syn = tqk_find("SYN");
 	unsigned int reps = o->quick ? 7 : 31;
 	double v[NLAT][MAX_REPS], pool[2 * MAX_REPS];
-	struct xmem m = { 0 };
+	struct clu_cal m;
 	struct binst in = { 0 };
 	struct btask b;
 	int ret;
 
-	ret = xmem_init(c, &m, LAT_GATE_BYTES);
+	ret = clu_cal_init(&m, c->ctx, c->q[CLX_HTD], c->q[CLX_DTH], LAT_GATE_BYTES);
 	ret = ret ?: btask_syn(&b, "SYN", syn->n_min, 1, 0, 0);	/* the tiniest kernel */
 	ret = ret ?: binst_init(c, &b, &in);
 	for (unsigned int i = 0; i <= reps && !ret; i++) {
@@ -574,33 +353,25 @@ static int measure_latencies(struct clx *c, const struct opts *o, struct lats *l
 		progress_step(1, NULL);
 	}
 	binst_fini(&in);
-	xmem_free(c, &m);
+	clu_cal_fini(&m);
 	if (ret) {
 		fprintf(stderr, "tqcalib: the latency runs failed\n");
 		return ret;
 	}
 	for (int k = 0; k < NLAT; k++) {
-		qsort(v[k], reps, sizeof(double), cmp_double);
-		lt->med[k] = median(v[k], reps);
+		qsort(v[k], reps, sizeof(double), tq_cmp_double);
+		lt->med[k] = tq_median(v[k], reps);
 		lt->p90[k] = v[k][(reps - 1) * 9 / 10];
 		if (csv)
 			fprintf(csv, "latency,%s,,,,%d,%.0f,\n", lat_name[k], LAT_BYTES, lt->med[k]);
 	}
 	memcpy(pool, v[LAT_HTD_K], reps * sizeof(double));
 	memcpy(pool + reps, v[LAT_K_DTH], reps * sizeof(double));
-	lt->dep_ns = fmax(0, median(pool, 2 * reps));
+	lt->dep_ns = fmax(0, tq_median(pool, 2 * reps));
 	memcpy(pool, v[LAT_K_K], reps * sizeof(double));
 	memcpy(pool + reps, v[LAT_HTD_HTD], reps * sizeof(double));
-	lt->gap_ns = fmax(0, median(pool, 2 * reps));
+	lt->gap_ns = fmax(0, tq_median(pool, 2 * reps));
 	return 0;
-}
-
-static double host_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
 /*
@@ -616,7 +387,7 @@ static int measure_launch(struct clx *c, const struct opts *o, unsigned int dma,
 	const struct tqk_task *syn = tqk_find("SYN");
 	unsigned int reps = o->quick ? 7 : 31;
 	static struct binst in[LAUNCH_TASKS];
-	struct clx_region r = { 0 };
+	struct clu_region r = { 0 };
 	double v[MAX_REPS];
 	struct btask b;
 	int ret;
@@ -631,7 +402,7 @@ static int measure_launch(struct clx *c, const struct opts *o, unsigned int dma,
 	for (unsigned int i = 0; i <= reps && !ret; i++) {
 		cl_command_queue out = c->q[dma == 2 ? CLX_DTH : CLX_HTD];
 		unsigned int cmds = 0;
-		double t0 = host_ns();
+		double t0 = (double)tq_now_ns();
 
 		for (unsigned int t = 0; t < LAUNCH_TASKS && !ret; t++) {
 			ret = binst_enqueue_in(&in[t], &r, c->q[CLX_HTD], c->q[CLX_K], 0, NULL);
@@ -639,7 +410,7 @@ static int measure_launch(struct clx *c, const struct opts *o, unsigned int dma,
 			cmds += in[t].nev;
 		}
 		if (i && !ret)	/* round 0 warms up */
-			v[i - 1] = (host_ns() - t0) / cmds;
+			v[i - 1] = ((double)tq_now_ns() - t0) / cmds;
 		for (unsigned int t = 0; t < LAUNCH_TASKS && !ret; t++)
 			ret = clx_wait(binst_last(&in[t]));
 		progress_step(1, NULL);
@@ -651,8 +422,8 @@ static int measure_launch(struct clx *c, const struct opts *o, unsigned int dma,
 		fprintf(stderr, "tqcalib: the launch runs failed\n");
 		return ret;
 	}
-	qsort(v, reps, sizeof(double), cmp_double);
-	lt->submit_ns = median(v, reps);
+	qsort(v, reps, sizeof(double), tq_cmp_double);
+	lt->submit_ns = tq_median(v, reps);
 	lt->submit_p90 = v[(reps - 1) * 9 / 10];
 	if (csv)
 		fprintf(csv, "latency,submit,,,,%d,%.0f,\n", LAT_BYTES, lt->submit_ns);
@@ -687,7 +458,7 @@ static bool wanted(const struct opts *o, const char *name)
 }
 
 static void print_profile(FILE *f, const struct clx *c, const struct tq_profile *p,
-			  const struct opts *o, const struct xfers *x)
+			  const struct opts *o, const struct clu_cal_xfers *x)
 {
 	static const char *const dir[] = { [TQ_HTD] = "htd", [TQ_DTH] = "dth" };
 	char when[64];
@@ -722,7 +493,7 @@ static void print_profile(FILE *f, const struct clx *c, const struct tq_profile 
 }
 
 /* How well the fitted transfer lines match the measurements, on stderr. */
-static void report_xfers(const struct xfers *x, const struct tq_profile *p)
+static void report_xfers(const struct clu_cal_xfers *x, const struct tq_profile *p)
 {
 	fprintf(stderr, "%10s %10s %10s %10s %10s %7s %7s\n", "bytes", "htd us", "dth us",
 		"htd+ us", "dth+ us", "cover", "fit err");
@@ -731,19 +502,19 @@ static void report_xfers(const struct xfers *x, const struct tq_profile *p)
 
 		for (int s = TQ_HTD; s <= TQ_DTH; s += 2) {
 			double pred = tq_profile_xfer_ns(p, s, x->bytes[i]);
-			double got = x->t[s == TQ_HTD ? HTD_ALONE : DTH_ALONE][i];
+			double got = x->t[s == TQ_HTD ? CLU_HTD_ALONE : CLU_DTH_ALONE][i];
 
 			e = fmax(e, fabs(pred - got) / got);
 		}
 		fprintf(stderr, "%10.0f %10.1f %10.1f %10.1f %10.1f %7.2f %6.1f%%\n", x->bytes[i],
-			x->t[HTD_ALONE][i] / 1e3, x->t[DTH_ALONE][i] / 1e3, x->t[HTD_OV][i] / 1e3,
-			x->t[DTH_OV][i] / 1e3, fmin(x->cover[0][i], x->cover[1][i]), 100 * e);
+			x->t[CLU_HTD_ALONE][i] / 1e3, x->t[CLU_DTH_ALONE][i] / 1e3, x->t[CLU_HTD_OV][i] / 1e3,
+			x->t[CLU_DTH_OV][i] / 1e3, fmin(x->cover[0][i], x->cover[1][i]), 100 * e);
 	}
 	if (p->dma == 2)
 		fprintf(stderr, "overlapped: htd x%.3f, dth x%.3f (median of the %d largest sizes)\n",
 			p->alone[TQ_HTD].bytes_per_ns / p->overlapped[TQ_HTD].bytes_per_ns,
 			p->alone[TQ_DTH].bytes_per_ns / p->overlapped[TQ_DTH].bytes_per_ns,
-			SLOW_SIZES);
+			CLU_CAL_SLOW_SIZES);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -821,7 +592,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 int main(int argc, char **argv)
 {
-	static struct xfers x;
+	static struct clu_cal_xfers x;
 	struct lats lat;
 	struct tq_profile p = { 0 }, back;
 	struct tq_parse_err perr;
@@ -830,7 +601,6 @@ int main(int argc, char **argv)
 	char *text = NULL;
 	size_t len = 0, ntasks = 0;
 	FILE *csv = NULL, *mem, *out;
-	double big_cover;
 	int ret = 1;
 
 	if (parse_opts(argc, argv, &o))
@@ -854,19 +624,15 @@ int main(int argc, char **argv)
 		goto out;
 	progress_end();
 	snprintf(p.device, sizeof(p.device), "%.63s", c.name);
-	/* two copy engines when the largest copies overlap the other way */
-	big_cover = fmin(x.cover[0][x.n - 1], x.cover[1][x.n - 1]);
-	p.dma = big_cover > 0.5 ? 2 : 1;
-	if (fit_xfer(&x, HTD_ALONE, &p.alone[TQ_HTD]) ||
-	    fit_xfer(&x, DTH_ALONE, &p.alone[TQ_DTH])) {
+	switch (clu_cal_fit(&x, &p)) {
+	case 0:
+		break;
+	case 1:
+		fprintf(stderr, "tqcalib: no overlapped copy was fully covered; dma 1\n");
+		break;
+	default:
 		fprintf(stderr, "tqcalib: cannot fit the transfer times\n");
 		goto out;
-	}
-	if (p.dma == 2 &&
-	    (fit_overlapped(&x, HTD_ALONE, HTD_OV, &p.alone[TQ_HTD], &p.overlapped[TQ_HTD]) ||
-	     fit_overlapped(&x, DTH_ALONE, DTH_OV, &p.alone[TQ_DTH], &p.overlapped[TQ_DTH]))) {
-		fprintf(stderr, "tqcalib: no overlapped copy was fully covered; dma 1\n");
-		p.dma = 1;
 	}
 	report_xfers(&x, &p);
 

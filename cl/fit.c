@@ -1,25 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* fit.c - see fit.h. */
-#include <stdlib.h>
+/* fit.c - the line fit and ratio of tqcl_util.h: plain arithmetic, no OpenCL. */
+#include "cl/tqcl_util.h"
+#include "tq/num.h"
 
-#include "fit.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-double median(double *v, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-int fit_line(const double *x, const double *y, size_t n, double *a, double *b)
+int clu_fit_line(const double *x, const double *y, size_t n, double *a, double *b)
 {
 	double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, det;
 
@@ -44,7 +28,7 @@ int fit_line(const double *x, const double *y, size_t n, double *a, double *b)
 	return 0;
 }
 
-double tail_ratio(const double *num, const double *den, size_t n, size_t k)
+double clu_tail_ratio(const double *num, const double *den, size_t n, size_t k)
 {
 	double r[64];
 	size_t nr = 0;
@@ -54,5 +38,5 @@ double tail_ratio(const double *num, const double *den, size_t n, size_t k)
 	for (size_t i = n; i-- > 0 && nr < k;)
 		if (num[i] > 0 && den[i] > 0)
 			r[nr++] = num[i] / den[i];
-	return median(r, nr);
+	return tq_median(r, nr);
 }
