@@ -423,12 +423,6 @@ void plans_arm(struct plans *p, const struct plan_match *m, const struct tq_tg *
  */
 uint64_t plans_refine(struct plans *p, struct tq_ws *ws, uint64_t slice_ns);
 
-/* exec.c's name for tq_now_ns(), until it reads <tq/clock.h> itself. */
-static inline uint64_t now_ns(void)
-{
-	return tq_now_ns();
-}
-
 /* core.c */
 void wake(struct usched *u);
 /* When to launch the next TG: 0 now, JIT_WAIT not before an event, else at that time. */
