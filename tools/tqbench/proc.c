@@ -226,9 +226,9 @@ static int tqd_start(const struct opts *o)
 		dup2(logfd, 2);
 		close_range(3, ~0U, 0);
 		/*
-		 * A server of our own for one benchmark: a stream worker's
-		 * arena holds its real tasks' buffers (1.2-1.8 GiB on the
-		 * H200), past tqsubmitd's defaults meant for a shared host.
+		 * A server of our own for one benchmark: a worker's arena
+		 * holds its real tasks' buffers, past tqsubmitd's defaults
+		 * meant for a shared host.
 		 */
 		execl(path, "tqsubmitd", "--foreground", "--socket", csock, "--sched-socket", ssock,
 		      "--arena-bytes-max", "8G", "--user-bytes-max", "256G", (char *)NULL);
@@ -399,10 +399,7 @@ static int daemon_start(struct run *ru)
 	const struct env *e = ru->e;
 	char name[64], env_notify[80], dev[300], max_tg[16], kq[16];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	/*
-	 * No arena quotas: the workers are one user, and the stream's hold
-	 * 1.2-1.8 GiB each on the H200, past the defaults for a shared host.
-	 */
+	/* No arena quotas: the workers are one user, their arenas past a shared host's defaults. */
 	const char *argv[32] = {
 		usched_path, "--foreground", "--config", "/dev/null", "--state", "",
 		"--policy", pol_name(ru->p), "--profile", e->o->profile, "--device", dev,

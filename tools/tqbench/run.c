@@ -849,16 +849,11 @@ static int series_run(struct env *e, struct result *r, struct binst *in, struct 
  * The trials: NoReorder's reference orders and each policy's order
  * (orders), all in tqbench's context, and each policy through usched
  * (usched), in its usched's own context, once each per trial, in a new
- * random order every trial. A slow spell of the host (on the H200 one order
- * ran 34 to 44 ms from one run to the next, and runs next to each other
- * share about half their deviation) so falls on all of them alike, and the
- * best order is measured on runs other than those that chose it.
- *
- * The first kernel after another context's started 135 us late on the
- * H200 (the compute engine switching contexts), which a TG on a device
- * usched alone drives never pays. So a trial runs in blocks, one per
- * context (the fixed orders; each usched), in random order, each block
- * after an uncounted run of its first series.
+ * random order every trial, so that a slow spell of the host falls on all
+ * of them alike and the best order is measured on runs other than those
+ * that chose it. A trial runs in blocks, one per context, each after an
+ * uncounted run of its first series, so that no series pays the device's
+ * switch between contexts (Documentation/design/tqbench.md).
  */
 int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *tgcsv)
 {

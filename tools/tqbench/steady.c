@@ -2,17 +2,16 @@
 /*
  * steady.c - whether the host copies at the profile's speed right now.
  *
- * On the shared H200 host, HtD copies that a DtH overlaps run at about the
- * profile's slowdown (1.06-1.09) most of the time, and at 1.2-1.6 in spells
- * of seconds to tens of seconds that do not depend on what runs on the GPU:
- * a plain pair of copies, nothing else on the device, shows them too
- * (2026-12-02, Documentation/results/tqbench.md). Copies nothing overlaps
- * keep their speed. No model of a TG predicts such a spell, and one that
- * falls on some orders and not others moves their comparison.
+ * HtD copies that a DtH overlaps can run well over the profile's slowdown
+ * in spells that do not depend on what runs on the GPU (seen on the H200's
+ * host: Documentation/design/tqbench.md). No model of a TG predicts a
+ * spell, and one that falls on some orders and not others moves their
+ * comparison.
  *
  * So tqbench probes the host: one HtD and one DtH of PROBE_BYTES started
- * together (in the transfer memory of cl/tqcl_calib.h), three times, the median HtD time over its standalone time. A
- * probe within the profile's HtD slowdown times (1 + tolerance) is steady.
+ * together (in the transfer memory of cl/tqcl_calib.h), three times, the
+ * median HtD time over its standalone time. A probe within the profile's
+ * HtD slowdown times (1 + tolerance) is steady.
  * A pass of NoReorder or a trial starts once a probe is steady (waiting at
  * most --steady-wait), probes every TICK_S while it runs and once at its
  * end, and is run again (at most --redo times an experiment) when one of
