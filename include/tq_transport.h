@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <linux/tqsubmit.h>
+#include <tq/tqsubmitd.h>
 
 #define TQT_DEVICE_PATH		"/dev/" TQ_DEVICE_NAME
 #define TQT_ENV			"TQ_TRANSPORT"
@@ -330,19 +331,11 @@ static inline ssize_t tqt_recv_records(int fd, void *buf, size_t len, int *fds,
  * between) on a connection of its own to @path, either socket. The value
  * of counter @name, or -1 (no server, no such counter).
  */
-/* TQD_SOCK_STATS of tqsubmitd's include/tq/tqsubmitd.h, under names of our own */
-struct tqt_stats_req {
-	__u32	size;
-	__u32	flags;
-};
-#define TQT_SOCK_STATS		_IOWR(TQ_IOC_MAGIC, 0x40, struct tqt_stats_req)
-#define TQT_STATS_MAX		4096
-
 static inline long long tqt_stat(const char *path, const char *name)
 {
-	struct tq_sock_msg head = { .cmd = TQT_SOCK_STATS };
-	struct tqt_stats_req req = { .size = sizeof(req) };
-	char buf[TQT_STATS_MAX + sizeof(head) + 1], *line;
+	struct tq_sock_msg head = { .cmd = TQD_SOCK_STATS };
+	struct tqd_stats req = { .size = sizeof(req) };
+	char buf[TQD_STATS_MAX + sizeof(head) + 1], *line;
 	size_t len = strlen(name);
 	long long v = -1;
 	struct pollfd pfd;
@@ -360,7 +353,7 @@ static inline long long tqt_stat(const char *path, const char *name)
 	}
 	close(fd);
 	memcpy(&head, buf, sizeof(head));
-	if (head.cmd != TQT_SOCK_STATS || head.status)
+	if (head.cmd != TQD_SOCK_STATS || head.status)
 		return -1;
 	buf[n] = 0;
 	line = buf + sizeof(head);
