@@ -136,6 +136,27 @@ static inline unsigned int tqt_cmsg_fds(struct msghdr *m, int *fds, unsigned int
 }
 
 /*
+ * Attach @nfds file descriptors (none: nothing) to @m as one SCM_RIGHTS
+ * message in @ctl: CMSG_SPACE(@nfds * sizeof(int)) bytes at least, aligned
+ * as a struct cmsghdr.
+ */
+static inline void tqt_cmsg_put(struct msghdr *m, void *ctl, const int *fds, unsigned int nfds)
+{
+	struct cmsghdr *c;
+
+	if (!nfds)
+		return;
+	memset(ctl, 0, CMSG_SPACE(sizeof(int) * nfds));
+	m->msg_control = ctl;
+	m->msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+	c = CMSG_FIRSTHDR(m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+	memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+}
+
+/*
  * Send one message: @head (a tq_sock_msg) and @len bytes of @arg, with
  * @nfds file descriptors. MSG_NOSIGNAL: a dead peer is EPIPE, not SIGPIPE.
  */
@@ -155,18 +176,7 @@ static inline int tqt_send(int fd, const struct tq_sock_msg *head, const void *a
 
 	if (nfds > 2)
 		return -EINVAL;
-	if (nfds) {
-		struct cmsghdr *c;
-
-		memset(&ctl, 0, sizeof(ctl));
-		m.msg_control = ctl.buf;
-		m.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-		c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-		memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
-	}
+	tqt_cmsg_put(&m, ctl.buf, fds, nfds);
 	do
 		n = sendmsg(fd, &m, flags | MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
