@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <linux/tqsubmit.h>
+#include <tq/tqsubmitd.h>
 
 #define TQT_DEVICE_PATH		"/dev/" TQ_DEVICE_NAME
 #define TQT_ENV			"TQ_TRANSPORT"
@@ -135,6 +136,27 @@ static inline unsigned int tqt_cmsg_fds(struct msghdr *m, int *fds, unsigned int
 }
 
 /*
+ * Attach @nfds file descriptors (none: nothing) to @m as one SCM_RIGHTS
+ * message in @ctl: CMSG_SPACE(@nfds * sizeof(int)) bytes at least, aligned
+ * as a struct cmsghdr.
+ */
+static inline void tqt_cmsg_put(struct msghdr *m, void *ctl, const int *fds, unsigned int nfds)
+{
+	struct cmsghdr *c;
+
+	if (!nfds)
+		return;
+	memset(ctl, 0, CMSG_SPACE(sizeof(int) * nfds));
+	m->msg_control = ctl;
+	m->msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+	c = CMSG_FIRSTHDR(m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+	memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+}
+
+/*
  * Send one message: @head (a tq_sock_msg) and @len bytes of @arg, with
  * @nfds file descriptors. MSG_NOSIGNAL: a dead peer is EPIPE, not SIGPIPE.
  */
@@ -154,18 +176,7 @@ static inline int tqt_send(int fd, const struct tq_sock_msg *head, const void *a
 
 	if (nfds > 2)
 		return -EINVAL;
-	if (nfds) {
-		struct cmsghdr *c;
-
-		memset(&ctl, 0, sizeof(ctl));
-		m.msg_control = ctl.buf;
-		m.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-		c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-		memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
-	}
+	tqt_cmsg_put(&m, ctl.buf, fds, nfds);
 	do
 		n = sendmsg(fd, &m, flags | MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
@@ -330,19 +341,11 @@ static inline ssize_t tqt_recv_records(int fd, void *buf, size_t len, int *fds,
  * between) on a connection of its own to @path, either socket. The value
  * of counter @name, or -1 (no server, no such counter).
  */
-/* TQD_SOCK_STATS of tqsubmitd's include/tq/tqsubmitd.h, under names of our own */
-struct tqt_stats_req {
-	__u32	size;
-	__u32	flags;
-};
-#define TQT_SOCK_STATS		_IOWR(TQ_IOC_MAGIC, 0x40, struct tqt_stats_req)
-#define TQT_STATS_MAX		4096
-
 static inline long long tqt_stat(const char *path, const char *name)
 {
-	struct tq_sock_msg head = { .cmd = TQT_SOCK_STATS };
-	struct tqt_stats_req req = { .size = sizeof(req) };
-	char buf[TQT_STATS_MAX + sizeof(head) + 1], *line;
+	struct tq_sock_msg head = { .cmd = TQD_SOCK_STATS };
+	struct tqd_stats req = { .size = sizeof(req) };
+	char buf[TQD_STATS_MAX + sizeof(head) + 1], *line;
 	size_t len = strlen(name);
 	long long v = -1;
 	struct pollfd pfd;
@@ -360,7 +363,7 @@ static inline long long tqt_stat(const char *path, const char *name)
 	}
 	close(fd);
 	memcpy(&head, buf, sizeof(head));
-	if (head.cmd != TQT_SOCK_STATS || head.status)
+	if (head.cmd != TQD_SOCK_STATS || head.status)
 		return -1;
 	buf[n] = 0;
 	line = buf + sizeof(head);

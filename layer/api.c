@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,7 +215,68 @@ static void tqcl_init(void)
 	tqcl.inited = true;
 }
 
+/* ---- the records' references ------------------------------------------ */
+
+/*
+ * The retain and release of every object type the layer keeps a record of
+ * go through these two. A retain is the driver's first; when it succeeds,
+ * the record (if the layer has one) counts one more program reference, the
+ * int at offset off. A release is seen by the layer first: drop(record)
+ * under the lock, then the driver's release.
+ */
+static cl_int ref_retained(cl_int err, struct tqcl_map *m, const void *obj, size_t off)
+{
+	char *r;
+
+	if (err)
+		return err;
+	LOCK();
+	r = tqcl_map_get(m, obj);
+	if (r)
+		(*(int *)(r + off))++;
+	UNLOCK();
+	return err;
+}
+
+/* fn(record) under the lock, where the layer has a record of obj. */
+static void rec_apply(struct tqcl_map *m, const void *obj, void (*fn)(void *rec))
+{
+	void *r;
+
+	LOCK();
+	r = tqcl_map_get(m, obj);
+	if (r)
+		fn(r);
+	UNLOCK();
+}
+
+/* l_RetainX(x): struct rec's field refs in tqcl.map counts it. */
+#define RETAIN(fn, type, map, rec, refs)					\
+	static cl_int CL_API_CALL l_##fn(type obj)				\
+	{									\
+		return ref_retained(tqcl_next.cl##fn(obj), &tqcl.map, obj,	\
+				    offsetof(struct rec, refs));		\
+	}
+
+/* l_ReleaseX(x): drop(record), then the driver's release. */
+#define RELEASE(fn, type, map, drop)						\
+	static cl_int CL_API_CALL l_##fn(type obj)				\
+	{									\
+		rec_apply(&tqcl.map, obj, drop);				\
+		return tqcl_next.cl##fn(obj);					\
+	}
+
 /* ---- contexts ------------------------------------------------------ */
+
+static cl_context ctx_record(cl_context c)
+{
+	if (c) {
+		LOCK();
+		tqcl_ctx_get(c);
+		UNLOCK();
+	}
+	return c;
+}
 
 static cl_context CL_API_CALL l_CreateContext(const cl_context_properties *props, cl_uint ndev,
 					      const cl_device_id *devs,
@@ -222,14 +284,7 @@ static cl_context CL_API_CALL l_CreateContext(const cl_context_properties *props
 									  size_t, void *),
 					      void *ud, cl_int *err)
 {
-	cl_context c = tqcl_next.clCreateContext(props, ndev, devs, notify, ud, err);
-
-	if (c) {
-		LOCK();
-		tqcl_ctx_get(c);
-		UNLOCK();
-	}
-	return c;
+	return ctx_record(tqcl_next.clCreateContext(props, ndev, devs, notify, ud, err));
 }
 
 static cl_context CL_API_CALL l_CreateContextFromType(const cl_context_properties *props,
@@ -239,30 +294,10 @@ static cl_context CL_API_CALL l_CreateContextFromType(const cl_context_propertie
 										  size_t, void *),
 						      void *ud, cl_int *err)
 {
-	cl_context c = tqcl_next.clCreateContextFromType(props, type, notify, ud, err);
-
-	if (c) {
-		LOCK();
-		tqcl_ctx_get(c);
-		UNLOCK();
-	}
-	return c;
+	return ctx_record(tqcl_next.clCreateContextFromType(props, type, notify, ud, err));
 }
 
-static cl_int CL_API_CALL l_RetainContext(cl_context ctx)
-{
-	cl_int err = tqcl_next.clRetainContext(ctx);
-	struct tqcl_ctx *c;
-
-	if (!err) {
-		LOCK();
-		c = tqcl_map_get(&tqcl.ctxs, ctx);
-		if (c)
-			c->refs++;
-		UNLOCK();
-	}
-	return err;
-}
+RETAIN(RetainContext, cl_context, ctxs, tqcl_ctx, refs)
 
 /*
  * The program's last reference: what the shadows hold goes back into the
@@ -296,19 +331,17 @@ static void ctx_last_release(struct tqcl_ctx *c)
 	tqcl_map_del(&tqcl.ctxs, c->ctx);
 }
 
-static cl_int CL_API_CALL l_ReleaseContext(cl_context ctx)
+static void ctx_unref(void *rec)
 {
-	struct tqcl_ctx *c;
+	struct tqcl_ctx *c = rec;
 
-	LOCK();
-	c = tqcl_map_get(&tqcl.ctxs, ctx);
-	if (c && c->refs == 1)
+	if (c->refs == 1)
 		ctx_last_release(c);
-	else if (c)
+	else
 		c->refs--;
-	UNLOCK();
-	return tqcl_next.clReleaseContext(ctx);
 }
+
+RELEASE(ReleaseContext, cl_context, ctxs, ctx_unref)
 
 /* ---- queues ---------------------------------------------------------- */
 
@@ -372,46 +405,34 @@ l_CreateCommandQueueWithProperties(cl_context ctx, cl_device_id dev,
 	return q;
 }
 
-static cl_int CL_API_CALL l_RetainCommandQueue(cl_command_queue queue)
-{
-	cl_int err = tqcl_next.clRetainCommandQueue(queue);
-	struct tqcl_queue *q;
-
-	if (!err) {
-		LOCK();
-		q = tqcl_map_get(&tqcl.queues, queue);
-		if (q)
-			q->refs++;
-		UNLOCK();
-	}
-	return err;
-}
+RETAIN(RetainCommandQueue, cl_command_queue, queues, tqcl_queue, refs)
 
 /* The last release flushes (OpenCL): the captured commands finish first. */
-static cl_int CL_API_CALL l_ReleaseCommandQueue(cl_command_queue queue)
+static void queue_unref(void *rec)
 {
-	struct tqcl_queue *q;
+	struct tqcl_queue *q = rec;
 
-	LOCK();
-	q = tqcl_map_get(&tqcl.queues, queue);
-	if (q && --q->refs <= 0) {
+	if (--q->refs <= 0) {
 		tqcl_queue_drain(q);
 		tqcl_queue_drop(q);
 	}
-	UNLOCK();
+}
+
+static cl_int CL_API_CALL l_ReleaseCommandQueue(cl_command_queue queue)
+{
+	rec_apply(&tqcl.queues, queue, queue_unref);
 	tqcl_signal_ready();
 	return tqcl_next.clReleaseCommandQueue(queue);
 }
 
+static void queue_drain(void *rec)
+{
+	tqcl_queue_drain(rec);
+}
+
 static cl_int CL_API_CALL l_Finish(cl_command_queue queue)
 {
-	struct tqcl_queue *q;
-
-	LOCK();
-	q = tqcl_map_get(&tqcl.queues, queue);
-	if (q)
-		tqcl_queue_drain(q);
-	UNLOCK();
+	rec_apply(&tqcl.queues, queue, queue_drain);
 	return tqcl_next.clFinish(queue);
 }
 
@@ -478,35 +499,20 @@ static cl_mem CL_API_CALL l_CreateSubBuffer(cl_mem parent, cl_mem_flags flags,
 	return tqcl_next.clCreateSubBuffer(parent, flags, type, info, err);
 }
 
-static cl_int CL_API_CALL l_RetainMemObject(cl_mem m)
+RETAIN(RetainMemObject, cl_mem, mems, tqcl_mem, refs)
+
+static void mem_unref(void *rec)
 {
-	cl_int err = tqcl_next.clRetainMemObject(m);
-	struct tqcl_mem *b;
+	struct tqcl_mem *b = rec;
 
-	if (!err) {
-		LOCK();
-		b = tqcl_map_get(&tqcl.mems, m);
-		if (b)
-			b->refs++;
-		UNLOCK();
-	}
-	return err;
-}
-
-static cl_int CL_API_CALL l_ReleaseMemObject(cl_mem m)
-{
-	struct tqcl_mem *b;
-
-	LOCK();
-	b = tqcl_map_get(&tqcl.mems, m);
-	if (b && --b->refs <= 0) {
+	if (--b->refs <= 0) {
 		/* the tasks using the shadow end before it goes */
 		tqcl_mem_idle(b, true);
 		tqcl_mem_drop(b);
 	}
-	UNLOCK();
-	return tqcl_next.clReleaseMemObject(m);
 }
+
+RELEASE(ReleaseMemObject, cl_mem, mems, mem_unref)
 
 /* ---- programs and kernels -------------------------------------------- */
 
@@ -574,32 +580,14 @@ static cl_int CL_API_CALL l_BuildProgram(cl_program prog, cl_uint ndev, const cl
 	return err;
 }
 
-static cl_int CL_API_CALL l_RetainProgram(cl_program prog)
-{
-	cl_int err = tqcl_next.clRetainProgram(prog);
-	struct tqcl_prog *p;
+RETAIN(RetainProgram, cl_program, progs, tqcl_prog, refs)
 
-	if (!err) {
-		LOCK();
-		p = tqcl_map_get(&tqcl.progs, prog);
-		if (p)
-			p->refs++;
-		UNLOCK();
-	}
-	return err;
+static void prog_unref(void *rec)
+{
+	tqcl_prog_drop(rec);
 }
 
-static cl_int CL_API_CALL l_ReleaseProgram(cl_program prog)
-{
-	struct tqcl_prog *p;
-
-	LOCK();
-	p = tqcl_map_get(&tqcl.progs, prog);
-	if (p)
-		tqcl_prog_drop(p);
-	UNLOCK();
-	return tqcl_next.clReleaseProgram(prog);
-}
+RELEASE(ReleaseProgram, cl_program, progs, prog_unref)
 
 static void kern_record(cl_kernel k, cl_program prog, const struct tqcl_kern *from)
 {
@@ -669,32 +657,14 @@ static cl_kernel CL_API_CALL l_CloneKernel(cl_kernel src, cl_int *err)
 	return k;
 }
 
-static cl_int CL_API_CALL l_RetainKernel(cl_kernel kern)
-{
-	cl_int err = tqcl_next.clRetainKernel(kern);
-	struct tqcl_kern *k;
+RETAIN(RetainKernel, cl_kernel, kerns, tqcl_kern, refs)
 
-	if (!err) {
-		LOCK();
-		k = tqcl_map_get(&tqcl.kerns, kern);
-		if (k)
-			k->refs++;
-		UNLOCK();
-	}
-	return err;
+static void kern_unref(void *rec)
+{
+	tqcl_kern_drop(rec);
 }
 
-static cl_int CL_API_CALL l_ReleaseKernel(cl_kernel kern)
-{
-	struct tqcl_kern *k;
-
-	LOCK();
-	k = tqcl_map_get(&tqcl.kerns, kern);
-	if (k)
-		tqcl_kern_drop(k);
-	UNLOCK();
-	return tqcl_next.clReleaseKernel(kern);
-}
+RELEASE(ReleaseKernel, cl_kernel, kerns, kern_unref)
 
 /*
  * What the argument now is. A buffer is told apart from a scalar by the
@@ -735,15 +705,14 @@ out:
 	return err;
 }
 
+static void kern_svm(void *rec)
+{
+	((struct tqcl_kern *)rec)->svm = true;
+}
+
 static void kern_mark_svm(cl_kernel kern)
 {
-	struct tqcl_kern *k;
-
-	LOCK();
-	k = tqcl_map_get(&tqcl.kerns, kern);
-	if (k)
-		k->svm = true;
-	UNLOCK();
+	rec_apply(&tqcl.kerns, kern, kern_svm);
 }
 
 static cl_int CL_API_CALL l_SetKernelArgSVMPointer(cl_kernel kern, cl_uint i, const void *v)
@@ -767,20 +736,7 @@ static cl_int CL_API_CALL l_SetKernelExecInfo(cl_kernel kern, cl_kernel_exec_inf
 
 /* ---- events ---------------------------------------------------------- */
 
-static cl_int CL_API_CALL l_RetainEvent(cl_event ev)
-{
-	cl_int err = tqcl_next.clRetainEvent(ev);
-	struct tqcl_op *op;
-
-	if (!err) {
-		LOCK();
-		op = tqcl_map_get(&tqcl.evs, ev);
-		if (op)
-			op->app_refs++;
-		UNLOCK();
-	}
-	return err;
-}
+RETAIN(RetainEvent, cl_event, evs, tqcl_op, app_refs)
 
 static cl_int CL_API_CALL l_ReleaseEvent(cl_event ev)
 {
@@ -976,17 +932,30 @@ static void pass_end(struct pass *p, cl_int err)
 	UNLOCK();
 }
 
-/* A command with no buffer of its own, ordered after the captured ones. */
-#define PASS_ORDERED(call, queue, nw, wl, ev)					\
+/*
+ * Pass call through for why, counted as kind, and return its error: the n
+ * buffers mems (wr[i]: written; wr NULL: all) go to the driver first, and
+ * it is ordered after the queue's captured commands. call names the wait
+ * list and event as p.nw, p.wl, p.evp.
+ */
+#define PASS_WHY(call, why, queue, mems, wr, n, kind, nw, wl, ev)		\
 	do {									\
 		struct pass p;							\
-		cl_int e = pass_begin(&p, queue, NULL, NULL, 0, nw, wl, ev,	\
-				      W_COMMAND, K_OTHER);			\
+		cl_int e = pass_begin(&p, queue, mems, wr, n, nw, wl, ev,	\
+				      why, kind);				\
 		if (!e)								\
 			e = call;						\
 		pass_end(&p, e);						\
 		return e;							\
 	} while (0)
+
+/* Any other command, naming these buffers. */
+#define PASS(call, queue, mems, wr, n, kind, nw, wl, ev)			\
+	PASS_WHY(call, W_COMMAND, queue, mems, wr, n, kind, nw, wl, ev)
+
+/* A command with no buffer of its own, ordered after the captured ones. */
+#define PASS_ORDERED(call, queue, nw, wl, ev)					\
+	PASS(call, queue, NULL, NULL, 0, K_OTHER, nw, wl, ev)
 
 /* ---- capture checks ---------------------------------------------------- */
 
@@ -1167,7 +1136,6 @@ static cl_int CL_API_CALL l_EnqueueWriteBuffer(cl_command_queue queue, cl_mem m,
 {
 	cl_int err = CL_SUCCESS;
 	enum tqcl_why why;
-	struct pass p;
 	bool wr = true;
 
 	LOCK();
@@ -1175,12 +1143,9 @@ static cl_int CL_API_CALL l_EnqueueWriteBuffer(cl_command_queue queue, cl_mem m,
 	UNLOCK();
 	if (!why)
 		return err;
-	err = pass_begin(&p, queue, &m, &wr, 1, nw, wl, ev, why, K_WRITE);
-	if (!err)
-		err = tqcl_next.clEnqueueWriteBuffer(queue, m, blocking, off, size, ptr, p.nw,
-						     p.wl, p.evp);
-	pass_end(&p, err);
-	return err;
+	PASS_WHY(tqcl_next.clEnqueueWriteBuffer(queue, m, blocking, off, size, ptr, p.nw, p.wl,
+						p.evp), why, queue, &m, &wr, 1, K_WRITE, nw, wl,
+		 ev);
 }
 
 static cl_int CL_API_CALL l_EnqueueReadBuffer(cl_command_queue queue, cl_mem m, cl_bool blocking,
@@ -1189,7 +1154,6 @@ static cl_int CL_API_CALL l_EnqueueReadBuffer(cl_command_queue queue, cl_mem m, 
 {
 	cl_int err = CL_SUCCESS;
 	enum tqcl_why why;
-	struct pass p;
 	bool wr = false;
 
 	LOCK();
@@ -1197,12 +1161,8 @@ static cl_int CL_API_CALL l_EnqueueReadBuffer(cl_command_queue queue, cl_mem m, 
 	UNLOCK();
 	if (!why)
 		return err;
-	err = pass_begin(&p, queue, &m, &wr, 1, nw, wl, ev, why, K_READ);
-	if (!err)
-		err = tqcl_next.clEnqueueReadBuffer(queue, m, blocking, off, size, ptr, p.nw, p.wl,
-						    p.evp);
-	pass_end(&p, err);
-	return err;
+	PASS_WHY(tqcl_next.clEnqueueReadBuffer(queue, m, blocking, off, size, ptr, p.nw, p.wl,
+					       p.evp), why, queue, &m, &wr, 1, K_READ, nw, wl, ev);
 }
 
 /* ---- kernels ----------------------------------------------------------- */
@@ -1443,10 +1403,10 @@ static cl_int kernel_pass(cl_command_queue queue, cl_kernel kern, enum tqcl_why 
 	return pass_begin(p, queue, mems, wr, n, nw, wl, ev, why, K_KERNEL);
 }
 
-static cl_int CL_API_CALL l_EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kern,
-						 cl_uint dim, const size_t *offset,
-						 const size_t *global, const size_t *local,
-						 cl_uint nw, const cl_event *wl, cl_event *ev)
+/* A launch, captured or passed through (task: as the driver's clEnqueueTask). */
+static cl_int kernel_enqueue(cl_command_queue queue, cl_kernel kern, cl_uint dim,
+			     const size_t *offset, const size_t *global, const size_t *local,
+			     cl_uint nw, const cl_event *wl, cl_event *ev, bool task)
 {
 	cl_int err = CL_SUCCESS;
 	enum tqcl_why why;
@@ -1458,11 +1418,21 @@ static cl_int CL_API_CALL l_EnqueueNDRangeKernel(cl_command_queue queue, cl_kern
 	if (!why)
 		return err;
 	err = kernel_pass(queue, kern, why, &p, nw, wl, ev);
-	if (!err)
+	if (!err && task)
+		err = tqcl_next.clEnqueueTask(queue, kern, p.nw, p.wl, p.evp);
+	else if (!err)
 		err = tqcl_next.clEnqueueNDRangeKernel(queue, kern, dim, offset, global, local,
 						       p.nw, p.wl, p.evp);
 	pass_end(&p, err);
 	return err;
+}
+
+static cl_int CL_API_CALL l_EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kern,
+						 cl_uint dim, const size_t *offset,
+						 const size_t *global, const size_t *local,
+						 cl_uint nw, const cl_event *wl, cl_event *ev)
+{
+	return kernel_enqueue(queue, kern, dim, offset, global, local, nw, wl, ev, false);
 }
 
 /* clEnqueueTask is a launch of one work-item in one work-group. */
@@ -1470,23 +1440,26 @@ static cl_int CL_API_CALL l_EnqueueTask(cl_command_queue queue, cl_kernel kern, 
 					const cl_event *wl, cl_event *ev)
 {
 	static const size_t one[1] = { 1 };
-	cl_int err = CL_SUCCESS;
-	enum tqcl_why why;
-	struct pass p;
 
-	LOCK();
-	why = kernel_capture(queue, kern, 1, NULL, one, one, nw, wl, ev, &err);
-	UNLOCK();
-	if (!why)
-		return err;
-	err = kernel_pass(queue, kern, why, &p, nw, wl, ev);
-	if (!err)
-		err = tqcl_next.clEnqueueTask(queue, kern, p.nw, p.wl, p.evp);
-	pass_end(&p, err);
-	return err;
+	return kernel_enqueue(queue, kern, 1, NULL, one, one, nw, wl, ev, true);
 }
 
 /* ---- every other command: passed through ------------------------------- */
+
+/* pass_begin for a command naming the n buffers of the program's list ms. */
+static cl_int pass_begin_list(struct pass *p, cl_command_queue queue, cl_uint n,
+			      const cl_mem *ms, cl_uint nw, const cl_event *wl, cl_event *ev,
+			      int kind)
+{
+	cl_mem *copy = n && ms ? malloc(n * sizeof(*copy)) : NULL;
+	cl_int e;
+
+	if (copy)
+		memcpy(copy, ms, n * sizeof(*copy));
+	e = pass_begin(p, queue, copy, NULL, copy ? n : 0, nw, wl, ev, W_COMMAND, kind);
+	free(copy);
+	return e;
+}
 
 static cl_int CL_API_CALL l_EnqueueReadBufferRect(cl_command_queue queue, cl_mem m,
 						  cl_bool blocking, const size_t *bo,
@@ -1495,14 +1468,10 @@ static cl_int CL_API_CALL l_EnqueueReadBufferRect(cl_command_queue queue, cl_mem
 						  cl_uint nw, const cl_event *wl, cl_event *ev)
 {
 	bool wr = false;
-	struct pass p;
-	cl_int e = pass_begin(&p, queue, &m, &wr, 1, nw, wl, ev, W_COMMAND, K_READ);
 
-	if (!e)
-		e = tqcl_next.clEnqueueReadBufferRect(queue, m, blocking, bo, ho, reg, brp, bsp,
-						      hrp, hsp, ptr, p.nw, p.wl, p.evp);
-	pass_end(&p, e);
-	return e;
+	PASS(tqcl_next.clEnqueueReadBufferRect(queue, m, blocking, bo, ho, reg, brp, bsp, hrp, hsp,
+					       ptr, p.nw, p.wl, p.evp), queue, &m, &wr, 1, K_READ,
+					       nw, wl, ev);
 }
 
 static cl_int CL_API_CALL l_EnqueueWriteBufferRect(cl_command_queue queue, cl_mem m,
@@ -1513,14 +1482,10 @@ static cl_int CL_API_CALL l_EnqueueWriteBufferRect(cl_command_queue queue, cl_me
 						   cl_event *ev)
 {
 	bool wr = true;
-	struct pass p;
-	cl_int e = pass_begin(&p, queue, &m, &wr, 1, nw, wl, ev, W_COMMAND, K_WRITE);
 
-	if (!e)
-		e = tqcl_next.clEnqueueWriteBufferRect(queue, m, blocking, bo, ho, reg, brp, bsp,
-						       hrp, hsp, ptr, p.nw, p.wl, p.evp);
-	pass_end(&p, e);
-	return e;
+	PASS(tqcl_next.clEnqueueWriteBufferRect(queue, m, blocking, bo, ho, reg, brp, bsp, hrp, hsp,
+						ptr, p.nw, p.wl, p.evp), queue, &m, &wr, 1, K_WRITE,
+						nw, wl, ev);
 }
 
 static cl_int CL_API_CALL l_EnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst,
@@ -1529,14 +1494,9 @@ static cl_int CL_API_CALL l_EnqueueCopyBuffer(cl_command_queue queue, cl_mem src
 {
 	cl_mem ms[2] = { src, dst };
 	bool wr[2] = { false, true };
-	struct pass p;
-	cl_int e = pass_begin(&p, queue, ms, wr, 2, nw, wl, ev, W_COMMAND, K_OTHER);
 
-	if (!e)
-		e = tqcl_next.clEnqueueCopyBuffer(queue, src, dst, so, dof, size, p.nw, p.wl,
-						  p.evp);
-	pass_end(&p, e);
-	return e;
+	PASS(tqcl_next.clEnqueueCopyBuffer(queue, src, dst, so, dof, size, p.nw, p.wl, p.evp),
+					   queue, ms, wr, 2, K_OTHER, nw, wl, ev);
 }
 
 static cl_int CL_API_CALL l_EnqueueCopyBufferRect(cl_command_queue queue, cl_mem src, cl_mem dst,
@@ -1547,14 +1507,10 @@ static cl_int CL_API_CALL l_EnqueueCopyBufferRect(cl_command_queue queue, cl_mem
 {
 	cl_mem ms[2] = { src, dst };
 	bool wr[2] = { false, true };
-	struct pass p;
-	cl_int e = pass_begin(&p, queue, ms, wr, 2, nw, wl, ev, W_COMMAND, K_OTHER);
 
-	if (!e)
-		e = tqcl_next.clEnqueueCopyBufferRect(queue, src, dst, so, dof, reg, srp, ssp, drp,
-						      dsp, p.nw, p.wl, p.evp);
-	pass_end(&p, e);
-	return e;
+	PASS(tqcl_next.clEnqueueCopyBufferRect(queue, src, dst, so, dof, reg, srp, ssp, drp, dsp,
+					       p.nw, p.wl, p.evp), queue, ms, wr, 2, K_OTHER, nw,
+					       wl, ev);
 }
 
 static cl_int CL_API_CALL l_EnqueueFillBuffer(cl_command_queue queue, cl_mem m,
@@ -1562,13 +1518,9 @@ static cl_int CL_API_CALL l_EnqueueFillBuffer(cl_command_queue queue, cl_mem m,
 					      cl_uint nw, const cl_event *wl, cl_event *ev)
 {
 	bool wr = true;
-	struct pass p;
-	cl_int e = pass_begin(&p, queue, &m, &wr, 1, nw, wl, ev, W_COMMAND, K_OTHER);
 
-	if (!e)
-		e = tqcl_next.clEnqueueFillBuffer(queue, m, pat, ps, off, size, p.nw, p.wl, p.evp);
-	pass_end(&p, e);
-	return e;
+	PASS(tqcl_next.clEnqueueFillBuffer(queue, m, pat, ps, off, size, p.nw, p.wl, p.evp), queue,
+					   &m, &wr, 1, K_OTHER, nw, wl, ev);
 }
 
 static cl_int CL_API_CALL l_EnqueueCopyImageToBuffer(cl_command_queue queue, cl_mem src,
@@ -1577,14 +1529,9 @@ static cl_int CL_API_CALL l_EnqueueCopyImageToBuffer(cl_command_queue queue, cl_
 						     const cl_event *wl, cl_event *ev)
 {
 	bool wr = true;
-	struct pass p;
-	cl_int e = pass_begin(&p, queue, &dst, &wr, 1, nw, wl, ev, W_COMMAND, K_OTHER);
 
-	if (!e)
-		e = tqcl_next.clEnqueueCopyImageToBuffer(queue, src, dst, so, reg, dof, p.nw, p.wl,
-							 p.evp);
-	pass_end(&p, e);
-	return e;
+	PASS(tqcl_next.clEnqueueCopyImageToBuffer(queue, src, dst, so, reg, dof, p.nw, p.wl, p.evp),
+						  queue, &dst, &wr, 1, K_OTHER, nw, wl, ev);
 }
 
 static cl_int CL_API_CALL l_EnqueueCopyBufferToImage(cl_command_queue queue, cl_mem src,
@@ -1593,14 +1540,9 @@ static cl_int CL_API_CALL l_EnqueueCopyBufferToImage(cl_command_queue queue, cl_
 						     const cl_event *wl, cl_event *ev)
 {
 	bool wr = false;
-	struct pass p;
-	cl_int e = pass_begin(&p, queue, &src, &wr, 1, nw, wl, ev, W_COMMAND, K_OTHER);
 
-	if (!e)
-		e = tqcl_next.clEnqueueCopyBufferToImage(queue, src, dst, so, dof, reg, p.nw, p.wl,
-							 p.evp);
-	pass_end(&p, e);
-	return e;
+	PASS(tqcl_next.clEnqueueCopyBufferToImage(queue, src, dst, so, dof, reg, p.nw, p.wl, p.evp),
+						  queue, &src, &wr, 1, K_OTHER, nw, wl, ev);
 }
 
 /* A mapped buffer is the driver's until unmapped: the program may write through it. */
@@ -1657,13 +1599,8 @@ static cl_int CL_API_CALL l_EnqueueMigrateMemObjects(cl_command_queue queue, cl_
 						     cl_uint nw, const cl_event *wl, cl_event *ev)
 {
 	struct pass p;
-	cl_mem *copy = n && ms ? malloc(n * sizeof(*copy)) : NULL;
-	cl_int e;
+	cl_int e = pass_begin_list(&p, queue, n, ms, nw, wl, ev, K_OTHER);
 
-	if (copy)
-		memcpy(copy, ms, n * sizeof(*copy));
-	e = pass_begin(&p, queue, copy, NULL, copy ? n : 0, nw, wl, ev, W_COMMAND, K_OTHER);
-	free(copy);
 	if (!e)
 		e = tqcl_next.clEnqueueMigrateMemObjects(queue, n, ms, f, p.nw, p.wl, p.evp);
 	pass_end(&p, e);
@@ -1677,13 +1614,8 @@ static cl_int CL_API_CALL l_EnqueueNativeKernel(cl_command_queue queue,
 						cl_event *ev)
 {
 	struct pass p;
-	cl_mem *copy = n && ms ? malloc(n * sizeof(*copy)) : NULL;
-	cl_int e;
+	cl_int e = pass_begin_list(&p, queue, n, ms, nw, wl, ev, K_KERNEL);
 
-	if (copy)
-		memcpy(copy, ms, n * sizeof(*copy));
-	e = pass_begin(&p, queue, copy, NULL, copy ? n : 0, nw, wl, ev, W_COMMAND, K_KERNEL);
-	free(copy);
 	if (!e)
 		e = tqcl_next.clEnqueueNativeKernel(queue, fn, args, cb, n, ms, locs, p.nw, p.wl,
 						    p.evp);

@@ -299,14 +299,17 @@ static inline int tq_sched_mark(int fd, const struct tq_event *ev)
 }
 
 /*
- * Read events until @want TASK events came or @ms passed; returns the
- * events read (OPEN and CLOSE ones too), or -errno.
+ * Read events until @want TASK events came, @ms passed or a read failed
+ * (its -errno in *@err, else 0); returns the events read (OPEN and CLOSE
+ * ones too).
  */
-static inline int tq_sched_collect(int fd, struct tq_event *ev, int max, int want, int ms)
+static inline int tq_sched_gather(int fd, struct tq_event *ev, int max, int want, int ms,
+				  int *err)
 {
 	uint64_t end = tq_now_ns() + ms * 1000000ull;
 	int n = 0, tasks = 0, i, got;
 
+	*err = 0;
 	while (tasks < want && n < max) {
 		int64_t left = (int64_t)(end - tq_now_ns()) / 1000000;
 
@@ -314,14 +317,22 @@ static inline int tq_sched_collect(int fd, struct tq_event *ev, int max, int wan
 			break;
 		got = tq_sched_read(fd, ev + n, max - n, left);
 		if (got < 0)
-			return got;
-		if (got == 0)
+			*err = got;
+		if (got <= 0)
 			break;
 		for (i = n; i < n + got; i++)
 			tasks += ev[i].type == TQ_EV_TASK;
 		n += got;
 	}
 	return n;
+}
+
+/* tq_sched_gather(), or -errno where a read failed. */
+static inline int tq_sched_collect(int fd, struct tq_event *ev, int max, int want, int ms)
+{
+	int err, n = tq_sched_gather(fd, ev, max, want, ms, &err);
+
+	return err ? err : n;
 }
 
 /* Publish descriptors without the doorbell (tests of the doorbell itself). */

@@ -56,25 +56,12 @@ static void fill_setup(struct tq_setup *s)
 	s->eventfd = -1;
 }
 
-/* Read events until @want tasks came or @ms passed; returns events read. */
+/* tq_sched_gather(): the events read, up to a failed read. */
 static int collect(int sfd, struct tq_event *ev, int max, int want, int ms)
 {
-	uint64_t end = tq_now_ns() + ms * 1000000ull;
-	int n = 0, tasks = 0, i, got;
+	int err;
 
-	while (tasks < want && n < max) {
-		int64_t left = (int64_t)(end - tq_now_ns()) / 1000000;
-
-		if (left <= 0)
-			break;
-		got = tq_sched_read(sfd, ev + n, max - n, left);
-		if (got <= 0)
-			break;
-		for (i = n; i < n + got; i++)
-			tasks += ev[i].type == TQ_EV_TASK;
-		n += got;
-	}
-	return n;
+	return tq_sched_gather(sfd, ev, max, want, ms, &err);
 }
 
 static int count_type(const struct tq_event *ev, int n, int type)

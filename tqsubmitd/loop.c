@@ -29,6 +29,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <tq_transport.h>
 #include "tqsubmitd.h"
 
 static struct io_uring ring;
@@ -116,18 +117,7 @@ static int send_fds(int fd, const void *buf, size_t len, const int *fds, unsigne
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (nfds) {
-		struct cmsghdr *h;
-
-		memset(&cm, 0, sizeof(cm));
-		mh.msg_control = cm.buf;
-		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		h = CMSG_FIRSTHDR(&mh);
-		h->cmsg_level = SOL_SOCKET;
-		h->cmsg_type = SCM_RIGHTS;
-		h->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(h), fds, nfds * sizeof(int));
-	}
+	tqt_cmsg_put(&mh, cm.buf, fds, nfds);
 	if (sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 		return -errno;
 	return 0;

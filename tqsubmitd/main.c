@@ -28,6 +28,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "tq/daemon.h"
 #include "tqsubmitd.h"
 
 static int log_level = TQD_INFO;
@@ -94,28 +95,6 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
-}
-
-/* Tell systemd (Type=notify) we serve; nothing if it did not ask. */
-static void sd_ready(void)
-{
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	size_t len;
-	int fd;
-
-	if (!path || (path[0] != '/' && path[0] != '@') || strlen(path) >= sizeof(sa.sun_path))
-		return;
-	len = strlen(path);
-	memcpy(sa.sun_path, path, len);
-	if (sa.sun_path[0] == '@')
-		sa.sun_path[0] = 0;	/* abstract namespace */
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&sa,
-	       offsetof(struct sockaddr_un, sun_path) + len);
-	close(fd);
 }
 
 static int fill_addr(struct sockaddr_un *sa, const char *path)
@@ -258,42 +237,6 @@ static int listen_fds(const char *client, const char *sched, int *cfd, int *sfd)
 		return -1;
 	}
 	return 1;
-}
-
-/*
- * Without --foreground: fork; the parent exits once the child serves
- * (status 0) or failed. The child writes its status to the returned fd.
- */
-static int daemonize(void)
-{
-	int p[2];
-	char c;
-	pid_t pid;
-
-	if (pipe2(p, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid > 0) {
-		close(p[1]);
-		_exit(read(p[0], &c, 1) == 1 ? c : 1);
-	}
-	close(p[0]);
-	setsid();
-	return p[1];
-}
-
-static void detach_stdio(void)
-{
-	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	dup2(fd, 0);
-	dup2(fd, 1);
-	dup2(fd, 2);
-	close(fd);
 }
 
 int main(int argc, char **argv)
@@ -448,7 +391,7 @@ int main(int argc, char **argv)
 		made = true;
 	}
 	if (!fg) {
-		status_fd = daemonize();
+		status_fd = tq_daemonize();
 		if (status_fd < 0) {
 			tqd_log(TQD_ERR, "fork: %s", strerror(errno));
 			return 1;
@@ -468,12 +411,12 @@ int main(int argc, char **argv)
 			ret = -EIO;
 		close(status_fd);
 		if (!ret)
-			detach_stdio();
+			tq_detach_stdio();
 	}
 	if (ret)
 		goto out;
 	tqd_log(TQD_INFO, "serving %s (clients) and %s (the scheduler)", client, sched);
-	sd_ready();
+	tq_sd_ready();
 	ret = tqd_loop_run();
 out:
 	if (made) {

@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <linux/tqsubmit.h>
 #include <tq/tqsubmitd.h>
+#include <tq_transport.h>
 
 #include "tools/tap.h"
 #include "selftests/tq_util.h"
@@ -127,18 +128,7 @@ static int send_raw(int fd, const void *buf, size_t len, const int *fds, int nfd
 	struct iovec iov = { (void *)buf, len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (nfds) {
-		struct cmsghdr *h;
-
-		memset(&cm, 0, sizeof(cm));
-		mh.msg_control = cm.b;
-		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		h = CMSG_FIRSTHDR(&mh);
-		h->cmsg_level = SOL_SOCKET;
-		h->cmsg_type = SCM_RIGHTS;
-		h->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(h), fds, nfds * sizeof(int));
-	}
+	tqt_cmsg_put(&mh, cm.b, fds, nfds);
 	return sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 ? -errno : 0;
 }
 

@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tq/daemon.h"
 #include "daemon.h"
 
 /*
@@ -37,65 +38,6 @@
  * (loop_wedged()). Long enough for any honest kernel of a shared GPU.
  */
 #define KERNEL_TIME_LIMIT_NS	(10 * 1000000000ull)
-
-/* Tell systemd (Type=notify) we are attached; nothing if it did not ask. */
-static void sd_ready(void)
-{
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	size_t len;
-	int fd;
-
-	if (!path || (path[0] != '/' && path[0] != '@') || strlen(path) >= sizeof(sa.sun_path))
-		return;
-	len = strlen(path);
-	memcpy(sa.sun_path, path, len);
-	if (sa.sun_path[0] == '@')
-		sa.sun_path[0] = 0;	/* abstract namespace */
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&sa,
-	       offsetof(struct sockaddr_un, sun_path) + len);
-	close(fd);
-}
-
-/*
- * Without --foreground: fork, and let the parent exit only once the child
- * is attached (status 0) or has failed, so that "usched && run-clients"
- * works. The child writes its status to the returned fd.
- */
-static int daemonize(void)
-{
-	int p[2];
-	char c;
-	pid_t pid;
-
-	if (pipe2(p, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid > 0) {
-		close(p[1]);
-		_exit(read(p[0], &c, 1) == 1 ? c : 1);
-	}
-	close(p[0]);
-	setsid();
-	return p[1];
-}
-
-static void detach_stdio(void)
-{
-	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	dup2(fd, 0);
-	dup2(fd, 1);
-	dup2(fd, 2);
-	close(fd);
-}
 
 /* Open the device and check that it speaks our ABI. */
 static int open_device(struct daemon *d)
@@ -378,7 +320,7 @@ int main(int argc, char **argv)
 
 	/* Before any thread exists: fork (not again when re-executed), and block the signals. */
 	if (!d.conf.foreground && !recoveries) {
-		ready = daemonize();
+		ready = tq_daemonize();
 		if (ready < 0) {
 			err("cannot fork: %m");
 			return 1;
@@ -424,7 +366,7 @@ int main(int argc, char **argv)
 		goto out_core;
 
 	info("ready: serving %s as pid %d", d.where, getpid());
-	sd_ready();
+	tq_sd_ready();
 	if (ready >= 0) {
 		char ok = 0;
 
@@ -432,7 +374,7 @@ int main(int argc, char **argv)
 			warn("cannot tell the parent we are ready: %m");
 		close(ready);
 		ready = -1;
-		detach_stdio();
+		tq_detach_stdio();
 	}
 
 	ret = loop_run(&d);

@@ -1,7 +1,8 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
  * tqsubmitd.h - what tqsubmitd answers beyond the ABI of <linux/tqsubmit.h>:
- * its counters, for tqstat. Not part of the ABI clients use.
+ * its counters, for tqstat and tq_transport.h's tqt_stat(). Not part of
+ * the ABI clients use.
  *
  * TQD_SOCK_STATS on either socket (the client socket at any time, the
  * scheduler socket before TQ_IOC_ATTACH): a struct tq_sock_msg with the

@@ -48,44 +48,6 @@ start_usched() {
 	wait_for 120 attached
 }
 
-# client NAME MIX TQDEMO-ARGS...: one tqdemo in the background, output in $T/NAME.
-client() {
-	local name=$1 mix=$2
-
-	shift 2
-	: >"$T/$name"
-	"$BIN/tqdemo" --mix "$mix" --scale 0.25 --seed "$RANDOM$RANDOM" --timeout 300 \
-		"$@" >"$T/$name" 2>&1 &
-	cpid[$name]=$!
-}
-
-# check NAME...: wait for each; 0 if every one exited 0 and saw each task complete once.
-check() {
-	local name bad=0
-
-	for name in "$@"; do
-		wait "${cpid[$name]}" || { bad=1; tail -n 4 "$T/$name" | diag; }
-		grep -q ' wrong=0 failed=0 dup=0 stray=0 ' "$T/$name" || bad=1
-	done
-	return $bad
-}
-
-# The number in "key=N" summed over the summary lines of files $T/PREFIX*.
-sum_field() {
-	cat "$T/$2"* 2>/dev/null | sed -n "s/.* $1=\([0-9]*\) .*/\1/p" |
-		awk '{ s += $1 } END { print s + 0 }'
-}
-
-# How many clients still run (kill -0 is a builtin: no fork).
-live() {
-	local name c=0
-
-	for name in "${!cpid[@]}"; do
-		kill -0 "${cpid[$name]}" 2>/dev/null && c=$((c + 1))
-	done
-	echo $c
-}
-
 # Tasks out with usched (a task group running, or a build), polled without forks.
 tasks_out() {
 	local end=$((SECONDS + 60)) v
@@ -180,9 +142,4 @@ kill -HUP "$upid"
 wait_for 10 grep -q '^tq_device_recoveries_total 1$' "$T/usched.prom"
 ok $? "metrics: tq_device_recoveries_total 1"
 
-kill -TERM "$upid"
-wait "$upid"
-ok $? "usched exits 0 on SIGTERM"
-upid=
-[ $failed -eq 0 ] || { echo "# usched's log:"; tail -n 40 "$T/usched.log" | diag; }
-tap_done
+suite_end

@@ -40,40 +40,6 @@ start_usched() {
 	wait_for 120 attached
 }
 
-client() {	# client NAME MIX TQDEMO-ARGS...
-	local name=$1 mix=$2
-
-	shift 2
-	: >"$T/$name"
-	"$BIN/tqdemo" --mix "$mix" --scale 0.25 --seed "$RANDOM$RANDOM" --timeout 300 \
-		"$@" >"$T/$name" 2>&1 &
-	cpid[$name]=$!
-}
-
-check() {	# check NAME...: each exited 0, every task once
-	local name bad=0
-
-	for name in "$@"; do
-		wait "${cpid[$name]}" || { bad=1; tail -n 4 "$T/$name" | diag; }
-		grep -q ' wrong=0 failed=0 dup=0 stray=0 ' "$T/$name" || bad=1
-	done
-	return $bad
-}
-
-sum_field() {
-	cat "$T/$2"* 2>/dev/null | sed -n "s/.* $1=\([0-9]*\) .*/\1/p" |
-		awk '{ s += $1 } END { print s + 0 }'
-}
-
-live() {
-	local name c=0
-
-	for name in "${!cpid[@]}"; do
-		kill -0 "${cpid[$name]}" 2>/dev/null && c=$((c + 1))
-	done
-	echo $c
-}
-
 tasks_out() {
 	local end=$((SECONDS + 60))
 

@@ -33,6 +33,56 @@ attached() { [ "$(sysfs scheduler_pid)" = "$upid" ]; }
 detached() { [ "$(sysfs scheduler_pid)" = 0 ]; }
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$upid/status" 2>/dev/null || echo 0; }
 
+# tqdemo clients in the background, pid of client NAME in cpid[NAME] (the
+# suite declares it: declare -A cpid). client NAME MIX TQDEMO-ARGS... starts
+# one, output in $T/NAME.
+client() {
+	local name=$1 mix=$2
+
+	shift 2
+	: >"$T/$name"
+	"$BIN/tqdemo" --mix "$mix" --scale 0.25 --seed "$RANDOM$RANDOM" --timeout 300 \
+		"$@" >"$T/$name" 2>&1 &
+	cpid[$name]=$!
+}
+
+# check NAME...: wait for each; 0 if every one exited 0 and saw each task complete once.
+check() {
+	local name bad=0
+
+	for name in "$@"; do
+		wait "${cpid[$name]}" || { bad=1; tail -n 4 "$T/$name" | diag; }
+		grep -q ' wrong=0 failed=0 dup=0 stray=0 ' "$T/$name" || bad=1
+	done
+	return $bad
+}
+
+# sum_field KEY PREFIX: the number in "KEY=N" summed over the summary lines of $T/PREFIX*.
+sum_field() {
+	cat "$T/$2"* 2>/dev/null | sed -n "s/.* $1=\([0-9]*\) .*/\1/p" |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# How many clients still run (kill -0 is a builtin: no fork).
+live() {
+	local name c=0
+
+	for name in "${!cpid[@]}"; do
+		kill -0 "${cpid[$name]}" 2>/dev/null && c=$((c + 1))
+	done
+	echo $c
+}
+
+# The end of a suite: usched exits 0 on SIGTERM; its log's tail when a test failed.
+suite_end() {
+	kill -TERM "$upid"
+	wait "$upid"
+	ok $? "usched exits 0 on SIGTERM"
+	upid=
+	[ $failed -eq 0 ] || { echo "# usched's log:"; tail -n 40 "$T/usched.log" | diag; }
+	tap_done
+}
+
 suite_cleanup() {
 	[ -n "$upid" ] && kill -KILL "$upid" 2>/dev/null
 	[ -n "${spid:-}" ] && kill -KILL "$spid" 2>/dev/null

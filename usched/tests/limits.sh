@@ -208,9 +208,4 @@ wait "$rpid"
 grep -q 'run=ok verified=yes' "$T/restart" && grep -q 'restored 1 programs, 1 kernels' "$T/usched.log"
 ok $? "usched killed and restarted: the context's source program rebuilt, its task verified ($(tr '\n' ' ' <"$T/restart"))"
 
-kill -TERM "$upid"
-wait "$upid"
-ok $? "usched exits 0 on SIGTERM"
-upid=
-[ $failed -eq 0 ] || { echo "# usched's log:"; tail -n 40 "$T/usched.log" | diag; }
-tap_done
+suite_end
