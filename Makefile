@@ -60,7 +60,7 @@ $(OBJ)/%.o: %.c
 
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
-# The module. tools/deps makes sure KDIR exists before we get here.
+# The module. scripts/deps makes sure KDIR exists before we get here.
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
@@ -68,11 +68,11 @@ sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
 
 deps:
-	@tools/deps
+	@scripts/deps
 
 $(LINUX_SRC)/.stamp:
-	@tools/deps
-	tools/extract-linux-src $(LINUX_SRC)
+	@scripts/deps
+	scripts/extract-linux-src $(LINUX_SRC)
 	@touch $@
 
 checkpatch: $(LINUX_SRC)/.stamp
@@ -83,19 +83,19 @@ checkpatch: $(LINUX_SRC)/.stamp
 check: deps
 	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
 	@$(MAKE) --no-print-directory SAN=$(SAN) user
-	@BIN=$(BIN) tools/runtests $(addprefix native:,$(TESTS)) $(addprefix socket:,$(SOCKET_TESTS)) \
+	@BIN=$(BIN) scripts/runtests $(addprefix native:,$(TESTS)) $(addprefix socket:,$(SOCKET_TESTS)) \
 		$(addprefix vm:,$(VM_TESTS)) $(CHECK_SCRIPTS)
 
 # FUZZ_SEED=S replays a run; FUZZ_PROCS sets the workers (4).
 FUZZ_SECONDS ?= 600
 fuzz: deps
 	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
-	tools/vm --timeout $$(($(FUZZ_SECONDS) + 900)) -- env BIN=$(BIN) \
+	scripts/vm --timeout $$(($(FUZZ_SECONDS) + 900)) -- env BIN=$(BIN) \
 		FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_PROCS=$${FUZZ_PROCS:-4} FUZZ_SEED=$${FUZZ_SEED:-} \
 		selftests/tq_fuzz.sh
 
 run: deps
-	@tools/run-main
+	@scripts/run-main
 
 clean:
 	rm -rf build
@@ -172,7 +172,7 @@ $(INST)/tqsubmitd.service: tqsubmitd/tqsubmitd.service $(INST)/install-dirs.txt
 TQSUBMITD_UNITS := tqsubmitd/tqsubmitd.socket tqsubmitd/tqsubmitd-sched.socket
 
 INSTALL_PROGS := $(addprefix $(BIN)/,tqstat tqsim tqcalib tqbench)
-# The tools' pages are their --help, through help2man (tools/deps installs it).
+# The tools' pages are their --help, through help2man (scripts/deps installs it).
 INSTALL_MAN1 := $(addprefix $(INST)/man1/,$(addsuffix .1,$(notdir $(INSTALL_PROGS))))
 INSTALL_BUILT := $(BIN)/usched $(BIN)/usched-build $(BIN)/tqsubmitd $(INSTALL_PROGS) $(LIBTQ_SO) \
 	$(LIB)/libtq.a $(INST)/libtq.pc $(INST)/usched.service $(INST)/tqsubmitd.service \
@@ -183,7 +183,7 @@ tqsim_WHAT := tq's device model and ordering policies on task files
 tqcalib_WHAT := measure an OpenCL device's profile for tq
 tqbench_WHAT := the paper's experiments on an OpenCL device, through tq
 $(INST)/man1/%.1: $(BIN)/%
-	@command -v help2man >/dev/null || { echo "$@ needs help2man (tools/deps)" >&2; exit 1; }
+	@command -v help2man >/dev/null || { echo "$@ needs help2man (scripts/deps)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	help2man -N --no-discard-stderr --version-string=$(LIBTQ_VERSION) -n "$($*_WHAT)" \
 		-o $@ $<
@@ -262,10 +262,10 @@ modules_install: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(if $(DESTDIR),$(abspath $(DESTDIR))) \
 		INSTALL_MOD_DIR=updates modules_install
 
-CHECK_SCRIPTS += script:tools/test_install.sh script:tools/test_dkms.sh script:tools/test_deb.sh
+CHECK_SCRIPTS += script:scripts/test_install.sh script:scripts/test_dkms.sh script:scripts/test_deb.sh
 
 # The module's source as DKMS takes it: $(DESTDIR)$(DKMS_SRCDIR) (the
-# tqsubmit-dkms package; tools/test_dkms.sh builds it with dkms).
+# tqsubmit-dkms package; scripts/test_dkms.sh builds it with dkms).
 DKMS_VERSION := $(LIBTQ_VERSION)
 DKMS_SRCDIR ?= /usr/src/tqsubmit-$(DKMS_VERSION)
 DKMS_FILES := dkms.conf Kbuild kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.c)) \
@@ -285,7 +285,7 @@ uninstall-dkms-src:
 
 # The Debian packages from a copy of the tree's files (tracked and new, not
 # ignored), so that the package build's clean leaves this tree's build/
-# alone: build/deb/*.deb, then lintian over them. tools/test_deb.sh checks
+# alone: build/deb/*.deb, then lintian over them. scripts/test_deb.sh checks
 # what they hold.
 DEB_DIR := build/deb
 DEB_SRC := $(DEB_DIR)/tq-$(LIBTQ_VERSION)

@@ -41,7 +41,7 @@ $(TESTBIN)/tqcl-conform: $(OBJ)/layer/test_conform.o
 
 # The suites: natively on the socket transport once tqsubmitd is built
 # (else they skip, saying why), and the conformance suite in the test VM
-# on the module. apps.sh runs programs of Debian packages (tools/deps).
+# on the module. apps.sh runs programs of Debian packages (scripts/deps).
 CHECK_SCRIPTS += script:layer/tests/conform.sh script:layer/tests/apps.sh \
 	script:layer/tests/bench.sh
 VM_TESTS += layer/tests/conform.sh layer/tests/bench.sh

@@ -89,7 +89,7 @@ $(BIN)/tqbench-ring: $(OBJ)/selftests/tqbench_ring.o $(OBJ)/selftests/libtq_util
 
 .PHONY: bench-ring
 # Documentation/libtq.md's example, as the page has it, run in the test VM by
-# tools/run-client against usched (libtq/test_example.sh). tools/test_install.sh
+# scripts/run-client against usched (libtq/test_example.sh). scripts/test_install.sh
 # also builds it with each of the page's command lines.
 $(O)/gen/libtq-example.c: Documentation/libtq.md
 	@mkdir -p $(dir $@)
@@ -111,4 +111,4 @@ bench-ring: module $(BIN)/tqbench-ring $(BIN)/tqsubmitd
 	@echo "== tqbench-ring here: tqsubmitd's socket"
 	$(BIN)/tqbench-ring -T socket
 	@echo "== tqbench-ring in the test VM: the module and tqsubmitd's socket"
-	tools/vm --timeout 600 -- $(BIN)/tqbench-ring
+	scripts/vm --timeout 600 -- $(BIN)/tqbench-ring

@@ -5,7 +5,7 @@
 # page as build/tests/libtq-example) against usched, as README.md tells a
 # newcomer to run their own client: the vector sum on the device checked,
 # its completion's times, and usched stopped after. In the test VM on the
-# module, through tools/run-client; natively on tqsubmitd's socket under
+# module, through scripts/run-client; natively on tqsubmitd's socket under
 # selftests/socket_env.sh (TQ_TRANSPORT=socket): the same client, unchanged,
 # with usched started here on PoCL.
 set -uo pipefail
@@ -37,7 +37,7 @@ if [ "${TQ_TRANSPORT:-}" = socket ]; then
 	stopped() { [ "$("$counter" scheduler_pid)" = 0 ]; }
 else
 	[ -n "${TQ_IN_VM:-}" ] || skip_all "runs in the test VM (make check), or natively on the socket"
-	out=$(bash tools/run-client --guest -- "$example" 2>&1)
+	out=$(bash scripts/run-client --guest -- "$example" 2>&1)
 	rc=$?
 	stopped() { [ "$(cat /sys/class/misc/tqsubmit/scheduler_pid)" = 0 ]; }
 fi

@@ -22,7 +22,7 @@ for p in man/*.3 man/*.7; do
 	ok $? "$p is of libtq $version"
 	if ! command -v groff >/dev/null; then
 		n=$((n + 1))
-		echo "ok $n - $p formats cleanly # SKIP no groff (tools/deps installs groff-base)"
+		echo "ok $n - $p formats cleanly # SKIP no groff (scripts/deps installs groff-base)"
 		continue
 	fi
 	w=$(groff -man -Tutf8 -ww -z "$p" 2>&1)

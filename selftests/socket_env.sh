@@ -11,7 +11,7 @@
 # (libtq, tq_echod and usched all read these) and TQ_SERVER_PID its pid,
 # then stop tqsubmitd. The exit status is
 # PROGRAM's, or 1 when tqsubmitd died under it; 77 (a skip, as TAP) when
-# tqsubmitd is not built. tools/runtests runs its socket: suites this way.
+# tqsubmitd is not built. scripts/runtests runs its socket: suites this way.
 # TQSUBMITD names the server (default $BIN/tqsubmitd).
 set -uo pipefail
 

@@ -6,7 +6,7 @@
  * check and ends with tap_done(), which prints the plan and returns the exit
  * status (0 all passed, 1 any failed). A whole program that cannot run calls
  * tap_skip_all(reason), which exits 77 as automake and liburing do.
- * tools/runtests counts these lines for make check's summary.
+ * scripts/runtests counts these lines for make check's summary.
  */
 #ifndef TQ_TAP_H
 #define TQ_TAP_H

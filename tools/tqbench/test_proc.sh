@@ -9,7 +9,7 @@
 # every policy's row, say that every task completed once with status 0 and
 # every real output matched the host reference, and leave no daemon behind.
 # Then the failures: another scheduler attached, and a worker SIGKILLed
-# mid-run. Prints TAP. Run from the repository root (tools/runtests does).
+# mid-run. Prints TAP. Run from the repository root (scripts/runtests does).
 # With TQ_TRANSPORT=socket (selftests/socket_env.sh, natively) the same on
 # tqsubmitd's socket, the scheduler's pid from its counters (tq_counter),
 # and a fourth case: tqbench starting a tqsubmitd of its own when none

@@ -8,7 +8,7 @@
 # adding 1 to the previous one's output; every task must complete with 0,
 # each start after its predecessor's end, and the last output be right.
 # A chain whose head usched refuses (no such kernel) is cancelled after it.
-# Prints TAP. Run from the repository root (tools/runtests does).
+# Prints TAP. Run from the repository root (scripts/runtests does).
 set -uo pipefail
 
 TESTBIN=${TESTBIN:-build/tests}

@@ -7,7 +7,7 @@
 # every task must complete exactly once. Then: a client SIGKILLed mid-run,
 # usched SIGKILLed and restarted mid-run, usched stopped with SIGTERM
 # mid-run, a program that does not compile, and the metrics and trace files.
-# Prints TAP. Run from the repository root (tools/runtests does).
+# Prints TAP. Run from the repository root (scripts/runtests does).
 set -uo pipefail
 
 MIX=VA,MT,BS,DCT	# no INOUT buffers: a re-run after a restart sees its inputs intact

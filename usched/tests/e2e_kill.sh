@@ -22,7 +22,7 @@
 #    re-executes itself (same pid) to get the device back, and two honest
 #    clients running meanwhile verify every task.
 #
-# Prints TAP. Run from the repository root (tools/runtests does).
+# Prints TAP. Run from the repository root (scripts/runtests does).
 set -uo pipefail
 
 KILLS=${KILLS:-50}

@@ -10,7 +10,7 @@
 # allowed by a SIGHUP'd section; arenas over the per-context and per-user
 # limits. Then the counters in the metrics file and tqstat, and a restart
 # that rebuilds a context's source program. Prints TAP.
-# Run from the repository root (tools/runtests does).
+# Run from the repository root (scripts/runtests does).
 set -uo pipefail
 
 TESTBIN=${TESTBIN:-build/tests}

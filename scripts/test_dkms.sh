@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/test_dkms.sh - the module as a system gets it: dkms.conf's source
+# scripts/test_dkms.sh - the module as a system gets it: dkms.conf's source
 # tree (make install-dkms-src) added and built by dkms against the installed
 # Debian kernel headers, in private DKMS trees under /tmp (nothing is
 # registered with the system's DKMS; dkms itself makes its module signing
@@ -13,7 +13,7 @@ set -uo pipefail
 
 version=$(sed -n 's/^LIBTQ_VERSION := //p' libtq/build.mk)
 kdir=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n1)
-[ -n "$kdir" ] || skip_all "no Debian kernel headers (tools/deps installs them)"
+[ -n "$kdir" ] || skip_all "no Debian kernel headers (scripts/deps installs them)"
 kver=${kdir#/usr/src/linux-headers-}
 
 t=$(mktemp -d /tmp/tq-dkms.XXXXXX)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/test_install.sh - make install and make uninstall into DESTDIRs, and
+# scripts/test_install.sh - make install and make uninstall into DESTDIRs, and
 # clients built as Documentation/libtq.md says: its example, extracted and
 # compiled with each of its command lines, against the installed libtq.pc
 # (pkg-config with PKG_CONFIG_SYSROOT_DIR into the DESTDIR), the tree and

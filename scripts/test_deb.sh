@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/test_deb.sh - make deb (dpkg-buildpackage -us -uc -b on a copy of
+# scripts/test_deb.sh - make deb (dpkg-buildpackage -us -uc -b on a copy of
 # the tree, then lintian failing on errors and warnings), and what the six
 # packages hold: libtq1 and libtq-dev unpacked into a root build the
 # example of Documentation/libtq.md through their libtq.pc; tqsubmit-dkms's
@@ -11,7 +11,7 @@ set -uo pipefail
 . tools/tap.sh
 
 for c in dpkg-buildpackage dh_dkms lintian help2man; do
-	command -v $c >/dev/null || skip_all "no $c (tools/deps installs it)"
+	command -v $c >/dev/null || skip_all "no $c (scripts/deps installs it)"
 done
 version=$(sed -n 's/^LIBTQ_VERSION := //p' libtq/build.mk)
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)

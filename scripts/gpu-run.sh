@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/gpu-run.sh - the GPU run: calibrate the device, then tqbench's full
+# scripts/gpu-run.sh - the GPU run: calibrate the device, then tqbench's full
 # set (synthetic BK0-BK100, real-task mixes, the stream, independent
 # contexts), everything into "$OUT". Run from the repository root, with
-# ./gpu made by tools/gpu-bundle (here) and carried there:
+# ./gpu made by scripts/gpu-bundle (here) and carried there:
 #
-#   OUT=/some/dir tools/gpu-run.sh [--quick] [--openloop] [--profile FILE] [-- TQBENCH-ARGS...]
+#   OUT=/some/dir scripts/gpu-run.sh [--quick] [--openloop] [--profile FILE] [-- TQBENCH-ARGS...]
 #
 # --openloop runs the open-loop experiment instead (tqbench --setups
 # openloop: the capacities, then fifo, paper, auto, flow and independent
@@ -43,7 +43,7 @@ while [ $# -gt 0 ]; do
 done
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-[ -x gpu/tqbench ] || { echo "gpu-run: no gpu/ here: run tools/gpu-bundle first" >&2; exit 1; }
+[ -x gpu/tqbench ] || { echo "gpu-run: no gpu/ here: run scripts/gpu-bundle first" >&2; exit 1; }
 
 if [ -e /usr/lib/libnvidia-opencl.so.1 ]; then
 	mkdir -p icd
