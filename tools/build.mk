@@ -7,4 +7,21 @@ $(TESTBIN)/tqsubmit_smoke: selftests/tqsubmit_smoke.c $(LINUX_SRC)/.stamp
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(KSFT_CFLAGS) -o $@ $< $(LDFLAGS)
 
 VM_TESTS += $(TESTBIN)/tqsubmit_smoke
-include tools/bench.mk
+
+# tools/tqstat: the counters viewer.
+
+$(OBJ)/tools/tqstat/test.o: CPPFLAGS += -DTQSTAT_BIN='"$(BIN)/tqstat"' \
+	-DTQSUBMITD_BIN='"$(BIN)/tqsubmitd"'
+
+BINS += $(BIN)/tqstat
+TESTS += $(TESTBIN)/tqstat
+
+$(BIN)/tqstat: $(OBJ)/tools/tqstat/tqstat.o $(OBJ)/tools/tqstat/counters.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(TESTBIN)/tqstat: $(OBJ)/tools/tqstat/test.o $(OBJ)/tools/tqstat/counters.o | $(BIN)/tqstat \
+		$(BIN)/tqsubmitd
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+

@@ -35,8 +35,8 @@
 
 #include "cl/tqcl_calib.h"
 #include "sim/tqsim.h"
-#include "tools/tqcalib/clx.h"
-#include "tools/tqcalib/progress.h"
+#include "bench/tqcalib/clx.h"
+#include "bench/tqcalib/progress.h"
 #include "tq/clock.h"
 #include "tq/num.h"
 

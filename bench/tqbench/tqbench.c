@@ -37,8 +37,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tools/tqbench/bench.h"
-#include "tools/tqcalib/progress.h"
+#include "bench/tqbench/bench.h"
+#include "bench/tqcalib/progress.h"
 #include "usched/usched.h"
 
 static void usage(FILE *f)

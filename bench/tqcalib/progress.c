@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "sim/tqsim.h"
-#include "tools/tqcalib/progress.h"
+#include "bench/tqcalib/progress.h"
 
 #define BAR	30
 

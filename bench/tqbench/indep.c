@@ -32,7 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tools/tqbench/bench.h"
+#include "bench/tqbench/bench.h"
 
 struct ic_hdr {
 	uint32_t cmd;

@@ -57,8 +57,8 @@
 #include <unistd.h>
 
 #include "libtq/tq.h"
-#include "tools/tqbench/bench.h"
-#include "tools/tqcalib/progress.h"
+#include "bench/tqbench/bench.h"
+#include "bench/tqcalib/progress.h"
 #include "tq/clock.h"
 #include "tq/num.h"
 #include "tq_transport.h"

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench/: tqcalib (the device calibration) and tqbench (the paper's
+# experiments, the stream, the open loop: Documentation/results/).
+# Prerequisites name the libraries by path: cl/ and usched/ come after bench/
+# in the fragments' order, so their variables are not set yet here.
+
+# tqcalib's shared pieces (the device with its three queues, tasks, the
+# progress bar) also build tqbench. The OpenCL helpers under them and the
+# transfer calibration with its fits are libtqcl_util.a's (cl/build.mk),
+# which usched uses too.
+CALIB_OBJS := $(addprefix $(OBJ)/bench/tqcalib/,clx.o progress.o)
+
+BINS += $(BIN)/tqcalib
+TESTS += $(TESTBIN)/tqcalib
+
+$(BIN)/tqcalib: $(OBJ)/bench/tqcalib/tqcalib.o $(CALIB_OBJS) $(LIB)/libtqkernels.a \
+		$(LIB)/libtqcl_util.a $(LIB)/libtqsim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)
+
+$(OBJ)/bench/tqcalib/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"'
+
+# the fits alone (cl/fit.o), no OpenCL
+$(TESTBIN)/tqcalib: $(OBJ)/bench/tqcalib/test.o $(LIB)/libtqcl_util.a $(LIB)/libtqsim.a | $(BIN)/tqcalib
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+TQBENCH_OBJS := $(addprefix $(OBJ)/bench/tqbench/,tqbench.o tasks.o run.o report.o proc.o steady.o openloop.o indep.o)
+
+BINS += $(BIN)/tqbench
+
+# --workers process: the workers are libtq clients of the usched daemon.
+$(BIN)/tqbench: $(TQBENCH_OBJS) $(CALIB_OBJS) $(LIB)/libusched.a $(LIB)/libtqsim.a \
+		$(LIB)/libtqkernels.a $(LIB)/libtqcl_util.a $(LIB)/libtq.a | $(BIN)/usched
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB)/libtq.a $(USCHED_LINK) $(LDLIBS)
+
+# The smoke test runs both tools on PoCL; the paper's tables come from data.
+TESTS += $(TESTBIN)/tqbench
+
+$(OBJ)/bench/tqbench/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"' \
+	-DTQBENCH_BIN='"$(BIN)/tqbench"' -DTQ_DATA='"data"'
+
+$(TESTBIN)/tqbench: $(OBJ)/bench/tqbench/test.o | $(BIN)/tqbench $(BIN)/tqcalib
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# --workers process end to end, in the test VM: usched, worker processes, failures.
+VM_TESTS += bench/tqbench/test_proc.sh
+SOCKET_TESTS += bench/tqbench/test_proc.sh
+bench/tqbench/test_proc.sh: $(BIN)/tqbench $(BIN)/usched $(BIN)/tq_echod $(TESTBIN)/tq_counter
