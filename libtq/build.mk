@@ -75,7 +75,7 @@ $(TESTBIN)/libtq_%: $(OBJ)/selftests/libtq_%.o $(OBJ)/selftests/libtq_util.o $(L
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# The counters for shell tests on either transport (usched/tests/lib.sh).
+# The counters for shell tests on either transport (daemon/usched/tests/lib.sh).
 $(TESTBIN)/tq_counter: $(OBJ)/selftests/tq_counter.o $(OBJ)/selftests/libtq_util.o $(LIB)/libtq.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -43,5 +43,5 @@ $(BIN)/tq_hostile: $(OBJ)/selftests/tq_hostile.o $(LIB)/libtq.a $(LIB)/libtqkern
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 BINS += $(BIN)/tq_hostile
-VM_TESTS += usched/tests/hostile.sh
-usched/tests/hostile.sh: $(BIN)/tq_hostile $(BIN)/usched $(BIN)/tqdemo
+VM_TESTS += daemon/usched/tests/hostile.sh
+daemon/usched/tests/hostile.sh: $(BIN)/tq_hostile $(BIN)/usched $(BIN)/tqdemo

@@ -20,4 +20,5 @@ $(TESTBIN)/usched-%: $(OBJ)/usched/test_%.o $(OBJ)/usched/testlib.o $(LIB)/libus
 		$(LIB)/libtqsim.a $(LIB)/libtqkernels.a $(TQCL_UTIL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) $(LDLIBS)
-include usched/daemon.mk
+include daemon/usched/build.mk
+include daemon/tqsubmitd/build.mk

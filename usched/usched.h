@@ -4,7 +4,7 @@
  * threads) grouped into task groups (TGs), each TG ordered by a sim/ policy
  * and run on one OpenCL device with copies overlapped with kernels.
  *
- * The daemon (usched/usched.c) feeds it from /dev/tqsubmit; a process can
+ * The daemon (daemon/usched/usched.c) feeds it from /dev/tqsubmit; a process can
  * also use it directly (the in-process path) with usched_start()'s thread:
  *
  *	struct usched_opts o = { .complete = done, .complete_arg = me };

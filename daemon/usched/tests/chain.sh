@@ -13,7 +13,7 @@ set -uo pipefail
 
 TESTBIN=${TESTBIN:-build/tests}
 CLIENT=$TESTBIN/limits_client
-. usched/tests/lib.sh
+. daemon/usched/tests/lib.sh
 
 if [ "${TQ_TRANSPORT:-}" = socket ]; then
 	[ -S "${TQ_SOCKET:-}" ] || skip_all "no tqsubmitd socket (selftests/socket_env.sh runs this)"
