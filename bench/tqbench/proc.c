@@ -902,11 +902,20 @@ static int gather(struct run *ru, uint32_t kind, int secs)
 	return 0;
 }
 
+/* cmd to every worker; a worker gone before it is said, as gather() says it. */
 static int command(struct run *ru, char cmd)
 {
-	for (unsigned int w = 0; w < ru->r->T; w++)
-		if (send(ru->w[w].sock, &cmd, 1, MSG_NOSIGNAL) != 1)
-			return -errno;
+	for (unsigned int w = 0; w < ru->r->T; w++) {
+		if (send(ru->w[w].sock, &cmd, 1, MSG_NOSIGNAL) != 1) {
+			int err = errno;
+			pid_t pid = ru->w[w].pid;
+			char b[64];
+
+			fprintf(stderr, "tqbench: worker %u (pid %d) %s\n", w, pid,
+				how(reap(&ru->w[w], 2), b, sizeof(b)));
+			return -err;
+		}
+	}
 	return 0;
 }
 
