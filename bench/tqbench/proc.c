@@ -981,6 +981,20 @@ static void workers_stop(struct run *ru, bool failed)
 		reap(&ru->w[w], 10);
 }
 
+/* The daemon with ru's policy, its log and metrics in OUT, and the workers, all ready. */
+static int run_start(struct run *ru)
+{
+	int ret;
+
+	snprintf(ru->log, sizeof(ru->log), "%s/usched.log", ru->e->o->out);
+	snprintf(ru->prom, sizeof(ru->prom), "%s/usched.prom", ru->e->o->out);
+	for (unsigned int w = 0; w < MAX_WORKERS; w++)
+		ru->w[w].sock = -1;
+	ret = daemon_start(ru);
+	ret = ret ?: workers_start(ru);
+	return ret ?: gather(ru, MSG_READY, START_S);
+}
+
 /* Policy p through the daemon: warm-up, then --runs runs. */
 static int policy_procs(struct env *e, struct result *r, int p)
 {
@@ -991,13 +1005,7 @@ static int policy_procs(struct env *e, struct result *r, int p)
 	bool have_a = false;
 	int ret, stop;
 
-	snprintf(ru.log, sizeof(ru.log), "%s/usched.log", e->o->out);
-	snprintf(ru.prom, sizeof(ru.prom), "%s/usched.prom", e->o->out);
-	for (unsigned int w = 0; w < MAX_WORKERS; w++)
-		ru.w[w].sock = -1;
-	ret = daemon_start(&ru);
-	ret = ret ?: workers_start(&ru);
-	ret = ret ?: gather(&ru, MSG_READY, START_S);
+	ret = run_start(&ru);
 	for (unsigned int k = 0; k <= runs && !ret; k++) {
 		double ms;
 
@@ -1339,13 +1347,7 @@ struct olp_shm *ol_procs_open(struct env *e, const struct suite *s, int p, unsig
 		if (s->pct[i] == 50)
 			olres.bench = i;
 	olr = (struct run){ .e = e, .r = &olres, .p = p, .openloop = true };
-	snprintf(olr.log, sizeof(olr.log), "%s/usched.log", e->o->out);
-	snprintf(olr.prom, sizeof(olr.prom), "%s/usched.prom", e->o->out);
-	for (unsigned int w = 0; w < MAX_WORKERS; w++)
-		olr.w[w].sock = -1;
-	ret = daemon_start(&olr);
-	ret = ret ?: workers_start(&olr);
-	ret = ret ?: gather(&olr, MSG_READY, START_S);
+	ret = run_start(&olr);
 	if (ret) {
 		ol_procs_close(true);
 		return NULL;
