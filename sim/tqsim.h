@@ -223,7 +223,7 @@ double tq_prefix_finish(const struct tq_tg *tg, const struct tq_dev *dev,
  * The device profile (text format "tq-profile 1", Documentation/sim.md):
  * transfer time = latency + bytes / bandwidth per direction, alone and with
  * the other direction running; kernel time = eta * m + gamma (the paper's
- * equation 1).
+ * equation 1), and a kernel's width by size, for concurrent kernels.
  */
 #define TQ_PROFILE_KERNELS	32
 #define TQ_NAME_MAX		32
@@ -233,10 +233,15 @@ struct tq_xfer_model {
 	double bytes_per_ns;		/* bandwidth; 1 byte/ns == 1 GB/s */
 };
 
+#define TQ_WIDTH_POINTS		10
+
 struct tq_kernel_model {
 	char name[TQ_NAME_MAX];
 	double eta_ns;			/* per unit of the kernel's size m */
 	double gamma_ns;		/* launch latency */
+	/* its width (struct tq_tg) by size, m ascending; none: 1 */
+	unsigned int nwidth;
+	double width_m[TQ_WIDTH_POINTS], width[TQ_WIDTH_POINTS];
 };
 
 struct tq_profile {
@@ -264,6 +269,11 @@ int tq_profile_parse(struct tq_profile *p, const char *text, size_t len,
 double tq_profile_xfer_ns(const struct tq_profile *p, enum tq_stage s, double bytes);
 /* Time of kernel @name on size @m, or -1 when the profile lacks it. */
 double tq_profile_kernel_ns(const struct tq_profile *p, const char *name, double m);
+/*
+ * Width of kernel @name on size @m: its width line's points, interpolated
+ * in log m and held at the ends; 1 (it fills the device) without one.
+ */
+double tq_profile_kernel_width(const struct tq_profile *p, const char *name, double m);
 /* dma, the slowdowns (alone / overlapped bandwidth) and the latencies; busy_until = 0. */
 void tq_profile_to_dev(const struct tq_profile *p, struct tq_dev *dev);
 

@@ -843,7 +843,8 @@ static const char good_profile[] =
 	"dth alone 9000 50\n"
 	"dth overlapped 9000 25\n"
 	"kernel mm 2.5 4000\n"
-	"kernel va 0.5 1000\n";
+	"kernel va 0.5 1000\n"
+	"width mm 100:0.2 10000:1\n";
 
 static void test_profile(void)
 {
@@ -872,6 +873,14 @@ static void test_profile(void)
 		{ "tq-profile 1\nlatency queue 1 2\n", 2, "expected: latency dependency|queue" },
 		{ "tq-profile 1\nlatency queue 1\nlatency queue 2\n", 3, "latency queue given twice" },
 		{ "tq-profile 1\nlatency submit 1\nlatency submit 2\n", 3, "latency submit given twice" },
+		{ "tq-profile 1\nwidth a 1:1\n", 2, "width of kernel a before its kernel line" },
+		{ "tq-profile 1\nkernel a 1 1\nwidth a\n", 3, "expected: width NAME M:W" },
+		{ "tq-profile 1\nkernel a 1 1\nwidth a 1\n", 3, "expected M:W, got '1'" },
+		{ "tq-profile 1\nkernel a 1 1\nwidth a 1:0\n", 3, "width point: m > 0" },
+		{ "tq-profile 1\nkernel a 1 1\nwidth a 0:1\n", 3, "width point: m > 0" },
+		{ "tq-profile 1\nkernel a 1 1\nwidth a 1:1.5\n", 3, "width point: m > 0" },
+		{ "tq-profile 1\nkernel a 1 1\nwidth a 2:1 1:1\n", 3, "width points must ascend" },
+		{ "tq-profile 1\nkernel a 1 1\nwidth a 1:1\nwidth a 2:1\n", 4, "width a given twice" },
 	};
 	static const char lat_profile[] =
 		"tq-profile 1\ndma 1\nhtd alone 1 1\ndth alone 1 1\n"
@@ -888,6 +897,12 @@ static void test_profile(void)
 	tap_ok(tq_profile_xfer_ns(&p, TQ_HTD, 1e6) == 8000 + 1e6 / 50, "transfer = latency + bytes/bw");
 	tap_ok(tq_profile_kernel_ns(&p, "mm", 1000) == 2.5 * 1000 + 4000, "kernel = eta*m + gamma");
 	tap_ok(tq_profile_kernel_ns(&p, "nope", 1) < 0, "unknown kernel gives -1");
+	tap_ok(fabs(tq_profile_kernel_width(&p, "mm", 1000) - 0.6) < 1e-12 &&
+	       tq_profile_kernel_width(&p, "mm", 10) == 0.2 &&
+	       tq_profile_kernel_width(&p, "mm", 1e6) == 1 &&
+	       tq_profile_kernel_width(&p, "va", 1000) == 1 &&
+	       tq_profile_kernel_width(&p, "nope", 1000) == 1,
+	       "kernel width: interpolated in log m, held at the ends, 1 without a width line");
 	tq_profile_to_dev(&p, &dev);
 	tap_ok(dev.dma == 2 && dev.slow[TQ_HTD] == 1.25 && dev.slow[TQ_DTH] == 2 &&
 	       !tq_dev_check(&dev), "slowdowns are the alone/overlapped bandwidth ratios");
