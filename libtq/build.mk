@@ -6,9 +6,6 @@
 # inside the tree include "libtq/tq.h" and link
 # $(LIB)/libtq.a, or use $(LIB)/pkgconfig/libtq-uninstalled.pc. The
 # installed libtq.pc is made by the top Makefile's install block.
-#
-#   make bench-ring    tqbench-ring here (the socket) and in the test VM (the module and
-#                      the socket; Documentation/results/ring-bench.md)
 
 LIBTQ_VERSION := 1.2.0
 LIBTQ_OBJS := $(addprefix $(OBJ)/libtq/,tq.o arena.o)
@@ -19,7 +16,6 @@ LIBTQ_SO := $(LIB)/libtq.so.$(LIBTQ_VERSION)
 
 LIBS += $(LIB)/libtq.a $(LIBTQ_SO) $(LIB)/libtq.so.1 $(LIB)/libtq.so \
 	$(LIB)/pkgconfig/libtq-uninstalled.pc
-BINS += $(BIN)/tqbench-ring
 TESTS += $(LIBTQ_NATIVE)
 # The same programs on both transports: the module's in the VM, tqsubmitd's here.
 VM_TESTS += $(LIBTQ_VM)
@@ -63,9 +59,9 @@ $(TESTBIN)/libtq-%: $(OBJ)/libtq/test_%.o $(LIB)/libtq.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Tests in the VM and the benchmark: selftests/libtq_*.c, selftests/tqbench_ring.c.
+# Tests in the VM: selftests/libtq_*.c, and tq_counter.
 LIBTQ_SELF_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(wildcard selftests/libtq_*.c \
-	selftests/tqbench_ring.c selftests/tq_counter.c))
+	selftests/tq_counter.c))
 $(LIBTQ_SELF_OBJS): CPPFLAGS += -DTQ_ECHOD='"$(BIN)/tq_echod"' \
 	-DTQSUBMITD='"$(BIN)/tqsubmitd"'
 .SECONDARY: $(LIBTQ_SELF_OBJS)
@@ -82,12 +78,6 @@ $(TESTBIN)/tq_counter: $(OBJ)/selftests/tq_counter.o $(OBJ)/selftests/libtq_util
 
 BINS += $(TESTBIN)/tq_counter
 
-$(BIN)/tqbench-ring: $(OBJ)/selftests/tqbench_ring.o $(OBJ)/selftests/libtq_util.o \
-		$(LIB)/libtq.a | $(BIN)/tq_echod
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ -luring $(LDLIBS)
-
-.PHONY: bench-ring
 # Documentation/libtq.md's example, as the page has it, run in the test VM by
 # scripts/run-client against usched (libtq/test_example.sh). scripts/test_install.sh
 # also builds it with each of the page's command lines.
@@ -104,11 +94,3 @@ $(TESTBIN)/libtq-example: $(O)/gen/libtq-example.c $(LIB)/libtq.a
 VM_TESTS += libtq/test_example.sh
 SOCKET_TESTS += libtq/test_example.sh
 libtq/test_example.sh: $(TESTBIN)/libtq-example $(BIN)/usched $(TESTBIN)/tq_counter
-
-# Here the socket alone (no module on these machines), then in the VM both
-# transports, each run against its own io_uring NOPs.
-bench-ring: module $(BIN)/tqbench-ring $(BIN)/tqsubmitd
-	@echo "== tqbench-ring here: tqsubmitd's socket"
-	$(BIN)/tqbench-ring -T socket
-	@echo "== tqbench-ring in the test VM: the module and tqsubmitd's socket"
-	scripts/vm --timeout 600 -- $(BIN)/tqbench-ring
