@@ -42,7 +42,7 @@ BINS :=
 LIBS :=
 TESTS :=		# native test programs (TAP on stdout; exit 77 = skip)
 VM_TESTS :=		# programs run inside the test VM (TAP on stdout)
-SOCKET_TESTS :=		# programs run here on the socket transport (selftests/socket_env.sh)
+SOCKET_TESTS :=		# programs run here on the socket transport (tests/socket_env.sh)
 
 .PHONY: all user module check run deps checkpatch sparse clean fuzz
 all: module user
@@ -92,7 +92,7 @@ fuzz: deps
 	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
 	scripts/vm --timeout $$(($(FUZZ_SECONDS) + 900)) -- env BIN=$(BIN) \
 		FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_PROCS=$${FUZZ_PROCS:-4} FUZZ_SEED=$${FUZZ_SEED:-} \
-		selftests/tq_fuzz.sh
+		tests/tq_fuzz.sh
 
 run: deps
 	@scripts/run-main

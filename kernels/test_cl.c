@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tools/tap.h"
+#include "tests/tap.h"
 #include "tqk_cl.h"
 
 struct cl {

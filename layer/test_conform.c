@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/tap.h"
+#include "tests/tap.h"
 
 #define N 4096
 

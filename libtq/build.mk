@@ -10,16 +10,11 @@
 LIBTQ_VERSION := 1.2.0
 LIBTQ_OBJS := $(addprefix $(OBJ)/libtq/,tq.o arena.o)
 LIBTQ_NATIVE := $(addprefix $(TESTBIN)/libtq-,arena ring so transport)
-LIBTQ_VM := $(addprefix $(TESTBIN)/,libtq_stress libtq_kill libtq_fork libtq_requeue libtq_chain \
-	libtq_nodaemon)
 LIBTQ_SO := $(LIB)/libtq.so.$(LIBTQ_VERSION)
 
 LIBS += $(LIB)/libtq.a $(LIBTQ_SO) $(LIB)/libtq.so.1 $(LIB)/libtq.so \
 	$(LIB)/pkgconfig/libtq-uninstalled.pc
 TESTS += $(LIBTQ_NATIVE)
-# The same programs on both transports: the module's in the VM, tqsubmitd's here.
-VM_TESTS += $(LIBTQ_VM)
-SOCKET_TESTS += $(LIBTQ_VM)
 CHECK_SCRIPTS += script:libtq/test_man.sh
 
 $(LIBTQ_OBJS): CFLAGS += -fPIC
@@ -58,25 +53,6 @@ $(TESTBIN)/libtq-so: $(OBJ)/libtq/test_so.o | $(LIB)/libtq.so.1
 $(TESTBIN)/libtq-%: $(OBJ)/libtq/test_%.o $(LIB)/libtq.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-
-# Tests in the VM: selftests/libtq_*.c, and tq_counter.
-LIBTQ_SELF_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(wildcard selftests/libtq_*.c \
-	selftests/tq_counter.c))
-$(LIBTQ_SELF_OBJS): CPPFLAGS += -DTQ_ECHOD='"$(BIN)/tq_echod"' \
-	-DTQSUBMITD='"$(BIN)/tqsubmitd"'
-.SECONDARY: $(LIBTQ_SELF_OBJS)
-
-$(TESTBIN)/libtq_%: $(OBJ)/selftests/libtq_%.o $(OBJ)/selftests/libtq_util.o $(LIB)/libtq.a \
-		| $(BIN)/tq_echod
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-
-# The counters for shell tests on either transport (daemon/usched/tests/lib.sh).
-$(TESTBIN)/tq_counter: $(OBJ)/selftests/tq_counter.o $(OBJ)/selftests/libtq_util.o $(LIB)/libtq.a
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-
-BINS += $(TESTBIN)/tq_counter
 
 # Documentation/libtq.md's example, as the page has it, run in the test VM by
 # scripts/run-client against usched (libtq/test_example.sh). scripts/test_install.sh

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 
-#include "tools/tap.h"
+#include "tests/tap.h"
 #include "internal.h"
 
 #define SQ_N	8

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/tap.h"
+#include "tests/tap.h"
 #include "testlib.h"
 
 #define N	1024

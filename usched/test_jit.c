@@ -38,7 +38,7 @@
 #include <unistd.h>
 #include <tq/clock.h>
 
-#include "tools/tap.h"
+#include "tests/tap.h"
 #include "testlib.h"
 #include "internal.h"
 

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/tap.h"
+#include "tests/tap.h"
 #include "testlib.h"
 #include "internal.h"
 

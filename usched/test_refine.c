@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "tools/tap.h"
+#include "tests/tap.h"
 #include "internal.h"
 
 #define SLICE_NS	50000

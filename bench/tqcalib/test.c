@@ -12,8 +12,8 @@
 
 #include "cl/tqcl_util.h"
 #include "sim/tqsim.h"
-#include "tools/tap.h"
-#include "tools/testutil.h"
+#include "tests/tap.h"
+#include "tests/testutil.h"
 
 /* each kernels/ task's __kernel function: the names usched looks up */
 static const char *const tasks[] = { "mm", "black_scholes", "fwt", "floyd_warshall", "sep_conv",

@@ -20,7 +20,7 @@
 #endif
 
 #include "daemon.h"
-#include "tools/tap.h"
+#include "tests/tap.h"
 
 static char dir[] = "/tmp/usched-daemon-test.XXXXXX";
 

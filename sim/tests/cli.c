@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/tap.h"
-#include "tools/testutil.h"
+#include "tests/tap.h"
+#include "tests/testutil.h"
 
 static char dir[] = "/tmp/tqsim-cli-XXXXXX";
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/tap.h"
+#include "tests/tap.h"
 #include "sim/tqsim.h"
 
 static uint64_t rng = 42;

@@ -19,12 +19,8 @@
 #include <stdbool.h>
 #include <sys/wait.h>
 
-#include "tools/tap.h"
-#include "tq_util.h"
-
-#ifndef TQ_ECHOD
-#define TQ_ECHOD "build/bin/tq_echod"
-#endif
+#include "tests/tap.h"
+#include "selftests/tq_util.h"
 
 #define ITERS		50
 #define CLIENTS		3	/* that wait for all their tasks, plus one that quits */

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/tap.sh - TAP for shell tests, the shell side of tools/tap.h. Source
-# it from a bash test run from the repository root (. tools/tap.sh); end the
+# tests/tap.sh - TAP for shell tests, the shell side of tests/tap.h. Source
+# it from a bash test run from the repository root (. tests/tap.sh); end the
 # test with tap_done.
 
 n=0 failed=0
