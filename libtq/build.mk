@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# libtq/: the client library of /dev/tqsubmit. libtq.a and libtq.so.1.2.0
+# libtq/: the client library of /dev/tqsubmit. libtq.a and libtq.so.VERSION
 # (soname libtq.so.1, the symbol versions of libtq.map; links libtq.so.1 and
 # libtq.so beside it) from the same position-independent objects. Users
 # inside the tree include "libtq/tq.h" and link
 # $(LIB)/libtq.a, or use $(LIB)/pkgconfig/libtq-uninstalled.pc. The
 # installed libtq.pc is made by the top Makefile's install block.
 
-LIBTQ_VERSION := 1.2.0
+# The version of libtq and of the whole of tq: debian/changelog, dkms.conf and
+# the man pages' headers carry it too (scripts/test_dkms.sh and
+# libtq/test_man.sh check them against this line; tqsim's and the tools'
+# pages take it from here through help2man).
+LIBTQ_VERSION := 1.3.0
 LIBTQ_OBJS := $(addprefix $(OBJ)/libtq/,tq.o arena.o)
 LIBTQ_NATIVE := $(addprefix $(TESTBIN)/libtq-,arena ring so transport)
 LIBTQ_SO := $(LIB)/libtq.so.$(LIBTQ_VERSION)

@@ -24,6 +24,10 @@ grep -qx "PACKAGE_VERSION=\"$version\"" dkms.conf
 ok $? "dkms.conf's PACKAGE_VERSION is the version of libtq/build.mk, $version"
 deb=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' debian/changelog)
 ok $([ "$deb" = "$version" ]; echo $?) "debian/changelog's version is $version (got '$deb')"
+for p in daemon/usched/usched.8 daemon/usched/usched-build.8 daemon/tqsubmitd/tqsubmitd.8 layer/tqcl.7; do
+	grep -q "^\.TH .* \"tq $version\" " "$p"
+	ok $? "$p's header names tq $version"
+done
 
 root=$t/root
 mk install-dkms-src DESTDIR="$root"
