@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* BS (bs.cl): n is the number of options; m = n. */
+/*
+ * bs.c - the BS task (Black-Scholes option prices, bs.cl): its launch plan,
+ * seeded inputs and host reference. n is the number of options; m = n.
+ */
 #include <stdlib.h>
 
 #include "internal.h"

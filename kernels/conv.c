@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* CONV (conv.cl): n is the image side; m = n^2, the pixels (taps are fixed). */
+/*
+ * conv.c - the CONV task (a separable 2D convolution, conv.cl): its launch
+ * plan, seeded inputs and host reference. n is the image side; m = n^2, the
+ * pixels (taps are fixed).
+ */
 #include <stdlib.h>
 
 #include "internal.h"

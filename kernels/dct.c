@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* DCT (dct.cl): n is the image side; m = n^2. */
+/*
+ * dct.c - the DCT task (the 8x8 block DCT-II, dct.cl): its launch plan,
+ * seeded inputs and host reference. n is the image side; m = n^2.
+ */
 #include <stdlib.h>
 
 #include "internal.h"

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* FLW (flw.cl): n is the number of vertices; m = n^3, the relaxations. */
+/*
+ * flw.c - the FLW task (Floyd-Warshall shortest paths, flw.cl): its launch
+ * plan, seeded inputs and host reference. n is the number of vertices;
+ * m = n^3, the relaxations.
+ */
 #include <stdlib.h>
 
 #include "internal.h"

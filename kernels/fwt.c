@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* FWT (fwt.cl): n floats, transformed in independent blocks of FWT_LEN; m = n. */
+/*
+ * fwt.c - the FWT task (the fast Walsh-Hadamard transform, fwt.cl): its
+ * launch plan, seeded inputs and host reference. n floats, transformed in
+ * independent blocks of FWT_LEN; m = n.
+ */
 #include <stdlib.h>
 
 #include "internal.h"

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* MM (mm.cl): n is the matrix side; m = n^3, the multiply-adds. */
+/*
+ * mm.c - the MM task (a matrix multiply, mm.cl): its launch plan, seeded
+ * inputs and host reference. n is the matrix side; m = n^3, the
+ * multiply-adds.
+ */
 #include <stdlib.h>
 
 #include "internal.h"

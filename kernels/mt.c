@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* MT (mt.cl): n is the matrix side; m = n^2. */
+/*
+ * mt.c - the MT task (a matrix transpose, mt.cl): its launch plan, seeded
+ * inputs and host reference. n is the matrix side; m = n^2.
+ */
 #include <stdlib.h>
 
 #include "internal.h"

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SYN (syn.cl): n uints, multiplied in place iters times by SYN_FACTOR;
- * m = n * iters. n sets the copies, iters the kernel, as the paper's
- * synthetic tasks T0..T7 need.
+ * syn.c - the SYN task (the paper's synthetic task, syn.cl): its launch
+ * plan, seeded inputs and host reference. n uints, multiplied in place iters
+ * times by SYN_FACTOR; m = n * iters. n sets the copies, iters the kernel,
+ * as the paper's synthetic tasks T0..T7 need.
  */
 #include <stdlib.h>
 

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* VA (va.cl): n floats per vector; m = n. */
+/*
+ * va.c - the VA task (a vector add, va.cl): its launch plan, seeded inputs
+ * and host reference. n floats per vector; m = n.
+ */
 #include <stdlib.h>
 
 #include "internal.h"

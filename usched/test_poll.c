@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_poll.c - completion by polling (core.c, 5). The OpenCL callbacks
- * are parked (u->hold_callbacks), as NVIDIA's come up to 20 ms late: the
+ * are parked (u->hold_callbacks), as a driver's may come late
+ * (Documentation/design/usched-core.md, polling for completion): the
  * loop must still complete every task, exactly once and with the right
  * result, by finding its last command done at its predicted end. The
  * parked callbacks, let through, then free the tasks, and usched_destroy()

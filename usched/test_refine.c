@@ -20,8 +20,8 @@ static struct kern kern = { .id = 1 };
 
 /*
  * @n tasks in chains: task t after task t - @T. Stage times in ms, each
- * task's copies summed into one command a stage (run 35's real BK75 at
- * 4x2, its tasks repeated for more).
+ * task's copies summed into one command a stage (the real BK75 mix at 4x2
+ * of Documentation/sim.md's chain bound, its tasks repeated for more).
  */
 static void tg_build(struct task *tasks, struct task **ptr, struct tq_tg *tg, unsigned int n,
 		     unsigned int T)

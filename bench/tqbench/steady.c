@@ -3,8 +3,8 @@
  * steady.c - whether the host copies at the profile's speed right now.
  *
  * HtD copies that a DtH overlaps can run well over the profile's slowdown
- * in spells that do not depend on what runs on the GPU (seen on the H200's
- * host: Documentation/design/tqbench.md). No model of a TG predicts a
+ * in spells that do not depend on what runs on the GPU (the host's, not
+ * the GPU's: Documentation/design/tqbench.md). No model of a TG predicts a
  * spell, and one that falls on some orders and not others moves their
  * comparison.
  *

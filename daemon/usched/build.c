@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * daemon_build.c - program builds, off the event loop and out of the
+ * build.c - program builds, off the event loop and out of the
  * daemon's process. An OpenCL build takes from milliseconds (a cached
  * binary) to as long as the source makes it (a compile bomb); on the event
  * loop's thread it would hold back every other client's completions, and

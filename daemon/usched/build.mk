@@ -15,7 +15,7 @@ $(BIN)/usched: $(OBJ)/daemon/usched/usched.o $(DAEMON_OBJS) $(DAEMON_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
 
-# The process each build of OpenCL C source runs in (daemon_build.c).
+# The process each build of OpenCL C source runs in (build.c).
 $(BIN)/usched-build: $(OBJ)/daemon/usched/build_child.o $(LIB)/libtqkernels.a $(TQCL_UTIL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * build_child.c - usched-build, the process in which usched builds one
- * client's OpenCL C program (daemon_build.c starts it):
+ * client's OpenCL C program (build.c starts it):
  *
  *	usched-build PLATFORM DEVICE
  *
