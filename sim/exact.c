@@ -29,6 +29,15 @@
  * Precedence: the bounds ignore the waits for predecessors, a relaxation:
  * each stays a lower bound, except the copy bound (the HtD engine may now
  * wait), which is skipped as for release times.
+ *
+ * Concurrent kernels (ws->conc): no kernel waits for another in the node
+ * state (a kernel may start as soon as the earliest queue is free, st->k,
+ * and run at its standalone rate), and the kernel stage's bound is the
+ * device's capacity: kq queues run at most kq kernels at full rate, and the
+ * kernels running at once progress by at most one unit of width per unit of
+ * time. Both relax the model, so the bounds stay lower bounds and the
+ * search, whose leaves the simulator scores, still proves the optimum; only
+ * the bounds that treat the kernels as one machine (Johnson's) are skipped.
  */
 #include <math.h>
 #include <string.h>
@@ -142,6 +151,8 @@ static void bb_init(const struct tq_ws *ws, const struct tq_dev *dev, struct tq_
 
 	memset(st, 0, sizeof(*st));
 	st->k = busy[TQ_K];
+	for (unsigned int q = 1; ws->conc && q < dev->kq; q++)
+		st->k = min_d(st->k, dev->kq_busy[q]);
 	if (ws->bb_sim) {
 		tq_prefix_init(&nd->pf, dev);
 		st->h = busy[TQ_HTD];
@@ -177,7 +188,9 @@ static void bb_push(const struct tq_ws *ws, struct tq_bb_state *st, unsigned int
 		st->h = max_d(st->h, e) + w[TQ_HTD];
 		e = st->h;
 	}
-	if (has(ws, t, TQ_K)) {
+	if (has(ws, t, TQ_K) && ws->conc) {
+		e = max_d(st->k, e) + w[TQ_K];
+	} else if (has(ws, t, TQ_K)) {
 		st->k = max_d(st->k, e) + w[TQ_K];
 		e = st->k;
 	}
@@ -297,7 +310,7 @@ static double bb_bound(const struct tq_ws *ws, const struct tq_dev *dev,
 {
 	double sum[TQ_STAGES] = { 0 }, end[TQ_MAX_TASKS];
 	double tail_h = INFINITY, head_k = INFINITY, tail_k = INFINITY, head_d = INFINITY;
-	double dmin = INFINITY, lb = st->cmax, h = INFINITY;
+	double dmin = INFINITY, lb = st->cmax, h = INFINITY, kwidth = 0;
 
 	for (uint64_t m = rest; m; m &= m - 1) {
 		unsigned int t = __builtin_ctzll(m);
@@ -329,13 +342,16 @@ static double bb_bound(const struct tq_ws *ws, const struct tq_dev *dev,
 		end[t] = ed;
 		for (int s = 0; s < TQ_STAGES; s++)
 			sum[s] += w[s];
+		kwidth += w[TQ_K] * ws->tg.kwidth[t];
 	}
 	/* the HtD engine starts on the rest at the earliest release among them */
 	h = max_d(st->h, h);
 	/* each engine: earliest start + its remaining work + least work after it */
 	if (tail_h < INFINITY)
 		lb = max_d(lb, h + sum[TQ_HTD] + tail_h);
-	if (head_k < INFINITY)
+	if (head_k < INFINITY && ws->conc)
+		lb = max_d(lb, max_d(st->k, head_k) + max_d(kwidth, sum[TQ_K] / dev->kq) + tail_k);
+	else if (head_k < INFINITY)
 		lb = max_d(lb, max_d(st->k, head_k) + sum[TQ_K] + tail_k);
 	if (head_d < INFINITY)
 		lb = max_d(lb, max_d(st->d, head_d) + sum[TQ_DTH]);
@@ -343,7 +359,7 @@ static double bb_bound(const struct tq_ws *ws, const struct tq_dev *dev,
 	if (ws->bb_sim && !ws->released && rest && lb < cut)
 		lb = max_d(lb, copy_bound(ws, dev, st, sum, rest));
 	/* pairs of engines, valid when no task skips the first of the pair */
-	if (lb >= cut || !rest || !ws->all[TQ_HTD])
+	if (lb >= cut || !rest || !ws->all[TQ_HTD] || ws->conc)
 		return lb;
 	lb = max_d(lb, johnson(ws, TQ_HTD, rest, h, st->k) + dmin);
 	if (lb < cut && ws->all[TQ_K])

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "tqsim.h"
+#include "model.h"
 
 void tq_tg_init(struct tq_tg *tg)
 {
@@ -27,6 +27,7 @@ int tq_tg_add_task(struct tq_tg *tg)
 		t->first[s] = tg->ncmds;
 	tg->release[tg->ntasks] = 0;
 	tg->after[tg->ntasks] = -1;
+	tg->kwidth[tg->ntasks] = 1;
 	return tg->ntasks++;
 }
 
@@ -44,6 +45,14 @@ int tq_tg_set_after(struct tq_tg *tg, unsigned int t, unsigned int pred)
 		return -EINVAL;
 	tg->after[t] = pred;
 	tg->nafter++;
+	return 0;
+}
+
+int tq_tg_set_width(struct tq_tg *tg, unsigned int t, double w)
+{
+	if (t >= tg->ntasks || !(w > 0 && w <= 1))
+		return -EINVAL;
+	tg->kwidth[t] = w;
 	return 0;
 }
 
@@ -102,14 +111,18 @@ void tq_dev_init(struct tq_dev *dev)
 {
 	memset(dev, 0, sizeof(*dev));
 	dev->dma = 2;
+	dev->kq = 1;
 	for (int s = 0; s < TQ_STAGES; s++)
 		dev->slow[s] = 1.0;
 }
 
 int tq_dev_check(const struct tq_dev *dev)
 {
-	if (dev->dma != 1 && dev->dma != 2)
+	if ((dev->dma != 1 && dev->dma != 2) || dev->kq < 1 || dev->kq > TQ_MAX_KQ)
 		return -EINVAL;
+	for (unsigned int q = 1; q < dev->kq; q++)
+		if (!isfinite(dev->kq_busy[q]) || dev->kq_busy[q] < 0)
+			return -EINVAL;
 	for (int s = 0; s < TQ_STAGES; s++) {
 		if (!isfinite(dev->busy_until[s]) || dev->busy_until[s] < 0)
 			return -EINVAL;
@@ -432,8 +445,8 @@ SIM_STEP void copy_engines_seek(struct sim *sm, bool prec)
  * Each position's predecessor's position in @order (its nearest ancestor
  * there), -1 for none; false when one comes after the task (infeasible).
  */
-static bool chain_positions(const struct tq_tg *tg, const uint8_t *order, unsigned int n,
-			    int8_t *ppos)
+bool sim_chain_positions(const struct tq_tg *tg, const uint8_t *order, unsigned int n,
+			 int8_t *ppos)
 {
 	int8_t at[TQ_MAX_TASKS];
 
@@ -501,7 +514,7 @@ SIM_STEP double simulate(const struct tq_tg *tg, const struct tq_dev *dev, const
 			res->start[c] = res->end[c] = NAN;	/* tasks left out */
 	}
 	if (prec) {
-		if (!chain_positions(tg, order, n, ppos)) {
+		if (!sim_chain_positions(tg, order, n, ppos)) {
 			if (res) {
 				for (int s = 0; s < TQ_STAGES; s++)
 					res->engine_end[s] = INFINITY;
@@ -527,15 +540,28 @@ SIM_STEP double simulate(const struct tq_tg *tg, const struct tq_dev *dev, const
 				max_d(max_d(res->engine_end[TQ_HTD], res->engine_end[TQ_DTH]),
 				      max_d(busy[TQ_HTD], busy[TQ_DTH]));
 	}
-	if (res)
+	if (res) {
 		res->makespan = sm.makespan;
+		res->kq_end[0] = res->engine_end[TQ_K];
+	}
 	return sm.makespan;
+}
+
+void sim_releases(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
+		  unsigned int n, const int8_t *ppos, double *rel)
+{
+	if (tg->nafter)
+		releases(tg, dev, order, n, ppos, true, rel);
+	else
+		releases(tg, dev, order, n, ppos, false, rel);
 }
 
 void tq_simulate(const struct tq_tg *tg, const struct tq_dev *dev,
 		 const uint8_t *order, unsigned int n, struct tq_sim_result *res)
 {
-	if (tg->nafter)
+	if (dev->kq > 1)
+		sim_concurrent(tg, dev, order, n, res);
+	else if (tg->nafter)
 		simulate(tg, dev, order, n, res, true);
 	else
 		simulate(tg, dev, order, n, res, false);
@@ -544,6 +570,8 @@ void tq_simulate(const struct tq_tg *tg, const struct tq_dev *dev,
 double tq_makespan(const struct tq_tg *tg, const struct tq_dev *dev,
 		   const uint8_t *order, unsigned int n)
 {
+	if (dev->kq > 1)
+		return sim_concurrent(tg, dev, order, n, NULL);
 	return tg->nafter ? simulate(tg, dev, order, n, NULL, true) :
 			    simulate(tg, dev, order, n, NULL, false);
 }
@@ -595,7 +623,7 @@ void tq_prefix_push(const struct tq_tg *tg, const struct tq_dev *dev, struct tq_
 	if (tg->nafter) {
 		int a = tg->after[task], pos = -1;
 
-		/* its nearest ancestor in the prefix, as chain_positions() */
+		/* its nearest ancestor in the prefix, as sim_chain_positions() */
 		for (; a >= 0 && pos < 0; a = tg->after[a])
 			for (pos = p->n - 1; pos >= 0 && buf->order[pos] != a; pos--)
 				;

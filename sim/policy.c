@@ -38,6 +38,7 @@ int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
 	for (unsigned int t = 0; t < tg->ntasks; t++) {
 		tq_tg_add_task(&ws->tg);
 		tq_tg_set_release(&ws->tg, t, tg->release[t]);
+		ws->tg.kwidth[t] = tg->kwidth[t];
 		if (tg->nafter && tg->after[t] >= 0)
 			tq_tg_set_after(&ws->tg, t, tg->after[t]);
 		ws->released |= tg->release[t] > 0 || ws->tg.after[t] >= 0;
@@ -50,8 +51,13 @@ int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
 			ws->all[s] &= tg->task[t].n[s] != 0;
 		}
 	}
-	/* without a slowdown the standalone recurrence is exact, and cheaper */
-	ws->bb_sim = pb->dev->dma == 2 && ws->all[TQ_HTD] &&
+	/*
+	 * Without a slowdown the standalone recurrence is exact, and cheaper.
+	 * With concurrent kernels neither is: the bound relaxes the kernel
+	 * stage and no search branches on it (exact.c).
+	 */
+	ws->conc = pb->dev->kq > 1;
+	ws->bb_sim = !ws->conc && pb->dev->dma == 2 && ws->all[TQ_HTD] &&
 		     (pb->dev->slow[TQ_HTD] > 1 || pb->dev->slow[TQ_DTH] > 1);
 	ws->deadline_ns = 0;
 	ws->tail_evals = 0;

@@ -43,6 +43,14 @@ static int stage_of(const char *word)
 	return -1;
 }
 
+static struct tq_kernel_model *kernel_find(const struct tq_profile *p, const char *name)
+{
+	for (unsigned int i = 0; i < p->nkernels; i++)
+		if (!strcmp(p->kernel[i].name, name))
+			return (struct tq_kernel_model *)&p->kernel[i];
+	return NULL;
+}
+
 /* One line, comment stripped, split into words. */
 struct line {
 	char buf[256];
@@ -80,6 +88,37 @@ static const char *rest_of(struct line *l)
 }
 
 enum { SEEN_DEVICE = 1, SEEN_DMA = 2, SEEN_DEP = 4, SEEN_GAP = 8, SEEN_SUBMIT = 16 };
+
+/* "width NAME M:W ...", after NAME's kernel line: m > 0 ascending, 0 < w <= 1. */
+static int parse_width(struct tq_profile *p, struct line *l, unsigned int ln,
+		       struct tq_parse_err *err)
+{
+	struct tq_kernel_model *k = l->nwords >= 3 ? kernel_find(p, l->word[1]) : NULL;
+
+	if (l->nwords < 3 || l->nwords > 2 + TQ_WIDTH_POINTS)
+		return fail(err, ln, "expected: width NAME M:W ... (1 to %d points)",
+			    TQ_WIDTH_POINTS);
+	if (!k)
+		return fail(err, ln, "width of kernel %s before its kernel line", l->word[1]);
+	if (k->nwidth)
+		return fail(err, ln, "width %s given twice", l->word[1]);
+	for (unsigned int i = 2; i < l->nwords; i++) {
+		char *colon = strchr(l->word[i], ':');
+		double m, w;
+
+		if (!colon)
+			return fail(err, ln, "expected M:W, got '%s'", l->word[i]);
+		*colon = 0;
+		if (!number(l->word[i], &m) || !number(colon + 1, &w) || !(m > 0) ||
+		    !(w > 0 && w <= 1))
+			return fail(err, ln, "width point: m > 0 and 0 < w <= 1");
+		if (k->nwidth && !(m > k->width_m[k->nwidth - 1]))
+			return fail(err, ln, "width points must ascend in m");
+		k->width_m[k->nwidth] = m;
+		k->width[k->nwidth++] = w;
+	}
+	return 0;
+}
 
 static int parse_line(struct tq_profile *p, struct line *l, unsigned int ln, unsigned int *seen,
 		      bool *xfer_seen, struct tq_parse_err *err)
@@ -158,6 +197,8 @@ static int parse_line(struct tq_profile *p, struct line *l, unsigned int ln, uns
 		k->gamma_ns = v[1];
 		return 0;
 	}
+	if (!strcmp(key, "width"))
+		return parse_width(p, l, ln, err);
 	return fail(err, ln, "unknown key '%s'", key);
 }
 
@@ -216,6 +257,24 @@ double tq_profile_kernel_ns(const struct tq_profile *p, const char *name, double
 		if (!strcmp(p->kernel[i].name, name))
 			return p->kernel[i].eta_ns * m + p->kernel[i].gamma_ns;
 	return -1;
+}
+
+double tq_profile_kernel_width(const struct tq_profile *p, const char *name, double m)
+{
+	const struct tq_kernel_model *k = kernel_find(p, name);
+	unsigned int i = 1;
+	double a;
+
+	if (!k || !k->nwidth)
+		return 1;
+	if (!(m > k->width_m[0]))
+		return k->width[0];
+	if (m >= k->width_m[k->nwidth - 1])
+		return k->width[k->nwidth - 1];
+	while (k->width_m[i] < m)
+		i++;
+	a = log(m / k->width_m[i - 1]) / log(k->width_m[i] / k->width_m[i - 1]);
+	return k->width[i - 1] + a * (k->width[i] - k->width[i - 1]);
 }
 
 void tq_profile_to_dev(const struct tq_profile *p, struct tq_dev *dev)

@@ -28,6 +28,7 @@
 
 #define TQ_MAX_TASKS	64	/* tasks in one TG */
 #define TQ_MAX_CMDS	256	/* commands in one TG, all stages */
+#define TQ_MAX_KQ	8	/* kernel queues of a device (tq_dev.kq) */
 
 enum tq_stage {
 	TQ_HTD,			/* host-to-device copies */
@@ -56,6 +57,12 @@ struct tq_tg {
 	/* Per task: the task it runs after (tq_tg_set_after()), -1: none. */
 	int8_t after[TQ_MAX_TASKS];
 	unsigned int nafter;		/* tasks with one */
+	/*
+	 * Per task: the share of the device its kernels fill, in (0, 1]
+	 * (tq_tg_set_width()); 1 from tq_tg_add_task(). Read only on a
+	 * device with concurrent kernels (tq_dev.kq > 1).
+	 */
+	double kwidth[TQ_MAX_TASKS];
 };
 
 void tq_tg_init(struct tq_tg *tg);
@@ -85,6 +92,8 @@ int tq_tg_set_release(struct tq_tg *tg, unsigned int t, double ns);
  * predecessor out, the task waits for its nearest ancestor in the order.
  */
 int tq_tg_set_after(struct tq_tg *tg, unsigned int t, unsigned int pred);
+/* Task @t's kernel width (struct tq_tg); 0, or -EINVAL unless 0 < @w <= 1. */
+int tq_tg_set_width(struct tq_tg *tg, unsigned int t, double w);
 /* Total standalone work of stage @s of task @t. */
 double tq_task_work(const struct tq_tg *tg, unsigned int t, enum tq_stage s);
 
@@ -108,6 +117,15 @@ double tq_task_work(const struct tq_tg *tg, unsigned int t, enum tq_stage s);
  * predecessor's before its successor). A task's first command starts no
  * earlier than submit_ns times the commands launched before it: a release
  * time the order sets, which matters where short commands lead the TG.
+ *
+ * Concurrent kernels (kq > 1): the TG's kernels go to kq in-order queues
+ * round-robin, the i-th task with a kernel (in the order) to queue i % kq,
+ * and kernels on different queues run at once. While kernels of widths
+ * w1, w2, ... (tq_tg.kwidth) run together, each progresses at
+ * 1 / max(1, w1 + w2 + ...) of its standalone rate: kernels that leave
+ * part of the device idle overlap for free, those that fill it share it.
+ * Queue 0 is free from busy_until[TQ_K], queue i > 0 from kq_busy[i].
+ * With kq == 1 kernels run one at a time, as in the paper.
  */
 struct tq_dev {
 	unsigned int dma;		/* copy engines: 1 or 2 */
@@ -116,22 +134,27 @@ struct tq_dev {
 	double dep_ns;			/* a dependency's end to the waiting command's start */
 	double gap_ns;			/* one engine: a command's end to the next one's start */
 	double submit_ns;		/* the host's launch of one command */
+	unsigned int kq;		/* kernel queues: 1..TQ_MAX_KQ */
+	double kq_busy[TQ_MAX_KQ];	/* kq > 1: queue i > 0 busy until; [0] unused */
 };
 
-/* dma 2, no slowdown, no latencies, all engines idle. */
+/* dma 2, one kernel queue, no slowdown, no latencies, all engines idle. */
 void tq_dev_init(struct tq_dev *dev);
-/* 0, or -EINVAL when dma, slow[], busy_until[] or a latency is out of range. */
+/* 0, or -EINVAL when dma, kq, slow[], a busy-until or a latency is out of range. */
 int tq_dev_check(const struct tq_dev *dev);
 
 /*
  * What a simulation gives. Engines are named by the stage they run; with
  * dma == 1 the copy engine's busy time is busy[TQ_HTD] + busy[TQ_DTH] and
- * engine_end[TQ_HTD] == engine_end[TQ_DTH].
+ * engine_end[TQ_HTD] == engine_end[TQ_DTH]. With concurrent kernels,
+ * busy[TQ_K] sums the kernels' run times (overlapped ones each count) and
+ * engine_end[TQ_K] is the latest of kq_end[].
  */
 struct tq_sim_result {
 	double makespan;		/* t = 0 to the end of the last command */
 	double busy[TQ_STAGES];		/* time the engine ran this TG's commands */
 	double engine_end[TQ_STAGES];	/* when the engine is free again */
+	double kq_end[TQ_MAX_KQ];	/* when each kernel queue is free again (kq of them) */
 	double start[TQ_MAX_CMDS];	/* per command, indexed like tg->cmd_ns */
 	double end[TQ_MAX_CMDS];
 };
@@ -154,7 +177,7 @@ double tq_makespan(const struct tq_tg *tg, const struct tq_dev *dev,
  * simulates up to the end of the last HtD so far: nothing before that time
  * depends on the tasks appended later, as long as each has an HtD stage (a
  * task without one could start its DtH earlier). So tq_prefix_* need
- * dev->dma == 2 and an HtD stage in every task. tq_prefix_finish() runs the
+ * dev->dma == 2, one kernel queue and an HtD stage in every task. tq_prefix_finish() runs the
  * rest: the makespan tq_makespan() gives for the same order, to the bit.
  * With precedence, push each task after its predecessor (feasible orders).
  *
@@ -200,7 +223,7 @@ double tq_prefix_finish(const struct tq_tg *tg, const struct tq_dev *dev,
  * The device profile (text format "tq-profile 1", Documentation/sim.md):
  * transfer time = latency + bytes / bandwidth per direction, alone and with
  * the other direction running; kernel time = eta * m + gamma (the paper's
- * equation 1).
+ * equation 1), and a kernel's width by size, for concurrent kernels.
  */
 #define TQ_PROFILE_KERNELS	32
 #define TQ_NAME_MAX		32
@@ -210,10 +233,15 @@ struct tq_xfer_model {
 	double bytes_per_ns;		/* bandwidth; 1 byte/ns == 1 GB/s */
 };
 
+#define TQ_WIDTH_POINTS		10
+
 struct tq_kernel_model {
 	char name[TQ_NAME_MAX];
 	double eta_ns;			/* per unit of the kernel's size m */
 	double gamma_ns;		/* launch latency */
+	/* its width (struct tq_tg) by size, m ascending; none: 1 */
+	unsigned int nwidth;
+	double width_m[TQ_WIDTH_POINTS], width[TQ_WIDTH_POINTS];
 };
 
 struct tq_profile {
@@ -241,6 +269,11 @@ int tq_profile_parse(struct tq_profile *p, const char *text, size_t len,
 double tq_profile_xfer_ns(const struct tq_profile *p, enum tq_stage s, double bytes);
 /* Time of kernel @name on size @m, or -1 when the profile lacks it. */
 double tq_profile_kernel_ns(const struct tq_profile *p, const char *name, double m);
+/*
+ * Width of kernel @name on size @m: its width line's points, interpolated
+ * in log m and held at the ends; 1 (it fills the device) without one.
+ */
+double tq_profile_kernel_width(const struct tq_profile *p, const char *name, double m);
 /* dma, the slowdowns (alone / overlapped bandwidth) and the latencies; busy_until = 0. */
 void tq_profile_to_dev(const struct tq_profile *p, struct tq_dev *dev);
 
@@ -429,6 +462,7 @@ struct tq_ws {
 	double work[TQ_MAX_TASKS][TQ_STAGES];
 	bool all[TQ_STAGES];		/* every task has the stage */
 	bool bb_sim;			/* exact's nodes simulate their prefix */
+	bool conc;			/* kernels run at once (kq > 1): no branch and bound */
 	bool released;			/* some task has a release time or a predecessor */
 	/*
 	 * Per task that heads a chain: the lower-indexed heads of chains just

@@ -713,6 +713,30 @@ static void tg_flow(struct usched *u, struct tg *tg, struct tq_problem *pb, stru
 }
 
 /*
+ * Concurrent kernels: the kernel queues' busy-until into u->dev, the queue
+ * free first as the model's queue 0 (tg->kq_base) and the others after it
+ * round-robin, as exec_launch() sends the TG's kernels.
+ */
+static void tg_model_kqueues(struct usched *u, struct tg *tg)
+{
+	unsigned int nq = u->o.kqueues;
+
+	tg->kq_base = 0;
+	for (unsigned int q = 1; q < nq; q++)
+		if (u->kq_busy_abs[q] < u->kq_busy_abs[tg->kq_base])
+			tg->kq_base = q;
+	for (unsigned int i = 0; i < nq; i++) {
+		uint64_t busy = u->kq_busy_abs[(tg->kq_base + i) % nq] + u->drift;
+		double rel = u->ninflight && busy > tg->launch_ns ? busy - tg->launch_ns : 0;
+
+		if (i)
+			u->dev.kq_busy[i] = rel;
+		else
+			u->dev.busy_until[TQ_K] = rel;
+	}
+}
+
+/*
  * The TG's tasks into u->simtg as the models predict them, chained as
  * submitted (3), and the engines' busy-until into u->dev (4).
  */
@@ -727,6 +751,7 @@ static void tg_model(struct usched *u, struct tg *tg, struct task **tasks)
 		model_predict(u, tasks[i]);
 		tq_tg_add(&u->simtg, tasks[i]->pred[USCHED_HTD], tasks[i]->pred[USCHED_K],
 			  tasks[i]->pred[USCHED_DTH]);
+		tq_tg_set_width(&u->simtg, i, tasks[i]->kwidth);
 		/* a predecessor in this TG was taken before it (3) */
 		while (pred && j < i && tasks[j] != pred)
 			j++;
@@ -742,6 +767,7 @@ static void tg_model(struct usched *u, struct tg *tg, struct task **tasks)
 		u->dev.busy_until[s] = u->ninflight && busy > tg->launch_ns ?
 				       busy - tg->launch_ns : 0;
 	}
+	tg_model_kqueues(u, tg);
 }
 
 /*
@@ -810,13 +836,20 @@ static void tg_predict(struct usched *u, struct tg *tg, struct task **tasks,
 	tg->pred_ns = tg_device_ns(u, d->order, tg->n);
 	for (int s = 0; s < USCHED_STAGES; s++)
 		u->busy_abs[s] = tg->launch_ns + (uint64_t)res->engine_end[s] - u->drift;
+	for (unsigned int i = 0; i < u->o.kqueues; i++)
+		u->kq_busy_abs[(tg->kq_base + i) % u->o.kqueues] =
+			tg->launch_ns + (uint64_t)res->kq_end[i] - u->drift;
 	for (unsigned int i = 0; i < tg->n; i++) {
 		const struct tq_task *st = &u->simtg.task[i];
-		double end = 0;
+		double end = 0, kran = 0;
 
 		for (int s = 0; s < USCHED_STAGES; s++)
 			for (unsigned int c = st->first[s]; c < st->first[s] + st->n[s]; c++)
 				end = fmax(end, res->end[c]);
+		for (unsigned int c = st->first[TQ_K]; c < st->first[TQ_K] + st->n[TQ_K]; c++)
+			kran += res->end[c] - res->start[c];
+		tasks[i]->kshare = u->o.kqueues > 1 && kran > 0 ?
+				   fmin(1, tasks[i]->pred[USCHED_K] / kran) : 1;
 		tasks[i]->pred_end = tg->launch_ns + (uint64_t)end - u->drift;
 		tg->task[i] = tasks[d->order[i]];
 	}

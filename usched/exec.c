@@ -363,7 +363,6 @@ static int launch_in(struct usched *u, struct task *t)
 		if (!t->dev[i])
 			return -ENOMEM;
 	}
-	t->kq = u->kq_next++ % u->o.kqueues;
 	for (unsigned int i = 0; i < d->nbufs; i++) {
 		if (d->buf[i].dir & USCHED_IN) {
 			/* the first waits for the predecessor; in order, the rest follow */
@@ -454,6 +453,8 @@ int exec_launch(struct usched *u, struct tg *tg)
 		for (unsigned int j = outs; u->dev.dma == 1 && t->after && j < i; j++)
 			if (tg->task[j] == t->after)
 				outs = launch_outs(tg, outs, j + 1, out);
+		/* the model's round-robin from the queue free first (core.c, tg_model()) */
+		t->kq = (tg->kq_base + i) % u->o.kqueues;
 		t->err = launch_in(u, t);
 		if (u->dev.dma == 2 && !t->err) {
 			t->err = launch_out(t, out);
@@ -539,8 +540,9 @@ void exec_collect(struct usched *u, struct task *t)
 			c->stage_start[s] = start;
 		if (end > c->stage_end[s])
 			c->stage_end[s] = end;
+		/* standalone: a kernel the model has share the device ran slower */
 		if (s == USCHED_K && !status)
-			kmodel_add(&t->kern->model, t->t.m, end - start);
+			kmodel_add(&t->kern->model, t->t.m, (end - start) * t->kshare);
 		if (u->trace)
 			trace_cmd(u->trace, track_of(u, t, e), t->kern->name, s, cmd[s]++, c->tg,
 				  t->t.user_data, start, end);

@@ -220,6 +220,12 @@ struct task {
 	bool cb;		/* a callback is set on its last event (exec_launch()) */
 	struct tg *tg;
 	double pred[USCHED_STAGES];	/* predicted standalone ns per stage */
+	double kwidth;		/* its kernel's width (sim/tqsim.h's struct tq_tg) */
+	/*
+	 * its kernel's predicted standalone time over its predicted run time:
+	 * < 1 where the model has it share the device with concurrent kernels
+	 */
+	double kshare;
 	uint64_t pred_end;	/* predicted end of its last command, less u->drift */
 	cl_mem dev[USCHED_MAX_BUFS];
 	uint64_t dev_bytes[USCHED_MAX_BUFS];
@@ -248,6 +254,7 @@ struct tg {
 	struct task *task[USCHED_MAX_TG];	/* in launch order */
 	uint64_t bytes;		/* of its tasks' buffers */
 	uint64_t launch_ns;
+	unsigned int kq_base;	/* the kernel queue its first kernel goes to (exec_launch()) */
 	double pred_ns;		/* predicted first start to last end */
 	uint64_t policy_ns;
 	uint64_t host_ns;	/* forming, ordering and launching it */
@@ -368,8 +375,8 @@ struct usched {
 	uint64_t timer_at;	/* when the timer is set to fire; JIT_WAIT: not set */
 	double host_ns;		/* a TG's host time, smoothed */
 	uint64_t tg_seq;
-	unsigned int kq_next;
 	uint64_t busy_abs[USCHED_STAGES];	/* predicted engine ends, host ns, less drift */
+	uint64_t kq_busy_abs[MAX_KQUEUES];	/* likewise per kernel queue */
 	int64_t drift;		/* how late the last task completed against its prediction */
 	struct pool pool;
 	struct tq_tg simtg;

@@ -158,6 +158,7 @@ void model_predict(struct usched *u, struct task *t)
 			t->pred[USCHED_DTH] += tq_profile_xfer_ns(&u->prof, TQ_DTH, b->len);
 	}
 	t->pred[USCHED_K] = kmodel_predict(&t->kern->model, t->t.m);
+	t->kwidth = tq_profile_kernel_width(&u->prof, t->kern->name, t->t.m);
 }
 
 /* Transfers */
@@ -272,6 +273,7 @@ int model_init(struct usched *u)
 	xmodel_init(&u->xm[1], u->dev.slow[TQ_DTH]);
 	if (u->o.dma)
 		u->dev.dma = u->o.dma;
+	u->dev.kq = u->o.kqueues;
 	u->st.dma = u->dev.dma;
 	u->st.copy_slow[0] = u->dev.slow[TQ_HTD];
 	u->st.copy_slow[1] = u->dev.slow[TQ_DTH];

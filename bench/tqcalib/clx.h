@@ -36,6 +36,7 @@ struct clx {
 	cl_device_id dev;
 	cl_context ctx;
 	cl_command_queue q[CLX_STAGES];
+	cl_command_queue k2;		/* a second kernel queue: kernels' widths (tqcalib) */
 	cl_program prog[16];		/* per kernels/ task, built on first use */
 	char name[128];
 	char platform[128];

@@ -119,5 +119,14 @@ int main(void)
 		tap_ok(t1 > 0 && t1 > tq_profile_kernel_ns(&p, tasks[i], 1e3),
 		       "kernel %s: time grows with m", tasks[i]);
 	}
+	for (unsigned int i = 0; i < p.nkernels; i++) {
+		const struct tq_kernel_model *k = &p.kernel[i];
+		bool in_range = k->nwidth > 0;
+
+		for (unsigned int j = 0; j < k->nwidth; j++)
+			in_range &= k->width[j] >= 0.5 && k->width[j] <= 1;
+		tap_ok(in_range, "kernel %s: %u widths measured, each in [0.5, 1] (first %.2f)",
+		       k->name, k->nwidth, k->nwidth ? k->width[0] : 0);
+	}
 	return tap_done();
 }

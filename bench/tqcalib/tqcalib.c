@@ -17,7 +17,9 @@
  * Kernels: every kernels/ task over growing sizes
  * until it takes --kernel-ms, T = eta * m + gamma fitted over the sizes
  * that take at least 1/64 of that; the profile names each by its __kernel
- * function, as usched looks it up, with m as kernels/ defines it. The
+ * function, as usched looks it up, with m as kernels/ defines it. At each
+ * size also two runs at once on two kernel queues: the kernel's width, the
+ * share of the device it fills, for usched with concurrent kernels. The
  * model's command latencies: how long after an event on another queue a
  * command waiting on it starts, and after the previous command on its own
  * queue (measure_latencies()). Every time comes from the commands'
@@ -133,9 +135,40 @@ static void task_region_del(struct clx *c, struct clu_region *r)
 	clu_unmap(r->base, r->len);
 }
 
-/* One size of a kernel sweep: median kernel time in ns. */
+/*
+ * Two runs of the kernel at once, one on each kernel queue: the time from
+ * the first start to the last end, in ns.
+ */
+static int time_pair(struct clx *c, const struct binst *in, double *ns)
+{
+	cl_command_queue q[2] = { c->q[CLX_K], c->k2 };
+	cl_event ev[2] = { NULL, NULL };
+	int ret = 0;
+
+	for (int i = 0; i < 2 && !ret; i++)
+		if (tqk_cl_enqueue(q[i], in->k, &in->b->l, 0, NULL, &ev[i]))
+			ret = -EIO;
+	clFlush(q[0]);
+	clFlush(q[1]);
+	for (int i = 0; i < 2; i++)
+		if (ev[i])
+			ret = clx_wait(ev[i]) ?: ret;
+	if (!ret)
+		*ns = (double)(fmax(clu_end(ev[0]), clu_end(ev[1])) -
+			       fmin(clu_start(ev[0]), clu_start(ev[1])));
+	for (int i = 0; i < 2; i++)
+		if (ev[i])
+			clReleaseEvent(ev[i]);
+	return ret;
+}
+
+/*
+ * One size of a kernel sweep: median kernel time in ns, and its width
+ * (struct tq_tg): two runs at once take max(1, 2 w) times one run alone, so
+ * w is half their ratio, which cannot tell widths under 0.5 apart.
+ */
 static int time_kernel(struct clx *c, const struct tqk_task *t, struct tqk_size sz,
-		       unsigned int reps, double *ns)
+		       unsigned int reps, double *ns, double *width)
 {
 	void *bufs[TQK_MAX_BUFS];
 	double v[MAX_REPS];
@@ -174,6 +207,10 @@ static int time_kernel(struct clx *c, const struct tqk_task *t, struct tqk_size 
 	}
 	if (!ret)
 		*ns = tq_median(v, reps);
+	for (unsigned int i = 0; i < reps && !ret; i++)
+		ret = time_pair(c, &in, &v[i]);
+	if (!ret)
+		*width = fmin(1, fmax(0.5, tq_median(v, reps) / (2 * *ns)));
 	binst_fini(&in);
 out_region:
 	task_region_del(c, &r);
@@ -206,7 +243,7 @@ static int sweep_kernel(struct clx *c, const struct tqk_task *t, const struct op
 			struct tq_kernel_model *km, FILE *csv)
 {
 	struct tqk_size sz = { t->n_min, 1 };
-	double m[MAX_STEPS], ns[MAX_STEPS], fm[MAX_STEPS], fns[MAX_STEPS];
+	double m[MAX_STEPS], ns[MAX_STEPS], fm[MAX_STEPS], fns[MAX_STEPS], w[MAX_STEPS];
 	double kmax = o->kernel_ms * 1e6, eta, gamma;
 	size_t n = 0, nf = 0;
 
@@ -228,7 +265,7 @@ static int sweep_kernel(struct clx *c, const struct tqk_task *t, const struct op
 		}
 		if (bytes > o->task_bytes)
 			break;
-		ret = time_kernel(c, t, sz, o->reps, &ns[n]);
+		ret = time_kernel(c, t, sz, o->reps, &ns[n], &w[n]);
 		if (ret) {
 			fprintf(stderr, "tqcalib: %s n=%llu: failed (%s)\n", t->name,
 				(unsigned long long)sz.n, strerror(-ret));
@@ -236,9 +273,11 @@ static int sweep_kernel(struct clx *c, const struct tqk_task *t, const struct op
 		}
 		m[n] = tqk_m(t, sz);
 		if (csv)
-			fprintf(csv, "kernel,%s,%llu,%u,%.0f,%llu,%.0f,\n", t->name,
+			fprintf(csv, "kernel,%s,%llu,%u,%.0f,%llu,%.0f,\nkernel_pair,%s,%llu,%u,%.0f,"
+				"%llu,%.0f,\n", t->name, (unsigned long long)sz.n, sz.iters, m[n],
+				(unsigned long long)bytes, ns[n], t->name,
 				(unsigned long long)sz.n, sz.iters, m[n],
-				(unsigned long long)bytes, ns[n]);
+				(unsigned long long)bytes, 2 * w[n] * ns[n]);
 		if (ns[n++] > kmax)
 			break;
 		sz = next_size(t, sz);
@@ -262,6 +301,17 @@ static int sweep_kernel(struct clx *c, const struct tqk_task *t, const struct op
 	snprintf(km->name, sizeof(km->name), "%s", t->kernel);
 	km->eta_ns = eta;
 	km->gamma_ns = gamma;
+	/* the widths at up to TQ_WIDTH_POINTS sizes spread over the sweep, both ends kept */
+	km->nwidth = 0;
+	for (size_t i = 0; i < n && n; i++) {
+		size_t at = n <= TQ_WIDTH_POINTS ? i : i * (n - 1) / (TQ_WIDTH_POINTS - 1);
+
+		if (at >= n || km->nwidth == TQ_WIDTH_POINTS ||
+		    (km->nwidth && m[at] <= km->width_m[km->nwidth - 1]))
+			break;
+		km->width_m[km->nwidth] = m[at];
+		km->width[km->nwidth++] = w[at];
+	}
 	return 0;
 }
 
@@ -490,6 +540,18 @@ static void print_profile(FILE *f, const struct clx *c, const struct tq_profile 
 	for (unsigned int i = 0; i < p->nkernels; i++)
 		fprintf(f, "kernel %s %.6g %.0f\n", p->kernel[i].name, p->kernel[i].eta_ns,
 			p->kernel[i].gamma_ns);
+	fprintf(f, "# kernel function m:width ... (the share of the device it fills, from two "
+		   "runs at once;\n# 0.5: at most half)\n");
+	for (unsigned int i = 0; i < p->nkernels; i++) {
+		const struct tq_kernel_model *k = &p->kernel[i];
+
+		if (!k->nwidth)
+			continue;
+		fprintf(f, "width %s", k->name);
+		for (unsigned int j = 0; j < k->nwidth; j++)
+			fprintf(f, " %.6g:%.3f", k->width_m[j], k->width[j]);
+		fprintf(f, "\n");
+	}
 }
 
 /* How well the fitted transfer lines match the measurements, on stderr. */

@@ -3,8 +3,10 @@
  * sim-model: the TG builder, the device check, the profile parser, and the
  * simulator against a second, deliberately naive implementation of the same
  * rules (ref_simulate: one generic event loop over every queue) on seeded
- * random TGs with several commands per stage, absent stages, busy engines
- * and both copy-engine counts.
+ * random TGs with several commands per stage, absent stages, busy engines,
+ * both copy-engine counts and up to three kernel queues with kernels of
+ * random widths; and the concurrent-kernel simulator with one kernel queue
+ * against the one-queue simulator.
  */
 #include <errno.h>
 #include <math.h>
@@ -13,6 +15,7 @@
 
 #include "tests/tap.h"
 #include "sim/tqsim.h"
+#include "sim/model.h"
 
 static uint64_t rng = 42;
 
@@ -81,8 +84,10 @@ static bool ref_chains(const struct tq_tg *tg, const uint8_t *order, unsigned in
 static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
 			   unsigned int n, double *start, double *end)
 {
-	static struct rq q[3];
-	int nq = dev->dma == 2 ? 3 : 2, next_stage[TQ_MAX_TASKS], pp[TQ_MAX_TASKS];
+	static struct rq q[2 + TQ_MAX_KQ];
+	/* the kernel queues: q[1], then q[base ...] */
+	int base = dev->dma == 2 ? 3 : 2, nq = base + dev->kq - 1, nk = 0;
+	int next_stage[TQ_MAX_TASKS], pp[TQ_MAX_TASKS];
 	struct rq *qh = &q[0], *qd = dev->dma == 2 ? &q[2] : NULL;
 	/*
 	 * tend: when a successor may start (a task with commands: its end +
@@ -117,10 +122,18 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 		next_stage[i] = first_stage_from(&tg->task[order[i]], 0);
 		done[i] = false;
 	}
+	for (int k = 1; k < (int)dev->kq; k++) {
+		q[base + k - 1].stage = TQ_K;
+		q[base + k - 1].free = dev->kq_busy[k];
+		q[base + k - 1].free += q[base + k - 1].free > 0 ? dev->gap_ns : 0;
+	}
 	if (dev->dma == 2) {
 		for (int s = 0; s < 3; s++) {
-			for (unsigned int i = 0; i < n; i++)
-				rq_add(&q[s], i, s);
+			for (unsigned int i = 0; i < n; i++) {
+				int k = s == TQ_K && tg->task[order[i]].n[TQ_K] ? nk++ % dev->kq : 0;
+
+				rq_add(s == TQ_K && k ? &q[base + k - 1] : &q[s], i, s);
+			}
 			q[s].free = dev->busy_until[s];
 			/* an engine busy at t = 0 starts gap_ns after */
 			q[s].free += q[s].free > 0 ? dev->gap_ns : 0;
@@ -138,15 +151,18 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 			rq_add(&q[0], dnext, TQ_DTH);
 		q[0].free = fmax(dev->busy_until[TQ_HTD], dev->busy_until[TQ_DTH]);
 		q[0].free += q[0].free > 0 ? dev->gap_ns : 0;
-		for (unsigned int i = 0; i < n; i++)
-			rq_add(&q[1], i, TQ_K);
+		for (unsigned int i = 0; i < n; i++) {
+			int k = tg->task[order[i]].n[TQ_K] ? nk++ % dev->kq : 0;
+
+			rq_add(k ? &q[base + k - 1] : &q[1], i, TQ_K);
+		}
 		q[1].free = dev->busy_until[TQ_K];
 		q[1].free += q[1].free > 0 ? dev->gap_ns : 0;
 	}
 	for (int i = 0; i < nq; i++)
 		q[i].alive = rq_seek(tg, order, &q[i]);
 	for (;;) {
-		double next = INFINITY;
+		double next = INFINITY, f[2 + TQ_MAX_KQ], width = 0;
 		bool both;
 
 		/* a task without commands ends when it may start */
@@ -178,26 +194,27 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 			q[i].run = true;
 			q[i].start = now;
 			q[i].rem = tg->cmd_ns[tg->task[order[pos]].first[q[i].stage] + q[i].c];
-			q[i].end = now + q[i].rem;
 		}
+		/* rates: copies slowed while both run, kernels sharing by width */
 		both = qd && qh->run && qd->run;
-		if (qd) {
-			if (qh->run)
-				qh->end = now + qh->rem * (both ? dev->slow[TQ_HTD] : 1);
-			if (qd->run)
-				qd->end = now + qd->rem * (both ? dev->slow[TQ_DTH] : 1);
-		}
 		for (int i = 0; i < nq; i++)
-			if (q[i].run)
-				next = fmin(next, q[i].end);
+			if (q[i].run && q[i].stage == TQ_K)
+				width += tg->kwidth[order[q[i].pos]];
+		for (int i = 0; i < nq; i++) {
+			if (!q[i].run)
+				continue;
+			if (q[i].stage == TQ_K)
+				f[i] = fmax(1, width);
+			else
+				f[i] = qd && both ? dev->slow[q[i].stage] : 1;
+			q[i].end = now + q[i].rem * f[i];
+			next = fmin(next, q[i].end);
+		}
 		if (next == INFINITY)
 			break;
-		if (qd) {
-			if (qh->run && qh->end != next)
-				qh->rem -= (next - now) / (both ? dev->slow[TQ_HTD] : 1);
-			if (qd->run && qd->end != next)
-				qd->rem -= (next - now) / (both ? dev->slow[TQ_DTH] : 1);
-		}
+		for (int i = 0; i < nq; i++)
+			if (q[i].run && q[i].end != next)
+				q[i].rem -= (next - now) / f[i];
 		now = next;
 		for (int i = 0; i < nq; i++) {
 			const struct tq_task *t;
@@ -293,6 +310,17 @@ static void random_dev(struct tq_dev *dev)
 		dev->submit_ns = uniform(0, 1e6);
 }
 
+/* Two or three kernel queues, some busy, and kernels of random widths; returns 1. */
+static unsigned int random_kq(struct tq_tg *tg, struct tq_dev *dev)
+{
+	dev->kq = 2 + uniform(0, 2);
+	for (unsigned int k = 1; k < dev->kq; k++)
+		dev->kq_busy[k] = uniform(0, 1) < 0.5 ? 0 : uniform(0, 5e6);
+	for (unsigned int t = 0; t < tg->ntasks; t++)
+		tq_tg_set_width(tg, t, uniform(0, 1) < 0.3 ? 1 : uniform(0.05, 1));
+	return 1;
+}
+
 static void shuffle(uint8_t *order, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
@@ -316,7 +344,7 @@ static void test_against_reference(void)
 	static struct tq_sim_result res;
 	static double start[TQ_MAX_CMDS], end[TQ_MAX_CMDS];
 	unsigned int bad_cmd = 0, bad_ms = 0, bad_fast = 0, bad_busy = 0, runs = 4000;
-	unsigned int chained = 0, infeasible = 0;
+	unsigned int chained = 0, infeasible = 0, conc = 0;
 	struct tq_tg tg;
 	struct tq_dev dev;
 	uint8_t order[TQ_MAX_TASKS];
@@ -329,6 +357,8 @@ static void test_against_reference(void)
 		if (r % 3 == 2)
 			random_release(&tg);
 		random_dev(&dev);
+		if (r % 7 < 3)
+			conc += random_kq(&tg, &dev);
 		shuffle(order, n);
 		if (r % 4 == 1) {	/* precedence, mostly feasible orders */
 			random_after(&tg);
@@ -369,9 +399,124 @@ static void test_against_reference(void)
 	tap_ok(!bad_cmd, "every command's start and end match the reference (%u runs, %u with "
 	       "precedence, %u infeasible)", runs, chained, infeasible);
 	tap_ok(chained > 500 && infeasible > 30, "precedence covered: feasible and infeasible orders");
+	tap_ok(conc > 1000, "concurrent kernels covered (%u runs with 2 or 3 kernel queues)", conc);
 	tap_ok(!bad_ms, "makespan matches the reference");
 	tap_ok(!bad_fast, "tq_makespan equals tq_simulate's makespan");
 	tap_ok(!bad_busy, "per-engine busy time is the sum of the command times");
+}
+
+/*
+ * The concurrent-kernel simulator with one kernel queue is the one-queue
+ * simulator, by a second implementation: same command times, same ends.
+ */
+static void test_concurrent_one_queue(void)
+{
+	static struct tq_sim_result a, b;
+	unsigned int bad = 0, runs = 2000;
+	struct tq_tg tg;
+	struct tq_dev dev;
+	uint8_t order[TQ_MAX_TASKS];
+
+	for (unsigned int r = 0; r < runs; r++) {
+		unsigned int n = 1 + uniform(0, 12);
+
+		random_tg(&tg, n, r % 2);
+		if (r % 3 == 2)
+			random_release(&tg);
+		random_dev(&dev);
+		shuffle(order, n);
+		if (r % 4 == 1) {
+			random_after(&tg);
+			feasible_order(&tg, order);
+		}
+		for (unsigned int t = 0; t < n; t++)
+			tq_tg_set_width(&tg, t, uniform(0.05, 1));	/* unread with one queue */
+		tq_simulate(&tg, &dev, order, n, &a);
+		sim_concurrent(&tg, &dev, order, n, &b);
+		bad += !close_to(a.makespan, b.makespan);
+		for (unsigned int c = 0; c < tg.ncmds; c++)
+			bad += !close_to(a.start[c], b.start[c]) || !close_to(a.end[c], b.end[c]);
+		for (int s = 0; s < TQ_STAGES; s++)
+			bad += !close_to(a.engine_end[s], b.engine_end[s]) ||
+			       !close_to(a.busy[s], b.busy[s]);
+		bad += !close_to(a.kq_end[0], b.kq_end[0]);
+	}
+	tap_ok(!bad, "one kernel queue: the concurrent simulator gives the same times (%u runs)",
+	       runs);
+}
+
+/* Kernels on two queues by hand: overlap by width, sharing, queues and their busy times. */
+static void test_concurrent(void)
+{
+	static struct tq_sim_result res;
+	const uint8_t ab[] = { 0, 1 }, abc[] = { 0, 1, 2 };
+	struct tq_tg tg;
+	struct tq_dev dev;
+
+	tq_dev_init(&dev);
+	dev.kq = 2;
+	tq_tg_init(&tg);
+	tq_tg_add(&tg, 0, 10, 0);
+	tq_tg_add(&tg, 0, 10, 0);
+	tap_ok(tq_makespan(&tg, &dev, ab, 2) == 20, "two kernels that fill the device share it");
+	tq_tg_set_width(&tg, 0, 0.5);
+	tq_tg_set_width(&tg, 1, 0.5);
+	tap_ok(tq_makespan(&tg, &dev, ab, 2) == 10, "two kernels of half the device overlap");
+	tq_tg_set_width(&tg, 0, 0.75);
+	tq_tg_set_width(&tg, 1, 0.75);
+	tap_ok(tq_makespan(&tg, &dev, ab, 2) == 15, "widths 0.75 + 0.75: each at 1/1.5");
+	dev.kq = 1;
+	tap_ok(tq_makespan(&tg, &dev, ab, 2) == 20, "one kernel queue: widths do not matter");
+
+	/* 10 and 4 filling the device: both at half speed to 8, the rest alone */
+	dev.kq = 2;
+	tq_tg_init(&tg);
+	tq_tg_add(&tg, 0, 10, 0);
+	tq_tg_add(&tg, 0, 4, 0);
+	tq_simulate(&tg, &dev, ab, 2, &res);
+	tap_ok(res.end[1] == 8 && res.makespan == 14 && res.kq_end[0] == 14 && res.kq_end[1] == 8 &&
+	       res.engine_end[TQ_K] == 14 && res.busy[TQ_K] == 22,
+	       "a short kernel beside a long one: ends 8 and 14, queues free at 14 and 8");
+
+	/* round-robin: the third kernel goes to queue 0 behind the first */
+	tq_tg_init(&tg);
+	for (int i = 0; i < 3; i++) {
+		tq_tg_add(&tg, 0, 10, 0);
+		tq_tg_set_width(&tg, i, 0.5);
+	}
+	tq_simulate(&tg, &dev, abc, 3, &res);
+	tap_ok(res.start[2] == 10 && res.makespan == 20, "kernels go to the queues round-robin");
+	dev.kq = 3;
+	tap_ok(tq_makespan(&tg, &dev, abc, 3) == 15, "three queues: 1.5 of the device shared");
+	dev.kq = 2;
+	dev.busy_until[TQ_K] = 6;
+	dev.kq_busy[1] = 2;
+	tq_simulate(&tg, &dev, abc, 3, &res);
+	tap_ok(res.start[0] == 6 && res.start[1] == 2 && res.start[2] == 16,
+	       "each kernel queue starts when it is free");
+
+	/* with copies: the kernels of (2, 10, 1) x 2 overlap at half width */
+	tq_dev_init(&dev);
+	dev.kq = 2;
+	tq_tg_init(&tg);
+	for (int i = 0; i < 2; i++) {
+		tq_tg_add(&tg, 2, 10, 1);
+		tq_tg_set_width(&tg, i, 0.5);
+	}
+	tap_ok(tq_makespan(&tg, &dev, ab, 2) == 15, "with copies: 15 with two kernel queues");
+	dev.kq = 1;
+	tap_ok(tq_makespan(&tg, &dev, ab, 2) == 23, "and 23 with one");
+
+	tap_ok(tq_tg_set_width(&tg, 0, 0) == -EINVAL && tq_tg_set_width(&tg, 0, 1.5) == -EINVAL &&
+	       tq_tg_set_width(&tg, 0, NAN) == -EINVAL && tq_tg_set_width(&tg, 2, 1) == -EINVAL &&
+	       !tq_tg_set_width(&tg, 0, 1), "a width outside (0, 1] or of no task is refused");
+	dev.kq = 0;
+	tap_ok(tq_dev_check(&dev) == -EINVAL, "no kernel queue is refused");
+	dev.kq = TQ_MAX_KQ + 1;
+	tap_ok(tq_dev_check(&dev) == -EINVAL, "more than TQ_MAX_KQ kernel queues are refused");
+	dev.kq = 2;
+	dev.kq_busy[1] = -1;
+	tap_ok(tq_dev_check(&dev) == -EINVAL, "a negative kernel queue busy time is refused");
 }
 
 /* Without gaps a stage's commands behave as one command of their total time. */
@@ -698,7 +843,8 @@ static const char good_profile[] =
 	"dth alone 9000 50\n"
 	"dth overlapped 9000 25\n"
 	"kernel mm 2.5 4000\n"
-	"kernel va 0.5 1000\n";
+	"kernel va 0.5 1000\n"
+	"width mm 100:0.2 10000:1\n";
 
 static void test_profile(void)
 {
@@ -727,6 +873,14 @@ static void test_profile(void)
 		{ "tq-profile 1\nlatency queue 1 2\n", 2, "expected: latency dependency|queue" },
 		{ "tq-profile 1\nlatency queue 1\nlatency queue 2\n", 3, "latency queue given twice" },
 		{ "tq-profile 1\nlatency submit 1\nlatency submit 2\n", 3, "latency submit given twice" },
+		{ "tq-profile 1\nwidth a 1:1\n", 2, "width of kernel a before its kernel line" },
+		{ "tq-profile 1\nkernel a 1 1\nwidth a\n", 3, "expected: width NAME M:W" },
+		{ "tq-profile 1\nkernel a 1 1\nwidth a 1\n", 3, "expected M:W, got '1'" },
+		{ "tq-profile 1\nkernel a 1 1\nwidth a 1:0\n", 3, "width point: m > 0" },
+		{ "tq-profile 1\nkernel a 1 1\nwidth a 0:1\n", 3, "width point: m > 0" },
+		{ "tq-profile 1\nkernel a 1 1\nwidth a 1:1.5\n", 3, "width point: m > 0" },
+		{ "tq-profile 1\nkernel a 1 1\nwidth a 2:1 1:1\n", 3, "width points must ascend" },
+		{ "tq-profile 1\nkernel a 1 1\nwidth a 1:1\nwidth a 2:1\n", 4, "width a given twice" },
 	};
 	static const char lat_profile[] =
 		"tq-profile 1\ndma 1\nhtd alone 1 1\ndth alone 1 1\n"
@@ -743,6 +897,12 @@ static void test_profile(void)
 	tap_ok(tq_profile_xfer_ns(&p, TQ_HTD, 1e6) == 8000 + 1e6 / 50, "transfer = latency + bytes/bw");
 	tap_ok(tq_profile_kernel_ns(&p, "mm", 1000) == 2.5 * 1000 + 4000, "kernel = eta*m + gamma");
 	tap_ok(tq_profile_kernel_ns(&p, "nope", 1) < 0, "unknown kernel gives -1");
+	tap_ok(fabs(tq_profile_kernel_width(&p, "mm", 1000) - 0.6) < 1e-12 &&
+	       tq_profile_kernel_width(&p, "mm", 10) == 0.2 &&
+	       tq_profile_kernel_width(&p, "mm", 1e6) == 1 &&
+	       tq_profile_kernel_width(&p, "va", 1000) == 1 &&
+	       tq_profile_kernel_width(&p, "nope", 1000) == 1,
+	       "kernel width: interpolated in log m, held at the ends, 1 without a width line");
 	tq_profile_to_dev(&p, &dev);
 	tap_ok(dev.dma == 2 && dev.slow[TQ_HTD] == 1.25 && dev.slow[TQ_DTH] == 2 &&
 	       !tq_dev_check(&dev), "slowdowns are the alone/overlapped bandwidth ratios");
@@ -772,6 +932,8 @@ int main(void)
 	test_launch();
 	test_after();
 	test_against_reference();
+	test_concurrent_one_queue();
+	test_concurrent();
 	test_collapse();
 	test_prefix();
 	return tap_done();

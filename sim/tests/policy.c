@@ -1209,6 +1209,63 @@ static void test_flow(void)
 	tap_ok(tq_policy_flow.order(&pb, &ws, &df) == -EINVAL, "flow: empty TG: -EINVAL");
 }
 
+/*
+ * Concurrent kernels (two or three kernel queues, random widths, chains in
+ * a third of the TGs): every policy's order is feasible and its makespan the
+ * simulated one, the relaxed bounds stay under the best of all
+ * permutations, and exact's search on them still finds and proves it.
+ */
+static void test_concurrent(void)
+{
+	enum { RUNS = 150 };
+	static struct tq_ws ws;
+	unsigned int bad = 0, lb_over = 0, exact_off = 0, auto_off = 0, runs = 0, gain = 0;
+	struct tq_tg tg;
+	struct tq_dev dev;
+
+	for (unsigned int r = 0; r < RUNS; r++) {
+		unsigned int n = 1 + r % 7;
+		double best, best1;
+
+		random_tg(&tg, n);
+		random_dev(&dev, r);
+		for (unsigned int t = 0; t < n; t++)
+			tq_tg_set_width(&tg, t, uniform(0, 1) < 0.3 ? 1 : uniform(0.1, 1));
+		if (r % 3 == 0)
+			random_after(&tg, r);
+		best1 = best_of_all(&tg, &dev);
+		dev.kq = 2 + r % 2;
+		if (r % 5 == 4)
+			dev.kq_busy[1] = uniform(0, 4e6);
+		best = best_of_all(&tg, &dev);
+		gain += best < best1;
+		for (int p = 0; tq_policies[p]; p++) {
+			struct tq_problem pb = { .tg = &tg, .dev = &dev, .seed = r,
+						 .budget_ns = 50e6 };
+			struct tq_decision d;
+
+			if (tq_policies[p]->order(&pb, &ws, &d)) {
+				bad++;
+				continue;
+			}
+			runs++;
+			bad += !is_perm(d.order, n) || !(d.makespan < INFINITY) ||
+			       !close_to(d.makespan, tq_makespan(&tg, &dev, d.order, n));
+			lb_over += d.lower_bound > best * (1 + 1e-12);
+			if (tq_policies[p] == &tq_policy_exact)
+				exact_off += !close_to(d.makespan, best) || !d.optimal;
+			if (tq_policies[p] == &tq_policy_auto)
+				auto_off += d.makespan > best * 1.02;
+		}
+	}
+	tap_ok(!bad, "concurrent kernels: every policy gives a feasible order and its makespan "
+	       "(%u decisions)", runs);
+	tap_ok(!lb_over, "concurrent kernels: no lower bound exceeds the best of all permutations");
+	tap_ok(!exact_off, "concurrent kernels: exact finds and proves the best of all permutations");
+	tap_ok(!auto_off, "concurrent kernels: auto within 2%% of the best");
+	tap_ok(gain > RUNS / 4, "a second kernel queue shortens many TGs (%u of %d)", gain, RUNS);
+}
+
 int main(void)
 {
 	as = tq_auto_state_create();
@@ -1231,6 +1288,7 @@ int main(void)
 	test_walk_swaps();
 	test_start();
 	test_flow();
+	test_concurrent();
 	tq_auto_state_destroy(as);
 	return tap_done();
 }
