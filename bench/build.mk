@@ -6,12 +6,12 @@
 #
 #   make bench-ring    tqbench-ring here (the socket) and in the test VM (the module and
 #                      the socket; Documentation/results/ring-bench.md)
-# Prerequisites name the libraries by path: cl/ and usched/ come after bench/
+# Prerequisites name the libraries by path: lib/cl/ and lib/usched/ come after bench/
 # in the fragments' order, so their variables are not set yet here.
 
 # tqcalib's shared pieces (the device with its three queues, tasks, the
 # progress bar) also build tqbench. The OpenCL helpers under them and the
-# transfer calibration with its fits are libtqcl_util.a's (cl/build.mk),
+# transfer calibration with its fits are libtqcl_util.a's (lib/cl/build.mk),
 # which usched uses too.
 CALIB_OBJS := $(addprefix $(OBJ)/bench/tqcalib/,clx.o progress.o)
 
@@ -25,7 +25,7 @@ $(BIN)/tqcalib: $(OBJ)/bench/tqcalib/tqcalib.o $(CALIB_OBJS) $(LIB)/libtqkernels
 
 $(OBJ)/bench/tqcalib/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"'
 
-# the fits alone (cl/fit.o), no OpenCL
+# the fits alone (lib/cl/fit.o), no OpenCL
 $(TESTBIN)/tqcalib: $(OBJ)/bench/tqcalib/test.o $(LIB)/libtqcl_util.a $(LIB)/libtqsim.a | $(BIN)/tqcalib
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

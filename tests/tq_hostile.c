@@ -35,8 +35,8 @@
 #include <sys/ioctl.h>
 #include <tq/clock.h>
 
-#include "kernels/tqkernels.h"
-#include "libtq/tq.h"
+#include "lib/kernels/tqkernels.h"
+#include "lib/libtq/tq.h"
 
 #define PATTERN		0x5a5a5a5au	/* leak-write's data */
 #define MARK		0xb0b0b0b0u	/* leak-read's own fill */

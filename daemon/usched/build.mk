@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # daemon/usched/: the daemon usched (usched.c and the daemon's parts here) on
-# top of libusched (usched/), its native tests, the client tqdemo that make run and the
+# top of libusched (lib/usched/), its native tests, the client tqdemo that make run and the
 # end-to-end tests use, and the end-to-end tests (run in the test VM).
 
 DAEMON_OBJS := $(addprefix $(OBJ)/daemon/usched/,conf.o loop.o ctx.o build.o state.o \

@@ -21,8 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernels/tqk_cl.h"
-#include "usched/usched.h"
+#include "lib/kernels/tqk_cl.h"
+#include "lib/usched/usched.h"
 
 #define SRC_MAX		(64u << 20)	/* the daemon's max-source is far below */
 
