@@ -773,7 +773,7 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 	unsigned int pcts[OL_MAX_MIXES * OL_MAX_PHASES];
 	struct ol_run r = { .e = e, .s = s, .P = o->ol_clients };
 	double secs = o->ol_s;
-	int ret = 0;
+	int ret = 0, setup_failed = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->secs = secs;
@@ -846,11 +846,17 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 		}
 		ret = ret ?: run_warm(&r);
 		if (ret) {
+			/* the setup's points are left out; the others still run and are written */
 			fprintf(stderr, "tqbench: open loop: %s: %s\n", setups[si], strerror(-ret));
 			if (olp)
 				ol_procs_close(true);
 			olp = NULL;
-			break;
+			setup_failed = ret;
+			ret = 0;
+			if (r.p == OL_INDEP_PROCS && indep_procs())
+				indep_procs_reset();
+			runners_reset(e);
+			continue;
 		}
 		for (unsigned int m = 0; m < res->nmix; m++) {
 			const struct ol_mix *mx = &res->mix[m];
@@ -931,7 +937,7 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 	}
 	progress_end();
 	res->npts = npts;
-	return ret;
+	return ret ?: setup_failed;
 }
 
 void openloop_free(struct ol_result *res)

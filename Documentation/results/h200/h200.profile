@@ -1,23 +1,36 @@
 tq-profile 1
-# tqcalib, 2026-12-01 02:22:24 UTC; platform NVIDIA CUDA; transfers 4096 B .. 536870912 B, median of 7
+# tqcalib, 2026-12-04 04:41:31 UTC; platform NVIDIA CUDA; transfers 4096 B .. 536870912 B, median of 7
 device NVIDIA H200
 dma 2
 # direction alone|overlapped latency_ns GB/s
-htd alone 2653 55.4675
-htd overlapped 2263 51.9492
-dth alone 1423 55.2792
-dth overlapped 3933 50.7138
+htd alone 2634 55.2513
+htd overlapped 2634 49.5709
+dth alone 1397 55.2836
+dth overlapped 1397 51.2002
 # command latencies, ns: a waited-on event's end to the waiting command's start;
 # the previous command's end to the next one's on its queue
-latency dependency 8192
-latency queue 17152
+latency dependency 11648
+latency queue 1280
+# the host's launch of one command of a TG, ns
+latency submit 13539
 # kernel function eta_ns gamma_ns (T = eta * m + gamma, m as kernels/ defines it)
-kernel mm 0.000306924 41103
-kernel black_scholes 0.0068448 13084
-kernel fwt 0.00464971 19802
-kernel floyd_warshall 0.349705 0
-kernel sep_conv 0.0173829 19778
-kernel vec_add 0.00335301 21640
-kernel transpose 0.00399442 9242
-kernel dct8x8 0.00778972 14881
-kernel synthetic_kernel 6.00381e-05 21054
+kernel mm 0.00030637 46333
+kernel black_scholes 0.00725731 10813
+kernel fwt 0.0046344 26659
+kernel floyd_warshall 0.352014 0
+kernel sep_conv 0.0172924 25092
+kernel vec_add 0.00371503 5619
+kernel transpose 0.00370325 24031
+kernel dct8x8 0.00755718 28318
+kernel synthetic_kernel 5.99927e-05 27181
+# kernel function m:width ... (the share of the device it fills, from two runs at once;
+# 0.5: at most half)
+width mm 4096:1.000 110592:1.000 512000:1.000 4.096e+06:1.000 1.67772e+07:1.000 1.22024e+08:0.885 4.8189e+08:0.894 3.85512e+09:0.987 1.5253e+10:0.997 1.22024e+11:0.998
+width black_scholes 256:1.000 512:1.000 2048:1.000 8192:1.000 32768:1.000 131072:1.000 524288:1.000 2.09715e+06:0.850 8.38861e+06:0.962 3.35544e+07:0.947
+width fwt 1024:1.000 2048:1.000 8192:1.000 32768:1.000 131072:1.000 524288:1.000 2.09715e+06:0.920 8.38861e+06:0.824 3.35544e+07:0.934 1.34218e+08:0.977
+width floyd_warshall 8:1.000 64:1.000 343:1.000 1728:1.000 5832:1.000 39304:0.567 274625:0.591 1.06121e+06:0.526 8.24241e+06:0.505 6.54508e+07:0.505
+width sep_conv 256:1.000 1024:1.000 4096:1.000 16384:1.000 65536:1.000 278784:1.000 1.11514e+06:0.816 4.46054e+06:0.885 1.78422e+07:0.963 7.13687e+07:0.991
+width vec_add 256:1.000 1024:1.000 4096:1.000 16384:1.000 65536:1.000 262144:1.000 1.04858e+06:1.000 4.1943e+06:0.755 1.67772e+07:1.000 6.71089e+07:0.955
+width transpose 256:1.000 1024:1.000 4096:1.000 16384:1.000 65536:1.000 278784:1.000 1.11514e+06:1.000 4.46054e+06:0.790 1.78422e+07:0.832 7.13687e+07:0.951
+width dct8x8 256:1.000 1024:1.000 4096:1.000 16384:1.000 65536:1.000 278784:1.000 1.11514e+06:0.971 4.46054e+06:0.645 1.78422e+07:0.908 7.13687e+07:0.975
+width synthetic_kernel 1.08134e+06:1.000 4.32538e+06:1.000 1.73015e+07:1.000 6.9206e+07:1.000 2.76824e+08:0.810 1.1073e+09:0.885 4.42919e+09:0.960 1.77167e+10:0.988 7.0867e+10:0.995 5.66936e+11:0.998
