@@ -2,8 +2,9 @@
 #
 # tq top-level build. One non-recursive make for all user space; kbuild for
 # the module. Each component directory contributes a fragment <dir>/build.mk
-# that appends to the variables below. Every output lands under build/
-# (user space) or next to its source (kbuild), and all of it is git-ignored.
+# (lib/<dir>/build.mk for the libraries) that appends to the variables
+# below. Every output lands under build/ (user space) or next to its source
+# (kbuild), and all of it is git-ignored.
 #
 #   make            module + user space
 #   make SAN=1      user space with ASan and UBSan (separate build dir)
@@ -29,7 +30,7 @@ OBJ := $(O)/obj
 TESTBIN := $(O)/tests
 
 # Include roots: the tree's top, so that a file names another directory's
-# header by its path ("sim/tqsim.h"), never by "../"; include/ for tq's
+# header by its path ("lib/sim/tqsim.h"), never by "../"; include/ for tq's
 # shared headers (<tq/clock.h>); include/uapi for <linux/tqsubmit.h>.
 CPPFLAGS += -I. -Iinclude -Iinclude/uapi -D_GNU_SOURCE
 CFLAGS ?= -O2 -g
@@ -42,7 +43,7 @@ BINS :=
 LIBS :=
 TESTS :=		# native test programs (TAP on stdout; exit 77 = skip)
 VM_TESTS :=		# programs run inside the test VM (TAP on stdout)
-SOCKET_TESTS :=		# programs run here on the socket transport (selftests/socket_env.sh)
+SOCKET_TESTS :=		# programs run here on the socket transport (tests/socket_env.sh)
 
 .PHONY: all user module check run deps checkpatch sparse clean fuzz
 all: module user
@@ -50,7 +51,7 @@ all: module user
 # Kernel source files we use but never commit (checkpatch, kselftest headers).
 LINUX_SRC := build/linux-src
 
-include $(wildcard */build.mk)
+include $(wildcard */build.mk) $(wildcard lib/*/build.mk)
 
 user: $(BINS) $(LIBS) $(TESTS) $(VM_TESTS) $(filter-out %.sh,$(SOCKET_TESTS))
 
@@ -92,7 +93,7 @@ fuzz: deps
 	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
 	scripts/vm --timeout $$(($(FUZZ_SECONDS) + 900)) -- env BIN=$(BIN) \
 		FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_PROCS=$${FUZZ_PROCS:-4} FUZZ_SEED=$${FUZZ_SEED:-} \
-		selftests/tq_fuzz.sh
+		tests/tq_fuzz.sh
 
 run: deps
 	@scripts/run-main
@@ -139,7 +140,7 @@ MODULESLOADDIR ?= $(PREFIX)/lib/modules-load.d
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 endif
 
-# The OpenCL layer (layer/): a plugin, not a library to link, so in a
+# The OpenCL layer (lib/layer/): a plugin, not a library to link, so in a
 # directory of tq's own: OPENCL_LAYERS=$(LAYERDIR)/libtqcl.so.
 LAYERDIR ?= $(LIBDIR)/tq
 
@@ -154,7 +155,7 @@ $(INST)/install-dirs.txt: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(INSTALL_DIRS_NOW)' | cmp -s - $@ || echo '$(INSTALL_DIRS_NOW)' >$@
 
-$(INST)/libtq.pc: libtq/libtq.pc.in libtq/build.mk $(INST)/install-dirs.txt
+$(INST)/libtq.pc: lib/libtq/libtq.pc.in lib/libtq/build.mk $(INST)/install-dirs.txt
 	$(call LIBTQ_PC_SED,$(PREFIX),$(LIBDIR),$(INCLUDEDIR)) $< >$@
 
 $(INST)/usched.service: daemon/dist/usched.service $(INST)/install-dirs.txt
@@ -187,8 +188,8 @@ $(INST)/man1/%.1: $(BIN)/%
 	@mkdir -p $(dir $@)
 	help2man -N --no-discard-stderr --version-string=$(LIBTQ_VERSION) -n "$($*_WHAT)" \
 		-o $@ $<
-LIBTQ_MAN3 := $(wildcard libtq/man/*.3)
-LIBTQ_MAN7 := $(wildcard libtq/man/*.7)
+LIBTQ_MAN3 := $(wildcard lib/libtq/man/*.3)
+LIBTQ_MAN7 := $(wildcard lib/libtq/man/*.7)
 TQ_DATA_FILES := $(wildcard data/*.csv) data/README.md
 
 .PHONY: install-built install uninstall modules_install deb FORCE
@@ -210,11 +211,11 @@ install: install-built
 	$(INSTALL) -m 644 $(LIB)/libtq.a $(D)$(LIBDIR)/
 	$(INSTALL) -m 644 $(TQCL_SO) $(D)$(LAYERDIR)/
 	$(INSTALL) -m 644 $(INST)/libtq.pc $(D)$(LIBDIR)/pkgconfig/
-	$(INSTALL) -m 644 libtq/tq.h $(D)$(INCLUDEDIR)/
+	$(INSTALL) -m 644 lib/libtq/tq.h $(D)$(INCLUDEDIR)/
 	$(INSTALL) -m 644 include/uapi/linux/tqsubmit.h $(D)$(INCLUDEDIR)/linux/
 	$(INSTALL) -m 644 $(INSTALL_MAN1) $(D)$(MANDIR)/man1/
 	$(INSTALL) -m 644 $(LIBTQ_MAN3) $(D)$(MANDIR)/man3/
-	$(INSTALL) -m 644 $(LIBTQ_MAN7) layer/tqcl.7 $(D)$(MANDIR)/man7/
+	$(INSTALL) -m 644 $(LIBTQ_MAN7) lib/layer/tqcl.7 $(D)$(MANDIR)/man7/
 	$(INSTALL) -m 644 daemon/usched/usched.8 daemon/usched/usched-build.8 daemon/tqsubmitd/tqsubmitd.8 \
 		$(D)$(MANDIR)/man8/
 	$(INSTALL) -m 644 $(INST)/usched.service $(INST)/tqsubmitd.service $(TQSUBMITD_UNITS) \

@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench/: tqcalib (the device calibration) and tqbench (the paper's
-# experiments, the stream, the open loop: Documentation/results/).
-# Prerequisites name the libraries by path: cl/ and usched/ come after bench/
+# bench/: tqcalib (the device calibration), tqbench (the paper's
+# experiments, the stream, the open loop: Documentation/results/) and
+# tqbench-ring (the transports against io_uring).
+#
+#   make bench-ring    tqbench-ring here (the socket) and in the test VM (the module and
+#                      the socket; Documentation/results/ring-bench.md)
+# Prerequisites name the libraries by path: lib/cl/ and lib/usched/ come after bench/
 # in the fragments' order, so their variables are not set yet here.
 
 # tqcalib's shared pieces (the device with its three queues, tasks, the
 # progress bar) also build tqbench. The OpenCL helpers under them and the
-# transfer calibration with its fits are libtqcl_util.a's (cl/build.mk),
+# transfer calibration with its fits are libtqcl_util.a's (lib/cl/build.mk),
 # which usched uses too.
 CALIB_OBJS := $(addprefix $(OBJ)/bench/tqcalib/,clx.o progress.o)
 
@@ -21,7 +25,7 @@ $(BIN)/tqcalib: $(OBJ)/bench/tqcalib/tqcalib.o $(CALIB_OBJS) $(LIB)/libtqkernels
 
 $(OBJ)/bench/tqcalib/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"'
 
-# the fits alone (cl/fit.o), no OpenCL
+# the fits alone (lib/cl/fit.o), no OpenCL
 $(TESTBIN)/tqcalib: $(OBJ)/bench/tqcalib/test.o $(LIB)/libtqcl_util.a $(LIB)/libtqsim.a | $(BIN)/tqcalib
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -50,3 +54,24 @@ $(TESTBIN)/tqbench: $(OBJ)/bench/tqbench/test.o | $(BIN)/tqbench $(BIN)/tqcalib
 VM_TESTS += bench/tqbench/test_proc.sh
 SOCKET_TESTS += bench/tqbench/test_proc.sh
 bench/tqbench/test_proc.sh: $(BIN)/tqbench $(BIN)/usched $(BIN)/tq_echod $(TESTBIN)/tq_counter
+
+# tqbench-ring: libtq's clients through each transport to tq_echod, against
+# io_uring NOPs. It starts tq_echod and tqsubmitd itself (tests/libtq_util.c).
+$(OBJ)/bench/ring/tqbench_ring.o: CPPFLAGS += -DTQ_ECHOD='"$(BIN)/tq_echod"' \
+	-DTQSUBMITD='"$(BIN)/tqsubmitd"'
+
+BINS += $(BIN)/tqbench-ring
+
+$(BIN)/tqbench-ring: $(OBJ)/bench/ring/tqbench_ring.o $(OBJ)/tests/libtq_util.o \
+		$(LIB)/libtq.a | $(BIN)/tq_echod
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -luring $(LDLIBS)
+
+.PHONY: bench-ring
+# Here the socket alone (no module on these machines), then in the VM both
+# transports, each run against its own io_uring NOPs.
+bench-ring: module $(BIN)/tqbench-ring $(BIN)/tqsubmitd
+	@echo "== tqbench-ring here: tqsubmitd's socket"
+	$(BIN)/tqbench-ring -T socket
+	@echo "== tqbench-ring in the test VM: the module and tqsubmitd's socket"
+	scripts/vm --timeout 600 -- $(BIN)/tqbench-ring

@@ -315,7 +315,7 @@ int tq_vma_check(struct vm_area_struct *vma)
  * get_user_pages() on a ring (io_uring's rings are VM_IO too). The arena
  * cannot be VM_IO: get_user_pages() refuses VM_IO, and the scheduler's
  * OpenCL driver pins its arena mappings through it (CL_MEM_USE_HOST_PTR:
- * the H200's fast copies), as a client may for O_DIRECT I/O into its
+ * pinned memory's fast copies), as a client may for O_DIRECT I/O into its
  * arena. So an arena mapping keeps shmem's faults behind one check
  * instead: the faulting address space must be the one that made the
  * mapping. A shared file mapping's page tables are not copied at fork, so

@@ -11,8 +11,9 @@
 # --openloop runs the open-loop experiment instead (tqbench --setups
 # openloop: the capacities, then fifo, paper, auto, flow and independent
 # contexts at 30-120% load on the phased and BK50 mixes, the
-# latency-throughput curves): about 6.5 minutes on an H200, calibration
-# included; with --quick a smoke run of a minute or two anywhere.
+# latency-throughput curves), sized with the calibration to fit one
+# 10-minute device command; with --quick a smoke run of a minute or two
+# anywhere (Documentation/design/tqbench.md: how long each took).
 #
 # --profile skips the calibration and uses FILE (a second run on the same
 # machine kind); arguments after -- replace tqbench's default experiment
@@ -22,8 +23,8 @@
 # registers that ICD itself (../shared/notes/h200.md); elsewhere it uses the
 # ICDs installed (PoCL here). What comes back: results.tar.gz (the profile,
 # every CSV and SVG, the logs), and beside it summary.md, profile and
-# run.log to read at once. The default set is sized for about 7 minutes on an
-# H200; --quick for a few minutes anywhere.
+# run.log to read at once. The default set is sized to fit one 10-minute
+# device command; --quick for a few minutes anywhere.
 set -uo pipefail
 
 : "${OUT:?set OUT to the output directory}"

@@ -7,11 +7,12 @@
 # (pkg-config with PKG_CONFIG_SYSROOT_DIR into the DESTDIR), the tree and
 # the tree's libtq-uninstalled.pc. Run from the top of the tree.
 set -uo pipefail
-. tools/tap.sh
+. tests/tap.sh
 
 t=$(mktemp -d /tmp/tq-install.XXXXXX)
 trap 'rm -rf "$t"' EXIT
 repo=$PWD
+version=$(sed -n 's/^LIBTQ_VERSION := //p' lib/libtq/build.mk)
 
 # The normal build (install copies build/, not build/san/).
 inst() { make --no-print-directory SAN= "$@" >"$t/make.log" 2>&1 || { diag <"$t/make.log"; return 1; }; }
@@ -26,7 +27,7 @@ ok $? "make install DESTDIR PREFIX=/usr"
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
 libdir=/usr/lib${ma:+/$ma}
 want=(usr/sbin/usched usr/sbin/usched-build usr/sbin/tqsubmitd usr/bin/tqstat usr/bin/tqsim usr/bin/tqcalib usr/bin/tqbench
-      "${libdir#/}/libtq.so.1.2.0" "${libdir#/}/libtq.a" "${libdir#/}/pkgconfig/libtq.pc"
+      "${libdir#/}/libtq.so.$version" "${libdir#/}/libtq.a" "${libdir#/}/pkgconfig/libtq.pc"
       usr/include/tq.h usr/include/linux/tqsubmit.h usr/share/man/man3/tq_open.3
       usr/share/man/man7/libtq.7 usr/share/man/man8/usched.8 usr/share/man/man8/tqsubmitd.8
       etc/tq/usched.conf
@@ -40,10 +41,10 @@ for f in "$u"/*/systemd/system/usched.service "$u"/*/systemd/system/tqsubmitd.se
 	 "$u"/usr/lib/sysusers.d/tq.conf "$u"/usr/lib/modules-load.d/tqsubmit.conf; do
 	ok $([ -f "$f" ]; echo $?) "installed ${f#"$u"/}"
 done
-ok $([ "$(readlink "$u$libdir/libtq.so.1")" = libtq.so.1.2.0 ] &&
+ok $([ "$(readlink "$u$libdir/libtq.so.1")" = "libtq.so.$version" ] &&
      [ "$(readlink "$u$libdir/libtq.so")" = libtq.so.1 ]; echo $?) \
-	"libtq.so -> libtq.so.1 -> libtq.so.1.2.0"
-soname=$(readelf -d "$u$libdir/libtq.so.1.2.0" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+	"libtq.so -> libtq.so.1 -> libtq.so.$version"
+soname=$(readelf -d "$u$libdir/libtq.so.$version" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 ok $([ "$soname" = libtq.so.1 ]; echo $?) "soname libtq.so.1 (got '$soname')"
 grep -qx "prefix=/usr" "$u$libdir/pkgconfig/libtq.pc" &&
 	grep -qx "libdir=$libdir" "$u$libdir/pkgconfig/libtq.pc" &&
@@ -77,8 +78,8 @@ mapfile -t lines < <(awk '/^## Build and use/ { f = 1 } f && /^```sh$/ { g = 1; 
 	g && /^```$/ { exit } g' Documentation/libtq.md)
 ok $([ -s "$ex/prog.c" ] && [ ${#lines[@]} -eq 3 ]; echo $?) \
 	"libtq.md has the example and three command lines (got ${#lines[@]})"
-# "from the top of the tree": a top with the tree's libtq/, include/ and build/
-ln -s "$repo/libtq" "$repo/include" "$repo/build" "$ex/"
+# "from the top of the tree": a top with the tree's lib/, include/ and build/
+ln -s "$repo/lib" "$repo/include" "$repo/build" "$ex/"
 # run_line N ENV...: command line N in $ex with ENV; then the program runs
 # without /dev/tqsubmit, which the example must report and exit 1 for.
 run_line() {

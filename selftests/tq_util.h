@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tq_util.h - raw-syscall helpers for the tqsubmit selftests and tq_echod:
- * a client context (setup, mappings, submit, reap) and a scheduler (attach,
- * read events, write completions), on include/uapi/linux/tqsubmit.h alone.
+ * tq_util.h - raw-syscall helpers for the tqsubmit selftests and the raw-ABI
+ * programs of tests/ (tq_echod, the requeue test, the fuzzer) and tqsubmitd's
+ * protocol test: a client context (setup, mappings, submit, reap) and a
+ * scheduler (attach, read events, write completions), on
+ * include/uapi/linux/tqsubmit.h alone.
  * Functions return 0 (or a count) or -errno. Barrier letters are those of
  * the comment block in kmod/tq.h.
  */
@@ -26,6 +28,11 @@
 #include "tq_sysfs.h"
 
 #define TQ_DEV		"/dev/tqsubmit"
+
+/* tq_echod, the test scheduler (tests/tq_echod.c); the build passes where it is. */
+#ifndef TQ_ECHOD
+#define TQ_ECHOD	"build/bin/tq_echod"
+#endif
 
 struct tq_client {
 	int fd;

@@ -20,10 +20,6 @@
 #include "kselftest_harness.h"
 #include "tq_util.h"
 
-#ifndef TQ_ECHOD
-#define TQ_ECHOD "build/bin/tq_echod"
-#endif
-
 #define STORM	20000
 
 /* Whether the scheduler fd polls readable now. */

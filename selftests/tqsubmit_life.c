@@ -19,10 +19,6 @@
 #include "kselftest_harness.h"
 #include "tq_util.h"
 
-#ifndef TQ_ECHOD
-#define TQ_ECHOD "build/bin/tq_echod"
-#endif
-
 /* Wait up to @ms for a counter to reach @want; returns its last value. */
 static long long wait_stat(const char *name, long long want, int ms)
 {

@@ -18,10 +18,6 @@
 #include "kselftest_harness.h"
 #include "tq_util.h"
 
-#ifndef TQ_ECHOD
-#define TQ_ECHOD "build/bin/tq_echod"
-#endif
-
 enum kind { K_NOP, K_TASK, K_IDEM, K_IDEM_LOCAL, K_PROGRAM, K_KERNEL, NR_KINDS };
 
 static const char *const kind_names[] = { "NOP", "TASK", "TASK|IDEMPOTENT",

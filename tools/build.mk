@@ -1,12 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# kselftest-harness programs need the headers extracted from linux-source.
-KSFT_CFLAGS := -I$(LINUX_SRC)/tools/testing/selftests -Wno-unused-parameter
-
-$(TESTBIN)/tqsubmit_smoke: selftests/tqsubmit_smoke.c $(LINUX_SRC)/.stamp
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(KSFT_CFLAGS) -o $@ $< $(LDFLAGS)
-
-VM_TESTS += $(TESTBIN)/tqsubmit_smoke
+#
+# tools/: tqstat (the counters viewer, tools/tqstat/) and tqdemo (a demo
+# client of usched, daemon/usched/build.mk builds it).
 
 # tools/tqstat: the counters viewer.
 

@@ -30,7 +30,7 @@
 #include "bench/tqbench/bench.h"
 #include "bench/tqcalib/progress.h"
 #include "tq/num.h"
-#include "usched/usched.h"
+#include "lib/usched/usched.h"
 
 const char *const policy_names[NPOL] = { "fifo", "paper", "neh", "exact", "auto" };
 
@@ -45,7 +45,7 @@ struct pol {
 	struct usched *u;
 	void *arena;
 	uint32_t region;
-	uint32_t kern[16];		/* per kernels/ task: kernel id, 0 until registered */
+	uint32_t kern[16];		/* per lib/kernels/ task: kernel id, 0 until registered */
 	bool failed;
 };
 

@@ -3,13 +3,13 @@
  * steady.c - whether the host copies at the profile's speed right now.
  *
  * HtD copies that a DtH overlaps can run well over the profile's slowdown
- * in spells that do not depend on what runs on the GPU (seen on the H200's
- * host: Documentation/design/tqbench.md). No model of a TG predicts a
+ * in spells that do not depend on what runs on the GPU (the host's, not
+ * the GPU's: Documentation/design/tqbench.md). No model of a TG predicts a
  * spell, and one that falls on some orders and not others moves their
  * comparison.
  *
  * So tqbench probes the host: one HtD and one DtH of PROBE_BYTES started
- * together (in the transfer memory of cl/tqcl_calib.h), three times, the
+ * together (in the transfer memory of lib/cl/tqcl_calib.h), three times, the
  * median HtD time over its standalone time. A probe within the profile's
  * HtD slowdown times (1 + tolerance) is steady.
  * A pass of NoReorder or a trial starts once a probe is steady (waiting at

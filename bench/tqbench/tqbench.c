@@ -7,7 +7,7 @@
  *
  * T workers each have N dependent tasks drawn from a benchmark: the paper's
  * synthetic BK0-BK100 (Tables 2, 3; SYN tuned to the time unit here) or
- * real-task mixes from kernels/ sized per device to Table 5's ranges. The
+ * real-task mixes from lib/kernels/ sized per device to Table 5's ranges. The
  * setups: NoReorder (every order of the T tasks per round, (T!)^N, or a 5%
  * sample of them; each run --runs times, median); then --trials trials of
  * NoReorder's worst, median and best orders, each policy's own order
@@ -39,7 +39,7 @@
 
 #include "bench/tqbench/bench.h"
 #include "bench/tqcalib/progress.h"
-#include "usched/usched.h"
+#include "lib/usched/usched.h"
 
 static void usage(FILE *f)
 {
@@ -282,7 +282,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	o->perms_max = o->perms_max ? o->perms_max : o->quick ? 12 : 48;
 	o->unit_ms = o->unit_ms > 0 ? o->unit_ms : o->quick ? 2 : 10;
 	o->real_scale = o->real_scale > 0 ? o->real_scale : o->quick ? 0.25 : 1;
-	/* in 3 s a stretch of copy-heavy draws or slow copies moved the busy shares 3 points */
+	/* long enough that a stretch of copy-heavy draws does not move the busy shares */
 	o->stream_s = o->stream_s > 0 ? o->stream_s : o->quick ? 0.5 : 8;
 	if (o->stream_workers < 1 || o->stream_workers > MAX_WORKERS || o->stream_depth < 1 ||
 	    o->runs > 64 || o->trials > MAX_TRIALS || o->max_tg > USCHED_MAX_TG || o->kqueues > 8 ||

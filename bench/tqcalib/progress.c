@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* progress.c - see progress.h. */
+/* progress.c - the progress bar of progress.h: one redrawn line on a terminal, a line a stage in a log. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/tqsim.h"
+#include "lib/sim/tqsim.h"
 #include "bench/tqcalib/progress.h"
 
 #define BAR	30

@@ -38,7 +38,7 @@
 #include <tq/tqsubmitd.h>
 #include <tq_transport.h>
 
-#include "tools/tap.h"
+#include "tests/tap.h"
 #include "selftests/tq_util.h"
 #include "selftests/tq_desc_cases.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * daemon_build.c - program builds, off the event loop and out of the
+ * build.c - program builds, off the event loop and out of the
  * daemon's process. An OpenCL build takes from milliseconds (a cached
  * binary) to as long as the source makes it (a compile bomb); on the event
  * loop's thread it would hold back every other client's completions, and
@@ -15,7 +15,7 @@
  * driver's program binary, which the worker loads into the daemon's
  * context (usched_prog_add_binary()). A source already built is taken from
  * the core's cache without a child; built-in kernels (trusted, from
- * kernels/) are built in the daemon. The result goes back to the loop
+ * lib/kernels/) are built in the daemon. The result goes back to the loop
  * through an eventfd.
  */
 #include <errno.h>

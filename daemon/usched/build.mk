@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # daemon/usched/: the daemon usched (usched.c and the daemon's parts here) on
-# top of libusched (usched/), its native tests, the client tqdemo that make run and the
+# top of libusched (lib/usched/), its native tests, the client tqdemo that make run and the
 # end-to-end tests use, and the end-to-end tests (run in the test VM).
 
 DAEMON_OBJS := $(addprefix $(OBJ)/daemon/usched/,conf.o loop.o ctx.o build.o state.o \
@@ -15,7 +15,7 @@ $(BIN)/usched: $(OBJ)/daemon/usched/usched.o $(DAEMON_OBJS) $(DAEMON_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
 
-# The process each build of OpenCL C source runs in (daemon_build.c).
+# The process each build of OpenCL C source runs in (build.c).
 $(BIN)/usched-build: $(OBJ)/daemon/usched/build_child.o $(LIB)/libtqkernels.a $(TQCL_UTIL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)

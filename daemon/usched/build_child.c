@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * build_child.c - usched-build, the process in which usched builds one
- * client's OpenCL C program (daemon_build.c starts it):
+ * client's OpenCL C program (build.c starts it):
  *
  *	usched-build PLATFORM DEVICE
  *
@@ -21,8 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernels/tqk_cl.h"
-#include "usched/usched.h"
+#include "lib/kernels/tqk_cl.h"
+#include "lib/usched/usched.h"
 
 #define SRC_MAX		(64u << 20)	/* the daemon's max-source is far below */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * daemon_conf.c - usched's configuration: a file of "key = value" lines
+ * conf.c - usched's configuration: a file of "key = value" lines
  * (/etc/tq/usched.conf unless --config says otherwise) and flags of the
  * same names that override it. One table lists every setting, so the file,
  * the flags and the help text cannot disagree.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * daemon_ctx.c - the client contexts usched serves, and the translation of
+ * ctx.c - the client contexts usched serves, and the translation of
  * their descriptors into the core's calls.
  *
  * A context lives from its TQ_EV_OPEN to the TQ_COMPL_F_RELEASE usched

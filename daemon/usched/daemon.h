@@ -3,14 +3,14 @@
  * daemon.h - usched, the system-wide service: what its files share.
  *
  * usched.c	main: options, start-up, shutdown
- * daemon_conf.c	the configuration file and the flags that override it
- * daemon_loop.c	the io_uring event loop: events in, completions out
- * daemon_ctx.c	client contexts: arenas, id tables, descriptors -> core tasks
- * daemon_build.c	program builds: worker threads, each build in a child process
+ * conf.c	the configuration file and the flags that override it
+ * loop.c	the io_uring event loop: events in, completions out
+ * ctx.c	client contexts: arenas, id tables, descriptors -> core tasks
+ * build.c	program builds: worker threads, each build in a child process
  * build_child.c	usched-build, that child: one OpenCL build, its binary back
- * daemon_state.c	the id tables kept in a file so that a restart keeps them
- * daemon_metrics.c	metrics in Prometheus text format
- * daemon_log.c	the log
+ * state.c	the id tables kept in a file so that a restart keeps them
+ * metrics.c	metrics in Prometheus text format
+ * log.c	the log
  */
 #ifndef USCHED_DAEMON_H
 #define USCHED_DAEMON_H
@@ -26,7 +26,7 @@
 #include <tq/clock.h>
 
 #include "tq_transport.h"
-#include "usched/usched.h"
+#include "lib/usched/usched.h"
 
 #define USCHED_CONFIG		"/etc/tq/usched.conf"
 #define USCHED_DEVNODE		"/dev/" TQ_DEVICE_NAME
@@ -34,7 +34,7 @@
 /*
  * Limits and the program policy: global values in struct dconf, overridden
  * per user and per group by the file's [user ...] and [group ...] sections
- * (daemon_conf.c). Every numeric limit is 0 for none.
+ * (conf.c). Every numeric limit is 0 for none.
  */
 enum dlim {
 	DLIM_WORK_ITEMS,	/* a task's global work size, all dimensions multiplied */
@@ -142,7 +142,7 @@ struct dkern {
 };
 
 /*
- * A TASK usched took (daemon_ctx.c): the core's user_data names it, so its
+ * A TASK usched took (ctx.c): the core's user_data names it, so its
  * completion finds its tag and its place in a chain (TQ_DESC_F_AFTER).
  */
 struct dtask {
@@ -174,12 +174,12 @@ struct dctx {
 	struct dkern *kerns;
 	uint32_t nkerns;
 
-	/* Limits (daemon_ctx.c) */
+	/* Limits (ctx.c) */
 	struct duser *user;	/* its uid's limits and totals */
 	int refused;		/* not served: every task fails with this (-EDQUOT) */
 	uint32_t building;	/* PROGRAMs taken, not yet completed: they count as programs */
 
-	/* Chains (daemon_ctx.c) */
+	/* Chains (ctx.c) */
 	struct dlink *links;	/* by seq & (nlinks - 1): the SQ's entries of them */
 	uint32_t nlinks;
 	struct dtask *last;	/* the latest task given the core, until it ends */
@@ -318,7 +318,7 @@ void dlog(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define warn(...)	dlog(LOG_WARNING, __VA_ARGS__)
 #define err(...)	dlog(LOG_ERR, __VA_ARGS__)
 
-/* daemon_loop.c */
+/* loop.c */
 int loop_init(struct daemon *d);
 int loop_run(struct daemon *d);
 void loop_fini(struct daemon *d);
@@ -339,7 +339,7 @@ void complete_task(struct daemon *d, uint32_t ctx, uint64_t tag, int status, uin
 		   uint64_t start_ns, uint64_t end_ns);
 void release_ctx(struct daemon *d, uint32_t ctx);
 
-/* daemon_ctx.c */
+/* ctx.c */
 /*
  * A context's owner in the core: its id in the low 32 bits, its pid above,
  * so that a context id the module recycles is another owner, whose tasks
@@ -383,7 +383,7 @@ int limit_work(const struct dlimits *l, unsigned int dim, const uint64_t *global
 /* The length of a NUL-or-len-ended text in [p, p + len), scanning at most max + 1 bytes. */
 size_t text_len(const char *p, size_t len, size_t max);
 
-/* daemon_build.c */
+/* build.c */
 int build_start(struct daemon *d);
 void build_stop(struct daemon *d);
 void build_queue(struct daemon *d, struct dbuild *b);
@@ -415,7 +415,7 @@ int build_source(struct daemon *d, const char *src, const char *opts, uint64_t t
 		 uint64_t memory_limit, uint32_t *core, char **log, bool *crashed,
 		 void (*started)(void *arg, int pid), void *arg);
 
-/* daemon_state.c */
+/* state.c */
 int state_open(struct daemon *d);
 void state_close(struct daemon *d);
 /* Fill a just-opened context's tables from the file; 1 if there were any. */
@@ -425,7 +425,7 @@ void state_add_kern(struct daemon *d, struct dctx *c, uint32_t id);
 /* Rewrite the file without the contexts that are gone. */
 void state_compact(struct daemon *d);
 
-/* daemon_metrics.c */
+/* metrics.c */
 int metrics_write(const char *path, const struct usched_stats *s, const struct dstats *ds,
 		  double uptime_s);
 void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *ds,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * daemon_log.c - usched's log: stderr in the foreground (systemd's journal
+ * log.c - usched's log: stderr in the foreground (systemd's journal
  * takes it from there), syslog once daemonized.
  */
 #include <stdarg.h>

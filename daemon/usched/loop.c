@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * daemon_loop.c - usched's event loop, on one io_uring.
+ * loop.c - usched's event loop, on one io_uring.
  *
  * Everything the daemon waits for is an io_uring request, at most one of
  * each kind in flight, and the loop sleeps in io_uring_submit_and_wait()

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * daemon_metrics.c - usched's metrics in the Prometheus text exposition
+ * metrics.c - usched's metrics in the Prometheus text exposition
  * format, for node_exporter's textfile collector or anything that reads a
  * .prom file. The file is written whole to a temporary name and renamed, so
  * a reader never sees half of it.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * daemon_state.c - the id tables, kept in a file so that a restarted usched
+ * state.c - the id tables, kept in a file so that a restarted usched
  * honours the program and kernel ids its predecessor gave out.
  *
  * The module re-delivers every task a dead scheduler held, but those tasks

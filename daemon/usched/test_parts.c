@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * daemon_test.c - native tests of the daemon's parts that need neither the
+ * test_parts.c - native tests of the daemon's parts that need neither the
  * module nor a device: settings (file, flags, precedence), the metrics file
  * and the id state file (round trip, another process, a torn record), the
  * limits (values, [user] and [group] sections, their resolution, each
@@ -20,7 +20,7 @@
 #endif
 
 #include "daemon.h"
-#include "tools/tap.h"
+#include "tests/tap.h"
 
 static char dir[] = "/tmp/usched-daemon-test.XXXXXX";
 

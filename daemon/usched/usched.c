@@ -66,7 +66,7 @@ static int open_device(struct daemon *d)
 	return 0;
 }
 
-/* Chains come to us whole where the server has them (daemon_ctx.c orders them). */
+/* Chains come to us whole where the server has them (ctx.c orders them). */
 static int attach(struct daemon *d)
 {
 	struct tq_attach a = { .size = sizeof(a),

@@ -2,7 +2,7 @@
 #
 # daemon/usched/tests/lib.sh - what the usched suites of the test VM share. Source
 # it from the repository root after setting the suite's own variables; it
-# sources tools/tap.sh. suite_begin NAME PROGRAM... skips the suite unless
+# sources tests/tap.sh. suite_begin NAME PROGRAM... skips the suite unless
 # the module, PROGRAMs, an OpenCL device and no other scheduler are there,
 # then makes $T (removed at exit, with usched $upid and every job killed).
 # suite_begin_socket NAME PROGRAM... is the same natively on the socket
@@ -13,7 +13,7 @@ BIN=${BIN:-build/bin}
 # under ASan (make SAN=1): PoCL and LLVM leave allocations behind at exit
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 SYS=/sys/class/misc/tqsubmit
-. tools/tap.sh
+. tests/tap.sh
 
 COUNTER=${COUNTER:-$BIN/../tests/tq_counter}
 # a counter: the module's sysfs file, or on the socket tqsubmitd's

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# lib/layer/: libtqcl.so, the OpenCL layer that runs unmodified OpenCL programs'
+# write -> kernel -> read work through tq (Documentation/opencl-layer.md).
+# ocl-icd loads it with OPENCL_LAYERS=$(LIB)/libtqcl.so. It links libtq's
+# position-independent objects statically: a program under the layer needs
+# nothing of tq's but this one file.
+
+TQCL_OBJS := $(addprefix $(OBJ)/lib/layer/,api.o objects.o capture.o)
+TQCL_SO := $(LIB)/libtqcl.so
+# lib/libtq/build.mk comes later in the include order: its objects by name
+TQCL_LIBTQ := $(addprefix $(OBJ)/lib/libtq/,tq.o arena.o)
+
+LIBS += $(TQCL_SO)
+
+$(TQCL_OBJS): CFLAGS += -fPIC -fvisibility=hidden
+$(OBJ)/lib/layer/api.o: CFLAGS += -Wno-unused-parameter
+
+$(TQCL_SO): $(TQCL_OBJS) $(TQCL_LIBTQ) lib/layer/tqcl.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libtqcl.so -Wl,--version-script=lib/layer/tqcl.map \
+		$(LDFLAGS) -o $@ $(TQCL_OBJS) $(TQCL_LIBTQ)
+
+# clcopyk: a copy-kernel-copy loop on plain OpenCL (never links tq), the
+# workload of lib/layer/tqcl-bench and of the layer's own tests.
+BINS += $(BIN)/clcopyk
+$(OBJ)/lib/layer/clcopyk.o: CFLAGS += -Wno-deprecated-declarations
+
+$(BIN)/clcopyk: $(OBJ)/lib/layer/clcopyk.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)
+
+# The conformance test: plain OpenCL, run on the driver alone (TESTS) and
+# by lib/layer/tests/conform.sh under the layer, whose lines must be the same.
+TESTS += $(TESTBIN)/tqcl-conform
+$(OBJ)/lib/layer/test_conform.o: CFLAGS += -Wno-deprecated-declarations
+
+$(TESTBIN)/tqcl-conform: $(OBJ)/lib/layer/test_conform.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)
+
+# The suites: natively on the socket transport once tqsubmitd is built
+# (else they skip, saying why), and the conformance suite in the test VM
+# on the module. apps.sh runs programs of Debian packages (scripts/deps).
+CHECK_SCRIPTS += script:lib/layer/tests/conform.sh script:lib/layer/tests/apps.sh \
+	script:lib/layer/tests/bench.sh
+VM_TESTS += lib/layer/tests/conform.sh lib/layer/tests/bench.sh
+lib/layer/tests/conform.sh: $(TESTBIN)/tqcl-conform $(TQCL_SO) $(BIN)/usched
+lib/layer/tests/bench.sh: $(BIN)/clcopyk $(TQCL_SO) $(BIN)/usched

@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# lib/layer/tests/env.sh - what the layer's suites share. Source it from the
+# repository root; it sources tests/tap.sh. tqcl_begin NAME makes $T
+# (removed at exit) and starts a usched of the suite's own that may build
+# OpenCL C source (allow-source), on whichever transport this machine has:
+#
+#  - the module (/dev/tqsubmit, in the test VM), when no scheduler is
+#    attached;
+#  - else the socket transport: a tqsubmitd ($TQSUBMITD, default
+#    $BIN/tqsubmitd) with its two sockets in $T, and usched on them
+#    (TQ_TRANSPORT=socket, TQ_SOCKET, TQ_SCHED_SOCKET exported, so that
+#    the layer's libtq finds them);
+#  - else the whole suite is skipped, saying why.
+#
+# tqcl_run OUT STATS CMD... runs CMD under the layer (OPENCL_LAYERS), its
+# stdout and stderr in OUT, the layer's counters in STATS; tqcl_direct OUT
+# CMD... runs it without. tqcl_stat STATS KEY sums KEY=N over STATS' lines.
+
+BIN=${BIN:-build/bin}
+LIBDIR=${LIBDIR:-$(dirname "$BIN")/lib}
+TQCL_SO=${TQCL_SO:-$PWD/$LIBDIR/libtqcl.so}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+. tests/tap.sh
+
+bail() { echo "Bail out! $*"; exit 1; }
+
+tqcl_cleanup() {
+	local p
+	for p in $upid $spid; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	for p in $upid $spid; do
+		for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	[ -n "${T:-}" ] && rm -rf "$T"
+}
+
+tqcl_begin() {
+	local name=$1 transport
+
+	[ -e "$TQCL_SO" ] || skip_all "$TQCL_SO is not built"
+	[ -x "$BIN/usched" ] || skip_all "$BIN/usched is not built"
+	clinfo -l 2>/dev/null | grep -q Device || skip_all "no OpenCL device"
+	if [ -c /dev/tqsubmit ] &&
+	   [ "$(cat /sys/class/misc/tqsubmit/scheduler_pid 2>/dev/null)" = 0 ]; then
+		transport=module
+	elif [ -x "${TQSUBMITD:-$BIN/tqsubmitd}" ]; then
+		transport=socket
+	else
+		skip_all "no transport: no /dev/tqsubmit (the test VM) and no ${TQSUBMITD:-$BIN/tqsubmitd}"
+	fi
+	T=$(mktemp -d "/tmp/$name.XXXXXX")
+	chmod 755 "$T"
+	upid= spid=
+	trap tqcl_cleanup EXIT
+	export POCL_CACHE_DIR=${POCL_CACHE_DIR:-$T/pocl}
+	printf 'allow-source = yes\n' >"$T/usched.conf"
+	if [ $transport = socket ]; then
+		export TQ_TRANSPORT=socket TQ_SOCKET=$T/tqsubmit.sock TQ_SCHED_SOCKET=$T/sched.sock
+		"${TQSUBMITD:-$BIN/tqsubmitd}" --foreground --socket "$TQ_SOCKET" \
+			--sched-socket "$TQ_SCHED_SOCKET" >"$T/tqsubmitd.log" 2>&1 &
+		spid=$!
+		for _ in $(seq 1 100); do
+			[ -S "$TQ_SOCKET" ] && [ -S "$TQ_SCHED_SOCKET" ] && break
+			sleep 0.1
+		done
+		[ -S "$TQ_SCHED_SOCKET" ] || bail "tqsubmitd did not come up: $(tail -3 "$T/tqsubmitd.log")"
+	fi
+	"$BIN/usched" --foreground --config "$T/usched.conf" --metrics "$T/usched.prom" \
+		--state "$T/usched.state" >"$T/usched.log" 2>&1 &
+	upid=$!
+	for _ in $(seq 1 600); do
+		grep -q 'ready' "$T/usched.log" && break
+		kill -0 "$upid" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q 'ready' "$T/usched.log" || bail "usched did not start: $(tail -3 "$T/usched.log")"
+	echo "usched on the $transport transport" | diag
+}
+
+tqcl_run() {
+	local out=$1 stats=$2
+	shift 2
+	: >"$stats"
+	OPENCL_LAYERS=$TQCL_SO TQCL_STATS=$stats "$@" >"$out" 2>&1
+}
+
+tqcl_direct() {
+	local out=$1
+	shift
+	env -u OPENCL_LAYERS "$@" >"$out" 2>&1
+}
+
+tqcl_stat() {
+	tr ' ' '\n' <"$1" | awk -F= -v k="$2" '$1 == k { s += $2 } END { print s + 0 }'
+}

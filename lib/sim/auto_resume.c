@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * auto_resume.c - auto going on from an earlier search of the same tasks:
+ * its state between calls (struct tq_auto_state, opaque outside this file),
+ * the cursor's and walk's task indices mapped from one submission order to
+ * another, taking a proven order as it is, and the resumed search.
+ *
+ * The resumption lives here, in sim, not in lib/usched/plans.c: sim's own tests
+ * and tqsim's bench resume too, sim must not depend on usched, and only the
+ * search knows what its cursor and walk mean. plans.c keeps one per
+ * recurring mix and decides which mix a TG is and whether its times still
+ * hold (Documentation/design/policies.md, resumption).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+
+struct tq_auto_state {
+	const uint8_t *order;			/* the order to go on from; NULL: none */
+	bool optimal;				/* proven optimal then */
+	bool stale;				/* made for times that have since moved */
+	const struct tq_bb_cursor *cursor;	/* where its proof stopped; NULL: none */
+	const struct tq_walk *walk;		/* its walk; not NULL: the caller keeps it */
+	unsigned int prove_max;			/* 0: AUTO_REPROVE_MAX, AUTO_CHAINS_PROVE_MAX */
+	uint64_t start_ns;			/* 0: auto's own entry */
+};
+
+struct tq_auto_state *tq_auto_state_create(void)
+{
+	return calloc(1, sizeof(struct tq_auto_state));
+}
+
+void tq_auto_state_destroy(struct tq_auto_state *st)
+{
+	free(st);
+}
+
+void tq_auto_state_clear(struct tq_auto_state *st)
+{
+	*st = (struct tq_auto_state){ .order = NULL };
+}
+
+void tq_auto_resume(struct tq_auto_state *st, const uint8_t *order, bool optimal, bool stale)
+{
+	st->order = order;
+	st->optimal = optimal;
+	st->stale = stale;
+}
+
+void tq_auto_resume_cursor(struct tq_auto_state *st, const struct tq_bb_cursor *cursor)
+{
+	st->cursor = cursor;
+}
+
+void tq_auto_resume_walk(struct tq_auto_state *st, const struct tq_walk *walk)
+{
+	st->walk = walk;
+}
+
+void tq_auto_prove_max(struct tq_auto_state *st, unsigned int n)
+{
+	st->prove_max = n;
+}
+
+void tq_auto_start(struct tq_auto_state *st, uint64_t start_ns)
+{
+	st->start_ns = start_ns;
+}
+
+/*
+ * Task index @i as map[i]. Out of range (a cursor or walk that makes no
+ * sense) it stays as it is, for the search to ignore.
+ */
+static uint8_t index_map(const uint8_t *map, uint8_t i, unsigned int n)
+{
+	return i < n ? map[i] : i;
+}
+
+void tq_bb_cursor_map(struct tq_bb_cursor *to, const struct tq_bb_cursor *from,
+		      const uint8_t *map, unsigned int n)
+{
+	to->valid = from->valid && from->depth < n;
+	if (!to->valid)
+		return;
+	to->depth = from->depth;
+	for (unsigned int k = 0; k <= from->depth; k++) {
+		to->done[k] = 0;
+		for (uint64_t b = from->done[k]; b; b &= b - 1) {
+			unsigned int i = __builtin_ctzll(b);
+
+			if (i < n)
+				to->done[k] |= 1ULL << map[i];
+		}
+		if (k < from->depth)
+			to->path[k] = index_map(map, from->path[k], n);
+	}
+}
+
+void tq_walk_map(struct tq_walk *to, const struct tq_walk *from, const uint8_t *map,
+		 unsigned int n)
+{
+	if (!from->valid || from->len > n || from->nd > n) {
+		to->valid = false;
+		return;
+	}
+	*to = *from;	/* then its task indices mapped */
+	for (unsigned int i = 0; i < n; i++)
+		to->cur[i] = index_map(map, from->cur[i], n);
+	for (unsigned int i = 0; i < from->len; i++)
+		to->seq[i] = index_map(map, from->seq[i], n);
+	for (unsigned int i = 0; i < from->nd; i++)
+		to->removed[i] = index_map(map, from->removed[i], n);
+}
+
+uint64_t auto_start_ns(const struct tq_problem *pb)
+{
+	return pb->state && pb->state->start_ns ? pb->state->start_ns : tq_clock_ns();
+}
+
+bool auto_keeps_walk(const struct tq_problem *pb)
+{
+	return pb->state && pb->state->walk;
+}
+
+#define AUTO_REPROVE_MAX	6	/* tasks: branch and bound proves these in budget */
+#define AUTO_CHAINS_PROVE_MAX	8	/* tasks with chains: proven over tens of TGs */
+
+/*
+ * A resumed search (an order to resume, feasible, not taken by
+ * auto_take()): iterated greedy goes on from it for the whole budget, since
+ * branch and bound from the same incumbent would only repeat the earlier
+ * search. A TG small enough to prove (prove_max) first gets branch and
+ * bound from the cursor, for 7/8 of the budget (3/4 without one): a proof
+ * spread over a few TGs. A stale order goes against neh's first. False: no
+ * order to resume.
+ */
+
+bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
+		 uint64_t start)
+{
+	const struct tq_auto_state *st = pb->state;
+	const struct tq_bb_cursor *from;
+	unsigned int n = ws->tg.ntasks;
+	uint64_t budget;
+	bool proven = false;
+	double ms;
+
+	if (!st || !st->order || !is_perm(st->order, n))
+		return false;
+	from = st->stale ? NULL : st->cursor;
+	ms = sim(ws, pb->dev, st->order, n);
+	if (!(ms < INFINITY))
+		return false;
+	if (st->stale) {
+		/* half the budget at most: neh at 12-16 tasks can take all of it */
+		ws->deadline_ns = start + budget_ns(pb, ws, st->order, ms) / 2;
+		neh(ws, pb->dev, d, true);	/* the seed if it is the better */
+		ws->deadline_ns = 0;
+		ws->timed_out = false;
+	}
+	if (!st->stale || d->makespan > ms) {
+		memcpy(d->order, st->order, n);
+		d->makespan = ms;
+	}
+	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
+	d->optimal = false;
+	budget = budget_ns(pb, ws, d->order, d->makespan);
+	ws->bb_end_ns = start + budget;
+	if (!st->stale)
+		ws->walk_from = st->walk;
+	if (n <= (st->prove_max ? st->prove_max :
+		  ws->tg.nafter ? AUTO_CHAINS_PROVE_MAX : AUTO_REPROVE_MAX)) {
+		ws->deadline_ns = start + (from && from->valid ? budget / 8 * 7 : budget / 4 * 3);
+		bb_from(ws, pb->dev, d, from);
+		proven = !ws->timed_out;
+	}
+	if (proven)
+		exact_finish(ws, d);
+	else
+		greedy_rest(ws, pb->dev, d, start + budget);
+	d->evals = ws->evals;
+	return true;
+}
+
+/*
+ * A lower bound without the search's setup: each engine's work after it is
+ * free. With one copy engine both directions share it.
+ */
+static double load_bound(const struct tq_tg *tg, const struct tq_dev *dev)
+{
+	double work[TQ_STAGES] = { 0 }, lb;
+
+	for (unsigned int t = 0; t < tg->ntasks; t++)
+		for (int s = 0; s < TQ_STAGES; s++)
+			work[s] += tq_task_work(tg, t, s);
+	lb = dev->busy_until[TQ_K] + work[TQ_K];
+	if (dev->dma == 2)
+		return max_d(lb, max_d(dev->busy_until[TQ_HTD] + work[TQ_HTD],
+				       dev->busy_until[TQ_DTH] + work[TQ_DTH]));
+	return max_d(lb, max_d(dev->busy_until[TQ_HTD], dev->busy_until[TQ_DTH]) +
+			 work[TQ_HTD] + work[TQ_DTH]);
+}
+
+/*
+ * A proven resume order: one simulation on the TG as given, no search state
+ * (on cold caches the set-up and the root bound would be half the choice's
+ * time). False: no such order, or one against a chain (the search starts
+ * afresh).
+ */
+bool auto_take(const struct tq_problem *pb, struct tq_decision *d)
+{
+	const struct tq_auto_state *st = pb->state;
+	const struct tq_tg *tg = pb->tg;
+	unsigned int n = tg->ntasks;
+	double lb;
+
+	if (!st || !st->order || !st->optimal || st->stale || !n ||
+	    tq_dev_check(pb->dev) || !is_perm(st->order, n))
+		return false;
+	d->makespan = tq_makespan(tg, pb->dev, st->order, n);
+	if (!(d->makespan < INFINITY))
+		return false;
+	memcpy(d->order, st->order, n);
+	lb = load_bound(tg, pb->dev);
+	d->optimal = !(lb < d->makespan);
+	d->lower_bound = min_d(lb, d->makespan);
+	d->evals = 1;
+	return true;
+}

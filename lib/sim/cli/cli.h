@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cli.h - pieces of the tqsim tool shared by its commands (not part of
+ * libtqsim).
+ */
+#ifndef TQSIM_CLI_H
+#define TQSIM_CLI_H
+
+#include <stdio.h>
+
+#include "lib/sim/tqsim.h"
+
+#define NS_PER_MS	1e6
+
+/* A task file: the TG and each task's name. */
+struct taskset {
+	struct tq_tg tg;
+	char name[TQ_MAX_TASKS][TQ_NAME_MAX];
+};
+
+/*
+ * Read a task file (CSV "name,htd_ms,k_ms,dth_ms"), or one of the paper's
+ * tables of data/ (taskfile.c): @select names the row of Table 3 or 5 to
+ * take, NULL for the others. On bad input prints "FILE:LINE: reason" on
+ * stderr and returns -1.
+ */
+int taskfile_load(const char *path, const char *select, struct taskset *ts);
+
+/* Read a whole file into a malloc'd NUL-terminated buffer; NULL on error. */
+char *file_read(const char *path, size_t *len);
+
+/* The Gantt chart of one simulated order, as Chrome trace JSON and as SVG. */
+int draw_trace(const char *path, const struct taskset *ts, const struct tq_dev *dev,
+	       const uint8_t *order, unsigned int n);
+int draw_svg(const char *path, const struct taskset *ts, const struct tq_dev *dev,
+	     const uint8_t *order, unsigned int n);
+
+/* SVG helpers shared with the evaluation's plot. */
+void svg_begin(FILE *f, int width, int height);
+void svg_end(FILE *f);
+
+/* The speed benchmarks, one line each; @data_dir holds the paper's tables. */
+void bench_all(FILE *f, const char *data_dir);
+
+/*
+ * The evaluation's devices (0: dma 2 slow 1.00, 1: dma 2 slow 1.08, 2: dma 1)
+ * and its random TGs of @T tasks for one of them: @seeds x 5 mixes TGs into
+ * @tgs (more seeds than EVAL_SEEDS: a superset of its TGs); returns how many, or
+ * -1 when @T is not one of its sizes or the data cannot be read.
+ */
+#define EVAL_DEVS	3
+#define EVAL_SEEDS	4
+#define EVAL_TGS	(EVAL_SEEDS * 5)
+void eval_dev(struct tq_dev *dev, unsigned int i);
+int eval_tgs(const char *dir, unsigned int T, unsigned int dev, unsigned int seeds,
+	     struct tq_tg *tgs);
+
+int cmd_eval(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+/* Exit statuses: 2 for bad usage or input, as the task file contract says. */
+enum { EXIT_BAD_INPUT = 2 };
+
+#endif /* TQSIM_CLI_H */

@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exec.c - the OpenCL executor: the device and its queues, the device
+ * buffer pool, launching a TG's commands in the paper's queue scheme
+ * (section 0.3), and collecting a finished task's profiling timestamps.
+ *
+ * With two copy engines a TG goes in task by task: each task's HtD copies on
+ * the HtD queue, its kernel on a kernel queue waiting for the last copy,
+ * its DtH copies on the DtH queue waiting for the kernel. With one, every
+ * copy shares one transfer queue, and all HtD copies of the TG go before
+ * its DtH copies (else a DtH waiting for its kernel would hold up the HtD
+ * copies behind it). Every queue is in order and profiled; a queue is
+ * flushed before another queue waits on its events, and each task's
+ * commands as soon as they are in: enqueueing a command takes the host tens
+ * of microseconds, so the device starts on a TG's first tasks while the
+ * host launches the rest (the model's launch cost, dev.submit_ns).
+ *
+ * An ordered task whose predecessor is still in flight (core.c, 3) makes
+ * its first command wait on the predecessor's last event. That event's
+ * queue was flushed when the predecessor's TG was launched, and it was
+ * enqueued before anything of this TG, so the wait cannot close a cycle.
+ * A predecessor in the same TG comes earlier in the launch order (the
+ * policies keep chains), so its last event exists by then: its queue is
+ * flushed before the wait, and with one copy engine the DtH copies up to
+ * the predecessor's go before the successor's HtD copies, as the model has
+ * it (lib/sim/model.c), since an HtD waiting for a DtH behind it would never run.
+ *
+ * The OpenCL plumbing itself (choosing and opening the device, profiled
+ * queues, waits, stamps, copies) is lib/cl/tqcl_util.h's, shared with tqcalib,
+ * tqbench and lib/kernels/; what is usched's own is here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lib/kernels/tqk_cl.h"
+#include "tq/clock.h"
+#include "lib/usched/internal.h"
+
+#define POOL_MIN	4096	/* smallest device buffer */
+#define CLOCK_SAMPLES	5
+
+int cl_errno(cl_int err, int fallback)
+{
+	switch (err) {
+	case CL_SUCCESS:
+		return 0;
+	case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+	case CL_OUT_OF_RESOURCES:
+	case CL_OUT_OF_HOST_MEMORY:
+		return -ENOMEM;
+	default:
+		return fallback;
+	}
+}
+
+int exec_wait(cl_event ev)
+{
+	return cl_errno(clu_wait(ev), -EIO);
+}
+
+/* Device choice */
+
+struct choice {
+	const struct usched_opts *o;
+	unsigned int devno;	/* among the devices of the platforms chosen */
+};
+
+/* The device the options name: platforms by index or name, then devices. */
+static bool chosen(const struct clu_dev *d, void *arg)
+{
+	struct choice *c = arg;
+
+	if (!clu_match(c->o->platform, d->plat_index, d->plat_name))
+		return false;
+	return clu_match(c->o->device, c->devno++, d->name);
+}
+
+/*
+ * Profiling timestamps are in the device's clock (PoCL: CLOCK_MONOTONIC_RAW;
+ * NVIDIA: wall-clock time). The offset to CLOCK_MONOTONIC comes from
+ * markers: the device stamps one queued while the host is inside
+ * clEnqueueMarkerWithWaitList(). Of a few, the one whose call was shortest
+ * bounds the offset best (the first call on a queue can take milliseconds).
+ */
+static int clock_sync(struct usched *u)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < CLOCK_SAMPLES; i++) {
+		cl_ulong queued;
+		uint64_t h0, h1;
+		cl_event ev;
+		int ret;
+
+		h0 = tq_now_ns();
+		if (clEnqueueMarkerWithWaitList(u->mq, 0, NULL, &ev))
+			return -EIO;
+		h1 = tq_now_ns();
+		ret = exec_wait(ev);
+		if (!ret && clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_QUEUED, sizeof(queued),
+						    &queued, NULL))
+			ret = -EIO;
+		clReleaseEvent(ev);
+		if (ret)
+			return ret;
+		if (h1 - h0 < best) {
+			best = h1 - h0;
+			u->clock_off = (int64_t)(h0 + (h1 - h0) / 2) - (int64_t)queued;
+		}
+	}
+	return 0;
+}
+
+int exec_init(struct usched *u)
+{
+	struct choice ch = { .o = &u->o };
+	struct clu_ctx c;
+	cl_int err;
+
+	err = clu_open(&c, chosen, &ch);
+	if (err)
+		return cl_errno(err, -ENODEV);
+	u->platform = c.d.plat;
+	u->device = c.d.dev;
+	u->ctx = c.ctx;
+	snprintf(u->st.device, sizeof(u->st.device), "%s", c.d.name);
+	/* Both copy queues exist either way: the probe needs two; dma 1 uses [HTD]. */
+	err = clu_queues(&c, &u->q[USCHED_HTD], 1);
+	err = err ?: clu_queues(&c, &u->q[USCHED_DTH], 1);
+	err = err ?: clu_queues(&c, u->kq, u->o.kqueues);
+	err = err ?: clu_queues(&c, &u->mq, 1);
+	if (err)
+		return cl_errno(err, -ENODEV);
+	u->max_alloc = c.max_alloc;
+	/* A TG takes at most a quarter, the TGs in flight half, the pool a quarter. */
+	u->tg_bytes = c.global_mem / 4;
+	u->inflight_max = c.global_mem / 2;
+	u->pool.max_bytes = c.global_mem / 4;
+	return clock_sync(u);
+}
+
+/* The device buffer pool */
+
+struct pool_buf {
+	struct pool_buf *next;
+	cl_mem mem;
+	uint64_t bytes;
+	uint64_t owner;		/* whose task used it last */
+};
+
+/* Sizes round up to a quarter of a power of two: at most 25% unused. */
+static uint64_t pool_class(uint64_t len)
+{
+	uint64_t step;
+
+	if (len <= POOL_MIN)
+		return POOL_MIN;
+	step = (1ull << (63 - __builtin_clzll(len - 1))) / 4;
+	return (len + step - 1) & ~(step - 1);
+}
+
+static void pool_drain(struct pool *p)
+{
+	while (p->free) {
+		struct pool_buf *b = p->free;
+
+		p->free = b->next;
+		clReleaseMemObject(b->mem);
+		free(b);
+	}
+	p->free_bytes = 0;
+}
+
+/*
+ * A device buffer of at least len bytes for owner's task. *clean: it holds
+ * nothing but owner's own bytes (it was owner's last), so it need not be
+ * cleared; a new buffer may hold anything, OpenCL does not zero it.
+ */
+static cl_mem pool_get(struct usched *u, uint64_t len, uint64_t owner, uint64_t *bytes,
+		       bool *clean)
+{
+	struct pool *p = &u->pool;
+	uint64_t want = pool_class(len);
+	struct pool_buf **pb, **any = NULL;
+	cl_int err;
+	cl_mem mem;
+
+	if (want > u->max_alloc)
+		want = len;	/* usched_submit() checked len against it */
+
+	/* the owner's own buffer first: no clearing */
+	for (pb = &p->free; *pb; pb = &(*pb)->next) {
+		if ((*pb)->bytes != want)
+			continue;
+		if ((*pb)->owner == owner)
+			break;
+		if (!any)
+			any = pb;
+	}
+	if (!*pb)
+		pb = any;
+	if (pb) {
+		struct pool_buf *b = *pb;
+
+		*pb = b->next;
+		p->free_bytes -= want;
+		mem = b->mem;
+		*clean = b->owner == owner;
+		free(b);
+		*bytes = want;
+		return mem;
+	}
+	*clean = false;
+	mem = clCreateBuffer(u->ctx, CL_MEM_READ_WRITE, want, NULL, &err);
+	if (cl_errno(err, 0) == -ENOMEM && p->free) {
+		pool_drain(p);	/* buffers of other sizes may be in the way */
+		mem = clCreateBuffer(u->ctx, CL_MEM_READ_WRITE, want, NULL, &err);
+	}
+	*bytes = want;
+	return err ? NULL : mem;
+}
+
+static void pool_put(struct usched *u, cl_mem mem, uint64_t bytes, uint64_t owner)
+{
+	struct pool *p = &u->pool;
+	struct pool_buf *b = NULL;
+
+	if (p->free_bytes + bytes <= p->max_bytes)
+		b = malloc(sizeof(*b));
+	if (!b) {
+		clReleaseMemObject(mem);
+		return;
+	}
+	b->mem = mem;
+	b->bytes = bytes;
+	b->owner = owner;
+	b->next = p->free;
+	p->free = b;
+	p->free_bytes += bytes;
+}
+
+void exec_fini(struct usched *u)
+{
+	pool_drain(&u->pool);
+	for (unsigned int i = 0; i < MAX_KQUEUES; i++)
+		if (u->kq[i])
+			clReleaseCommandQueue(u->kq[i]);
+	for (int s = 0; s < USCHED_STAGES; s++)
+		if (u->q[s])
+			clReleaseCommandQueue(u->q[s]);
+	if (u->mq)
+		clReleaseCommandQueue(u->mq);
+	if (u->ctx)
+		clReleaseContext(u->ctx);
+}
+
+/* Launching */
+
+static void CL_CALLBACK task_done(cl_event ev, cl_int status, void *arg)
+{
+	struct task *t = arg;
+	struct usched *u = t->u;
+	_Atomic(struct task *) *stack;
+	bool hold;
+
+	/* Only record and signal: no OpenCL calls here (see core.c, 5). */
+	(void)ev;
+	atomic_fetch_add(&u->callbacks, 1);
+	/* counted first, so that callbacks_release() waits for this push */
+	hold = atomic_load(&u->hold_callbacks);
+	stack = hold ? &u->held : &u->done;
+	t->cl_status = status;
+	t->done_next = atomic_load_explicit(stack, memory_order_relaxed);
+	while (!atomic_compare_exchange_weak_explicit(stack, &t->done_next, t,
+						      memory_order_release,
+						      memory_order_relaxed))
+		;
+	if (!hold)
+		wake(u);
+	atomic_fetch_sub_explicit(&u->callbacks, 1, memory_order_release);
+}
+
+/* One copy of buffer i in stage s, after the wait events; recorded in t->ev. */
+static cl_int copy(struct task *t, cl_command_queue q, unsigned int i, enum usched_stage s,
+		   cl_uint nwait, const cl_event *wait)
+{
+	const struct usched_buf *b = &t->t.buf[i];
+	char *host = t->reg[i]->map + ((char *)b->host - t->reg[i]->base);
+	cl_int err = clu_copy(q, s == USCHED_HTD, t->dev[i], b->len, host, nwait, wait,
+			      &t->ev[t->nev]);
+
+	if (!err)
+		t->ev_stage[t->nev++] = s;
+	return err;
+}
+
+/* Zero bytes [off, off + len) of a device buffer on q after *wait (if any), without an event. */
+static cl_int clear(cl_command_queue q, cl_mem mem, uint64_t off, uint64_t len, cl_event *wait)
+{
+	static const cl_uint zero;
+	size_t pattern = sizeof(zero);
+
+	/* the offset and the size must be multiples of the pattern's */
+	while ((off | len) & (pattern - 1))
+		pattern /= 2;
+	return clEnqueueFillBuffer(q, mem, &zero, pattern, off, len, wait ? 1 : 0, wait, NULL);
+}
+
+/*
+ * Memory hygiene: the device bytes a task's kernel may read, or its copies
+ * back may return, that neither its copies in nor (for a built-in) its
+ * kernel write are zeroed before the kernel runs (core.c sets the ranges),
+ * unless the buffer's last user was the same owner: its own bytes are no
+ * secret to it. The fills go on the kernel's own queue after the task's
+ * last HtD copy: there they cost kernel-engine time just before the kernel
+ * that needs them, and hold up no copies (a fill on a copy queue can wait
+ * there for the compute units a running kernel holds). The bytes cleared
+ * are counted in t->cleared.
+ */
+static int clear_bufs(struct usched *u, struct task *t, const bool *clean)
+{
+	const struct usched_task *d = &t->t;
+	cl_event *wait = t->nev ? &t->ev[t->nev - 1] : NULL;
+
+	if (u->o.no_clear)
+		return 0;
+	for (unsigned int i = 0; i < d->nbufs; i++) {
+		uint64_t from = t->clear_from[i];
+		uint64_t to = t->clear_to[i] < t->dev_bytes[i] ? t->clear_to[i] : t->dev_bytes[i];
+		cl_int err;
+
+		if (clean[i] || from >= to)
+			continue;
+		err = clear(u->kq[t->kq], t->dev[i], from, to - from, wait);
+		if (err)
+			return cl_errno(err, -EIO);
+		t->cleared += to - from;
+	}
+	return 0;
+}
+
+/* Device buffers, HtD copies and the kernel of t. */
+static int launch_in(struct usched *u, struct task *t)
+{
+	const struct usched_task *d = &t->t;
+	cl_kernel k = t->kern->k;
+	bool clean[USCHED_MAX_BUFS];
+	cl_event after = NULL;
+	bool local = false;
+	cl_int err;
+	int ret;
+
+	if (t->after && t->after->nev) {
+		after = t->after->ev[t->after->nev - 1];
+		/* a predecessor of this TG: its DtH queue is not flushed yet */
+		if (t->after->tg == t->tg && t->after->ev_stage[t->after->nev - 1] == USCHED_DTH)
+			clFlush(u->q[u->dev.dma == 2 ? USCHED_DTH : USCHED_HTD]);
+	}
+
+	for (unsigned int i = 0; i < d->nbufs; i++) {
+		t->dev[i] = pool_get(u, d->buf[i].len, d->owner, &t->dev_bytes[i], &clean[i]);
+		if (!t->dev[i])
+			return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < d->nbufs; i++) {
+		if (d->buf[i].dir & USCHED_IN) {
+			/* the first waits for the predecessor; in order, the rest follow */
+			bool wait = after && !t->nev;
+
+			err = copy(t, u->q[USCHED_HTD], i, USCHED_HTD, wait, wait ? &after : NULL);
+			if (err)
+				return cl_errno(err, -EINVAL);
+		}
+	}
+	if (t->nev)
+		clFlush(u->q[USCHED_HTD]);
+	ret = clear_bufs(u, t, clean);
+	if (ret)
+		return ret;
+
+	for (unsigned int i = 0; i < d->nargs; i++) {
+		const struct usched_arg *a = &d->arg[i];
+
+		if (a->kind == USCHED_ARG_BUF)
+			err = clSetKernelArg(k, i, sizeof(cl_mem), &t->dev[a->buf]);
+		else
+			err = clSetKernelArg(k, i, a->size, a->val);
+		if (err)
+			return cl_errno(err, -EINVAL);
+	}
+	for (unsigned int i = 0; i < d->dim; i++)
+		local |= d->local[i] != 0;
+	/*
+	 * An in-order queue: waiting for the last HtD copy waits for them all;
+	 * without one, for the predecessor.
+	 */
+	if (t->nev)
+		after = t->ev[t->nev - 1];
+	err = clEnqueueNDRangeKernel(u->kq[t->kq], k, d->dim, NULL, d->global,
+				     local ? d->local : NULL, after ? 1 : 0,
+				     after ? &after : NULL, &t->ev[t->nev]);
+	if (err)
+		return cl_errno(err, -EINVAL);
+	t->ev_stage[t->nev++] = USCHED_K;
+	t->kev = t->nev;
+	clFlush(u->kq[t->kq]);
+	return 0;
+}
+
+/* The DtH copies of t on queue q, after its kernel (its latest event). */
+static int launch_out(struct task *t, cl_command_queue q)
+{
+	cl_event kernel = t->ev[t->nev - 1];
+
+	for (unsigned int i = 0; i < t->t.nbufs; i++) {
+		if (t->t.buf[i].dir & USCHED_OUT) {
+			cl_int err = copy(t, q, i, USCHED_DTH, 1, &kernel);
+
+			if (err)
+				return cl_errno(err, -EINVAL);
+		}
+	}
+	return 0;
+}
+
+/* One copy engine: the DtH copies of the TG's tasks [from, to), in order; returns @to. */
+static unsigned int launch_outs(struct tg *tg, unsigned int from, unsigned int to,
+				cl_command_queue out)
+{
+	for (; from < to; from++) {
+		struct task *t = tg->task[from];
+
+		if (!t->err)
+			t->err = launch_out(t, out);
+	}
+	return to;
+}
+
+/*
+ * Launch the TG's tasks in their order. A task the device refuses gets its
+ * error in t->err and completes when what it did launch has finished.
+ */
+int exec_launch(struct usched *u, struct tg *tg)
+{
+	cl_command_queue out = u->q[u->dev.dma == 2 ? USCHED_DTH : USCHED_HTD];
+	unsigned int outs = 0;	/* one copy engine: tasks whose DtHs are enqueued */
+
+	for (unsigned int i = 0; i < tg->n; i++) {
+		struct task *t = tg->task[i];
+
+		/* one copy engine: the DtHs up to a predecessor's in this TG first */
+		for (unsigned int j = outs; u->dev.dma == 1 && t->after && j < i; j++)
+			if (tg->task[j] == t->after)
+				outs = launch_outs(tg, outs, j + 1, out);
+		/* the model's round-robin from the queue free first (core.c, tg_model()) */
+		t->kq = (tg->kq_base + i) % u->o.kqueues;
+		t->err = launch_in(u, t);
+		if (u->dev.dma == 2 && !t->err) {
+			t->err = launch_out(t, out);
+			clFlush(out);
+		}
+	}
+	if (u->dev.dma == 1)
+		launch_outs(tg, outs, tg->n, out);
+	clFlush(out);
+	for (unsigned int i = 0; i < tg->n; i++) {
+		struct task *t = tg->task[i];
+
+		if (t->nev && !clSetEventCallback(t->ev[t->nev - 1], CL_COMPLETE, task_done, t)) {
+			t->cb = true;
+			continue;
+		}
+		/*
+		 * Nothing to wait for, or no way to: complete it now. Its
+		 * buffers are then released, not pooled (see exec_collect()),
+		 * and OpenCL keeps them alive while commands still use them.
+		 */
+		if (!t->err)
+			t->err = -EIO;
+		task_done(NULL, CL_SUCCESS, t);
+	}
+	return 0;
+}
+
+/*
+ * Trace tracks as tqsim draws them: the copy queue(s) and the first kernel
+ * queue (HtD, K, DtH; or copy, K), then any other kernel queues.
+ */
+static unsigned int track_of(struct usched *u, struct task *t, unsigned int e)
+{
+	switch (t->ev_stage[e]) {
+	case USCHED_HTD:
+		return 0;
+	case USCHED_DTH:
+		return u->dev.dma == 2 ? 2 : 0;
+	default:
+		return t->kq ? u->dev.dma + t->kq : 1;
+	}
+}
+
+int exec_trace_open(struct usched *u, const char *path)
+{
+	static const char *const names[] = { "HtD", "K", "DtH", "K1", "K2", "K3", "K4", "K5",
+					     "K6", "K7" };
+	static const char *const names1[] = { "copy (HtD, DtH)", "K", "K1", "K2", "K3", "K4",
+					      "K5", "K6", "K7" };
+
+	return trace_open(&u->trace, path, u->dev.dma == 2 ? names : names1,
+			  u->dev.dma + u->o.kqueues, tq_now_ns());
+}
+
+/*
+ * A finished task: read its commands' timestamps into t->c, learn from its
+ * kernel's time, give its device buffers back. Runs on the loop thread.
+ */
+void exec_collect(struct usched *u, struct task *t)
+{
+	unsigned int cmd[USCHED_STAGES] = { 0 };	/* commands seen per stage */
+	struct usched_completion *c = &t->c;
+	int status = t->err;
+
+	/* polled: the callback may be writing cl_status; the poll's error is in t->err */
+	if (!status && !t->polled && t->cl_status < 0)
+		status = cl_errno(t->cl_status, -EIO);
+
+	for (unsigned int e = 0; e < t->nev; e++) {
+		unsigned int s = t->ev_stage[e];
+		uint64_t start = clu_start(t->ev[e]);
+		uint64_t end = start ? clu_end(t->ev[e]) : 0;	/* 0: it did not run */
+
+		/* a callback on its way holds the last event: exec_callback_came() drops it */
+		if (!t->polled || e + 1 < t->nev)
+			clReleaseEvent(t->ev[e]);
+		if (!end)
+			continue;
+		start += u->clock_off;
+		end += u->clock_off;
+		if (!c->stage_start[s] || start < c->stage_start[s])
+			c->stage_start[s] = start;
+		if (end > c->stage_end[s])
+			c->stage_end[s] = end;
+		/* standalone: a kernel the model has share the device ran slower */
+		if (s == USCHED_K && !status)
+			kmodel_add(&t->kern->model, t->t.m, (end - start) * t->kshare);
+		if (u->trace)
+			trace_cmd(u->trace, track_of(u, t, e), t->kern->name, s, cmd[s]++, c->tg,
+				  t->t.user_data, start, end);
+	}
+	for (int s = 0; s < USCHED_STAGES; s++) {
+		if (c->stage_start[s] && (!c->start_ns || c->stage_start[s] < c->start_ns))
+			c->start_ns = c->stage_start[s];
+		if (c->stage_end[s] > c->end_ns)
+			c->end_ns = c->stage_end[s];
+	}
+	for (unsigned int i = 0; i < t->t.nbufs; i++) {
+		if (!t->dev[i])
+			continue;
+		if (status)
+			clReleaseMemObject(t->dev[i]);
+		else
+			pool_put(u, t->dev[i], t->dev_bytes[i], t->t.owner);
+	}
+	c->status = status;
+}
+
+void exec_callback_came(struct task *t)
+{
+	clReleaseEvent(t->ev[t->nev - 1]);
+}

@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * internal.h - the scheduling core's private objects, shared by its files:
+ * core.c (submission, TG formation, the loop), exec.c (OpenCL execution),
+ * objects.c (regions, programs, kernels), model.c (the models) and trace.c.
+ * Documentation/usched.md and the essay at the top of core.c explain them.
+ */
+#ifndef USCHED_INTERNAL_H
+#define USCHED_INTERNAL_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <tq/clock.h>
+
+#include "lib/sim/tqsim.h"
+#include "usched.h"
+
+#define TG_MAX_INFLIGHT	8	/* TGs launched and not finished, at most (core.c, 4) */
+#define LEAD_MARGIN_NS	300000	/* the default lead time: this + twice a TG's host time */
+#define LEAD_MAX_NS	5000000	/* ... at most */
+#define AUTO_BUDGET	0.0009	/* auto's default time per TG, of its predicted device time */
+/*
+ * exact's, in auto's: a TG of up to 8 tasks is proved well within it, a TG
+ * of 16 chained tasks cannot stall the loop for seconds
+ * (Documentation/design/usched-core.md)
+ */
+#define EXACT_BUDGET	100
+#define REFINE_DEFAULT	0.01	/* idle time for a TG's plan, of its predicted device time */
+#define IDLE_SLICE_NS	50000	/* usched_idle(): the loop answers events within this */
+#define IDLE_PROVE_MAX	8	/* tasks the idle time proves, chains or not */
+#define JIT_WAIT	UINT64_MAX	/* jit_when(): no launch until something happens */
+#define POLL_RETRY_NS	50000	/* poll_when(): a task due but not done is asked again after this, */
+#define POLL_RETRY_MAX	5	/* doubled each time up to 2^5 times, then every 1.6 ms */
+#define MAX_KQUEUES	8
+#define CLEAR_END	UINT64_MAX	/* task.clear_to: up to the device buffer's end */
+#define WATCH_TICK_MIN	1000000		/* the watchdog looks for a kernel's start every */
+#define WATCH_TICK_MAX	100000000	/* limit / 8 ns, within these */
+#define WATCH_FIRST_GRACE_NS	30000000000ull	/* a first launch not seen running: + 30 s */
+#define MAX_CMDS	(2 * USCHED_MAX_BUFS + 1)
+
+/* A minimal circular doubly linked list, as the kernel's list_head. */
+struct list {
+	struct list *next, *prev;
+};
+
+#define LIST_INIT(name)	{ &(name), &(name) }
+#define list_entry(p, type, member) \
+	((type *)((char *)(p) - __builtin_offsetof(type, member)))
+#define list_first(l, type, member)	list_entry((l)->next, type, member)
+
+static inline void list_init(struct list *l)
+{
+	l->next = l->prev = l;
+}
+
+static inline bool list_empty(const struct list *l)
+{
+	return l->next == l;
+}
+
+static inline void list_add_tail(struct list *n, struct list *l)
+{
+	n->prev = l->prev;
+	n->next = l;
+	l->prev->next = n;
+	l->prev = n;
+}
+
+static inline void list_del(struct list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	list_init(n);
+}
+
+/* Move every entry of from to the tail of to. */
+static inline void list_splice_tail(struct list *from, struct list *to)
+{
+	if (list_empty(from))
+		return;
+	from->next->prev = to->prev;
+	to->prev->next = from->next;
+	from->prev->next = to;
+	to->prev = from->prev;
+	list_init(from);
+}
+
+#define list_for_each_safe(p, n, l) \
+	for (p = (l)->next, n = p->next; p != (l); p = n, n = p->next)
+
+/* Ids are slot + 1 in a growing table; a slot is never reused. */
+struct idtab {
+	void **slot;
+	uint32_t n, cap;
+};
+
+/* Host memory registered with the device (CL_MEM_USE_HOST_PTR). */
+struct region {
+	char *base;
+	size_t len;
+	uint32_t id;
+	unsigned int refs;	/* 1 while registered, + 1 per task that uses it */
+	cl_mem mem;
+	char *map;		/* base as the device mapped it: copies use this */
+};
+
+/*
+ * Kernel time T = eta * m + gamma, fitted by least squares over recent
+ * runs with exponential forgetting (means and co-moments, so no
+ * cancellation); before the sizes spread, a prior (model.c).
+ */
+#define KM_SIZES	8	/* sizes whose own times a kernel model keeps */
+
+/* The runs of one size m of a kernel. */
+struct kmodel_size {
+	double m;
+	double n;		/* runs, its first (dropped) included; 0: unused */
+	double mean_t;		/* exponentially weighted */
+	uint64_t used;		/* the kmodel's clock at its last run */
+};
+
+struct kmodel {
+	double gamma0;		/* prior launch latency */
+	double eta0;		/* prior rate; < 0: none */
+	bool warm;		/* the first run was seen (and dropped) */
+	double n;		/* runs seen */
+	double mean_m, mean_t;
+	double c_mm, c_mt;	/* weighted co-moments */
+	struct kmodel_size size[KM_SIZES];
+	uint64_t clock;		/* runs added */
+};
+
+/*
+ * The copies' slowdown while the other direction runs (model.c, 9): the
+ * last XM_SAMPLES ratios of a copy stage's measured time to its standalone
+ * prediction, from stages that the other direction covered throughout.
+ */
+#define XM_SAMPLES	31
+#define XM_MIN		8	/* samples before they replace the prior */
+#define XM_MOVE		0.01	/* the factor follows their median past this */
+/*
+ * Shorter copies are not samples: their time is latency and the stamps'
+ * jitter, not bandwidth (Documentation/design/usched-core.md).
+ */
+#define XM_MIN_NS	100000
+
+struct xmodel {
+	double slow;		/* the factor now: the profile's until XM_MIN samples */
+	double ratio[XM_SAMPLES];
+	unsigned int n, next;
+};
+
+/* A copy stage of a finished task as it ran: the copy model's input. */
+struct tg_copy {
+	uint64_t start, end;	/* host ns */
+	double pred;		/* its standalone prediction, ns */
+};
+
+struct prog;
+struct tqk_task;
+
+struct kern {
+	uint32_t id;
+	struct prog *prog;
+	cl_kernel k;
+	unsigned int nargs;
+	uint8_t arg_kind[USCHED_MAX_ARGS];	/* enum usched_arg_kind each argument needs */
+	bool builtin_known;	/* builtin was looked up (core.c, under u->lock) */
+	bool launched;		/* a task of it was launched (loop thread only) */
+	const struct tqk_task *builtin;	/* the built-in task whose kernel it is; NULL: none */
+	struct kmodel model;	/* loop thread only */
+	char name[64];
+};
+
+struct prog {
+	uint32_t id;
+	uint64_t hash;
+	unsigned int regs;	/* registrations not yet dropped */
+	unsigned int refs;	/* regs + tasks queued or running */
+	char *src;		/* source, NUL, options, NUL: the cache key */
+	size_t keylen;
+	cl_program prog;	/* NULL: the build failed */
+	char *log;		/* the failed build's log */
+	unsigned int nkerns;
+	struct kern **kerns;
+};
+
+struct owner {
+	struct list node;	/* in usched.owners, in round-robin order */
+	uint64_t id;
+	struct list ready;	/* tasks that may join a TG, in submission order */
+	struct list blocked;	/* ORDERED tasks waiting for their predecessor to join a TG */
+	struct task *last;	/* latest task submitted, until it completes */
+	unsigned int ntasks;	/* submitted, not completed */
+};
+
+struct tg;
+
+struct task {
+	struct list node;	/* owner ready/blocked, u->cancelled, or none */
+	struct task *done_next;	/* the done stack */
+	struct task *batch_next;	/* the loop's tasks completing in one usched_process() */
+	struct usched *u;
+	struct usched_task t;
+	struct owner *owner;
+	struct kern *kern;
+	struct region *reg[USCHED_MAX_BUFS];
+	struct task *after;	/* ORDERED: the task this one waits for, until it completes */
+	struct task *next_ordered;	/* the task waiting for this one */
+	bool blocked;		/* on owner->blocked (under u->lock) */
+	bool taken;		/* taken into a TG (under u->lock) */
+	bool pred_failed;	/* LINKED, taken, and its predecessor failed: -ECANCELED */
+	bool polled;		/* completed by the loop's poll: its callback, when it comes, frees it */
+	bool cb;		/* a callback is set on its last event (exec_launch()) */
+	struct tg *tg;
+	double pred[USCHED_STAGES];	/* predicted standalone ns per stage */
+	double kwidth;		/* its kernel's width (lib/sim/tqsim.h's struct tq_tg) */
+	/*
+	 * its kernel's predicted standalone time over its predicted run time:
+	 * < 1 where the model has it share the device with concurrent kernels
+	 */
+	double kshare;
+	uint64_t pred_end;	/* predicted end of its last command, less u->drift */
+	cl_mem dev[USCHED_MAX_BUFS];
+	uint64_t dev_bytes[USCHED_MAX_BUFS];
+	uint64_t cleared;	/* device bytes zeroed for it (exec.c, memory hygiene) */
+	/* bytes [from, to) of each device buffer it may reach or copy back unwritten */
+	uint64_t clear_from[USCHED_MAX_BUFS];
+	uint64_t clear_to[USCHED_MAX_BUFS];	/* CLEAR_END: the buffer's end, slack included */
+	cl_event ev[MAX_CMDS];
+	uint8_t ev_stage[MAX_CMDS];
+	unsigned int nev;
+	unsigned int kq;	/* the kernel queue it ran on */
+	unsigned int kev;	/* its kernel's index in ev[] + 1; 0: no kernel enqueued */
+	uint64_t limit_ns;	/* its kernel's time limit; 0: none (core.c, 7) */
+	uint64_t k_seen;	/* when the watchdog saw its kernel start; 0: not yet */
+	bool k_running;		/* k_seen is when its kernel's event said CL_RUNNING */
+	bool first;		/* its kernel's first launch (the driver may compile it) */
+	int err;		/* launch error (-errno), before any callback */
+	cl_int cl_status;	/* the last command's status, from the callback (not if polled) */
+	struct usched_completion c;
+};
+
+struct tg {
+	uint64_t seq;
+	unsigned int n, left;
+	unsigned int inflight;	/* TGs in flight when it was launched */
+	struct task *task[USCHED_MAX_TG];	/* in launch order */
+	uint64_t bytes;		/* of its tasks' buffers */
+	uint64_t launch_ns;
+	unsigned int kq_base;	/* the kernel queue its first kernel goes to (exec_launch()) */
+	double pred_ns;		/* predicted first start to last end */
+	uint64_t policy_ns;
+	uint64_t host_ns;	/* forming, ordering and launching it */
+	uint64_t first_start, last_end;		/* measured */
+	double behind;		/* flow: tasks left waiting when it was formed */
+	double rate;		/* flow: arrivals per ns expected then */
+	enum usched_plan plan;
+	struct tg_copy copy[2][USCHED_MAX_TG];	/* [0] HtD, [1] DtH stages, as they ran */
+	unsigned int ncopy[2];
+};
+
+/* A task as a plan knows it: what it runs and what it copies (plans.c). */
+struct plan_task {
+	uint32_t kern;
+	uint32_t depth;		/* predecessors in the TG */
+	uint64_t m;
+	double htd, dth;	/* predicted copy times: fixed by the sizes */
+};
+
+/* A TG's mix of tasks, canonically ordered (plans.c). */
+struct plan_key {
+	unsigned int n;
+	struct plan_task task[USCHED_MAX_TG];
+	int8_t after[USCHED_MAX_TG];	/* its predecessor's canonical index, -1: none */
+};
+
+/* plans_find()'s result, for plans_keep(). */
+struct plan_match {
+	struct plan_key key;
+	uint64_t hash;
+	uint8_t canon[USCHED_MAX_TG];	/* canonical index -> TG index */
+	uint8_t rank[USCHED_MAX_TG];	/* TG index -> canonical index */
+	double k_ns[USCHED_MAX_TG];	/* each task's predicted kernel time, canonically */
+	double slow[2];			/* the copy model's HtD, DtH slowdowns */
+	struct plan *plan;		/* the mix's plan; NULL: none yet */
+	bool stale;			/* found, but made for times since moved past 5% */
+	struct tq_bb_cursor cursor;	/* where its proof stopped (TG indices); within drift */
+	struct tq_walk walk;		/* where its iterated greedy's walk stood (TG indices) */
+	uint8_t order[USCHED_MAX_TG];	/* its order (TG indices): plans_resume() */
+};
+
+/*
+ * What the launch decision looks at (core.c, 4); times are host ns. The
+ * decision is a function of these alone so that it can be tested alone.
+ */
+struct jit_in {
+	uint64_t now;
+	unsigned int inflight;	/* TGs in flight */
+	uint64_t ready;		/* tasks that could join the next TG */
+	unsigned int max_tg;
+	uint64_t busy[USCHED_STAGES];	/* predicted engine ends of the work in flight */
+	double first[USCHED_STAGES];	/* earliest start on each engine after a launch */
+	uint64_t lead_ns;
+};
+
+
+/* Free device buffers kept for reuse, by size class. */
+struct pool {
+	struct pool_buf *free;
+	uint64_t free_bytes, max_bytes;
+};
+
+struct trace;
+
+struct usched {
+	pthread_mutex_t lock;	/* everything up to "loop thread only" */
+	struct list owners;
+	struct list cancelled;	/* cancelled tasks the loop has yet to complete */
+	uint64_t nwaiting;	/* ready + blocked, all owners */
+	uint64_t nready;	/* ready, all owners */
+	uint64_t arr_last;	/* the last submission (host ns) */
+	double arr_gap;		/* submissions' mean gap, smoothed (ns); 0: none yet */
+	struct idtab regions, progs, kerns;
+	bool closing;
+	struct usched_stats st;
+	pthread_mutex_t build_lock;	/* one program build at a time */
+
+	/* set up by usched_create(), read-only afterwards */
+	struct usched_opts o;
+	char *policy_name;
+	const struct tq_policy_ops *policy;
+	bool flow;		/* the flow policy: latency-aware formation and order (core.c, 4) */
+	cl_platform_id platform;
+	cl_device_id device;
+	cl_context ctx;
+	cl_command_queue q[USCHED_STAGES];	/* [HTD], [DTH]; [K] unused */
+	cl_command_queue kq[MAX_KQUEUES];
+	cl_command_queue mq;	/* maps and unmaps, so they never wait behind copies */
+	uint64_t max_alloc, tg_bytes, inflight_max;	/* bytes */
+	double budget;		/* auto's, of a TG's predicted makespan */
+	double refine;		/* idle time for a plan, of its TG's predicted device time */
+	struct tq_profile prof;
+	int64_t clock_off;	/* host CLOCK_MONOTONIC ns - device ns */
+	int efd;		/* submissions, completions */
+	int tfd;		/* the launch timer */
+	int epfd;		/* both: usched_fd() */
+	pthread_t thread;
+	bool threaded;
+
+	/* written by OpenCL callbacks, drained by the loop */
+	_Atomic(struct task *) done;
+	atomic_uint callbacks;	/* task callbacks running now */
+	/* tests only: park callbacks here, so that tasks complete by polling alone */
+	atomic_bool hold_callbacks;
+	_Atomic(struct task *) held;
+
+	/* loop thread only */
+	struct tq_dev dev;	/* slow[] follows xm[] */
+	struct xmodel xm[2];	/* [0] HtD, [1] DtH */
+	struct tg *inflight[TG_MAX_INFLIGHT];	/* in launch order */
+	unsigned int awaiting;	/* tasks completed by polling whose callback has not come */
+	unsigned int poll_misses;	/* polls in a row that found tasks due, none done */
+	unsigned int ninflight;
+	unsigned int limited;	/* tasks launched and not collected that have a time limit */
+	uint64_t watch_at;	/* when the watchdog looks next; JIT_WAIT: nothing to watch */
+	bool wedging;		/* a kernel overran its limit: usched_process() wedges the core */
+	uint64_t inflight_bytes;
+	uint64_t timer_at;	/* when the timer is set to fire; JIT_WAIT: not set */
+	double host_ns;		/* a TG's host time, smoothed */
+	uint64_t tg_seq;
+	uint64_t busy_abs[USCHED_STAGES];	/* predicted engine ends, host ns, less drift */
+	uint64_t kq_busy_abs[MAX_KQUEUES];	/* likewise per kernel queue */
+	int64_t drift;		/* how late the last task completed against its prediction */
+	struct pool pool;
+	struct tq_tg simtg;
+	struct tq_tg jit_tg;	/* flow: the tasks the next TG would take (jit_gather()) */
+	struct tq_ws *ws;
+	struct tq_auto_state *auto_state;	/* auto's start and plan (tg_order()) */
+	struct tq_sim_result *res;
+	struct plans *plans;	/* NULL: o.no_plans */
+	struct plan_match *match;
+	struct trace *trace;
+};
+
+/* plans.c: auto's best order per recurring mix of tasks, on the loop thread */
+struct plans *plans_create(void);
+void plans_destroy(struct plans *p);
+/*
+ * The plan of the TG of @tasks, whose chains are in @tg, under the copy
+ * model's @slow[0] (HtD) and @slow[1] (DtH): its order into @resume (TG
+ * indices) and whether it was proven (m->stale: whether the times moved too
+ * far since for it alone to be a good start; m->cursor: where its unfinished
+ * proof stopped, if the times moved no more than for a proven order;
+ * m->walk: where its iterated greedy's walk stood); false: none.
+ */
+bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
+		const double *slow, struct plan_match *m, uint8_t *resume, bool *optimal);
+/*
+ * plans_find() for auto: set @st to go on from the plan's order, proof and
+ * walk (kept in @m); false, @st untouched: none.
+ */
+bool plans_resume(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
+		  const double *slow, struct plan_match *m, struct tq_auto_state *st,
+		  bool *optimal);
+/*
+ * Keep @d, auto's decision for the TG plans_find() matched into @m, TG
+ * number @seq; @proven: d's order is optimal (proven now or before).
+ */
+void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision *d,
+		bool proven, uint64_t seq);
+/*
+ * Keep TG @seq's problem (@tg on the idle @dev) and auto's decision @d for
+ * it, whose plan plans_keep() just kept from @m, for plans_refine() to go
+ * on with, for @allowed_ns in all; 0 leaves nothing to go on with.
+ */
+void plans_arm(struct plans *p, const struct plan_match *m, const struct tq_tg *tg,
+	       const struct tq_dev *dev, const struct tq_decision *d, uint64_t seq,
+	       uint64_t allowed_ns);
+/*
+ * Go on with the armed plan's search for at most @slice_ns, in @ws, and
+ * keep what it finds in the plan. Returns the ns spent (at least 1), 0 if
+ * nothing is armed: none, proven, or its time spent.
+ */
+uint64_t plans_refine(struct plans *p, struct tq_ws *ws, uint64_t slice_ns);
+
+/* core.c */
+void wake(struct usched *u);
+/* When to launch the next TG: 0 now, JIT_WAIT not before an event, else at that time. */
+uint64_t jit_when(const struct jit_in *in);
+/*
+ * The flow policy's launch decision: as jit_when() on an idle device, a
+ * full TG, the in-flight cap or nothing ready; otherwise lead time before
+ * the latest launch at which none of @tg's tasks (the next TG's, in fifo
+ * order) would end later than if launched now, by the model on @dev with
+ * in->busy as its engines' busy-until. @res is scratch.
+ */
+uint64_t jit_when_flow(const struct jit_in *in, const struct tq_tg *tg, const struct tq_dev *dev,
+		       struct tq_sim_result *res);
+/* Tests only: let the callbacks parked while u->hold_callbacks was set through. */
+void callbacks_release(struct usched *u);
+
+/* objects.c: all under u->lock unless said otherwise */
+uint32_t idtab_add(struct idtab *t, void *p);
+void *idtab_get(const struct idtab *t, uint32_t id);
+void idtab_clear(struct idtab *t, uint32_t id);
+struct region *region_find(struct usched *u, const void *p, uint64_t len);
+void region_put(struct usched *u, struct region *r);
+struct kern *kern_get(struct usched *u, uint32_t id);	/* takes a program ref */
+void prog_put(struct usched *u, struct prog *p);
+void objects_free(struct usched *u);
+
+/* exec.c: the loop thread */
+int exec_init(struct usched *u);
+void exec_fini(struct usched *u);
+int exec_launch(struct usched *u, struct tg *tg);
+void exec_collect(struct usched *u, struct task *t);
+/* The callback of a task exec_collect() took by polling came: drop its last event. */
+void exec_callback_came(struct task *t);
+int exec_wait(cl_event ev);
+int exec_trace_open(struct usched *u, const char *path);
+int cl_errno(cl_int err, int fallback);
+
+/* model.c */
+void kmodel_init(struct kmodel *km, const struct tq_profile *p, const char *name);
+void kmodel_add(struct kmodel *km, double m, double ns);
+void kmodel_params(const struct kmodel *km, double *eta, double *gamma);
+double kmodel_predict(const struct kmodel *km, double m);
+void xmodel_init(struct xmodel *xm, double prior);
+/*
+ * Learn from copies @c of one direction that @o, the other's, may cover;
+ * xm->slow becomes the samples' median (>= 1) when that moved past XM_MOVE.
+ */
+void xmodel_learn(struct xmodel *xm, const struct tg_copy *c, unsigned int nc,
+		  const struct tg_copy *o, unsigned int no);
+int model_init(struct usched *u);
+void model_predict(struct usched *u, struct task *t);
+
+/* trace.c */
+int trace_open(struct trace **tr, const char *path, const char *const *tracks,
+	       unsigned int ntracks, uint64_t t0);
+void trace_cmd(struct trace *tr, unsigned int track, const char *task, unsigned int stage,
+	       unsigned int cmd, uint64_t tg, uint64_t user_data, uint64_t start_ns,
+	       uint64_t end_ns);
+int trace_close(struct trace *tr);
+
+#endif /* USCHED_INTERNAL_H */

@@ -1,0 +1,1742 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tq_fuzz - random, seeded sequences of everything a client can do to
+ * /dev/tqsubmit, from several processes at once, against the real scheduler
+ * (usched) in the test VM.
+ *
+ *	tq_fuzz [--seed S] [--seconds N] [--procs P] [--proc I] [--steps N] [--verbose]
+ *
+ * Each worker process draws its operations from its own generator, seeded
+ * from the master seed and its index, so `tq_fuzz --seed S` replays a run and
+ * `--proc I` replays worker I alone (--steps stops it after N operations,
+ * --verbose prints each one). Replays choose the same operations; what the
+ * kernel and the scheduler answer, and when, may still differ.
+ *
+ * Operations: open, ioctl (QUERY, SETUP with random and edge sizes, ENTER
+ * one by one and in storms, ATTACH attempts, unknown commands, short, long
+ * and non-zero-tailed structs, bad pointers), read/write on a client fd,
+ * mmap (right and wrong offsets, sizes, protections, MAP_PRIVATE, mprotect
+ * and mremap after), ring writes (valid descriptors of every opcode, real
+ * built-in tasks, malformed descriptors, garbage in reserved fields, slots
+ * rewritten after publishing, hostile producer and consumer indices),
+ * munmap (whole and partial), madvise (MADV_DONTNEED, MADV_DOFORK,
+ * MADV_REMOVE, ...), close, fork (the child probes the inherited fds and
+ * mappings, then fuzzes contexts of its own) and SIGKILL of its children.
+ *
+ * Invariants, each failure printed with the seeds and the step:
+ *  - every descriptor the kernel took (counted from the SQ consumer index it
+ *    published) gets exactly one completion, with its user_data, while its
+ *    context stays open and unbroken: checked when each context's life ends
+ *    (contexts closed abruptly, or whose indices were corrupted on purpose,
+ *    are exempt, but their fate must not hang anything else);
+ *  - a malformed descriptor completes with an error, a NOP with 0, every
+ *    status within -4095..0, reserved completion fields zero;
+ *  - a context breaks only when its indices were corrupted;
+ *  - every ioctl, mmap and syscall fails only with an errno of the contract
+ *    (Documentation/userspace-api/tqsubmit.rst), and the mappings the
+ *    contract forbids (PROT_EXEC, MAP_PRIVATE, wrong size) are refused;
+ *  - ATTACH never succeeds while usched is attached;
+ * and, once every worker is gone: the scheduler is still the one attached,
+ * nothing is in flight, every context was released, the module's counters
+ * balance (submitted = completed + failed + rejected + dropped), and the
+ * kernel log shows no BUG, WARNING or Oops. The script around it
+ * (tests/tq_fuzz.sh) starts usched and checks that it still serves an
+ * honest client afterwards.
+ *
+ * Tolerated either way while the module changes: TQ_DESC_F_IDEMPOTENT on a
+ * TASK (EINVAL from an older module), a rate-limited ENTER (EAGAIN/EBUSY),
+ * ATTACH judged on the opener's credentials (EBUSY) or at ioctl time
+ * (EPERM), MADV_DOFORK refused or honoured (a child that sees a mapping is
+ * counted in the summary, not failed: selftests/tqsubmit_abi owns that).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <sys/eventfd.h>
+#include <sys/klog.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "tests/tap.h"
+#include "selftests/tq_util.h"
+#include "lib/kernels/tqkernels.h"
+
+#define MAX_PROCS	32
+#define MAX_CTX		6	/* fds a process holds at once */
+#define MAX_CHILDREN	3
+#define CHILD_STEPS	60
+#define MAX_INDEX	(1u << 20)	/* descriptors tracked per context */
+#define DRAIN_MS	240000	/* a context's last tasks, builds included, under TCG */
+#define TEXT_OFF	0	/* arena: names of built-ins and kernels */
+#define TASK_OFF	4096	/* arena: buffers of real tasks */
+#define MAGIC		0xf5ull
+#define NOBODY		65534
+#define NR_OPS		18
+
+/* ---- the generator: splitmix64 to seed, xoshiro256** to draw ---- */
+
+struct rng {
+	uint64_t s[4];
+};
+
+static uint64_t splitmix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void rng_seed(struct rng *r, uint64_t seed)
+{
+	for (int i = 0; i < 4; i++)
+		r->s[i] = splitmix(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t rnd64(struct rng *r)
+{
+	uint64_t *s = r->s, v = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return v;
+}
+
+/* Uniform in [0, n); n > 0. */
+static uint32_t below(struct rng *r, uint32_t n)
+{
+	return (uint32_t)(((rnd64(r) >> 32) * n) >> 32);
+}
+
+static bool chance(struct rng *r, unsigned int percent)
+{
+	return below(r, 100) < percent;
+}
+
+/* A seed of its own for worker (or child) idx of a run seeded with seed. */
+static uint64_t derive_seed(uint64_t seed, uint64_t idx)
+{
+	uint64_t x = seed ^ (idx + 1) * 0xd1b54a32d192ed03ull;
+
+	return splitmix(&x);
+}
+
+/* ---- what a run shares: per-process results in shared memory ---- */
+
+struct result {
+	uint64_t seed;
+	uint64_t ops;
+	uint64_t step;		/* of the failure */
+	uint64_t tasks;		/* descriptors the kernel took, in checked contexts */
+	uint64_t exempt;	/* contexts left unchecked on purpose */
+	uint64_t dofork_seen;	/* children that saw a ring or arena after MADV_DOFORK */
+	uint64_t children;
+	uint64_t nop_refused;	/* NOPs of contexts usched does not serve */
+	uint64_t op_ns[NR_OPS];	/* time spent in each operation */
+	int failed;
+	char msg[400];
+};
+
+static struct {
+	uint64_t seed;
+	unsigned int seconds, procs;
+	int only;		/* --proc: -1 for all */
+	uint64_t steps;		/* --steps: 0 for no limit */
+	bool verbose;
+} opt = { .seconds = 60, .procs = 4, .only = -1 };
+
+static struct query {
+	struct tq_query q;
+} mod;
+
+/* ---- one process's state ---- */
+
+enum exp { EXP_ANY, EXP_OK, EXP_FAIL };
+
+struct map {
+	void *p;
+	size_t len;
+};
+
+struct ctx {
+	int fd;			/* -1: slot free */
+	bool is_ctx;		/* SETUP succeeded */
+	unsigned int gen;	/* bumps at each reuse of the slot */
+	struct tq_setup s;
+	struct map sq, cq, arena;	/* the mappings the ring operations use */
+	struct map extra;	/* one more mapping made by the mmap operation */
+	uint32_t tail;		/* descriptors written with their tag */
+	uint32_t published;	/* the producer value we last published */
+	uint32_t cq_head;
+	uint32_t taken;		/* highest SQ consumer seen */
+	uint8_t *count;		/* completions per SQ index */
+	uint8_t *expect;	/* enum exp per SQ index */
+	uint32_t cap;
+	uint32_t prog, kern;	/* the VA built-in, once registered */
+	uint32_t prog_idx, kern_idx;	/* SQ index of the PROGRAM/KERNEL asking for them */
+	bool prog_asked, kern_asked;
+	bool exempt;		/* indices corrupted or completions skipped on purpose */
+	bool hostile_index;	/* an index was written out of the rules */
+	bool broken;		/* the kernel said so (EBADFD, EPOLLERR) */
+	bool dofork;		/* MADV_DOFORK on one of its mappings */
+	int efd;
+};
+
+struct proc {
+	struct rng r;
+	unsigned int idx;	/* worker index */
+	bool child;
+	uint64_t step;
+	struct result *res;
+	struct ctx ctx[MAX_CTX];
+	pid_t children[MAX_CHILDREN];
+	unsigned int nchildren;
+	uint64_t child_no;
+	const struct tqk_task *va;
+	struct tqk_launch va_l;
+};
+
+static struct result *results;	/* MAX_PROCS workers, then their children's */
+
+static __attribute__((format(printf, 2, 3), noreturn)) void fail(struct proc *p,
+								  const char *fmt, ...)
+{
+	struct result *res = p->res;
+	va_list ap;
+	int n;
+
+	n = snprintf(res->msg, sizeof(res->msg), "%s %u seed 0x%016" PRIx64 " step %" PRIu64 ": ",
+		     p->child ? "child of worker" : "worker", p->idx, res->seed, p->step);
+	va_start(ap, fmt);
+	vsnprintf(res->msg + n, sizeof(res->msg) - n, fmt, ap);
+	va_end(ap);
+	res->step = p->step;
+	res->failed = 1;
+	fprintf(stderr, "tq_fuzz: FAIL %s\n", res->msg);
+	_exit(1);
+}
+
+#define say(p, ...) do { if (opt.verbose) { fprintf(stderr, "[%u%s:%" PRIu64 "] ", (p)->idx, \
+	(p)->child ? "c" : "", (p)->step); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } \
+	} while (0)
+
+/* errno is one of the list (0-terminated); 0 passes for success. */
+static bool errno_in(int err, const int *ok)
+{
+	for (; *ok; ok++)
+		if (err == *ok)
+			return true;
+	return false;
+}
+
+#define ERRS(...) ((const int[]){ __VA_ARGS__, 0 })
+
+static int sys_ret(long ret)
+{
+	return ret < 0 ? errno : 0;
+}
+
+/* ---- guarded reads: a mapping zapped by MADV_DONTNEED may SIGBUS ---- */
+
+static sigjmp_buf probe_env;
+static volatile sig_atomic_t probing;
+static struct proc *self;	/* for the fault handler's message */
+static const char *current_op;
+
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (probing)
+		siglongjmp(probe_env, 1);
+	/* Dying anyway: say where, for the replay. */
+	fail(self, "signal %d at address %p in op %s", sig, si->si_addr, current_op);
+}
+
+/* 0 if the byte at addr reads, -1 if touching it faults. */
+static int probe_read(const void *addr)
+{
+	int ret = 0;
+
+	probing = 1;
+	if (sigsetjmp(probe_env, 1))
+		ret = -1;
+	else
+		(void)*(volatile const char *)addr;
+	probing = 0;
+	return ret;
+}
+
+/* ---- tags: user_data names worker, slot, generation and SQ index ---- */
+
+static uint64_t tag(struct proc *p, unsigned int slot, const struct ctx *c, uint32_t i)
+{
+	return MAGIC << 56 | (uint64_t)(p->idx & 0x3f) << 50 | (uint64_t)p->child << 49 |
+	       (uint64_t)slot << 44 | (uint64_t)(c->gen & 0xfff) << 32 | i;
+}
+
+/* ---- mappings ---- */
+
+static void unmap(struct map *m)
+{
+	if (m->p)
+		munmap(m->p, m->len);
+	m->p = NULL;
+	m->len = 0;
+}
+
+static int map_region(struct ctx *c, struct map *m, uint64_t off, uint64_t len)
+{
+	void *a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, off);
+
+	if (a == MAP_FAILED)
+		return -errno;
+	m->p = a;
+	m->len = len;
+	return 0;
+}
+
+static uint32_t *sq_word(struct ctx *c, uint32_t off)
+{
+	return (uint32_t *)((char *)c->sq.p + off);
+}
+
+static uint32_t *cq_word(struct ctx *c, uint32_t off)
+{
+	return (uint32_t *)((char *)c->cq.p + off);
+}
+
+static struct tq_desc *sqe(struct ctx *c, uint32_t i)
+{
+	return (struct tq_desc *)((char *)c->sq.p + c->s.sq_off.entries) +
+	       (i & (c->s.sq_entries - 1));
+}
+
+static struct tq_cqe *cqe_at(struct ctx *c, uint32_t i)
+{
+	return (struct tq_cqe *)((char *)c->cq.p + c->s.cq_off.entries) +
+	       (i & (c->s.cq_entries - 1));
+}
+
+/* (Re)map whichever of the three regions is missing; false if one cannot be. */
+static bool ctx_mapped(struct ctx *c)
+{
+	if (!c->is_ctx)
+		return false;
+	if (!c->sq.p && map_region(c, &c->sq, c->s.sq_off.mmap_offset, c->s.sq_off.mmap_size))
+		return false;
+	if (!c->cq.p && map_region(c, &c->cq, c->s.cq_off.mmap_offset, c->s.cq_off.mmap_size))
+		return false;
+	if (!c->arena.p && map_region(c, &c->arena, c->s.arena_offset, c->s.arena_bytes))
+		return false;
+	return true;
+}
+
+/* ---- contexts ---- */
+
+static void ctx_forget(struct ctx *c)
+{
+	unsigned int gen = c->gen + 1;
+
+	unmap(&c->sq);
+	unmap(&c->cq);
+	unmap(&c->arena);
+	unmap(&c->extra);
+	if (c->fd >= 0)
+		close(c->fd);
+	if (c->efd >= 0)
+		close(c->efd);
+	free(c->count);
+	free(c->expect);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	c->efd = -1;
+	c->gen = gen;
+}
+
+static bool track(struct ctx *c, uint32_t i)
+{
+	if (i >= MAX_INDEX)
+		return false;
+	if (i >= c->cap) {
+		uint32_t cap = c->cap ? c->cap * 2 : 256;
+		uint8_t *n1, *n2;
+
+		while (cap <= i)
+			cap *= 2;
+		n1 = realloc(c->count, cap);
+		n2 = n1 ? realloc(c->expect, cap) : NULL;
+		if (!n1 || !n2) {
+			if (n1)
+				c->count = n1;
+			return false;
+		}
+		memset(n1 + c->cap, 0, cap - c->cap);
+		memset(n2 + c->cap, 0, cap - c->cap);
+		c->count = n1;
+		c->expect = n2;
+		c->cap = cap;
+	}
+	return true;
+}
+
+/* Read the kernel's SQ consumer; its jumps are bounded by what we wrote. */
+static void see_consumer(struct proc *p, struct ctx *c)
+{
+	uint32_t cons = tq_load_acquire(sq_word(c, c->s.sq_off.consumer));	/* D, matches C */
+
+	if (c->exempt)
+		return;
+	if (cons - c->taken > c->tail - c->taken)
+		fail(p, "ctx %u: SQ consumer %u outside [%u, %u]", c->s.ctx_id, cons, c->taken,
+		     c->tail);
+	c->taken = cons;
+}
+
+static void check_cqe(struct proc *p, unsigned int slot, struct ctx *c, const struct tq_cqe *e)
+{
+	uint32_t i = (uint32_t)e->user_data;
+
+	if (c->exempt)
+		return;
+	if (e->user_data != tag(p, slot, c, i))
+		fail(p, "ctx %u: completion with user_data 0x%" PRIx64 " not of this context",
+		     c->s.ctx_id, (uint64_t)e->user_data);
+	if (i >= c->tail || i >= c->cap)
+		fail(p, "ctx %u: completion for SQ index %u, only %u written", c->s.ctx_id, i,
+		     c->tail);
+	if (c->count[i]++)
+		fail(p, "ctx %u: SQ index %u completed twice", c->s.ctx_id, i);
+	if (e->status > 0 || e->status < -4095)
+		fail(p, "ctx %u: index %u: status %d out of range", c->s.ctx_id, i, e->status);
+	if (e->flags & ~TQ_CQE_F_REQUEUED || e->resv[0] || e->resv[1])
+		fail(p, "ctx %u: index %u: flags 0x%x or reserved fields set", c->s.ctx_id, i,
+		     e->flags);
+	/*
+	 * usched refuses every task, NOPs too, of a context it does not serve:
+	 * one whose arena it cannot map (-ENOMEM) or that is over an arena quota.
+	 */
+	if (c->expect[i] == EXP_OK && (e->status == -ENOMEM || e->status == -EDQUOT))
+		p->res->nop_refused++;
+	else if (c->expect[i] == EXP_OK && e->status)
+		fail(p, "ctx %u: index %u: a valid NOP completed with %d", c->s.ctx_id, i,
+		     e->status);
+	if (c->expect[i] == EXP_FAIL && !e->status)
+		fail(p, "ctx %u: index %u: a malformed descriptor completed with 0", c->s.ctx_id,
+		     i);
+	if (c->prog_asked && i == c->prog_idx && !e->status)
+		c->prog = e->result;
+	if (c->kern_asked && i == c->kern_idx && !e->status)
+		c->kern = e->result;
+}
+
+/* J: ring when the scheduler sleeps, or always; note what the kernel says. */
+static void enter(struct proc *p, struct ctx *c, bool always)
+{
+	struct tq_enter e = { .size = sizeof(e) };
+	int err;
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* J, matches I */
+	if (!always && !(__atomic_load_n(sq_word(c, c->s.sq_off.flags), __ATOMIC_RELAXED) &
+			 TQ_RING_NEED_WAKEUP))
+		return;
+	err = sys_ret(ioctl(c->fd, TQ_IOC_ENTER, &e));
+	if (err == EBADFD)
+		c->broken = true;
+	else if (!errno_in(err, ERRS(EAGAIN, EBUSY)) && err)
+		fail(p, "ctx %u: ENTER: %s", c->s.ctx_id, strerror(err));
+}
+
+/* Take up to max completions; advance the consumer over them. */
+static unsigned int reap(struct proc *p, unsigned int slot, struct ctx *c, unsigned int max)
+{
+	uint32_t prod = tq_load_acquire(cq_word(c, c->s.cq_off.producer));	/* F, matches E */
+	uint32_t n = prod - c->cq_head, i;
+
+	if (c->exempt) {
+		c->cq_head = prod;
+		tq_store_release(cq_word(c, c->s.cq_off.consumer), prod);
+		return 0;
+	}
+	if (n > c->s.cq_entries)
+		fail(p, "ctx %u: CQ producer %u is %u ahead of our consumer", c->s.ctx_id, prod, n);
+	if (n > max)
+		n = max;
+	for (i = 0; i < n; i++) {
+		struct tq_cqe e = *cqe_at(c, c->cq_head + i);
+
+		check_cqe(p, slot, c, &e);
+	}
+	c->cq_head += n;
+	tq_store_release(cq_word(c, c->s.cq_off.consumer), c->cq_head);	/* G, matches H */
+	if (n && c->published != c->taken)
+		enter(p, c, false);
+	return n;
+}
+
+static bool poll_broken(struct ctx *c, int timeout_ms)
+{
+	struct pollfd pf = { .fd = c->fd, .events = POLLIN };
+
+	if (poll(&pf, 1, timeout_ms) > 0 && pf.revents & POLLERR)
+		c->broken = true;
+	return c->broken;
+}
+
+/*
+ * The end of a context's life: everything written is published, taken and
+ * completed exactly once. Exempt and broken contexts only have to close.
+ */
+static void ctx_end(struct proc *p, unsigned int slot, struct ctx *c)
+{
+	uint64_t end = tq_now_ns() + DRAIN_MS * 1000000ull;
+	bool done = false;
+
+	if (c->is_ctx && !c->exempt && ctx_mapped(c)) {
+		tq_store_release(sq_word(c, c->s.sq_off.producer), c->tail);	/* A, matches B */
+		c->published = c->tail;
+		while (!done && tq_now_ns() < end) {
+			enter(p, c, true);
+			if (poll_broken(c, 100))
+				break;
+			reap(p, slot, c, UINT32_MAX);
+			see_consumer(p, c);
+			done = c->taken == c->tail;
+			for (uint32_t i = 0; done && i < c->taken; i++)
+				done = c->count[i] == 1;
+		}
+		if (!c->broken && !done) {
+			uint32_t missing = 0;
+
+			for (uint32_t i = 0; i < c->taken; i++)
+				missing += !c->count[i];
+			fail(p, "ctx %u: after %d s, %u of %u taken tasks have no completion, "
+			     "%u of %u written not taken", c->s.ctx_id, DRAIN_MS / 1000, missing,
+			     c->taken, c->tail - c->taken, c->tail);
+		}
+		if (c->broken && !c->hostile_index)
+			fail(p, "ctx %u: broke without a corrupted index", c->s.ctx_id);
+		if (done)
+			p->res->tasks += c->taken;
+		else
+			p->res->exempt++;
+	} else if (c->is_ctx) {
+		p->res->exempt++;
+	}
+	ctx_forget(c);
+}
+
+/* ---- descriptors ---- */
+
+static void fill_valid(struct proc *p, struct ctx *c, struct tq_desc *d, uint8_t *exp)
+{
+	uint32_t n = c->s.arena_bytes > TEXT_OFF + 64 ? below(&p->r, 8) : 0;
+	char *text = (char *)c->arena.p + TEXT_OFF;
+
+	memset(d, 0, sizeof(*d));
+	*exp = EXP_ANY;
+	switch (n) {
+	case 0:
+	case 1:
+	case 2:
+		d->opcode = TQ_OP_NOP;
+		*exp = EXP_OK;
+		return;
+	case 3:
+		/* The VA built-in and its kernel: what real tasks need. */
+		if (!c->prog_asked || chance(&p->r, 10)) {
+			strcpy(text, "VA");
+			d->opcode = TQ_OP_PROGRAM;
+			d->flags = TQ_DESC_F_BUILTIN;
+			d->nr_bufs = 1;
+			d->bufs[0] = (struct tq_buf){ .offset = TEXT_OFF, .len = 3, .dir = TQ_DIR_IN };
+			c->prog_asked = true;
+			c->prog_idx = c->tail;
+			return;
+		}
+		d->opcode = TQ_OP_KERNEL;
+		d->program = chance(&p->r, 80) ? c->prog : below(&p->r, 5);
+		strcpy(text + 16, p->va->kernel);
+		d->nr_bufs = 1;
+		d->bufs[0] = (struct tq_buf){ .offset = TEXT_OFF + 16, .len = 32, .dir = TQ_DIR_IN };
+		if (d->program == c->prog && c->prog && !c->kern_asked) {
+			c->kern_asked = true;
+			c->kern_idx = c->tail;
+		}
+		return;
+	case 4:
+		if (chance(&p->r, 1)) {
+			/* OpenCL C source, good or not: the build path (slow: rare). */
+			static const char *const src[] = {
+				"__kernel void k(__global int *a) { a[get_global_id(0)] = 1; }",
+				"__kernel void k(__global int *a) { a[0] = ; }",
+				"#include \"/etc/passwd\"\n",
+				"",
+			};
+			const char *s = src[below(&p->r, 4)];
+
+			snprintf(text + 64, 192, "%s", s);
+			d->opcode = TQ_OP_PROGRAM;
+			d->nr_bufs = 1;
+			d->bufs[0] = (struct tq_buf){ .offset = TEXT_OFF + 64, .len = 192,
+						      .dir = TQ_DIR_IN };
+			return;
+		}
+		/* otherwise a task naming ids that may not exist */
+		__attribute__((fallthrough));
+	case 5:
+		d->opcode = TQ_OP_TASK;
+		d->work_dim = 1 + below(&p->r, 3);
+		d->program = below(&p->r, 4);
+		d->kernel = below(&p->r, 4);
+		for (int i = 0; i < d->work_dim; i++)
+			d->global[i] = 1 + below(&p->r, 64);
+		if (chance(&p->r, 20))
+			d->flags |= TQ_DESC_F_IDEMPOTENT;
+		return;
+	default:
+		break;
+	}
+	/*
+	 * A real VA task once its kernel is known, its buffers past TASK_OFF;
+	 * now and then only: under emulation each takes about a second.
+	 */
+	if (!c->kern || c->s.arena_bytes < TASK_OFF + 3 * p->va_l.buf[0].bytes ||
+	    chance(&p->r, 75)) {
+		d->opcode = TQ_OP_NOP;
+		*exp = EXP_OK;
+		return;
+	}
+	d->opcode = TQ_OP_TASK;
+	d->program = c->prog;
+	d->kernel = c->kern;
+	d->work_dim = 1;
+	d->global[0] = p->va_l.global[0];
+	if (chance(&p->r, 50)) {
+		d->flags |= TQ_DESC_F_LOCAL;
+		d->local[0] = p->va_l.local[0];
+	}
+	if (chance(&p->r, 30))
+		d->flags |= TQ_DESC_F_IDEMPOTENT;
+	d->nr_bufs = p->va_l.nbufs;
+	for (uint32_t i = 0; i < p->va_l.nbufs; i++) {
+		uint32_t len = p->va_l.buf[i].bytes;
+
+		d->bufs[i] = (struct tq_buf){
+			.offset = TASK_OFF + i * len,
+			.len = len,
+			.dir = p->va_l.buf[i].dir,
+			.arg = i,
+		};
+	}
+	if (chance(&p->r, 10)) {
+		/*
+		 * Hostile but valid for the module: a shorter buffer, another
+		 * direction. The work size stays: each new one costs PoCL a
+		 * compile, and huge ones are the hostile suite's.
+		 */
+		struct tq_buf *b = &d->bufs[below(&p->r, d->nr_bufs)];
+
+		b->len = 1 + below(&p->r, b->len);
+		if (chance(&p->r, 50))
+			b->dir = 1 + below(&p->r, 3);
+	}
+}
+
+/* Break one rule of the validation; the kernel must reject it. */
+static void make_malformed(struct proc *p, struct ctx *c, struct tq_desc *d)
+{
+	bool prog_asked = c->prog_asked, kern_asked = c->kern_asked;
+	uint32_t prog_idx = c->prog_idx, kern_idx = c->kern_idx;
+	unsigned int rule = below(&p->r, 16);
+	uint8_t exp;
+
+	/* Rules 0-6 spoil a valid descriptor; the others build one from zero. */
+	fill_valid(p, c, d, &exp);
+	c->prog_asked = prog_asked;
+	c->kern_asked = kern_asked;
+	c->prog_idx = prog_idx;
+	c->kern_idx = kern_idx;
+	if (rule >= 7)
+		memset(d, 0, sizeof(*d));
+	switch (rule) {
+	case 0:
+		d->opcode = chance(&p->r, 30) ? 0 : 5 + below(&p->r, 251);
+		break;
+	case 1:
+		d->flags |= 1u << (3 + below(&p->r, 29));
+		break;
+	case 2:
+		d->after = 1 + below(&p->r, 0xffff);	/* without TQ_DESC_F_AFTER */
+		break;
+	case 3:
+		d->nr_bufs = TQ_MAX_BUFS + 1 + below(&p->r, 8);
+		break;
+	case 4:
+		d->nr_scalars = TQ_MAX_SCALARS + 1 + below(&p->r, 8);
+		break;
+	case 5:	/* an unused buffer entry not zero */
+		d->bufs[TQ_MAX_BUFS - 1].len = 1;
+		break;
+	case 6:	/* an unused scalar entry not zero */
+		d->scalars[TQ_MAX_SCALARS - 1].value = 1;
+		break;
+	case 7:	/* a buffer past the arena */
+		d->opcode = TQ_OP_TASK;
+		d->work_dim = 1;
+		d->global[0] = 1;
+		d->nr_bufs = 1;
+		d->bufs[0] = (struct tq_buf){ .dir = TQ_DIR_IN };
+		d->bufs[0].offset = chance(&p->r, 50) ? c->s.arena_bytes : ~0ull - below(&p->r, 64);
+		d->bufs[0].len = 1 + below(&p->r, 4096);
+		break;
+	case 8:	/* zero length, bad direction, reserved bits */
+		d->opcode = TQ_OP_TASK;
+		d->work_dim = 1;
+		d->global[0] = 1;
+		d->nr_bufs = 1;
+		d->bufs[0] = (struct tq_buf){ .len = 8, .dir = TQ_DIR_IN };
+		switch (below(&p->r, 4)) {
+		case 0: d->bufs[0].len = 0; break;
+		case 1: d->bufs[0].dir = chance(&p->r, 50) ? 0 : 5 + below(&p->r, 250); break;
+		case 2: d->bufs[0].resv = 1; break;
+		default: d->bufs[0].dir = TQ_DIR_SCRATCH; d->bufs[0].offset = 512; break;
+		}
+		break;
+	case 9:	/* work dimensions */
+		d->opcode = TQ_OP_TASK;
+		switch (below(&p->r, 4)) {
+		case 0: d->work_dim = chance(&p->r, 50) ? 0 : 4 + below(&p->r, 250); break;
+		case 1: d->work_dim = 1; d->global[0] = 0; break;
+		case 2: d->work_dim = 1; d->global[0] = 1; d->global[2] = 1; break;
+		default: d->work_dim = 1; d->global[0] = 1; d->local[0] = 1; break;
+		}
+		break;
+	case 10:	/* argument indices: a duplicate or a gap */
+		d->opcode = TQ_OP_TASK;
+		d->work_dim = 1;
+		d->global[0] = 1;
+		d->nr_bufs = 2;
+		d->bufs[0] = (struct tq_buf){ .len = 8, .dir = TQ_DIR_IN };
+		d->bufs[1] = (struct tq_buf){ .offset = 8, .len = 8, .dir = TQ_DIR_OUT,
+					      .arg = chance(&p->r, 50) ? 0 : 2 + below(&p->r, 200) };
+		break;
+	case 11:	/* scalars: a bad size, bytes past the size */
+		d->opcode = TQ_OP_TASK;
+		d->work_dim = 1;
+		d->global[0] = 1;
+		d->nr_scalars = 1;
+		d->scalars[0].size = chance(&p->r, 50) ? 3 : 4;
+		d->scalars[0].value = chance(&p->r, 50) ? 1ull << 40 : 1;
+		if (d->scalars[0].size == 4 && !(d->scalars[0].value >> 32))
+			d->scalars[0].resv[1] = 1;
+		break;
+	case 12:	/* PROGRAM with three buffers, or none */
+		d->opcode = TQ_OP_PROGRAM;
+		d->nr_bufs = chance(&p->r, 50) ? 0 : 3;
+		for (int i = 0; i < d->nr_bufs; i++)
+			d->bufs[i] = (struct tq_buf){ .len = 1, .dir = TQ_DIR_IN };
+		break;
+	case 13:	/* a NOP with more than user_data */
+		d->opcode = TQ_OP_NOP;
+		d->global[0] = 1;
+		break;
+	case 14:	/* KERNEL without its name buffer, or with an OUT one */
+		d->opcode = TQ_OP_KERNEL;
+		d->program = 1;
+		if (chance(&p->r, 50)) {
+			d->nr_bufs = 1;
+			d->bufs[0] = (struct tq_buf){ .len = 4, .dir = TQ_DIR_OUT };
+		}
+		break;
+	default:	/* a BUILTIN flag on a TASK */
+		d->opcode = TQ_OP_TASK;
+		d->flags |= TQ_DESC_F_BUILTIN;
+		d->work_dim = 1;
+		d->global[0] = 1;
+		break;
+	}
+}
+
+/* ---- operations ---- */
+
+static int pick_ctx(struct proc *p, bool need_ctx)
+{
+	unsigned int start = below(&p->r, MAX_CTX);
+
+	for (unsigned int k = 0; k < MAX_CTX; k++) {
+		unsigned int i = (start + k) % MAX_CTX;
+
+		if (p->ctx[i].fd >= 0 && (!need_ctx || p->ctx[i].is_ctx))
+			return i;
+	}
+	return -1;
+}
+
+static void op_open(struct proc *p)
+{
+	for (unsigned int i = 0; i < MAX_CTX; i++) {
+		struct ctx *c = &p->ctx[i];
+
+		if (c->fd >= 0)
+			continue;
+		c->fd = open(TQ_DEV, O_RDWR | O_CLOEXEC | (chance(&p->r, 20) ? O_NONBLOCK : 0));
+		if (c->fd < 0 && !errno_in(errno, ERRS(EMFILE, ENFILE, ENOMEM)))
+			fail(p, "open: %s", strerror(errno));
+		say(p, "open slot %u fd %d", i, c->fd);
+		return;
+	}
+}
+
+/*
+ * An ioctl argument's size: the struct's own, or shorter, longer (zeros
+ * after it), longer with a non-zero tail byte (*tail_set), or past a page.
+ * buf holds buflen bytes, zeroed, at least real + 128.
+ */
+static uint32_t arg_size(struct proc *p, uint32_t real, char *buf, size_t buflen,
+			 bool *tail_set)
+{
+	uint32_t longer = real + 8 * (1 + below(&p->r, 16));
+
+	*tail_set = false;
+	if (buflen < real + 128)
+		fail(p, "arg_size: a %zu-byte buffer for a %u-byte struct", buflen, real);
+	switch (below(&p->r, 10)) {
+	case 0:
+		return below(&p->r, real);
+	case 1:
+		return longer;
+	case 2:
+		buf[real + below(&p->r, longer - real)] = 1 + below(&p->r, 255);
+		*tail_set = true;
+		return longer;
+	case 3:
+		return chance(&p->r, 50) ? 4097 : ~0u - below(&p->r, 16);
+	default:
+		return real;
+	}
+}
+
+static void op_query(struct proc *p)
+{
+	char buf[4096 + 64] = { 0 };
+	struct tq_query *q = (struct tq_query *)buf;
+	int fd = pick_ctx(p, false), err;
+	bool tail, bad = false;
+	void *arg = buf;
+
+	if (fd < 0)
+		return;
+	fd = p->ctx[fd].fd;
+	q->size = arg_size(p, sizeof(*q), buf, sizeof(buf), &tail);
+	if (chance(&p->r, 5)) {
+		q->flags = 1u << below(&p->r, 32);
+		bad = true;
+	}
+	if (chance(&p->r, 3))
+		arg = chance(&p->r, 50) ? NULL : (void *)(uintptr_t)(4096 * (1 + below(&p->r, 15)));
+	err = sys_ret(ioctl(fd, TQ_IOC_QUERY, arg));
+	if (!errno_in(err, ERRS(EINVAL, E2BIG, EFAULT)) && err)
+		fail(p, "QUERY: %s", strerror(err));
+	if (!err && (arg != buf || tail || bad))
+		fail(p, "QUERY accepted a bad argument (size %u)", q->size);
+	if (!err && q->size >= sizeof(*q) && (q->desc_size != sizeof(struct tq_desc) ||
+					      q->cqe_size != sizeof(struct tq_cqe)))
+		fail(p, "QUERY: record sizes %u/%u", q->desc_size, q->cqe_size);
+}
+
+static uint64_t pick_arena(struct proc *p)
+{
+	static const uint64_t edge[] = { 0, 1, 4095, 4096, 4097, 1 << 16, 1 << 20 };
+
+	switch (below(&p->r, 12)) {
+	case 0: return edge[below(&p->r, 7)];
+	case 1: return chance(&p->r, 20) ? mod.q.max_arena_bytes : mod.q.max_arena_bytes + 1;
+	case 2: return ~0ull - below(&p->r, 4096);
+	default: return 4096 * (1 + below(&p->r, 512));	/* up to 2 MiB */
+	}
+}
+
+static uint32_t pick_entries(struct proc *p, bool cq)
+{
+	switch (below(&p->r, 10)) {
+	case 0: return cq ? 0 : below(&p->r, 4);
+	case 1: return mod.q.max_ring_entries + below(&p->r, 2);
+	case 2: return ~0u - below(&p->r, 2);
+	case 3: return 1 + below(&p->r, mod.q.max_ring_entries);
+	default: return 1 + below(&p->r, 64);
+	}
+}
+
+static void op_setup(struct proc *p)
+{
+	char buf[4096 + 64] = { 0 };
+	struct tq_setup *s = (struct tq_setup *)buf;
+	int i = pick_ctx(p, false), err, efd = -1;
+	bool tail, bad = false;
+	struct ctx *c;
+
+	if (i < 0)
+		return;
+	c = &p->ctx[i];
+	s->size = arg_size(p, sizeof(*s), buf, sizeof(buf), &tail);
+	s->sq_entries = pick_entries(p, false);
+	s->cq_entries = pick_entries(p, true);
+	s->arena_bytes = pick_arena(p);
+	s->eventfd = -1;
+	switch (below(&p->r, 8)) {
+	case 0:
+		efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		s->eventfd = efd;
+		break;
+	case 1:
+		s->eventfd = chance(&p->r, 50) ? 0 : 1000 + below(&p->r, 1000);	/* not an eventfd */
+		bad = true;
+		break;
+	default:
+		break;
+	}
+	if (chance(&p->r, 5)) {
+		s->flags = 1u << below(&p->r, 32);
+		bad = true;
+	}
+	if (chance(&p->r, 5)) {
+		s->resv = 1;
+		bad = true;
+	}
+	err = sys_ret(ioctl(c->fd, TQ_IOC_SETUP, buf));
+	say(p, "setup slot %d sq %u cq %u arena %" PRIu64 ": %s", i, s->sq_entries,
+	    s->cq_entries, (uint64_t)s->arena_bytes, strerror(err));
+	if (!errno_in(err, ERRS(EINVAL, ERANGE, EFBIG, EMFILE, ENOMEM, EBADF, E2BIG, EFAULT)) &&
+	    err)
+		fail(p, "SETUP: %s", strerror(err));
+	if (!err && (c->is_ctx || bad || tail))
+		fail(p, "SETUP accepted a bad call (size %u, kind %s)", s->size,
+		     c->is_ctx ? "context" : "fresh");
+	if (err) {
+		if (efd >= 0)
+			close(efd);
+		return;
+	}
+	if (s->size < sizeof(*s)) {
+		/* A context whose offsets we did not get back: only closing is left. */
+		if (efd >= 0)
+			close(efd);
+		ctx_forget(c);
+		return;
+	}
+	if (s->sq_entries & (s->sq_entries - 1) || s->cq_entries < s->sq_entries ||
+	    s->arena_bytes % 4096 || !s->max_inflight)
+		fail(p, "SETUP returned sq %u cq %u arena %" PRIu64 " inflight %u", s->sq_entries,
+		     s->cq_entries, (uint64_t)s->arena_bytes, s->max_inflight);
+	c->s = *s;
+	c->is_ctx = true;
+	c->efd = efd;
+	if (!ctx_mapped(c) && !errno_in(errno, ERRS(ENOMEM)))
+		fail(p, "mapping a fresh context's regions: %s", strerror(errno));
+}
+
+static void op_enter(struct proc *p)
+{
+	char buf[256] = { 0 };
+	struct tq_enter *e = (struct tq_enter *)buf;
+	int i = pick_ctx(p, false), err, n = chance(&p->r, 10) ? 200 + below(&p->r, 2000) : 1;
+	bool tail;
+	struct ctx *c;
+
+	if (i < 0)
+		return;
+	c = &p->ctx[i];
+	e->size = arg_size(p, sizeof(*e), buf, sizeof(buf), &tail);
+	if (chance(&p->r, 5))
+		e->flags = 1u << below(&p->r, 32);
+	say(p, "enter x%d slot %d", n, i);
+	for (int k = 0; k < n; k++) {	/* an ENTER storm */
+		err = sys_ret(ioctl(c->fd, TQ_IOC_ENTER, buf));
+		if (err == EBADFD && c->is_ctx) {
+			c->broken = true;
+			continue;
+		}
+		if (!errno_in(err, ERRS(EINVAL, E2BIG, EAGAIN, EBUSY)) && err)
+			fail(p, "ENTER: %s", strerror(err));
+		if (!err && (!c->is_ctx || tail || e->flags))
+			fail(p, "ENTER accepted a bad call (size %u flags 0x%x, %s)", e->size,
+			     e->flags, c->is_ctx ? "context" : "fresh fd");
+	}
+}
+
+static void op_attach(struct proc *p)
+{
+	struct tq_attach a = { .size = sizeof(a) };
+	int i = pick_ctx(p, false), err, fd;
+
+	fd = i >= 0 && chance(&p->r, 50) ? p->ctx[i].fd : open(TQ_DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	err = sys_ret(ioctl(fd, TQ_IOC_ATTACH, &a));
+	if (!err)
+		fail(p, "ATTACH succeeded while usched is attached");
+	if (!errno_in(err, ERRS(EBUSY, EPERM, EINVAL)))
+		fail(p, "ATTACH: %s", strerror(err));
+	if (i < 0 || fd != p->ctx[i].fd)
+		close(fd);
+}
+
+static void op_unknown_ioctl(struct proc *p)
+{
+	int i = pick_ctx(p, false), err;
+	unsigned int type = below(&p->r, 256);
+	char buf[256] = { 0 };
+	unsigned long cmd;
+
+	if (i < 0)
+		return;
+	switch (below(&p->r, 4)) {
+	case 0: cmd = _IOWR(TQ_IOC_MAGIC, 4 + below(&p->r, 252), struct tq_query); break;
+	case 1: cmd = _IOWR(type == TQ_IOC_MAGIC ? 0 : type, below(&p->r, 4), struct tq_query);
+		break;
+	case 2: cmd = _IOR(TQ_IOC_MAGIC, below(&p->r, 4), struct tq_query); break;
+	default: cmd = chance(&p->r, 50) ? _IO(TQ_IOC_MAGIC, below(&p->r, 4)) :
+				       _IOW(TQ_IOC_MAGIC, below(&p->r, 4), struct tq_query); break;
+	}
+	err = sys_ret(ioctl(p->ctx[i].fd, cmd, buf));
+	if (err != ENOTTY)
+		fail(p, "ioctl 0x%lx: %s, want ENOTTY", cmd, err ? strerror(err) : "success");
+}
+
+static void op_readwrite(struct proc *p)
+{
+	int i = pick_ctx(p, false), err;
+	char buf[1024] = { 0 };
+	size_t len = 1 + below(&p->r, sizeof(buf) - 1);
+
+	if (i < 0)
+		return;
+	if (chance(&p->r, 50))
+		err = sys_ret(read(p->ctx[i].fd, buf, len));
+	else
+		err = sys_ret(write(p->ctx[i].fd, buf, len));
+	if (err != EINVAL)
+		fail(p, "read/write on a client fd: %s, want EINVAL",
+		     err ? strerror(err) : "success");
+}
+
+static void op_mmap(struct proc *p)
+{
+	int i = pick_ctx(p, false), prot = PROT_READ | PROT_WRITE, flags = MAP_SHARED, err;
+	uint64_t off, len, right_off = 0, right_len = 0;
+	bool right;
+	struct ctx *c;
+	void *a;
+
+	if (i < 0)
+		return;
+	c = &p->ctx[i];
+	if (c->is_ctx) {
+		switch (below(&p->r, 3)) {
+		case 0: right_off = c->s.sq_off.mmap_offset; right_len = c->s.sq_off.mmap_size; break;
+		case 1: right_off = c->s.cq_off.mmap_offset; right_len = c->s.cq_off.mmap_size; break;
+		default: right_off = c->s.arena_offset; right_len = c->s.arena_bytes; break;
+		}
+	}
+	off = right_off;
+	len = right_len ? right_len : 4096;
+	switch (below(&p->r, 8)) {
+	case 0: off += 4096 * (1 + below(&p->r, 4)); break;
+	case 1: off = 4096ull * below(&p->r, 1 << 20); break;
+	case 2: len = len > 4096 ? len - 4096 : len + 4096; break;
+	case 3: len += 4096; break;
+	case 4: prot |= PROT_EXEC; break;
+	case 5: flags = MAP_PRIVATE; break;
+	case 6: prot = chance(&p->r, 50) ? PROT_READ : PROT_NONE; break;
+	default: break;
+	}
+	right = c->is_ctx && off == right_off && len == right_len && flags == MAP_SHARED &&
+		!(prot & PROT_EXEC);
+	a = mmap(NULL, len, prot, flags, c->fd, off);
+	err = a == MAP_FAILED ? errno : 0;
+	say(p, "mmap slot %d off 0x%" PRIx64 " len %" PRIu64 " prot %d flags %d: %s", i, off, len,
+	    prot, flags, strerror(err));
+	if (!err && !right)
+		fail(p, "mmap off 0x%" PRIx64 " len %" PRIu64 " prot %d flags %d succeeded", off,
+		     len, prot, flags);
+	if (err && right && err != ENOMEM)
+		fail(p, "mmap of a region as reported: %s", strerror(err));
+	if (err && !errno_in(err, ERRS(EINVAL, EPERM, ENODEV, ENOMEM, EACCES)))
+		fail(p, "mmap: %s", strerror(err));
+	if (err)
+		return;
+	if (prot & PROT_WRITE) {
+		/* Never executable later, never larger. */
+		if (!mprotect(a, len, PROT_READ | PROT_EXEC))
+			fail(p, "mprotect added PROT_EXEC to a tqsubmit mapping");
+		if (mremap(a, len, len + 4096, 0) != MAP_FAILED)
+			fail(p, "mremap grew a tqsubmit mapping");
+	}
+	unmap(&c->extra);
+	c->extra = (struct map){ a, len };
+}
+
+/* Write descriptors at the tail; publish them (usually) and ring as asked. */
+static void op_submit(struct proc *p)
+{
+	int i = pick_ctx(p, true);
+	unsigned int n = 1 + below(&p->r, 8);
+	struct ctx *c;
+
+	if (i < 0)
+		return;
+	c = &p->ctx[i];
+	if (!ctx_mapped(c))
+		return;
+	see_consumer(p, c);
+	for (unsigned int k = 0; k < n && c->tail - c->taken < c->s.sq_entries; k++) {
+		struct tq_desc d;
+		uint8_t exp;
+
+		if (!track(c, c->tail))
+			break;
+		switch (below(&p->r, 10)) {
+		case 0:
+		case 1:
+			make_malformed(p, c, &d);
+			exp = EXP_FAIL;
+			break;
+		case 2:	/* garbage: anything may come of it */
+			for (size_t b = 0; b < sizeof(d); b += 8)
+				*(uint64_t *)((char *)&d + b) = rnd64(&p->r);
+			if (chance(&p->r, 50))
+				d.opcode = 1 + below(&p->r, 4);
+			exp = EXP_ANY;
+			break;
+		default:
+			fill_valid(p, c, &d, &exp);
+			break;
+		}
+		d.user_data = tag(p, i, c, c->tail);
+		*sqe(c, c->tail) = d;
+		c->expect[c->tail] = exp;
+		c->tail++;
+	}
+	if (chance(&p->r, 85)) {
+		tq_store_release(sq_word(c, c->s.sq_off.producer), c->tail);	/* A, matches B */
+		c->published = c->tail;
+		enter(p, c, chance(&p->r, 5));
+	}
+}
+
+/* Rewrite slots already published: the kernel copies each once, either version. */
+static void op_race(struct proc *p)
+{
+	int i = pick_ctx(p, true);
+	struct ctx *c;
+
+	if (i < 0)
+		return;
+	c = &p->ctx[i];
+	if (!ctx_mapped(c) || c->exempt)
+		return;
+	see_consumer(p, c);
+	for (uint32_t k = c->taken; k != c->published; k++) {
+		struct tq_desc d;
+		uint8_t exp;
+
+		if (chance(&p->r, 50))
+			make_malformed(p, c, &d);
+		else
+			fill_valid(p, c, &d, &exp);
+		d.user_data = tag(p, i, c, k);
+		*sqe(c, k) = d;
+		c->expect[k] = EXP_ANY;
+		/* The kernel may have taken the old one: any registration is off. */
+		if (c->prog_asked && k == c->prog_idx)
+			c->prog_asked = false;
+		if (c->kern_asked && k == c->kern_idx)
+			c->kern_asked = false;
+	}
+}
+
+static void op_reap(struct proc *p)
+{
+	int i = pick_ctx(p, true);
+	struct ctx *c;
+
+	if (i < 0)
+		return;
+	c = &p->ctx[i];
+	if (!ctx_mapped(c))
+		return;
+	if (chance(&p->r, 20))
+		poll_broken(c, below(&p->r, 20));
+	reap(p, i, c, chance(&p->r, 30) ? 1 + below(&p->r, 4) : UINT32_MAX);
+	see_consumer(p, c);
+}
+
+/* Indices out of the rules: the context may break, and is no longer checked. */
+static void op_hostile_index(struct proc *p)
+{
+	int i = pick_ctx(p, true);
+	struct ctx *c;
+	uint32_t v;
+
+	if (i < 0)
+		return;
+	c = &p->ctx[i];
+	if (!ctx_mapped(c))
+		return;
+	switch (below(&p->r, 7)) {
+	case 0:	/* producer far ahead */
+		c->hostile_index = true;
+		v = c->tail + c->s.sq_entries + 1 + below(&p->r, 1000);
+		tq_store_release(sq_word(c, c->s.sq_off.producer), v);
+		c->exempt = true;
+		break;
+	case 1:	/* producer anywhere */
+		c->hostile_index = true;
+		tq_store_release(sq_word(c, c->s.sq_off.producer), (uint32_t)rnd64(&p->r));
+		c->exempt = true;
+		break;
+	case 2:	/* producer back: below the kernel's consumer, that breaks it */
+		c->hostile_index = true;
+		v = c->taken - below(&p->r, 4);
+		tq_store_release(sq_word(c, c->s.sq_off.producer), v);
+		if (v != c->taken)
+			c->exempt = true;
+		break;
+	case 3:	/* CQ consumer past the producer or far back */
+		c->hostile_index = true;
+		tq_store_release(cq_word(c, c->s.cq_off.consumer),
+				 c->cq_head + (chance(&p->r, 50) ? 1 + c->s.cq_entries :
+					       ~below(&p->r, 1000)));
+		c->exempt = true;
+		break;
+	case 4:	/* the kernel-written words: it keeps its own copies */
+		c->hostile_index = true;
+		*sq_word(c, c->s.sq_off.consumer) = (uint32_t)rnd64(&p->r);
+		*cq_word(c, c->s.cq_off.producer) = (uint32_t)rnd64(&p->r);
+		c->exempt = true;
+		break;
+	case 5:	/* the flags words: never read by the kernel */
+		*sq_word(c, c->s.sq_off.flags) = (uint32_t)rnd64(&p->r);
+		*cq_word(c, c->s.cq_off.flags) = (uint32_t)rnd64(&p->r);
+		break;
+	default:	/* skip completions unread: they are lost to us */
+		v = tq_load_acquire(cq_word(c, c->s.cq_off.producer));
+		tq_store_release(cq_word(c, c->s.cq_off.consumer), v);
+		c->cq_head = v;
+		c->exempt = true;
+		break;
+	}
+	say(p, "hostile index slot %d exempt %d", i, c->exempt);
+}
+
+/* Scribble on the arena: the scheduler reads it whenever it likes. */
+static void op_arena(struct proc *p)
+{
+	int i = pick_ctx(p, true);
+	struct ctx *c;
+
+	if (i < 0)
+		return;
+	c = &p->ctx[i];
+	if (!ctx_mapped(c))
+		return;
+	for (unsigned int k = 0, n = below(&p->r, 64); k < n; k++) {
+		uint64_t limit = c->s.arena_bytes < (1 << 16) ? c->s.arena_bytes : 1 << 16;
+		uint64_t off = below(&p->r, limit) & ~7ull;
+
+		*(uint64_t *)((char *)c->arena.p + off) = rnd64(&p->r);
+	}
+}
+
+static struct map *pick_map(struct proc *p, struct ctx *c, bool *ring)
+{
+	struct map *m[4] = { &c->sq, &c->cq, &c->arena, &c->extra };
+	unsigned int k = below(&p->r, 4);
+
+	*ring = k < 2 || (k == 3 && c->extra.len != c->s.arena_bytes);
+	return m[k]->p ? m[k] : NULL;
+}
+
+static void op_munmap(struct proc *p)
+{
+	int i = pick_ctx(p, true);
+	struct map *m;
+	bool ring;
+	struct ctx *c;
+
+	if (i < 0)
+		return;
+	c = &p->ctx[i];
+	m = pick_map(p, c, &ring);
+	if (!m)
+		return;
+	if (m->len > 4096 && chance(&p->r, 30)) {
+		/* A hole in the middle or off one end: the rest goes too. */
+		size_t pg = 4096 * below(&p->r, m->len / 4096);
+
+		if (munmap((char *)m->p + pg, 4096))
+			fail(p, "munmap of one page: %s", strerror(errno));
+		if (pg)
+			munmap(m->p, pg);
+		if (pg + 4096 < m->len)
+			munmap((char *)m->p + pg + 4096, m->len - pg - 4096);
+		m->p = NULL;
+		m->len = 0;
+	} else {
+		unmap(m);
+	}
+	say(p, "munmap slot %d", i);
+}
+
+static void op_madvise(struct proc *p)
+{
+	static const int advice[] = { MADV_DONTNEED, MADV_DOFORK, MADV_DONTFORK, MADV_WILLNEED,
+				      MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL, MADV_REMOVE,
+				      MADV_HUGEPAGE, MADV_DONTDUMP, MADV_DODUMP, MADV_COLD,
+				      MADV_PAGEOUT, MADV_FREE };
+	int i = pick_ctx(p, true), adv = advice[below(&p->r, 14)], err;
+	struct map *m;
+	bool ring;
+	struct ctx *c;
+
+	if (i < 0)
+		return;
+	c = &p->ctx[i];
+	m = pick_map(p, c, &ring);
+	if (!m)
+		return;
+	err = sys_ret(madvise(m->p, m->len, adv));
+	say(p, "madvise slot %d advice %d: %s", i, adv, strerror(err));
+	if (err && !errno_in(err, ERRS(EINVAL, EPERM, EAGAIN, ENOMEM, EBUSY, ENODEV, EOPNOTSUPP)))
+		fail(p, "madvise %d: %s", adv, strerror(err));
+	if (!err && adv == MADV_DOFORK)
+		c->dofork = true;
+	if (!err && adv == MADV_REMOVE && !ring)
+		c->exempt = true;	/* the scheduler may read a hole mid-task: no check of data */
+	if (!err && (adv == MADV_DONTNEED || adv == MADV_REMOVE || adv == MADV_FREE) &&
+	    probe_read(m->p)) {
+		/* A ring mapping does not fault back in: drop it, map it again later. */
+		unmap(m);
+	}
+}
+
+static void op_close(struct proc *p)
+{
+	int i = pick_ctx(p, false);
+	struct ctx *c;
+
+	if (i < 0)
+		return;
+	c = &p->ctx[i];
+	if (chance(&p->r, 30)) {
+		/* Abruptly, tasks in flight, maybe still mapped (that keeps it open). */
+		c->exempt = true;
+		say(p, "close slot %d abruptly", i);
+		if (chance(&p->r, 50)) {
+			close(c->fd);
+			c->fd = -1;
+		}
+	}
+	say(p, "close slot %d", i);
+	ctx_end(p, i, c);
+}
+
+/* ---- fork and children ---- */
+
+static void fuzz_loop(struct proc *p, uint64_t deadline_ns, uint64_t max_steps);
+
+/* The child's first look: the parent's fds and mappings are not its own. */
+static void child_probe(struct proc *p)
+{
+	for (unsigned int i = 0; i < MAX_CTX; i++) {
+		struct ctx *c = &p->ctx[i];
+		struct tq_enter e = { .size = sizeof(e) };
+		struct map *m[4] = { &c->sq, &c->cq, &c->arena, &c->extra };
+		unsigned char vec[1];
+		int err;
+
+		if (c->fd < 0 || !c->is_ctx)
+			continue;
+		err = sys_ret(ioctl(c->fd, TQ_IOC_ENTER, &e));
+		if (err != EPERM && err != EBADFD)
+			fail(p, "ENTER on the parent's context from a child: %s, want EPERM",
+			     err ? strerror(err) : "success");
+		if (mmap(NULL, c->s.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd,
+			 c->s.arena_offset) != MAP_FAILED)
+			fail(p, "mmap of the parent's arena from a child succeeded");
+		for (int k = 0; k < 4; k++) {
+			if (!m[k]->p)
+				continue;
+			if (!mincore(m[k]->p, 1, vec) || errno != ENOMEM)
+				p->res->dofork_seen++;
+		}
+	}
+	if (!geteuid()) {
+		/* ATTACH from a file root opened, after dropping root. */
+		int fd = open(TQ_DEV, O_RDWR | O_CLOEXEC), err;
+		struct tq_attach a = { .size = sizeof(a) };
+
+		if (fd >= 0 && chance(&p->r, 30) && !setresuid(NOBODY, NOBODY, NOBODY)) {
+			err = sys_ret(ioctl(fd, TQ_IOC_ATTACH, &a));
+			if (!errno_in(err, ERRS(EPERM, EBUSY)))
+				fail(p, "ATTACH after dropping root: %s",
+				     err ? strerror(err) : "success");
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	/* Drop the inherited fds; the mappings are the parent's, not ours to unmap. */
+	for (unsigned int i = 0; i < MAX_CTX; i++) {
+		struct ctx *c = &p->ctx[i];
+
+		if (c->fd >= 0)
+			close(c->fd);
+		if (c->efd >= 0)
+			close(c->efd);
+		free(c->count);
+		free(c->expect);
+		memset(c, 0, sizeof(*c));
+		c->fd = -1;
+		c->efd = -1;
+	}
+}
+
+static void op_fork(struct proc *p)
+{
+	uint64_t seed = rnd64(&p->r), n;
+	struct result *res;
+	pid_t pid;
+
+	if (p->child || p->nchildren >= MAX_CHILDREN)
+		return;
+	n = p->child_no++;
+	res = &results[MAX_PROCS + p->idx * 64 + n % 64];
+	memset(res, 0, sizeof(*res));
+	res->seed = seed;
+	for (unsigned int i = 0; i < MAX_CTX; i++)
+		if (p->ctx[i].dofork)
+			p->ctx[i].exempt = true;	/* the child may share its rings */
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return;
+	if (!pid) {
+		p->child = true;
+		p->res = res;
+		p->step = 0;
+		p->nchildren = 0;
+		rng_seed(&p->r, seed);
+		child_probe(p);
+		/* Some children only wait to be killed, holding their contexts. */
+		fuzz_loop(p, UINT64_MAX, 1 + below(&p->r, CHILD_STEPS));
+		if (chance(&p->r, 40))
+			pause();
+		for (unsigned int i = 0; i < MAX_CTX; i++)
+			if (p->ctx[i].fd >= 0)
+				ctx_end(p, i, &p->ctx[i]);
+		_exit(0);
+	}
+	say(p, "fork child %d seed 0x%" PRIx64, pid, seed);
+	p->children[p->nchildren++] = pid;
+	p->res->children++;
+}
+
+/* Reap a child; its failure is ours. */
+static void child_done(struct proc *p, unsigned int k, bool kill_it)
+{
+	pid_t pid = p->children[k];
+	int st;
+
+	if (kill_it)
+		kill(pid, SIGKILL);
+	if (waitpid(pid, &st, kill_it ? 0 : WNOHANG) <= 0)
+		return;
+	p->children[k] = p->children[--p->nchildren];
+	if (WIFEXITED(st) && WEXITSTATUS(st))
+		fail(p, "a child failed (its line above; replay its parent)");
+	if (WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL)
+		fail(p, "a child died of signal %d", WTERMSIG(st));
+}
+
+static void op_kill(struct proc *p)
+{
+	if (!p->nchildren)
+		return;
+	child_done(p, below(&p->r, p->nchildren), chance(&p->r, 60));
+}
+
+/* ---- the loop ---- */
+
+#define OP(name, weight) { op_##name, weight, #name }
+static const struct {
+	void (*fn)(struct proc *p);
+	unsigned int weight;
+	const char *name;
+} ops[NR_OPS] = {
+	OP(open, 6), OP(query, 3), OP(setup, 8), OP(enter, 4), OP(attach, 1),
+	OP(unknown_ioctl, 2), OP(readwrite, 1), OP(mmap, 5), OP(submit, 24),
+	OP(race, 3), OP(reap, 20), OP(hostile_index, 1), OP(arena, 3),
+	OP(munmap, 2), OP(madvise, 3), OP(close, 4), OP(fork, 1), OP(kill, 1),
+};
+
+static void fuzz_loop(struct proc *p, uint64_t deadline_ns, uint64_t max_steps)
+{
+	unsigned int total = 0;
+
+	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		total += ops[k].weight;
+	while ((!max_steps || p->step < max_steps) && tq_now_ns() < deadline_ns) {
+		unsigned int w = below(&p->r, total);
+		uint64_t t0 = tq_now_ns();
+		size_t k = 0;
+
+		while (w >= ops[k].weight)
+			w -= ops[k++].weight;
+		p->step++;
+		current_op = ops[k].name;
+		ops[k].fn(p);
+		p->res->ops++;
+		p->res->op_ns[k] += tq_now_ns() - t0;
+		for (unsigned int c = 0; c < p->nchildren; c++)
+			child_done(p, c, false);
+	}
+}
+
+static void worker(unsigned int idx, uint64_t deadline_ns)
+{
+	struct proc p = { .idx = idx };
+	struct sigaction sa = { .sa_sigaction = on_fault, .sa_flags = SA_NODEFER | SA_SIGINFO };
+
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGSEGV, &sa, NULL);
+	p.res = &results[idx];
+	self = &p;
+	rng_seed(&p.r, p.res->seed);
+	for (unsigned int i = 0; i < MAX_CTX; i++) {
+		p.ctx[i].fd = -1;
+		p.ctx[i].efd = -1;
+	}
+	p.va = tqk_find("VA");
+	if (!p.va || tqk_plan(p.va, (struct tqk_size){ 1024, 1 }, &p.va_l))
+		fail(&p, "no VA built-in");
+	/* Odd workers are an ordinary user, with room for a few arenas. */
+	if (idx % 2 && !geteuid()) {
+		struct rlimit rl = { 64 << 20, 64 << 20 };
+
+		setrlimit(RLIMIT_MEMLOCK, &rl);
+		if (setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY))
+			fail(&p, "cannot become uid %d: %s", NOBODY, strerror(errno));
+	}
+	fuzz_loop(&p, deadline_ns, opt.steps);
+	for (unsigned int i = 0; i < MAX_CTX; i++)
+		if (p.ctx[i].fd >= 0)
+			ctx_end(&p, i, &p.ctx[i]);
+	while (p.nchildren)
+		child_done(&p, 0, true);
+	_exit(0);
+}
+
+/* ---- the master ---- */
+
+/* Lines of the kernel log that show a kernel bug. */
+static int klog_bugs(bool print)
+{
+	static const char *const bad[] = { "BUG:", "WARNING:", "Oops", "general protection",
+					   "refcount_t", "Call Trace", "KASAN", NULL };
+	int len = klogctl(10, NULL, 0), n = 0;
+	char *buf, *line, *save;
+
+	if (len <= 0)
+		return -1;
+	buf = calloc(1, len + 1);
+	if (!buf)
+		return -1;
+	len = klogctl(3, buf, len);
+	if (len < 0) {
+		free(buf);
+		return -1;
+	}
+	buf[len] = 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		for (int k = 0; bad[k]; k++) {
+			if (strstr(line, bad[k])) {
+				n++;
+				if (print)
+					tap_diag("kernel: %s", line);
+				break;
+			}
+		}
+	}
+	free(buf);
+	return n;
+}
+
+static bool at_rest(long long contexts0)
+{
+	return tq_stat("in_flight") == 0 && tq_stat("contexts") <= contexts0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: tq_fuzz [--seed S] [--seconds N] [--procs P] [--proc I] "
+		"[--steps N] [--verbose]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "seed", required_argument, NULL, 's' },
+		{ "seconds", required_argument, NULL, 't' },
+		{ "procs", required_argument, NULL, 'p' },
+		{ "proc", required_argument, NULL, 'i' },
+		{ "steps", required_argument, NULL, 'n' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t nops = 0, tasks = 0, exempt = 0, dofork = 0, children = 0, refused = 0, t0;
+	uint64_t deadline;
+	long long sched, contexts0, sub, comp, fail_, rej, drop;
+	pid_t pids[MAX_PROCS];
+	int o, bugs0, bugs1, fd;
+	double secs;
+
+	opt.seed = tq_now_ns() ^ (uint64_t)getpid() << 32;
+	while ((o = getopt_long(argc, argv, "s:t:p:i:n:v", lo, NULL)) != -1) {
+		switch (o) {
+		case 's': opt.seed = strtoull(optarg, NULL, 0); break;
+		case 't': opt.seconds = strtoul(optarg, NULL, 0); break;
+		case 'p': opt.procs = strtoul(optarg, NULL, 0); break;
+		case 'i': opt.only = atoi(optarg); break;
+		case 'n': opt.steps = strtoull(optarg, NULL, 0); break;
+		case 'v': opt.verbose = true; break;
+		default: usage();
+		}
+	}
+	if (!opt.procs || opt.procs > MAX_PROCS || opt.only >= (int)opt.procs)
+		usage();
+	printf("# tq_fuzz --seed 0x%016" PRIx64 " --seconds %u --procs %u\n", opt.seed,
+	       opt.seconds, opt.procs);
+	fd = open(TQ_DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		tap_skip_all("no " TQ_DEV " (run in the test VM)");
+	mod.q.size = sizeof(mod.q);
+	if (ioctl(fd, TQ_IOC_QUERY, &mod.q))
+		tap_skip_all("TQ_IOC_QUERY fails");
+	close(fd);
+	sched = tq_stat("scheduler_pid");
+	if (sched <= 0)
+		tap_skip_all("no scheduler attached (start usched: tests/tq_fuzz.sh)");
+	if (geteuid())
+		tap_skip_all("needs root (workers drop to uid 65534 by turns)");
+	results = mmap(NULL, (MAX_PROCS + MAX_PROCS * 64) * sizeof(*results),
+		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (results == MAP_FAILED)
+		tap_skip_all("no memory");
+	contexts0 = tq_stat("contexts");
+	bugs0 = klog_bugs(false);
+
+	t0 = tq_now_ns();
+	deadline = t0 + opt.seconds * 1000000000ull;
+	fflush(NULL);
+	for (unsigned int i = 0; i < opt.procs; i++) {
+		pids[i] = 0;
+		results[i].seed = derive_seed(opt.seed, i);
+		if (opt.only >= 0 && (int)i != opt.only)
+			continue;
+		pids[i] = fork();
+		if (!pids[i])
+			worker(i, deadline);
+	}
+	for (unsigned int i = 0; i < opt.procs; i++) {
+		struct result *r = &results[i];
+		int st = 0;
+
+		if (pids[i] <= 0)
+			continue;
+		waitpid(pids[i], &st, 0);
+		if (!r->failed && !(WIFEXITED(st) && !WEXITSTATUS(st)))
+			snprintf(r->msg, sizeof(r->msg), "worker %u seed 0x%016" PRIx64
+				 " died (status 0x%x) after %" PRIu64 " ops", i, r->seed, st, r->ops);
+		for (unsigned int k = 0; k < 64; k++) {
+			struct result *c = &results[MAX_PROCS + i * 64 + k];
+
+			nops += c->ops;
+			tasks += c->tasks;
+			refused += c->nop_refused;
+			if (c->failed)
+				tap_diag("%s", c->msg);
+		}
+		if (!tap_ok(!r->failed && WIFEXITED(st) && !WEXITSTATUS(st),
+			    "worker %u (seed 0x%016" PRIx64 "): %" PRIu64 " ops, %" PRIu64
+			    " tasks checked, %" PRIu64 " children", i, r->seed, r->ops, r->tasks,
+			    r->children))
+			tap_diag("%s; replay: tq_fuzz --seed 0x%016" PRIx64 " --procs %u --proc %u"
+				 " --steps %" PRIu64 " --verbose", r->msg, opt.seed, opt.procs, i,
+				 r->step ? r->step : r->ops);
+		nops += r->ops;
+		tasks += r->tasks;
+		exempt += r->exempt;
+		dofork += r->dofork_seen;
+		refused += r->nop_refused;
+		children += r->children;
+	}
+	secs = (tq_now_ns() - t0) / 1e9;
+	{
+		double op_s[NR_OPS] = { 0 };
+
+		for (unsigned int i = 0; i < opt.procs; i++)
+			for (unsigned int k = 0; k < NR_OPS; k++)
+				op_s[k] += results[i].op_ns[k] / 1e9;
+		printf("# workers' time by operation (s):");
+		for (unsigned int k = 0; k < NR_OPS; k++)
+			printf(" %s %.1f", ops[k].name, op_s[k]);
+		printf("\n");
+	}
+	for (unsigned int i = 0; i < MAX_PROCS * 64; i++)
+		dofork += results[MAX_PROCS + i].dofork_seen;
+
+	/* Every context released and nothing in flight, then the books balance. */
+	for (int k = 0; k < 600 && !at_rest(contexts0); k++)
+		usleep(100000);
+	tap_ok(tq_stat("scheduler_pid") == sched, "usched (pid %lld) is still the scheduler", sched);
+	tap_ok(at_rest(contexts0), "at rest: in_flight %lld, contexts %lld (were %lld)",
+	       tq_stat("in_flight"), tq_stat("contexts"), contexts0);
+	sub = tq_stat("submitted");
+	comp = tq_stat("completed");
+	fail_ = tq_stat("failed");
+	rej = tq_stat("rejected");
+	drop = tq_stat("dropped");
+	tap_ok(sub == comp + fail_ + rej + drop + tq_stat("in_flight"),
+	       "counters balance: submitted %lld = completed %lld + failed %lld + rejected %lld"
+	       " + dropped %lld", sub, comp, fail_, rej, drop);
+	bugs1 = klog_bugs(false);
+	if (!tap_ok(bugs0 >= 0 && bugs1 == bugs0, "kernel log: no BUG, WARNING or Oops (%d new)",
+		    bugs1 - bugs0))
+		klog_bugs(true);
+	printf("# seed 0x%016" PRIx64 ": %" PRIu64 " ops in %.1f s by %u workers and %" PRIu64
+	       " children: %.0f ops/s, %.3f process-hours; %" PRIu64 " tasks checked, %" PRIu64
+	       " contexts exempt, MADV_DOFORK mappings seen by children: %" PRIu64 "\n", opt.seed,
+	       nops, secs, opt.only >= 0 ? 1 : opt.procs, children, nops / secs,
+	       (opt.only >= 0 ? 1 : opt.procs) * secs / 3600, tasks, exempt, dofork);
+	if (refused)
+		printf("# %" PRIu64 " NOPs refused with their context (-ENOMEM: usched could not"
+		       " map the arena; -EDQUOT: over an arena quota)\n", refused);
+	if (tap_failed)
+		printf("# FAILED: replay with tq_fuzz --seed 0x%016" PRIx64 " --procs %u\n",
+		       opt.seed, opt.procs);
+	return tap_done();
+}
