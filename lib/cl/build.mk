@@ -14,3 +14,10 @@ LIBS += $(TQCL_UTIL)
 $(TQCL_UTIL): $(TQCL_UTIL_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
+
+# cl-region: registered host memory keeps the host's bytes (lib/cl/test_region.c)
+TESTS += $(TESTBIN)/cl-region
+
+$(TESTBIN)/cl-region: $(OBJ)/lib/cl/test_region.o $(TQCL_UTIL)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)

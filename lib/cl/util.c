@@ -267,8 +267,14 @@ cl_int clu_region_add(cl_context ctx, cl_command_queue q, void *base, size_t len
 		r->mem = NULL;
 		return err;
 	}
-	/* mapped once for good; waiting through clu_wait() does not spin a core */
-	r->map = clEnqueueMapBuffer(q, r->mem, CL_FALSE, CL_MAP_READ | CL_MAP_WRITE, 0, len, 0,
+	/*
+	 * Mapped once for good; waiting through clu_wait() does not spin a
+	 * core. Invalidating: the host's bytes are the truth, and a driver
+	 * that took a copy at clCreateBuffer() (NVIDIA) would otherwise write
+	 * that copy back over what the host wrote since, e.g. a client writing
+	 * its arena while usched registers it.
+	 */
+	r->map = clEnqueueMapBuffer(q, r->mem, CL_FALSE, CL_MAP_WRITE_INVALIDATE_REGION, 0, len, 0,
 				    NULL, &ev, &err);
 	if (!err) {
 		err = clu_wait(ev);
