@@ -138,11 +138,13 @@ fail:
 
 /*
  * Bind path: its directory made, a socket of a dead tqsubmitd removed (a
- * live one is an error: it is serving), then mode and group. main()
- * listens once it has forked, so that the socket's peer credentials name
- * the process that serves it.
+ * live one is an error: it is serving), then mode and group. With @now it
+ * listens at once: the mode keeps others out until it is set, but not
+ * root, whom a socket that exists and does not listen yet would refuse.
+ * Otherwise main() listens once it has forked, so that the socket's peer
+ * credentials name the process that serves it.
  */
-static int listen_on(const char *path, mode_t mode, gid_t gid, bool gid_given)
+static int listen_on(const char *path, mode_t mode, gid_t gid, bool gid_given, bool now)
 {
 	struct sockaddr_un sa;
 	struct stat st;
@@ -175,6 +177,10 @@ static int listen_on(const char *path, mode_t mode, gid_t gid, bool gid_given)
 	old = umask(0777);
 	ret = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
+	if (!ret && now && listen(fd, 128)) {
+		ret = -1;
+		unlink(path);
+	}
 	if (ret) {
 		tqd_log(TQD_ERR, "%s: %s", path, strerror(errno));
 		close(fd);
@@ -380,10 +386,10 @@ int main(int argc, char **argv)
 	if (passed < 0)
 		return 1;
 	if (!passed) {
-		cfd = listen_on(client, mode, gid, group != NULL);
+		cfd = listen_on(client, mode, gid, group != NULL, fg);
 		if (cfd < 0)
 			return 1;
-		sfd = listen_on(sched, 0600, (gid_t)-1, false);
+		sfd = listen_on(sched, 0600, (gid_t)-1, false, fg);
 		if (sfd < 0) {
 			unlink(client);
 			return 1;
@@ -400,7 +406,7 @@ int main(int argc, char **argv)
 
 	tqd_init(&lim);
 	ret = tqd_loop_init(cfd, sfd, sigfd);
-	if (!ret && made && (listen(cfd, 128) || listen(sfd, 128))) {
+	if (!ret && made && !fg && (listen(cfd, 128) || listen(sfd, 128))) {
 		tqd_log(TQD_ERR, "listen: %s", strerror(errno));
 		ret = -errno;
 	}
