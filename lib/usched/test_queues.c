@@ -11,7 +11,8 @@
  * kernel is long, so they start before it ends). dma 1: on the one
  * transfer queue every HtD copy of a TG ends before its first DtH copy.
  * Then the rolling horizon: a second TG launched while the first runs
- * starts copying before the first ends. Then the trace file.
+ * starts copying before the first ends. Then the trace file. Then two
+ * kernel queues: the TG's kernels alternate between them, each in order.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -33,6 +34,17 @@
 static uint32_t kernel[16];
 static const struct tqk_task *syn, *va;
 static uint32_t syn_iters;
+
+static struct usched *open_core_kq(unsigned int dma, unsigned int kq, struct tl_sink *sink,
+				   const char *trace)
+{
+	struct usched_opts o = {
+		.policy = "fifo", .dma = dma, .kqueues = kq, .trace = trace,
+		.complete = tl_complete, .complete_arg = sink,
+	};
+
+	return tl_open(&o, kernel);
+}
 
 static uint32_t kernel_of(const struct tqk_task *t)
 {
@@ -89,12 +101,7 @@ static void measure_syn(struct usched *u, struct tl_arena *a, struct tl_sink *si
 
 static struct usched *open_core(unsigned int dma, struct tl_sink *sink, const char *trace)
 {
-	struct usched_opts o = {
-		.policy = "fifo", .dma = dma, .trace = trace,
-		.complete = tl_complete, .complete_arg = sink,
-	};
-
-	return tl_open(&o, kernel);
+	return open_core_kq(dma, 1, sink, trace);
 }
 
 /* Each task ran once, correctly, all in one TG, and in stage order. */
@@ -258,6 +265,67 @@ static void test_horizon(void)
 	unlink(trace);
 }
 
+/*
+ * Two kernel queues: in the trace, the kernels of the TG's tasks (fifo:
+ * in submission order) go to the two queues' tracks in turn, as the model
+ * places them, and each queue runs its kernels in order.
+ */
+static void test_kqueues(void)
+{
+	char trace[] = "/tmp/usched-trace-XXXXXX";
+	struct tl_job j[NTASKS];
+	int track[NTASKS];
+	bool alternate = true, order = true;
+	struct tl_arena a;
+	struct tl_sink sink;
+	struct usched *u;
+	char line[4096];
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(trace);
+	close(fd);
+	tl_sink_init(&sink);
+	u = open_core_kq(2, 2, &sink, trace);
+	tl_arena_init(&a, u, 16 << 20);
+	jobs_init(j, &a, NTASKS, 400);
+	for (unsigned int i = 0; i < NTASKS; i++) {
+		usched_submit(u, &j[i].task);
+		track[i] = -1;
+	}
+	tl_run(u, &sink, NTASKS);
+	check_tasks(j, NTASKS, "two kernel queues");
+	usched_destroy(u);
+	tl_arena_free(&a);
+
+	f = fopen(trace, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long task;
+		const char *p = strstr(line, "\"task\": ");
+		unsigned int tid;
+
+		if (!strstr(line, "\"cat\": \"K\"") || !p || !strstr(line, "\"tid\": ") ||
+		    sscanf(strstr(line, "\"tid\": "), "\"tid\": %u", &tid) != 1 ||
+		    sscanf(p, "\"task\": %llu", &task) != 1)
+			continue;
+		for (unsigned int i = 0; i < NTASKS; i++)
+			if ((uintptr_t)&j[i] == task)
+				track[i] = (int)tid;
+	}
+	if (f)
+		fclose(f);
+	unlink(trace);
+	/* tracks: HtD 0, K 1, DtH 2, the second kernel queue 3 */
+	for (unsigned int i = 0; i < NTASKS; i++) {
+		alternate &= track[i] == (i % 2 ? 3 : 1);
+		if (i >= 2)
+			order &= j[i].c.stage_start[USCHED_K] >= j[i - 2].c.stage_end[USCHED_K];
+	}
+	tap_ok(alternate, "two kernel queues: the TG's kernels alternate between them (%d %d %d ...)",
+	       track[0], track[1], track[2]);
+	tap_ok(order, "two kernel queues: each runs its kernels in order");
+}
+
 int main(void)
 {
 	const char *why = tl_setup();
@@ -269,5 +337,6 @@ int main(void)
 	test_dma2();
 	test_dma1();
 	test_horizon();
+	test_kqueues();
 	return tap_done();
 }
