@@ -29,7 +29,9 @@
  *
  * The daemon and the workers die with tqbench (PR_SET_PDEATHSIG); the
  * daemon's log goes to OUT/usched.log, its metrics (the TG counts and
- * times of the report) to OUT/usched.prom.
+ * times of the report) to OUT/usched.prom, its tg-log and task-log (each
+ * TG's and task's stage times, predicted and measured) after each policy
+ * to OUT/proc-tg.csv and OUT/proc-tasks.csv.
  *
  * Transports: the module when /dev/tqsubmit exists, else tqsubmitd's socket
  * (TQ_TRANSPORT forces either, as libtq does). On the socket, when no
@@ -116,10 +118,12 @@ struct run {
 	struct child w[MAX_WORKERS];
 	struct wmsg msg[MAX_WORKERS];
 	char log[600], prom[600];
+	char tglog[600], tasklog[600];	/* the daemon's tg-log and task-log; "": none */
 	bool openloop;			/* the workers are the open loop's (olp_worker_main) */
 };
 
 static int transport;		/* TQT_MODULE or TQT_SOCKET */
+static bool tg_started, tasks_started;	/* proc-tg.csv, proc-tasks.csv begun */
 static char tqd_dir[64];	/* the sockets of the tqsubmitd we started, or "" */
 static pid_t tqd_pid;
 static char tqd_log[PATH_MAX];
@@ -400,7 +404,7 @@ static int daemon_start(struct run *ru)
 	char name[64], env_notify[80], dev[300], max_tg[16], kq[16];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	/* No arena quotas: the workers are one user, their arenas past a shared host's defaults. */
-	const char *argv[32] = {
+	const char *argv[40] = {
 		usched_path, "--foreground", "--config", "/dev/null", "--state", "",
 		"--policy", pol_name(ru->p), "--profile", e->o->profile, "--device", dev,
 		"--metrics", ru->prom, "--metrics-interval", "0",
@@ -429,6 +433,12 @@ static int daemon_start(struct run *ru)
 		argv[argc++] = "--no-refine";
 	if (e->o->no_poll)
 		argv[argc++] = "--no-poll";
+	if (ru->tglog[0]) {
+		argv[argc++] = "--tg-log";
+		argv[argc++] = ru->tglog;
+		argv[argc++] = "--task-log";
+		argv[argc++] = ru->tasklog;
+	}
 	/* the device tqbench opened, by platform and name (usched splits at the first '/') */
 	if (strchr(e->c.platform, '/'))
 		snprintf(dev, sizeof(dev), "%s", e->c.name);
@@ -536,6 +546,8 @@ static int daemon_stop(struct run *ru)
 /* The daemon's counters we report: TGs, their measured makespans, policy time. */
 struct mstat {
 	double tgs, measured_s, policy_s, refine_s;
+	/* the model against the device: makespans, and each stage's time (htd, k, dth) */
+	double predicted_s, stage_s[CLX_STAGES][2];	/* [0] predicted, [1] measured */
 };
 
 static int metrics_read(const char *path, struct mstat *m)
@@ -552,6 +564,18 @@ static int metrics_read(const char *path, struct mstat *m)
 			    &m->measured_s) == 1;
 		n += sscanf(line, "tq_policy_seconds_total %lf", &m->policy_s) == 1;
 		n += sscanf(line, "tq_refine_seconds_total %lf", &m->refine_s) == 1;
+		sscanf(line, "tq_tg_makespan_seconds_total{kind=\"predicted\"} %lf",
+		       &m->predicted_s);
+		for (int s = 0; s < CLX_STAGES; s++) {
+			static const char *const name[CLX_STAGES] = { "htd", "k", "dth" };
+			char key[80];
+
+			for (int k = 0; k < 2; k++) {
+				snprintf(key, sizeof(key), "tq_tg_stage_seconds_total{stage=\"%s\","
+					 "kind=\"%s\"} %%lf", name[s], k ? "measured" : "predicted");
+				sscanf(line, key, &m->stage_s[s][k]);
+			}
+		}
 	}
 	fclose(f);
 	return n == 4 ? 0 : -EINVAL;
@@ -981,6 +1005,37 @@ static void workers_stop(struct run *ru, bool failed)
 		reap(&ru->w[w], 10);
 }
 
+/*
+ * The daemon's log at @part (a header, then a line per TG or task) onto
+ * OUT/@name after the experiment's suite,bench,T,N, as tg.csv's lines
+ * begin; the part goes. OUT/@name starts afresh with this tqbench (@fresh).
+ */
+static void log_merge(const struct run *ru, const char *part, const char *name, bool *fresh)
+{
+	const struct result *r = ru->r;
+	char path[700], line[512];
+	FILE *in = fopen(part, "r"), *out;
+	bool header = true;
+
+	if (!in)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", ru->e->o->out, name);
+	out = fopen(path, *fresh ? "a" : "w");
+	*fresh = true;
+	while (out && fgets(line, sizeof(line), in)) {
+		if (header && ftell(out) == 0)
+			fprintf(out, "suite,bench,T,N,%s", line);
+		else if (!header)
+			fprintf(out, "%s,%s,%u,%u,%s", r->s->name, r->s->bench[r->bench], r->T, r->N,
+				line);
+		header = false;
+	}
+	if (out)
+		fclose(out);
+	fclose(in);
+	unlink(part);
+}
+
 /* The daemon with ru's policy, its log and metrics in OUT, and the workers, all ready. */
 static int run_start(struct run *ru)
 {
@@ -988,6 +1043,13 @@ static int run_start(struct run *ru)
 
 	snprintf(ru->log, sizeof(ru->log), "%s/usched.log", ru->e->o->out);
 	snprintf(ru->prom, sizeof(ru->prom), "%s/usched.prom", ru->e->o->out);
+	/* the T x N runs' TGs and tasks, model against device (logs_merge()) */
+	if (!ru->openloop) {
+		snprintf(ru->tglog, sizeof(ru->tglog), "%s/.proc-tg.part", ru->e->o->out);
+		snprintf(ru->tasklog, sizeof(ru->tasklog), "%s/.proc-tasks.part", ru->e->o->out);
+		unlink(ru->tglog);
+		unlink(ru->tasklog);
+	}
 	for (unsigned int w = 0; w < MAX_WORKERS; w++)
 		ru->w[w].sock = -1;
 	ret = daemon_start(ru);
@@ -1024,6 +1086,8 @@ static int policy_procs(struct env *e, struct result *r, int p)
 	}
 	workers_stop(&ru, ret);
 	stop = daemon_stop(&ru);
+	log_merge(&ru, ru.tglog, "proc-tg.csv", &tg_started);
+	log_merge(&ru, ru.tasklog, "proc-tasks.csv", &tasks_started);
 	ret = ret ?: stop;
 	if (ret)
 		return ret;
@@ -1033,6 +1097,17 @@ static int policy_procs(struct env *e, struct result *r, int p)
 		r->proc_sched_ns[p] = (b.policy_s - a.policy_s) * 1e9 / r->proc_tgs[p];
 		r->proc_refine_ns[p] = (b.refine_s - a.refine_s) * 1e9 / r->proc_tgs[p];
 		r->proc_tg_ms[p] = (b.measured_s - a.measured_s) * 1e3 / r->proc_tgs[p];
+		/* where the TGs' time went against the model (proc-tg.csv has each TG) */
+		fprintf(stderr, "tqbench: process %s: %u TGs after the warm-up, ms predicted/"
+			"measured: makespan %.2f/%.2f, HtD %.2f/%.2f, K %.2f/%.2f, DtH %.2f/%.2f\n",
+			policy_names[p], r->proc_tgs[p], (b.predicted_s - a.predicted_s) * 1e3,
+			(b.measured_s - a.measured_s) * 1e3,
+			(b.stage_s[CLX_HTD][0] - a.stage_s[CLX_HTD][0]) * 1e3,
+			(b.stage_s[CLX_HTD][1] - a.stage_s[CLX_HTD][1]) * 1e3,
+			(b.stage_s[CLX_K][0] - a.stage_s[CLX_K][0]) * 1e3,
+			(b.stage_s[CLX_K][1] - a.stage_s[CLX_K][1]) * 1e3,
+			(b.stage_s[CLX_DTH][0] - a.stage_s[CLX_DTH][0]) * 1e3,
+			(b.stage_s[CLX_DTH][1] - a.stage_s[CLX_DTH][1]) * 1e3);
 	}
 	fprintf(stderr, "tqbench: process %s: %u runs x %u tasks, each completed once with status "
 		"0; %u outputs verified\n", policy_names[p], runs + 1, r->nslots, verified);

@@ -613,6 +613,9 @@ static void on_complete(void *arg, const struct usched_completion *c)
 		for (int s = 0; s < CLX_STAGES; s++)
 			fprintf(co->tasks, ",%.1f,%.1f", c->stage_start[s] / 1e3,
 				c->stage_end[s] / 1e3);
+		fprintf(co->tasks, ",%llu", (unsigned long long)c->m);
+		for (int s = 0; s < CLX_STAGES; s++)
+			fprintf(co->tasks, ",%.1f,%.1f", c->pred_ns[s] / 1e3, c->busy_ns[s] / 1e3);
 		fputc('\n', co->tasks);
 	}
 	if (!co->first || c->start_ns < co->first)
@@ -672,11 +675,17 @@ static void on_tg(void *arg, const struct usched_tg_stat *s)
 			co->tally->nerr++;
 		}
 	}
-	if (co->tgcsv)
-		fprintf(co->tgcsv, "%s,%llu,%u,%.4f,%.4f,%.2f,%u,%.2f,%s\n", co->tag,
+	if (co->tgcsv) {
+		fprintf(co->tgcsv, "%s,%llu,%u,%.4f,%.4f,%.2f,%u,%.2f,%s", co->tag,
 			(unsigned long long)s->seq, s->ntasks, s->predicted_ns / 1e6,
 			s->measured_ns / 1e6, s->policy_ns / 1e3, s->inflight, s->host_ns / 1e3,
 			usched_plan_name(s->plan));
+		/* each stage's device time, in the model's schedule and measured */
+		for (int st = 0; st < CLX_STAGES; st++)
+			fprintf(co->tgcsv, ",%.4f,%.4f", s->pred_stage_ns[st] / 1e6,
+				s->busy_stage_ns[st] / 1e6);
+		fputc('\n', co->tgcsv);
+	}
 }
 
 /* The collector has all it waits for. */

@@ -110,6 +110,15 @@ wait_for 10 nothing_left
 ok $? "no usched or tqbench left; the module has no scheduler"
 grep -c '^== tqbench: usched --policy' "$T/out/usched.log" | grep -qx 10
 ok $? "usched.log: one daemon per suite and policy"
+# the daemons' TGs and tasks, model against device: 2 runs x 4 tasks per suite and policy
+awk -F, 'NR == 1 { ok = $1 == "suite" && $5 == "policy" && $14 == "pred_k_ms" }
+	NR > 1 { n += $7 } END { exit !(ok && n == 2 * 5 * 2 * 4) }' "$T/out/proc-tg.csv"
+ok $? "proc-tg.csv: every daemon's TGs, holding every task"
+awk -F, 'NR > 1 && $14 > 0 && $15 > 0 && $11 == 0 { n++ } END { exit n != 2 * 5 * 2 * 4 }' \
+	"$T/out/proc-tasks.csv"
+ok $? "proc-tasks.csv: every task, its kernel time predicted and measured"
+[ "$(grep -c 'TGs after the warm-up, ms predicted/measured: makespan' "$T/err")" = 10 ]
+ok $? "per suite and policy, the TGs' times by stage against the model"
 
 # 2. Another scheduler attached: a clear message at once.
 "$BIN/tq_echod" -q -p "$T/echod.pid" &

@@ -27,7 +27,8 @@
  * predicted and measured makespan per TG), stream.csv, tasks.txt,
  * speedup-{synthetic,real}.svg (the paper's Figures 9 and 10), model.svg
  * (Figure 7), means.svg (Figure 11), stream.svg and summary.md; with
- * --workers process also usched.log and usched.prom (the daemon's).
+ * --workers process also usched.log and usched.prom (the daemon's), and
+ * proc-tg.csv and proc-tasks.csv (its TGs and tasks, as tg.csv's).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -474,7 +475,8 @@ int main(int argc, char **argv)
 	fs.perms = out_open(&o, "perms.csv", "suite,bench,T,N,order_no,order,measured_ms,"
 			    "predicted_ms");
 	fs.tg = out_open(&o, "tg.csv", "suite,bench,T,N,policy,tg,tasks,predicted_ms,"
-			 "measured_ms,policy_us,inflight,host_us,plan");
+			 "measured_ms,policy_us,inflight,host_us,plan,pred_htd_ms,meas_htd_ms,"
+			 "pred_k_ms,meas_k_ms,pred_dth_ms,meas_dth_ms");
 	fs.stream = out_open(&o, "stream.csv", "setup,workers,seconds,tasks,tasks_per_s,"
 			     "util_htd,util_k,util_dth,util_device,busiest_load,p50_ms,p99_ms,tg_err,"
 			     "sched_share,tasks_per_tg,polled");
@@ -486,7 +488,8 @@ int main(int argc, char **argv)
 				  "alone_htd_us,alone_k_us,alone_dth_us");
 	e.usched_tasks = out_open(&o, "usched-tasks.csv", "suite,bench,T,N,policy,tg,slot,queued_us,"
 				  "htd_start_us,htd_end_us,k_start_us,k_end_us,dth_start_us,"
-				  "dth_end_us");
+				  "dth_end_us,m,pred_htd_us,meas_htd_us,pred_k_us,meas_k_us,"
+				  "pred_dth_us,meas_dth_us");
 	if (!fs.csv || !fs.perms || !fs.tg || !fs.stream || !fs.tasks || !e.cmds ||
 	    !e.stream_tasks || !e.usched_tasks)
 		goto out;

@@ -65,3 +65,8 @@ daemon/usched/tests/limits.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo $
 VM_TESTS += daemon/usched/tests/chain.sh
 SOCKET_TESTS += daemon/usched/tests/chain.sh
 daemon/usched/tests/chain.sh: $(BIN)/usched $(TESTBIN)/limits_client $(TESTBIN)/tq_counter
+
+# A built-in's size m from its plan, and tg-log / task-log, through the real usched.
+VM_TESTS += daemon/usched/tests/sizes.sh
+SOCKET_TESTS += daemon/usched/tests/sizes.sh
+daemon/usched/tests/sizes.sh: $(BIN)/usched $(BIN)/tqdemo $(TESTBIN)/tq_counter

@@ -66,6 +66,15 @@ uint32_t ctx_prog_add(struct dctx *c, bool builtin, const char *text, const char
 	return ++c->nprogs;
 }
 
+/* The name of the core's kernel @core as the context registered it, or NULL. */
+static const char *ctx_kern_name(const struct dctx *c, uint32_t core)
+{
+	for (uint32_t i = 0; i < c->nkerns; i++)
+		if (c->kerns[i].core == core)
+			return c->kerns[i].name;
+	return NULL;
+}
+
 uint32_t ctx_kern_add(struct dctx *c, uint32_t prog, const char *name)
 {
 	struct dkern *k = realloc(c->kerns, (c->nkerns + 1) * sizeof(*k));
@@ -762,6 +771,9 @@ void ctx_complete(void *arg, const struct usched_completion *uc)
 	if (uc->status == -ETIME)
 		refused(d, DLIM_KERNEL_TIME);	/* the core's watchdog stopped it */
 	complete_task(d, id, t->tag, uc->status, 0, uc->start_ns, uc->end_ns);
+	if (d->task_log)
+		metrics_task_line(d->task_log, d->policy, id, c ? c->pid : 0,
+				  c ? ctx_kern_name(c, uc->kernel) : NULL, uc);
 	if (c) {
 		task_end(d, c, t, uc->status);
 		ctx_put(d, c);

@@ -79,6 +79,8 @@ struct dconf {
 	char *metrics;		/* .prom file, or NULL */
 	unsigned int metrics_interval;	/* seconds; 0: only at exit and on SIGHUP */
 	char *trace;
+	char *tg_log;		/* a CSV line per TG appended there, or NULL */
+	char *task_log;		/* a CSV line per task */
 	char *state;		/* id tables, or NULL: a restart forgets them */
 	char *devnode;
 	char *transport;	/* auto, module or socket (tq_transport.h) */
@@ -308,6 +310,10 @@ struct daemon {
 	bool reload;		/* SIGHUP */
 	struct dstats st;
 	uint64_t features;	/* TQ_FEAT_* the attach reported */
+
+	/* The model against the device, per TG and per task (metrics.c) */
+	FILE *tg_log, *task_log;
+	char policy[16];	/* the core's, for their lines */
 };
 
 /* Logging: stderr in the foreground, syslog otherwise. */
@@ -432,5 +438,14 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 		    double uptime_s);
 /* usched_opts.tg_done with a struct dstats: one finished TG into the histograms. */
 void metrics_tg(void *arg, const struct usched_tg_stat *s);
+/*
+ * The logs of the model against the device (tg-log, task-log): opened for
+ * appending, a header first when new; NULL for no path, or on error (said).
+ */
+FILE *metrics_log_open(const char *path, const char *header);
+extern const char metrics_tg_header[], metrics_task_header[];
+void metrics_tg_line(FILE *f, const char *policy, const struct usched_tg_stat *s);
+void metrics_task_line(FILE *f, const char *policy, uint32_t ctx, uint32_t pid,
+		       const char *kernel, const struct usched_completion *c);
 
 #endif /* USCHED_DAEMON_H */

@@ -25,6 +25,8 @@ static const double span_le[] = { 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 0.1, 1, 10 };
 static const double tasks_le[] = { 1, 2, 4, 8, 16, 32, 64 };
 static const double policy_le[] = { 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1 };
 
+static const char *const stage_names[USCHED_STAGES] = { "htd", "k", "dth" };
+
 #define NLE(a)	(sizeof(a) / sizeof((a)[0]))
 _Static_assert(NLE(err_le) < DHIST_MAX && NLE(span_le) < DHIST_MAX &&
 	       NLE(tasks_le) < DHIST_MAX && NLE(policy_le) < DHIST_MAX, "+Inf fits too");
@@ -117,6 +119,15 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 		s->predicted_ns_sum * 1e-9);
 	fprintf(f, "tq_tg_makespan_seconds_total{kind=\"measured\"} %.9f\n",
 		s->measured_ns_sum * 1e-9);
+	metric(f, "tq_tg_stage_seconds_total", "counter",
+	       "Sum over task groups of their commands' device time per stage, in the model's "
+	       "schedule and measured.");
+	for (int st = 0; st < USCHED_STAGES; st++) {
+		fprintf(f, "tq_tg_stage_seconds_total{stage=\"%s\",kind=\"predicted\"} %.9f\n",
+			stage_names[st], s->pred_stage_ns_sum[st] * 1e-9);
+		fprintf(f, "tq_tg_stage_seconds_total{stage=\"%s\",kind=\"measured\"} %.9f\n",
+			stage_names[st], s->busy_stage_ns_sum[st] * 1e-9);
+	}
 	metric(f, "tq_tg_makespan_error_mean", "gauge",
 	       "Mean over task groups of |predicted / measured - 1|.");
 	fprintf(f, "tq_tg_makespan_error_mean %.6f\n", mean_err);
@@ -239,4 +250,56 @@ int metrics_write(const char *path, const struct usched_stats *s, const struct d
 out:
 	free(tmp);
 	return ret;
+}
+
+/*
+ * The model against the device, for finding where a TG's makespan went
+ * (Documentation/design/daemon-path.md): per TG its makespan and each
+ * stage's device time as the model scheduled them and as they ran; per task
+ * the same by stage, with its kernel and the size m its kernel model used.
+ * Times in ms.
+ */
+const char metrics_tg_header[] = "policy,tg,tasks,inflight,plan,predicted_ms,measured_ms,"
+				 "pred_htd_ms,meas_htd_ms,pred_k_ms,meas_k_ms,pred_dth_ms,"
+				 "meas_dth_ms,policy_us,host_us";
+const char metrics_task_header[] = "policy,tg,ctx,pid,kernel,m,status,pred_htd_ms,meas_htd_ms,"
+				   "pred_k_ms,meas_k_ms,pred_dth_ms,meas_dth_ms";
+
+FILE *metrics_log_open(const char *path, const char *header)
+{
+	FILE *f;
+
+	if (!path)
+		return NULL;
+	f = fopen(path, "ae");
+	if (!f) {
+		warn("%s: %m; not logged", path);
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOLBF, 0);	/* whole lines, whenever the daemon stops */
+	if (ftell(f) == 0)
+		fprintf(f, "%s\n", header);
+	return f;
+}
+
+void metrics_tg_line(FILE *f, const char *policy, const struct usched_tg_stat *s)
+{
+	static const char *const plan[USCHED_PLANS] = { "none", "resumed", "proven" };
+
+	fprintf(f, "%s,%llu,%u,%u,%s,%.4f,%.4f", policy, (unsigned long long)s->seq, s->ntasks,
+		s->inflight, s->plan < USCHED_PLANS ? plan[s->plan] : "?", s->predicted_ns / 1e6,
+		s->measured_ns / 1e6);
+	for (int st = 0; st < USCHED_STAGES; st++)
+		fprintf(f, ",%.4f,%.4f", s->pred_stage_ns[st] / 1e6, s->busy_stage_ns[st] / 1e6);
+	fprintf(f, ",%.2f,%.2f\n", s->policy_ns / 1e3, s->host_ns / 1e3);
+}
+
+void metrics_task_line(FILE *f, const char *policy, uint32_t ctx, uint32_t pid,
+		       const char *kernel, const struct usched_completion *c)
+{
+	fprintf(f, "%s,%llu,%u,%u,%s,%llu,%d", policy, (unsigned long long)c->tg, ctx, pid,
+		kernel ? kernel : "?", (unsigned long long)c->m, c->status);
+	for (int st = 0; st < USCHED_STAGES; st++)
+		fprintf(f, ",%.4f,%.4f", c->pred_ns[st] / 1e6, c->busy_ns[st] / 1e6);
+	fputc('\n', f);
 }

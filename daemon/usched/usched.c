@@ -294,11 +294,30 @@ static int signals(struct daemon *d)
 	return d->sigfd < 0 ? -errno : 0;
 }
 
+static void logs_close(struct daemon *d)
+{
+	if (d->tg_log)
+		fclose(d->tg_log);
+	if (d->task_log)
+		fclose(d->task_log);
+	d->tg_log = d->task_log = NULL;
+}
+
+/* usched_opts.tg_done: the metrics' histograms, and tg-log's line. */
+static void on_tg(void *arg, const struct usched_tg_stat *s)
+{
+	struct daemon *d = arg;
+
+	metrics_tg(&d->st, s);
+	if (d->tg_log)
+		metrics_tg_line(d->tg_log, d->policy, s);
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon d = { .fd = -1, .sigfd = -1, .state_fd = -1, .argc = argc, .argv = argv };
 	struct usched_opts o = { .complete = ctx_complete, .complete_arg = &d,
-				 .tg_done = metrics_tg, .tg_arg = &d.st,
+				 .tg_done = on_tg, .tg_arg = &d,
 				 .started = loop_started, .started_arg = &d,
 				 .wedged = loop_wedged, .wedged_arg = &d,
 				 .time_limit_ns = KERNEL_TIME_LIMIT_NS };
@@ -355,6 +374,9 @@ int main(int argc, char **argv)
 	usched_stats(d.u, &s);
 	info("device %s: %u copy engine(s), %u kernel queue(s), policy %s, TGs of up to %u",
 	     s.device, s.dma, s.kqueues, s.policy, s.max_tg);
+	snprintf(d.policy, sizeof(d.policy), "%s", s.policy);
+	d.tg_log = metrics_log_open(d.conf.tg_log, metrics_tg_header);
+	d.task_log = metrics_log_open(d.conf.task_log, metrics_task_header);
 
 	ret = state_open(&d);
 	if (ret)
@@ -383,6 +405,7 @@ int main(int argc, char **argv)
 	build_stop(&d);
 	usched_destroy(d.u);	/* runs what the core holds; completions queue up */
 	d.u = NULL;
+	logs_close(&d);
 	loop_flush_sync(&d);
 	info("exiting: %lu task(s) left to %s, %llu completion(s) written", d.held,
 	     d.transport == TQT_SOCKET ? "tqsubmitd" : "the module",
@@ -400,6 +423,7 @@ out_core:
 	loop_fini(&d);
 	state_close(&d);
 	usched_destroy(d.u);
+	logs_close(&d);
 out:
 	if (d.fd >= 0)
 		close(d.fd);

@@ -7,7 +7,7 @@
 USCHED_OBJS := $(addprefix $(OBJ)/lib/usched/,core.o exec.o objects.o model.o plans.o trace.o)
 USCHED_LINK := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a $(TQCL_UTIL) -lOpenCL
 USCHED_TESTS := $(addprefix $(TESTBIN)/usched-,model queues inproc api jit plans plankeys refine poll \
-	hygiene watchdog)
+	hygiene watchdog sizes)
 
 LIBS += $(LIB)/libusched.a
 TESTS += $(USCHED_TESTS)

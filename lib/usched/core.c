@@ -285,9 +285,18 @@ static int builtin_check(const struct tqk_task *tt, struct task *t)
 		l.local[i] = d->local[i];
 	}
 	ret = tqk_launch_check(tt, &l, &plan);
-	if (!ret)
-		clear_builtin(t, &plan);
-	return ret;
+	if (ret)
+		return ret;
+	clear_builtin(t, &plan);
+	/*
+	 * A task that gives no size (the daemon's: the uapi has none) gets its
+	 * plan's, the m the profile's kernel lines and in-process submitters
+	 * use; the product of the global sizes is no size for kernels whose
+	 * grid does not grow with m (FLW: one work-group; MM: n^2 of n^3).
+	 */
+	if (!t->t.m)
+		t->t.m = plan.m;
+	return 0;
 }
 
 /* Look up what the task names, taking references; under u->lock. */
@@ -343,11 +352,6 @@ int usched_submit(struct usched *u, const struct usched_task *d)
 	list_init(&t->node);
 	if (!t->t.queued_ns)
 		t->t.queued_ns = tq_now_ns();
-	if (!t->t.m) {
-		t->t.m = 1;
-		for (unsigned int i = 0; i < d->dim; i++)
-			t->t.m *= d->global[i];
-	}
 	t->c.user_data = d->user_data;
 	t->c.owner = d->owner;
 	t->c.queued_ns = t->t.queued_ns;
@@ -360,6 +364,14 @@ int usched_submit(struct usched *u, const struct usched_task *d)
 	ret = task_resolve(u, t);
 	if (ret)
 		goto out_unref;
+	/* no size given, and no built-in's plan gave one (task_resolve()) */
+	if (!t->t.m) {
+		t->t.m = 1;
+		for (unsigned int i = 0; i < d->dim; i++)
+			t->t.m *= d->global[i];
+	}
+	t->c.m = t->t.m;
+	t->c.kernel = d->kernel;
 	ret = -ENOMEM;
 	o = owner_get(u, d->owner);
 	if (!o)
@@ -841,13 +853,17 @@ static void tg_predict(struct usched *u, struct tg *tg, struct task **tasks,
 			tg->launch_ns + (uint64_t)res->kq_end[i] - u->drift;
 	for (unsigned int i = 0; i < tg->n; i++) {
 		const struct tq_task *st = &u->simtg.task[i];
-		double end = 0, kran = 0;
+		double end = 0, kran;
 
-		for (int s = 0; s < USCHED_STAGES; s++)
-			for (unsigned int c = st->first[s]; c < st->first[s] + st->n[s]; c++)
+		for (int s = 0; s < USCHED_STAGES; s++) {
+			tasks[i]->c.pred_ns[s] = 0;
+			for (unsigned int c = st->first[s]; c < st->first[s] + st->n[s]; c++) {
 				end = fmax(end, res->end[c]);
-		for (unsigned int c = st->first[TQ_K]; c < st->first[TQ_K] + st->n[TQ_K]; c++)
-			kran += res->end[c] - res->start[c];
+				tasks[i]->c.pred_ns[s] += res->end[c] - res->start[c];
+			}
+		}
+		/* the K stage's run time in the model: its standalone time, or longer where shared */
+		kran = tasks[i]->c.pred_ns[USCHED_K];
 		tasks[i]->kshare = u->o.kqueues > 1 && kran > 0 ?
 				   fmin(1, tasks[i]->pred[USCHED_K] / kran) : 1;
 		tasks[i]->pred_end = tg->launch_ns + (uint64_t)end - u->drift;
@@ -1014,6 +1030,10 @@ static void tg_finish(struct usched *u, struct tg *tg)
 		.policy_ns = tg->policy_ns, .host_ns = tg->host_ns, .launch_ns = tg->launch_ns,
 		.start_ns = tg->first_start, .end_ns = tg->last_end, .plan = tg->plan,
 	};
+	for (int s = 0; s < USCHED_STAGES; s++) {
+		ts.pred_stage_ns[s] = tg->pred_stage[s];
+		ts.busy_stage_ns[s] = tg->busy_stage[s];
+	}
 	free(tg);
 
 	pthread_mutex_lock(&u->lock);
@@ -1027,6 +1047,10 @@ static void tg_finish(struct usched *u, struct tg *tg)
 		u->st.predicted_ns_sum += ts.predicted_ns;
 		u->st.measured_ns_sum += measured;
 		u->st.abs_err_sum += fabs(ts.predicted_ns / measured - 1);
+		for (int s = 0; s < USCHED_STAGES; s++) {
+			u->st.pred_stage_ns_sum[s] += ts.pred_stage_ns[s];
+			u->st.busy_stage_ns_sum[s] += ts.busy_stage_ns[s];
+		}
 	}
 	pthread_mutex_unlock(&u->lock);
 	if (u->o.tg_done)
@@ -1049,6 +1073,10 @@ static void task_collect(struct usched *u, struct task *t)
 		tg->first_start = t->c.start_ns;
 	if (t->c.end_ns > tg->last_end)
 		tg->last_end = t->c.end_ns;
+	for (int s = 0; s < USCHED_STAGES; s++) {
+		tg->pred_stage[s] += t->c.pred_ns[s];
+		tg->busy_stage[s] += t->c.busy_ns[s];
+	}
 	for (int d = 0; d < 2 && !t->c.status; d++) {
 		int s = d ? USCHED_DTH : USCHED_HTD;
 

@@ -536,6 +536,7 @@ void exec_collect(struct usched *u, struct task *t)
 			continue;
 		start += u->clock_off;
 		end += u->clock_off;
+		c->busy_ns[s] += end - start;
 		if (!c->stage_start[s] || start < c->stage_start[s])
 			c->stage_start[s] = start;
 		if (end > c->stage_end[s])

@@ -264,6 +264,8 @@ struct tg {
 	enum usched_plan plan;
 	struct tg_copy copy[2][USCHED_MAX_TG];	/* [0] HtD, [1] DtH stages, as they ran */
 	unsigned int ncopy[2];
+	double pred_stage[USCHED_STAGES];	/* its tasks' c.pred_ns, summed */
+	double busy_stage[USCHED_STAGES];	/* their c.busy_ns */
 };
 
 /* A task as a plan knows it: what it runs and what it copies (plans.c). */

@@ -69,6 +69,11 @@ enum usched_stage {
  * @end_ns: when its last command ended
  * @stage_start: per stage, the first command's start (0 for an absent stage)
  * @stage_end: per stage, the last command's end
+ * @kernel: the task's usched_task.kernel
+ * @m: the size its kernel model took (usched_task.m, or its default)
+ * @pred_ns: per stage, its commands' time in the model's schedule of the TG
+ *	(overlapped copies slowed as the model slows them); 0 if it ran in no TG
+ * @busy_ns: per stage, its commands' time as measured (end - start, summed)
  */
 struct usched_completion {
 	uint64_t user_data;
@@ -80,6 +85,10 @@ struct usched_completion {
 	uint64_t end_ns;
 	uint64_t stage_start[USCHED_STAGES];
 	uint64_t stage_end[USCHED_STAGES];
+	uint32_t kernel;
+	uint64_t m;
+	double pred_ns[USCHED_STAGES];
+	uint64_t busy_ns[USCHED_STAGES];
 };
 
 /* Called on the core's thread (usched_process()'s caller); may submit. */
@@ -109,6 +118,12 @@ struct usched_tg_stat {
 	uint64_t start_ns;	/* its first command's start (0: none ran) */
 	uint64_t end_ns;	/* its last command's end */
 	uint32_t plan;		/* an enum usched_plan */
+	/*
+	 * Per stage, over its tasks: their commands' time in the model's
+	 * schedule (usched_completion.pred_ns) and as measured (busy_ns).
+	 */
+	double pred_stage_ns[USCHED_STAGES];
+	double busy_stage_ns[USCHED_STAGES];
 };
 
 /* Called on the core's thread once per finished TG, before its tasks' completions. */
@@ -253,7 +268,9 @@ struct usched_arg {
  *	round-robin over owners
  * @user_data: returned in the completion
  * @queued_ns: CLOCK_MONOTONIC ns it was queued by its submitter; 0: now
- * @m: the kernel model's size (T = eta * m + gamma); 0: product of global[]
+ * @m: the kernel model's size (T = eta * m + gamma); 0: a built-in kernel's
+ *	(kernels/) size as its plan has it, any other kernel's the product of
+ *	global[]
  * @kernel: from usched_kernel_get()
  * @flags: USCHED_TASK_*
  * @dim: work dimensions, 1..3
@@ -302,6 +319,8 @@ struct usched_stats {
 	double predicted_ns_sum;	/* over finished TGs */
 	double measured_ns_sum;
 	double abs_err_sum;	/* sum of |predicted / measured - 1| */
+	double pred_stage_ns_sum[USCHED_STAGES];	/* usched_tg_stat's, over finished TGs */
+	double busy_stage_ns_sum[USCHED_STAGES];
 	struct usched_tg_stat last;	/* the last TG finished */
 	unsigned int dma;
 	double copy_slow[2];	/* HtD, DtH: the model's slowdown when the other runs */
