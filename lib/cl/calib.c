@@ -71,10 +71,13 @@ double clu_cal_run(struct clu_cal *m, bool htd, bool dth, size_t bytes, double n
 		return 0;
 	if (dth && copy(m, CLU_DTH, bytes, &ev[1]))
 		ret = -EIO;
+	/* both flushed before either is waited on, so that both at once do run at once */
+	for (int d = 0; d < 2; d++)
+		if (ev[d])
+			clFlush(m->q[d]);
 	for (int d = 0; d < 2; d++) {
 		if (!ev[d])
 			continue;
-		clFlush(m->q[d]);
 		if (!ret && clu_wait(ev[d]))
 			ret = -EIO;
 		if (!ret) {
