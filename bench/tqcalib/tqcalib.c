@@ -326,10 +326,9 @@ static double after_ns(cl_event a, cl_event b)
  * DtH waiting on SYN. Then a long HtD holds both queues up: behind it on
  * the HtD queue two small HtDs, and on the K queue SYN waiting on it and two
  * more SYNs. The gaps measured are between the two commands that waited in
- * the queue behind another, as commands of a TG wait. (Holding the queues
- * with a user event instead, the command after it started 16-18 us after
- * its predecessor on the H200, against 1.5 us for commands of a TG in
- * tqbench's commands.csv.) v[LAT_*] in ns.
+ * the queue behind another, as commands of a TG wait. (A user event holding
+ * the queues instead delays the command after it by an order of magnitude
+ * more than commands of a TG wait.) v[LAT_*] in ns.
  */
 static int lat_round(struct clx *c, struct clu_cal *m, struct binst *in, double *v)
 {

@@ -495,7 +495,7 @@ static void test_twins(void)
 }
 
 /*
- * The walk: H200 run 30's real BK50 at 6x2 (12 tasks, each worker's second
+ * The walk: real BK50 at 6x2 as measured on the H200 (12 tasks, each worker's second
  * after its first; standalone times in ms, the run's profile) has a neh
  * order 5.6% above the model's optimum that no reinsertion of up to four
  * tasks improves, and 48 simulations' time a TG is less than one iteration
@@ -1008,7 +1008,7 @@ static unsigned int slow_tries(const struct tq_tg *tg, const struct tq_dev *dev,
 /*
  * A resumed TG of 8 chained tasks gives 7/8 of its budget to the proof
  * that goes on over TGs, as a small TG without chains does, and the rest
- * to the walk: the H200's real BK75 at 4x2 (run 32: 4 workers of 2 tasks,
+ * to the walk: the H200's real BK75 at 4x2 (4 workers of 2 tasks,
  * neh's order 1% above the optimum) at 48 simulations' time a TG, about
  * what it gets there, reaches exact's optimum within 10 TGs in 15 of 15
  * tries here (at most 2-3 TGs since the chain bound, 4-10 before it). Half
@@ -1042,7 +1042,7 @@ static void test_chains_proof(void)
 }
 
 /*
- * The walk's swap descents: run 36's real BK50 at 6x2 (12 tasks in chains
+ * The walk's swap descents: the H200's real BK50 at 6x2 (12 tasks in chains
  * of two, each stage's commands in ms), where neh's order is 6.0% above the
  * optimum and no swap of neighbours improves it, while fifo's order is a
  * few swaps from it. At 30 simulations' time a TG, as the H200's host had
