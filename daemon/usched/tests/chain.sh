@@ -15,19 +15,7 @@ TESTBIN=${TESTBIN:-build/tests}
 CLIENT=$TESTBIN/limits_client
 . daemon/usched/tests/lib.sh
 
-if [ "${TQ_TRANSPORT:-}" = socket ]; then
-	[ -S "${TQ_SOCKET:-}" ] || skip_all "no tqsubmitd socket (tests/socket_env.sh runs this)"
-	T=$(mktemp -d /tmp/chain-usched.XXXXXX)
-	chmod 755 "$T"
-	upid=
-	trap suite_cleanup EXIT
-	for p in "$BIN/usched" "$CLIENT" "$COUNTER"; do
-		[ -x "$p" ] || skip_all "$p is not built"
-	done
-	clinfo -l 2>/dev/null | grep -q Device || skip_all "no OpenCL device"
-else
-	suite_begin chain-usched "$BIN/usched" "$CLIENT"
-fi
+suite_begin_any chain-usched "$BIN/usched" "$CLIENT" "$COUNTER"
 
 "$BIN/usched" --foreground --config /dev/null --state "$T/state" --tqsubmitd none \
 	>>"$T/usched.log" 2>&1 &

@@ -107,6 +107,27 @@ suite_begin() {
 	trap suite_cleanup EXIT
 }
 
+# A suite for either transport: on the socket the runner's tqsubmitd (tests/socket_env.sh,
+# $TQ_SOCKET), else the module; usched is the suite's to start.
+suite_begin_any() {
+	local name=$1 p
+
+	shift
+	if [ "${TQ_TRANSPORT:-}" != socket ]; then
+		suite_begin "$name" "$@"
+		return
+	fi
+	[ -S "${TQ_SOCKET:-}" ] || skip_all "no tqsubmitd socket (tests/socket_env.sh runs this)"
+	for p in "$@"; do
+		[ -x "$p" ] || skip_all "$p is not built"
+	done
+	clinfo -l 2>/dev/null | grep -q Device || skip_all "no OpenCL device"
+	T=$(mktemp -d "/tmp/$name.XXXXXX")
+	chmod 755 "$T"
+	upid=
+	trap suite_cleanup EXIT
+}
+
 suite_begin_socket() {
 	local name=$1 p
 

@@ -17,19 +17,7 @@ set -uo pipefail
 
 . daemon/usched/tests/lib.sh
 
-if [ "${TQ_TRANSPORT:-}" = socket ]; then
-	[ -S "${TQ_SOCKET:-}" ] || skip_all "no tqsubmitd socket (selftests/socket_env.sh runs this)"
-	T=$(mktemp -d /tmp/sizes-usched.XXXXXX)
-	chmod 755 "$T"
-	upid=
-	trap suite_cleanup EXIT
-	for p in "$BIN/usched" "$BIN/tqdemo" "$COUNTER"; do
-		[ -x "$p" ] || skip_all "$p is not built"
-	done
-	clinfo -l 2>/dev/null | grep -q Device || skip_all "no OpenCL device"
-else
-	suite_begin sizes-usched "$BIN/usched" "$BIN/tqdemo"
-fi
+suite_begin_any sizes-usched "$BIN/usched" "$BIN/tqdemo" "$COUNTER"
 declare -A cpid
 
 "$BIN/usched" --foreground --config /dev/null --state "$T/state" --tqsubmitd none \
