@@ -75,7 +75,7 @@
 enum { CMD_GO = 1, CMD_CHECK };
 
 /* Worker to parent: ready (after setup or a check), or a run's report. */
-enum { MSG_READY = 1, MSG_REPORT };
+enum { MSG_READY = 1, MSG_REPORT, MSG_SUBMITTED };
 
 struct wtask {
 	int32_t status;			/* the completion's */
@@ -735,9 +735,17 @@ static void slots_check(struct wslot *ws, unsigned int n, struct wmsg *m)
  * One run: the N tasks at once, each after the previous one (a chain), or
  * without TQ_FEAT_CHAINS each submitted after the previous one's completion.
  */
+static void send_msg(int sock, struct wmsg *m);
+
+/*
+ * One run of worker's tasks: submitted at once where chains allow (else one
+ * at a time), MSG_SUBMITTED on @sock once the first submission is made,
+ * then their completions into @m.
+ */
 static int worker_run(struct tq *tq, struct wslot *ws, unsigned int n, uint32_t run,
-		      struct wmsg *m)
+		      struct wmsg *m, int sock)
 {
+	static struct wmsg submitted = { .kind = MSG_SUBMITTED };
 	bool chain = tq->features & TQ_FEAT_CHAINS;
 	unsigned int sent = 0, done = 0;
 	struct tq_cqe *cqe;
@@ -760,6 +768,11 @@ static int worker_run(struct tq *tq, struct wslot *ws, unsigned int n, uint32_t 
 		if (!ret) {
 			ret = tq_submit(tq);
 			ret = ret < 0 ? ret : 0;
+		}
+		if (sock >= 0) {
+			submitted.err = ret;
+			send_msg(sock, &submitted);
+			sock = -1;
 		}
 		if (!ret)
 			ret = tq_wait(tq, &cqe, RUN_S * 1000);
@@ -829,7 +842,7 @@ static void __attribute__((noreturn)) worker_main(const struct run *ru, unsigned
 		memset(&m, 0, sizeof(m));
 		if (cmd == CMD_GO) {
 			m.kind = MSG_REPORT;
-			m.err = worker_run(&tq, ws, n, ++run, &m);
+			m.err = worker_run(&tq, ws, n, ++run, &m, sock);
 		} else {
 			m.kind = MSG_READY;
 			slots_check(ws, n, &m);
@@ -1057,6 +1070,25 @@ static int run_start(struct run *ru)
 	return ret ?: gather(ru, MSG_READY, START_S);
 }
 
+/*
+ * One run of the workers' tasks. usched is held (SIGSTOP) while the workers
+ * submit, so that their tasks are ready at once, as in-process, where
+ * tqbench submits every task before usched's loop looks: otherwise the
+ * first TG forms from whichever workers' tasks came first, and the mix the
+ * policy orders is another one each run.
+ */
+static int run_held(struct run *ru)
+{
+	bool held = !kill(ru->d.pid, SIGSTOP);
+	int ret;
+
+	ret = command(ru, CMD_GO);
+	ret = ret ?: gather(ru, MSG_SUBMITTED, RUN_S);
+	if (held)
+		kill(ru->d.pid, SIGCONT);
+	return ret ?: gather(ru, MSG_REPORT, RUN_S);
+}
+
 /* Policy p through the daemon: warm-up, then --runs runs. */
 static int policy_procs(struct env *e, struct result *r, int p)
 {
@@ -1071,8 +1103,7 @@ static int policy_procs(struct env *e, struct result *r, int p)
 	for (unsigned int k = 0; k <= runs && !ret; k++) {
 		double ms;
 
-		ret = command(&ru, CMD_GO);
-		ret = ret ?: gather(&ru, MSG_REPORT, RUN_S);
+		ret = run_held(&ru);
 		ret = ret ?: run_result(&ru, &ms);
 		ret = ret ?: command(&ru, CMD_CHECK);
 		ret = ret ?: gather(&ru, MSG_READY, RUN_S);

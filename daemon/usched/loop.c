@@ -304,15 +304,42 @@ static void arm_read(struct daemon *d)
 	d->reading = true;
 }
 
+static void read_events(struct daemon *d, int res);
+
+/*
+ * The socket carries one message a read where the module's read takes every
+ * record there is: the messages waiting behind this one are read now, up to
+ * NEVENTS, so that tasks submitted together reach the core together and the
+ * next TG forms from all of them, not from the first client's.
+ */
+#define SOCKET_BATCH	NEVENTS
+
 static void read_done(struct daemon *d, int res)
+{
+	d->reading = false;
+	if (res == -EINTR || res == -EAGAIN || res == -ECANCELED)
+		return;		/* re-armed unless stopping */
+	read_events(d, res);
+	for (unsigned int i = 1; d->transport == TQT_SOCKET && res > 0 && !d->stopping &&
+	     i < SOCKET_BATCH; i++) {
+		d->riov = (struct iovec){ .iov_base = d->ev, .iov_len = d->nev * sizeof(*d->ev) };
+		d->rmsg = (struct msghdr){ .msg_iov = &d->riov, .msg_iovlen = 1,
+					   .msg_control = d->rctl->buf,
+					   .msg_controllen = sizeof(d->rctl->buf) };
+		res = recvmsg(d->fd, &d->rmsg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (res < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		read_events(d, res < 0 ? -errno : res);
+	}
+}
+
+/* The records of one read (@res bytes, or -errno) into the contexts and the core. */
+static void read_events(struct daemon *d, int res)
 {
 	static int fds[TQT_MAX_FDS];
 	const struct tq_event *ev;
 	unsigned int nfds = 0, k = 0;
 
-	d->reading = false;
-	if (res == -EINTR || res == -EAGAIN || res == -ECANCELED)
-		return;		/* re-armed unless stopping */
 	if (d->transport == TQT_SOCKET) {
 		if (res <= 0) {
 			lost(d, "reading", res);
