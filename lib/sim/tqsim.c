@@ -12,8 +12,10 @@
  *
  * DEVICE: --dma 1|2, --slow F | --slow-htd F --slow-dth F, --busy H,K,D (ms
  * each engine is busy at t = 0), --latency DEP,GAP[,SUBMIT] (ms, the command
- * latencies and the launch cost per command), --profile FILE (dma, slowdowns and latencies from a device
- * profile; the other options override it).
+ * latencies and the launch cost per command), --kernel-queues N (kernels
+ * on N queues at once, sharing the device by the tasks' widths), --profile
+ * FILE (dma, slowdowns and latencies from a device profile; the other
+ * options override it).
  * DRAW: --trace FILE.json (Chrome trace events), --svg FILE.svg.
  * Results are JSON on stdout; bad input exits 2 with FILE:LINE: reason.
  * Documentation/sim.md has the details.
@@ -36,13 +38,15 @@ static const char usage[] =
 	"       tqsim eval [--data DIR] [--out FILE.md] [--svg FILE.svg] [--seeds N]\n"
 	"       tqsim bench [--data DIR]\n"
 	"DEVICE: --dma 1|2  --slow F | --slow-htd F --slow-dth F  --busy H,K,D (ms)\n"
-	"        --latency DEP,GAP[,SUBMIT] (ms)  --profile FILE\n"
+	"        --latency DEP,GAP[,SUBMIT] (ms)  --kernel-queues N  --profile FILE\n"
 	"DRAW:   --trace FILE.json  --svg FILE.svg\n"
-	"TASKS:  FILE, a CSV task file: the header line name,htd_ms,k_ms,dth_ms[,after],\n"
+	"TASKS:  FILE, a CSV task file: the header line name,htd_ms,k_ms,dth_ms[,after][,width],\n"
 	"        then one task a line: its name (letters, digits, _ - .), the times in ms\n"
 	"        of its host-to-device copy, kernel and device-to-host copy (0: none;\n"
-	"        1+0.5: two commands), and with the after column the name of the task on\n"
-	"        an earlier line it must run after, or nothing. '#' starts a comment.\n"
+	"        1+0.5: two commands), with the after column the name of the task on\n"
+	"        an earlier line it must run after, or nothing, and with the width column\n"
+	"        the share of the device its kernel fills, (0, 1], or nothing (1).\n"
+	"        '#' starts a comment.\n"
 	"    or  one of the paper's tables in data/:\n"
 	"        data/synthetic_tasks.csv                     Table 2, tasks T0..T7 (unit 10 ms)\n"
 	"        --select BK25 data/synthetic_benchmarks.csv  a benchmark of Table 3 (BK0..BK100)\n"
@@ -58,6 +62,7 @@ struct opts {
 	double busy_ms[TQ_STAGES];
 	bool busy_given;
 	double lat_ms[3];		/* dependency, queue gap, launch; < 0: not given */
+	unsigned int kq;		/* kernel queues; 0: not given */
 	const char *order;
 	const char *policy;
 	double budget_us;
@@ -105,6 +110,7 @@ static int parse_list(const char *s, double *v, int max)
 enum {
 	OPT_DMA = 256, OPT_SLOW, OPT_SLOW_HTD, OPT_SLOW_DTH, OPT_BUSY, OPT_LATENCY, OPT_PROFILE,
 	OPT_ORDER, OPT_POLICY, OPT_BUDGET, OPT_SEED, OPT_TRACE, OPT_SVG, OPT_TIMELINE, OPT_SELECT,
+	OPT_KQ,
 };
 
 static const struct option long_opts[] = {
@@ -115,6 +121,7 @@ static const struct option long_opts[] = {
 	{ "busy", required_argument, NULL, OPT_BUSY },
 	{ "latency", required_argument, NULL, OPT_LATENCY },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "kernel-queues", required_argument, NULL, OPT_KQ },
 	{ "order", required_argument, NULL, OPT_ORDER },
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "budget-us", required_argument, NULL, OPT_BUDGET },
@@ -157,6 +164,8 @@ static int make_device(struct opts *o)
 	}
 	if (o->dma)
 		o->dev.dma = o->dma;
+	if (o->kq)
+		o->dev.kq = o->kq;
 	for (int s = 0; s < TQ_STAGES; s++) {
 		if (o->slow[s])
 			o->dev.slow[s] = o->slow[s];
@@ -213,6 +222,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_PROFILE:
 			o->profile = optarg;
 			break;
+		case OPT_KQ: {
+			double v;
+
+			if (!parse_double(optarg, &v) || v != floor(v) || v < 1 || v > TQ_MAX_KQ)
+				return fail_usage("--kernel-queues must be 1 to 8, not '%s'", optarg);
+			o->kq = (unsigned int)v;
+			break;
+		}
 		case OPT_ORDER:
 			o->order = optarg;
 			break;
@@ -272,6 +289,8 @@ static void print_device(const struct tq_dev *dev)
 		       dev->gap_ns / NS_PER_MS);
 	if (dev->submit_ns)
 		printf("  \"submit_ms\": %.6f,\n", dev->submit_ns / NS_PER_MS);
+	if (dev->kq > 1)
+		printf("  \"kernel_queues\": %u,\n", dev->kq);
 }
 
 static int draw(const struct opts *o, const uint8_t *order)

@@ -12,9 +12,15 @@
 static const char *const stage_name[TQ_STAGES] = { "HtD", "K", "DtH" };
 static const char *const stage_color[TQ_STAGES] = { "#3b75c4", "#4caf50", "#f39c12" };
 
-/* The track (queue) a stage's commands run on. */
-static int track_of(const struct tq_dev *dev, int s)
+/*
+ * The track (queue) a stage's commands run on: the copy queue(s) and the
+ * first kernel queue, then the other kernel queues ("K1", ...); @kq is the
+ * kernel queue of the task's kernels (kq_of()).
+ */
+static int track_of(const struct tq_dev *dev, int s, unsigned int kq)
 {
+	if (s == TQ_K && kq)
+		return (int)(dev->dma + kq);
 	if (dev->dma == 1)
 		return s == TQ_K ? 1 : 0;
 	return s;
@@ -22,6 +28,10 @@ static int track_of(const struct tq_dev *dev, int s)
 
 static const char *track_name(const struct tq_dev *dev, int track)
 {
+	static const char *const more[] = { "K1", "K2", "K3", "K4", "K5", "K6", "K7" };
+
+	if (track > (int)dev->dma)
+		return more[track - dev->dma - 1];
 	if (dev->dma == 1)
 		return track ? "K" : "copy (HtD, DtH)";
 	return stage_name[track];
@@ -29,7 +39,17 @@ static const char *track_name(const struct tq_dev *dev, int track)
 
 static int ntracks(const struct tq_dev *dev)
 {
-	return dev->dma == 1 ? 2 : 3;
+	return (int)(dev->dma + dev->kq);
+}
+
+/* Each position's kernel queue: the tasks with a kernel go round-robin, as the model has them. */
+static void kq_of(const struct taskset *ts, const struct tq_dev *dev, const uint8_t *order,
+		  unsigned int n, unsigned int *kq)
+{
+	unsigned int nk = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		kq[i] = ts->tg.task[order[i]].n[TQ_K] ? nk++ % dev->kq : 0;
 }
 
 /* Visit every simulated command. */
@@ -54,12 +74,14 @@ int draw_trace(const char *path, const struct taskset *ts, const struct tq_dev *
 	static struct tq_sim_result res;
 	FILE *f = fopen(path, "w");
 	const char *sep = "";
+	unsigned int kq[TQ_MAX_TASKS];
 
 	if (!f) {
 		fprintf(stderr, "tqsim: cannot create %s\n", path);
 		return -1;
 	}
 	tq_simulate(&ts->tg, dev, order, n, &res);
+	kq_of(ts, dev, order, n, kq);
 	fprintf(f, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
 	for (int t = 0; t < ntracks(dev); t++) {
 		fprintf(f, "%s{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, "
@@ -74,7 +96,7 @@ int draw_trace(const char *path, const struct taskset *ts, const struct tq_dev *
 			"\"pid\": 1, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, "
 			"\"args\": {\"task\": %u, \"cmd\": %u}}",
 			ts->name[t], stage_name[s], c ? "+" : "", stage_name[s],
-			track_of(dev, s), res.start[idx] / 1e3,
+			track_of(dev, s, kq[i]), res.start[idx] / 1e3,
 			(res.end[idx] - res.start[idx]) / 1e3, t, c);
 	}
 	fprintf(f, "\n]}\n");
@@ -114,12 +136,14 @@ int draw_svg(const char *path, const struct taskset *ts, const struct tq_dev *de
 	FILE *f = fopen(path, "w");
 	double span, scale, step;
 	int rows = ntracks(dev), height = TOP + rows * ROW + 40;
+	unsigned int kq[TQ_MAX_TASKS];
 
 	if (!f) {
 		fprintf(stderr, "tqsim: cannot create %s\n", path);
 		return -1;
 	}
 	tq_simulate(&ts->tg, dev, order, n, &res);
+	kq_of(ts, dev, order, n, kq);
 	span = res.makespan > 0 ? res.makespan / NS_PER_MS : 1;
 	scale = PLOT_W / span;
 	svg_begin(f, LEFT + PLOT_W + 20, height);
@@ -141,7 +165,7 @@ int draw_svg(const char *path, const struct taskset *ts, const struct tq_dev *de
 	for_each_cmd(ts, order, n, i, s, c, idx) {
 		double x = LEFT + res.start[idx] / NS_PER_MS * scale;
 		double w = (res.end[idx] - res.start[idx]) / NS_PER_MS * scale;
-		int y = TOP + track_of(dev, s) * ROW + 5;
+		int y = TOP + track_of(dev, s, kq[i]) * ROW + 5;
 
 		fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
 			"stroke=\"black\" stroke-width=\"0.5\"><title>%s %s %.3f-%.3f ms</title>"

@@ -6,8 +6,10 @@
  *
  * Task file: CSV with the header "name,htd_ms,k_ms,dth_ms", one task per
  * line. A time of 0 means the stage is absent; "a+b+..." gives a stage
- * several commands. An optional fifth column "after" names the task's
- * predecessor, a task on an earlier line (tq_tg_set_after()), or is empty.
+ * several commands. Optional columns after those, in either order: "after"
+ * names the task's predecessor, a task on an earlier line
+ * (tq_tg_set_after()), or is empty; "width" is the share of the device its
+ * kernel fills, in (0, 1] (tq_tg_set_width()), or empty for 1.
  *
  * The tables, as data/ has them: Table 2 (synthetic_tasks.csv, times in
  * the paper's unit of 10 ms) is a TG of its tasks; Table 3
@@ -148,15 +150,31 @@ static const char *const table_header[] = {
 #define MAX_FIELDS	10
 #define PAPER_UNIT_MS	10	/* Table 2's unit of time */
 
+/* A task file's optional columns: where each is, -1 for none (header_table()). */
+static int col_after, col_width;
+
 static enum table header_table(char **f, unsigned int nf, unsigned int *nfields)
 {
 	char joined[128] = "";
 
-	if (nf >= 4 && nf <= 5 && !strcmp(trim(f[0]), "name") && !strcmp(trim(f[1]), "htd_ms") &&
-	    !strcmp(trim(f[2]), "k_ms") && !strcmp(trim(f[3]), "dth_ms") &&
-	    (nf == 4 || !strcmp(trim(f[4]), "after"))) {
-		*nfields = nf;
-		return TASK_FILE;
+	col_after = col_width = -1;
+	if (nf >= 4 && nf <= 6 && !strcmp(trim(f[0]), "name") && !strcmp(trim(f[1]), "htd_ms") &&
+	    !strcmp(trim(f[2]), "k_ms") && !strcmp(trim(f[3]), "dth_ms")) {
+		bool ok = true;
+
+		for (unsigned int i = 4; i < nf; i++) {
+			int *col = !strcmp(trim(f[i]), "after") ? &col_after :
+				   !strcmp(trim(f[i]), "width") ? &col_width : NULL;
+
+			ok &= col && *col < 0;
+			if (col)
+				*col = i;
+		}
+		if (ok) {
+			*nfields = nf;
+			return TASK_FILE;
+		}
+		col_after = col_width = -1;
 	}
 	for (unsigned int i = 0; i < nf; i++) {
 		if (strlen(joined) + strlen(trim(f[i])) + 2 > sizeof(joined))
@@ -218,18 +236,34 @@ static const char *number(const char *cell, const char *col, double *v)
 	return NULL;
 }
 
-/* A task file's line: name, the three stages' cells, maybe after. */
+/* The "width" cell of task @t: empty (1), or a number in (0, 1]. */
+static const char *add_width(struct tq_tg *tg, unsigned int t, char *cell)
+{
+	double w;
+
+	cell = trim(cell);
+	if (!*cell)
+		return NULL;
+	if (number(cell, "width", &w) || tq_tg_set_width(tg, t, w))
+		return "width: not a number in (0, 1]";
+	return NULL;
+}
+
+/* A task file's line: name, the three stages' cells, maybe after and width. */
 static const char *task_file_row(struct taskset *ts, char **f, unsigned int nf)
 {
 	const char *why;
 	int t;
 
+	(void)nf;	/* the header's count, checked by the caller */
 	if ((why = new_task(ts, trim(f[0]), &t)))
 		return why;
 	for (int s = 0; s < TQ_STAGES; s++)
 		if ((why = add_cell(&ts->tg, s, f[s + 1])))
 			return why;
-	if (nf == 5 && (why = add_after(&ts->tg, ts, t, f[4])))
+	if (col_after >= 0 && (why = add_after(&ts->tg, ts, t, f[col_after])))
+		return why;
+	if (col_width >= 0 && (why = add_width(&ts->tg, t, f[col_width])))
 		return why;
 	return NULL;
 }
@@ -365,7 +399,7 @@ static int parse(const char *path, char *text, const char *select, struct taskse
 		if (!header) {
 			*table = header_table(f, nf, &nfields);
 			if (*table == NOT_A_TABLE) {
-				bad(path, line, "expected header 'name,htd_ms,k_ms,dth_ms[,after]', "
+				bad(path, line, "expected header 'name,htd_ms,k_ms,dth_ms[,after][,width]', "
 				    "or one of data/'s tables (tqsim --help)");
 				goto out;
 			}

@@ -42,7 +42,12 @@ static void test_bad_files(void)
 		const char *want;	/* the start of stderr */
 	} cases[] = {
 		{ "a,1,2,3\n", NULL,
-		  "bad.csv:1: expected header 'name,htd_ms,k_ms,dth_ms[,after]'" },
+		  "bad.csv:1: expected header 'name,htd_ms,k_ms,dth_ms[,after][,width]'" },
+		{ "name,htd_ms,k_ms,dth_ms,width,width\n", NULL, "bad.csv:1: expected header" },
+		{ "name,htd_ms,k_ms,dth_ms,width\na,1,1,1,1.5\n", NULL,
+		  "bad.csv:2: width: not a number in (0, 1]" },
+		{ "name,htd_ms,k_ms,dth_ms,width\na,1,1,1,0\n", NULL,
+		  "bad.csv:2: width: not a number in (0, 1]" },
 		{ "name,htd_ms,k_ms,dth_ms,before\n", NULL, "bad.csv:1: expected header" },
 		{ "name,htd_ms,k_ms,dth_ms,after\na,1,1,1\n", NULL,
 		  "bad.csv:2: expected 5 fields, got fewer" },
@@ -108,6 +113,9 @@ static void test_bad_options(void)
 		"makespan bk.csv bk.csv",
 		"frobnicate bk.csv",
 		"makespan --profile bad.profile bk.csv",
+		"makespan --kernel-queues 0 bk.csv",
+		"makespan --kernel-queues 9 bk.csv",
+		"makespan --kernel-queues 1.5 bk.csv",
 	};
 	char out[4096], body[4096];
 
@@ -130,6 +138,7 @@ static void test_outputs(void)
 	char out[8192], body[128], *p;
 	double best = 0, worst = 0, median = 0;
 	FILE *f;
+	size_t n;
 
 	tap_ok(!run("perms bk.csv", false, out, sizeof(out)) &&
 	       (p = strstr(out, "\"best_ms\":")) && sscanf(p, "\"best_ms\": %lf", &best) == 1 &&
@@ -185,6 +194,22 @@ static void test_outputs(void)
 	       "after: exact finds perms' best");
 	tap_ok(run("makespan --order 3,0,1,2 chain.csv", true, out, sizeof(out)) == 2 &&
 	       strstr(out, "before its predecessor"), "after: an infeasible --order exits 2");
+	/* two kernels of half the device each: serial on one queue, at once on two */
+	put("wide.csv", "name,htd_ms,k_ms,dth_ms,width,after\nA,2,10,1,0.5,\nB,2,10,1,,\n"
+	    "C,2,10,1,0.5,\n");
+	tap_ok(!run("makespan wide.csv", false, out, sizeof(out)) &&
+	       strstr(out, "\"makespan_ms\": 33.000000"), "width: one kernel queue runs kernels one by one");
+	tap_ok(!run("makespan --kernel-queues 2 --trace wk.json wide.csv", false, out, sizeof(out)) &&
+	       strstr(out, "\"kernel_queues\": 2") && strstr(out, "\"makespan_ms\": 28.000000"),
+	       "--kernel-queues 2: A and B share the device (1.5 of it), C follows A on its queue");
+	snprintf(body, sizeof(body), "%s/wk.json", dir);
+	f = fopen(body, "r");
+	n = f ? fread(out, 1, sizeof(out) - 1, f) : 0;
+	out[n] = 0;
+	if (f)
+		fclose(f);
+	tap_ok(strstr(out, "\"name\": \"K1\"") && strstr(out, "\"tid\": 3"),
+	       "--kernel-queues 2: the trace has a track for the second kernel queue");
 	put("ok.profile", "tq-profile 1\ndma 1\nhtd alone 0 10\ndth alone 0 10\n");
 	tap_ok(!run("makespan --profile ok.profile bk.csv", false, out, sizeof(out)) &&
 	       strstr(out, "\"dma\": 1"), "--profile sets the copy engines");
