@@ -61,8 +61,9 @@ $(OBJ)/%.o: %.c
 
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
-# The module. scripts/deps makes sure KDIR exists before we get here.
+# The module. scripts/deps installs the headers that give KDIR.
 module:
+	@test -n "$(KDIR)" || { echo "no kernel build tree: install linux-headers-amd64 (make deps)" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 sparse:
