@@ -69,7 +69,8 @@ struct opts {
 	const char *ol_mixes;		/* "phased,BK50" */
 	const char *ol_loads;		/* fractions of the capacity: "0.3,0.5,..." */
 	const char *ol_setups;		/* "fifo,paper,auto,flow,independent" */
-	double ol_s;			/* seconds of arrivals per point */
+	double ol_s;			/* seconds of arrivals per point, at least */
+	unsigned int ol_tasks;		/* counted arrivals per point, at least */
 	double ol_phase_s;		/* a phase of a mix */
 	unsigned int ol_clients;
 };
@@ -168,6 +169,7 @@ struct stream_result {
 #define OL_MAX_PHASES	8
 #define OL_MAX_MIXES	6
 #define OL_MAX_LOADS	12
+#define OL_MAX_TASKS	20000	/* --ol-tasks: within the workers' OLP_MAX each */
 #define OL_MAX_SETUPS	12
 
 /* A mix: a cycle of phases, each a share of dominant-kernel tasks. */
@@ -188,6 +190,7 @@ struct ol_point {
 	char mix[24];
 	char setup[24];
 	double load;			/* offered, a fraction of the capacity */
+	double secs;			/* seconds of arrivals */
 	double offered;			/* arrivals counted per second */
 	uint64_t tasks;			/* arrivals counted */
 	double tput;			/* completions in the window per second */
@@ -195,6 +198,7 @@ struct ol_point {
 	double util[CLX_STAGES], device_util;
 	double tg_size, sched_share;	/* usched's */
 	double lag_ms;			/* the clients' latest submission after its arrival */
+	double detect_ms;		/* usched in-process: delivery after the last command's end, mean; -1: n/a */
 	int err;			/* the point failed: no figures */
 };
 
@@ -205,6 +209,7 @@ struct ol_result {
 	struct ol_cap cap[OL_MAX_MIXES * OL_MAX_PHASES];
 	struct ol_point *pt;
 	double secs, phase_s;
+	unsigned int min_tasks;
 };
 
 /* The host probe of steady.c. */

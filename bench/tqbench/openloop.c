@@ -645,8 +645,8 @@ static double pct_of(const double *v, size_t n, double q)
 static void point_stats(const struct ol_run *r, double secs, struct ol_point *pt)
 {
 	uint64_t lo = r->t0 + (uint64_t)(secs * 1e8), hi = r->t0 + (uint64_t)(secs * 1e9);
-	size_t n = 0, cap = r->total ? r->total : 1, niv = 0, done_in = 0;
-	double *lat = malloc(cap * sizeof(double)), sum = 0;
+	size_t n = 0, cap = r->total ? r->total : 1, niv = 0, done_in = 0, ndet = 0;
+	double *lat = malloc(cap * sizeof(double)), sum = 0, det = 0;
 	double (*iv)[CLX_STAGES][2] = malloc(cap * sizeof(*iv));
 
 	for (unsigned int w = 0; lat && iv && w < r->P; w++) {
@@ -660,8 +660,22 @@ static void point_stats(const struct ol_run *r, double secs, struct ol_point *pt
 				continue;
 			lat[n] = (d->done - at) / 1e6;
 			sum += lat[n++];
+			/*
+			 * usched in-process: the delivery after the last command's end
+			 * (the core's clock sync; independent clients' stamps are
+			 * aligned by their own delivery, so say nothing of it)
+			 */
+			double end = 0;
+
+			for (int st = 0; st < CLX_STAGES; st++)
+				end = fmax(end, d->iv[st][1]);
+			if (r->p >= 0 && !r->proc && end > 0 && d->done >= end) {
+				det += d->done - end;
+				ndet++;
+			}
 		}
 	}
+	pt->detect_ms = ndet ? det / ndet / 1e6 : -1;
 	pt->tasks = n;
 	pt->offered = n / (0.9 * secs);
 	pt->tput = done_in / (0.9 * secs);
@@ -753,6 +767,25 @@ static double model_rate(const struct suite *s, unsigned int pct)
 	return best > 0 ? 1e9 / best : 0;
 }
 
+/*
+ * A point's seconds of arrivals: --ol-s, or longer at a low load, so that at
+ * least --ol-tasks arrivals fall in the counted window (a p99 over a few
+ * hundred tasks is their second largest); whole cycles of the mix's phases.
+ */
+static double point_secs(const struct opts *o, const struct ol_mix *mx, const double *rate,
+			 unsigned int P)
+{
+	double mean = 0, need, cycle = mx->nphase * o->ol_phase_s;
+
+	for (unsigned int k = 0; k < mx->nphase; k++)
+		mean += rate[k] / mx->nphase;
+	/* rate: arrivals per ns and client; the first tenth is not counted */
+	need = mean > 0 ? o->ol_tasks / (0.9 * P * mean * 1e9) : 0;
+	if (need <= o->ol_s)
+		return o->ol_s;
+	return ceil(need / cycle) * cycle;
+}
+
 /* A setup's policy (proc-POLICY: through the daemon), or OL_INDEP(_PROCS). */
 static int setup_policy(const char *setup)
 {
@@ -779,6 +812,7 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 	res->secs = secs;
 	res->clients = o->ol_clients;
 	res->phase_s = o->ol_phase_s;
+	res->min_tasks = o->ol_tasks;
 	snprintf(buf, sizeof(buf), "%s", o->ol_mixes);
 	for (tok = strtok_r(buf, ",", &save); tok && res->nmix < OL_MAX_MIXES;
 	     tok = strtok_r(NULL, ",", &save))
@@ -876,10 +910,11 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 								      res->cap[j].indep) / r.P / 1e9;
 					peak = fmax(peak, rate[k]);
 				}
-				cap = (unsigned int)(peak * secs * 1e9 * 2 + 64);
+				pt->secs = point_secs(o, mx, rate, r.P);
+				cap = (unsigned int)(peak * pt->secs * 1e9 * 2 + 64);
 				ret = run_alloc(&r, cap);
 				for (unsigned int w = 0; w < r.P && !ret; w++)
-					r.narr[w] = gen_arrivals(s, mx, rate, secs, res->phase_s,
+					r.narr[w] = gen_arrivals(s, mx, rate, pt->secs, res->phase_s,
 								 o->seed * 1000003 + m * 7919 +
 								 l * 104729 + w * 31 + 1,
 								 r.arr[w], cap);
@@ -904,7 +939,7 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 					}
 				}
 				if (!ret)
-					point_stats(&r, secs, pt);
+					point_stats(&r, pt->secs, pt);
 				if (!ret && r.proc) {
 					/* the daemon keeps the commands' stamps: unknown here */
 					for (int st = 0; st < CLX_STAGES; st++)

@@ -1078,17 +1078,18 @@ int report_openloop(const char *dir, const struct ol_result *res)
 	if (!f)
 		return -errno;
 	fprintf(f, "mix,setup,load,offered_per_s,tasks,tasks_per_s,p50_ms,p99_ms,p999_ms,mean_ms,"
-		   "util_htd,util_k,util_dth,util_device,tasks_per_tg,sched_share,lag_ms\n");
+		   "util_htd,util_k,util_dth,util_device,tasks_per_tg,sched_share,lag_ms,secs,"
+		   "detect_ms\n");
 	for (unsigned int i = 0; i < res->npts; i++) {
 		const struct ol_point *p = &res->pt[i];
 
 		if (p->err)
 			continue;
 		fprintf(f, "%s,%s,%.2f,%.2f,%llu,%.2f,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,"
-			   "%.2f,%.6f,%.3f\n", p->mix, p->setup, p->load, p->offered,
+			   "%.2f,%.6f,%.3f,%.2f,%.3f\n", p->mix, p->setup, p->load, p->offered,
 			(unsigned long long)p->tasks, p->tput, p->p50, p->p99, p->p999, p->mean,
 			p->util[0], p->util[1], p->util[2], p->device_util, p->tg_size,
-			p->sched_share, p->lag_ms);
+			p->sched_share, p->lag_ms, p->secs, p->detect_ms);
 	}
 	if (fclose(f))
 		return -errno;
@@ -1127,11 +1128,14 @@ int report_openloop_md(FILE *f, const struct ol_result *res)
 
 	for (unsigned int l = 0; l < res->nload; l++)
 		maxload = fmax(maxload, res->load[l]);
-	fprintf(f, "\n## Open loop\n\n%u clients, Poisson arrivals over %.1f s per point (the "
-		   "first tenth not counted), phases of %.2f s; the same arrivals and tasks for "
-		   "every setup. Capacity (tasks/s; a backlog of the phase's tasks at once), the "
+	fprintf(f, "\n## Open loop\n\n%u clients, Poisson arrivals over %.1f s per point", res->clients,
+		res->secs);
+	if (res->min_tasks)
+		fprintf(f, ", longer at low loads for at least %u counted arrivals", res->min_tasks);
+	fprintf(f, " (the first tenth not counted), phases of %.2f s; the same arrivals and tasks "
+		   "for every setup. Capacity (tasks/s; a backlog of the phase's tasks at once), the "
 		   "loads' 100%% the better of the two:\n\n| DK share | usched (auto) | independent | ratio |\n"
-		   "|---|---|---|---|\n", res->clients, res->secs, res->phase_s);
+		   "|---|---|---|---|\n", res->phase_s);
 	for (unsigned int j = 0; j < res->ncap; j++)
 		fprintf(f, "| %u%% | %.1f | %.1f | %.2fx |\n", res->cap[j].pct, res->cap[j].usched,
 			res->cap[j].indep, res->cap[j].indep > 0 ?
@@ -1203,11 +1207,20 @@ int report_openloop_md(FILE *f, const struct ol_result *res)
 				fprintf(f, " %.0f%% %.3f, %.2f;", 100 * res->load[l], a->tput / b->tput,
 					a->p99 / b->p99);
 		}
+		fprintf(f, "\n- usched in-process, the delivery after the task's last command "
+			   "ended (mean ms):");
+		for (unsigned int i = 0; i < res->npts; i++) {
+			const struct ol_point *p = &res->pt[i];
+
+			if (!p->err && p->detect_ms >= 0 && !strcmp(p->mix, mix))
+				fprintf(f, " %s %.0f%% %.2f;", p->setup, 100 * p->load, p->detect_ms);
+		}
 		fprintf(f, "\n");
 	}
 	fprintf(f, "\nLatency: from each task's arrival time to its completion's delivery "
-		   "(usched by its poll at the predicted end, independent clients by polling "
-		   "their last event every 0.1 ms). Throughput: completions inside the counted "
-		   "window per second; above the capacity it is what the setup sustains.\n");
+		   "(usched by its poll from the predicted end less the predictions' recent "
+		   "spread, independent clients by polling their last event every 0.1 ms). "
+		   "Throughput: completions inside the counted window per second; above the "
+		   "capacity it is what the setup sustains.\n");
 	return ferror(f) ? -EIO : 0;
 }

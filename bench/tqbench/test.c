@@ -169,6 +169,8 @@ static void hygiene(const char *dir)
  * The open loop, small: two clients, the phased mix at half the capacity,
  * three setups; and its usage errors, refused before anything runs.
  */
+#define OL_TASKS	40	/* --ol-tasks: longer than --ol-s 0.3 gives on PoCL */
+
 static void openloop(const char *dir)
 {
 	static const char *const bad[][2] = {
@@ -177,6 +179,7 @@ static void openloop(const char *dir)
 		{ "--ol-loads 0.5,0", "--ol-loads" },
 		{ "--ol-setups fifo,bogus", "--ol-setups" },
 		{ "--ol-clients 99", "--ol-clients" },
+		{ "--ol-tasks -1", "--ol-tasks" },
 		{ "--setups openloop --suites synthetic", "needs the real suite" },
 	};
 	char cmd[1024], out[4096];
@@ -191,8 +194,8 @@ static void openloop(const char *dir)
 	}
 	snprintf(cmd, sizeof(cmd), "%s --quick --profile %s/profile --out %s/ol --data %s "
 		 "--suites real --setups openloop --ol-setups auto,flow,independent "
-		 "--ol-mixes phased --ol-loads 0.5 --ol-s 0.3 --ol-clients 2 2>&1; "
-		 "echo \"status $?\"", TQBENCH_BIN, dir, dir, TQ_DATA);
+		 "--ol-mixes phased --ol-loads 0.5 --ol-s 0.3 --ol-tasks %d --ol-clients 2 2>&1; "
+		 "echo \"status $?\"", TQBENCH_BIN, dir, dir, TQ_DATA, OL_TASKS);
 	tap_ok(test_run_status(cmd) == 0, "tqbench --setups openloop");
 	snprintf(cmd, sizeof(cmd), "%s/ol", dir);
 	rows = lines(cmd, "openloop.csv", out, sizeof(out));
@@ -206,6 +209,12 @@ static void openloop(const char *dir)
 	test_capture(cmd, out, sizeof(out));
 	tap_ok(rows == 1 + 3 && atoi(out) == 0,
 	       "openloop.csv: tasks counted, p50 <= p99 <= p99.9 (%d bad)", atoi(out));
+	/* --ol-tasks: each point ran long enough for them (Poisson: a few short is chance) */
+	snprintf(cmd, sizeof(cmd), "awk -F, 'NR > 1 && !($5 >= %d && $18 >= 0.3)' "
+		 "%s/ol/openloop.csv | wc -l", OL_TASKS * 3 / 4, dir);
+	test_capture(cmd, out, sizeof(out));
+	tap_ok(rows == 1 + 3 && atoi(out) == 0,
+	       "openloop.csv: at least --ol-tasks counted per point (%d short)", atoi(out));
 	snprintf(cmd, sizeof(cmd), "%s/ol", dir);
 	n = lines(cmd, "openloop-phased.svg", out, sizeof(out));
 	tap_ok(n > 3 && !strncmp(out, "<svg", 4), "openloop-phased.svg is an SVG");

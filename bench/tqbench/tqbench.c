@@ -88,6 +88,9 @@ static void usage(FILE *f)
 		"                        process of its own) (default fifo,paper,auto,flow,\n"
 		"                        independent)\n"
 		"  --ol-s S              seconds of arrivals per point (default 3; quick 0.4)\n"
+		"  --ol-tasks N          and at least N counted arrivals: a point at a low\n"
+		"                        load lasts longer, so its p99 has tasks above it\n"
+		"                        (default 0: --ol-s alone)\n"
 		"  --ol-phase-s S        a phase of a mix (default 0.5; quick 0.1)\n"
 		"  --ol-clients P        the open loop's clients (default 8)\n"
 		"  --max-tg N            usched's most tasks in one TG (default: usched's, 8)\n"
@@ -158,7 +161,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
 	       PMAX, UNIT, SCALE, TRIALS, TABLE5, SSECS, SWORK, SSETUPS, KQUEUES, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
 	       TQSUBMITD, BENCHES, MAXTG, NOPLANS, NOREFINE, NOPOLL, NOCLEAR, STEADY, SWAIT, REDO,
-	       OLMIX, OLLOAD, OLSET, OLS, OLPH, OLCL };
+	       OLMIX, OLLOAD, OLSET, OLS, OLTASKS, OLPH, OLCL };
 	static const struct option lo[] = {
 		{ "profile", required_argument, NULL, PROFILE },
 		{ "out", required_argument, NULL, OUT },
@@ -198,6 +201,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "ol-loads", required_argument, NULL, OLLOAD },
 		{ "ol-setups", required_argument, NULL, OLSET },
 		{ "ol-s", required_argument, NULL, OLS },
+		{ "ol-tasks", required_argument, NULL, OLTASKS },
 		{ "ol-phase-s", required_argument, NULL, OLPH },
 		{ "ol-clients", required_argument, NULL, OLCL },
 		{ "help", no_argument, NULL, 'h' },
@@ -205,6 +209,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	};
 	const char *configs = NULL;
 	int ch, redo = 3;
+	long ol_tasks = 0;
 
 	*o = (struct opts){ .data = "data", .out = "tqbench-out",
 			    .suites = "synthetic,real",
@@ -258,6 +263,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		case OLSET: o->ol_setups = optarg; break;
 		case SSETUPS: o->stream_setups = optarg; break;
 		case OLS: o->ol_s = atof(optarg); break;
+		case OLTASKS: ol_tasks = atol(optarg); break;
 		case OLPH: o->ol_phase_s = atof(optarg); break;
 		case OLCL: o->ol_clients = atoi(optarg); break;
 		case 'h':
@@ -301,10 +307,12 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	o->ol_s = o->ol_s > 0 ? o->ol_s : o->quick ? 0.4 : 3;
 	o->ol_phase_s = o->ol_phase_s > 0 ? o->ol_phase_s : o->quick ? 0.1 : 0.5;
 	o->ol_clients = o->ol_clients ? o->ol_clients : 8;
-	if (o->ol_clients > MAX_WORKERS || openloop_parse(o)) {
+	o->ol_tasks = (unsigned int)ol_tasks;
+	if (o->ol_clients > MAX_WORKERS || ol_tasks < 0 || ol_tasks > OL_MAX_TASKS ||
+	    openloop_parse(o)) {
 		fprintf(stderr, "tqbench: --ol-mixes phased or BKx[/BKy...], --ol-loads fractions "
 			"in (0, 4], --ol-setups of fifo,paper,neh,exact,auto,flow,independent, "
-			"--ol-clients 1..%d\n", MAX_WORKERS);
+			"--ol-clients 1..%d, --ol-tasks 0..%d\n", MAX_WORKERS, OL_MAX_TASKS);
 		return -1;
 	}
 	return 0;
