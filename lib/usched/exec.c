@@ -35,7 +35,7 @@
 
 #include "lib/kernels/tqk_cl.h"
 #include "tq/clock.h"
-#include "lib/usched/internal.h"
+#include "internal.h"
 
 #define POOL_MIN	4096	/* smallest device buffer */
 #define CLOCK_SAMPLES	5

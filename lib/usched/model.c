@@ -16,7 +16,7 @@
 
 #include "lib/cl/tqcl_calib.h"
 #include "tq/num.h"
-#include "lib/usched/internal.h"
+#include "internal.h"
 
 #define KM_WINDOW	64	/* runs that weigh in a kernel's fit */
 #define KM_GAMMA	10e3	/* prior launch latency, ns */
