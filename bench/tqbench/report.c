@@ -1218,8 +1218,8 @@ int report_openloop_md(FILE *f, const struct ol_result *res)
 		fprintf(f, "\n");
 	}
 	fprintf(f, "\nLatency: from each task's arrival time to its completion's delivery "
-		   "(usched by its poll from the predicted end less the predictions' recent "
-		   "spread, independent clients by polling their last event every 0.1 ms). "
+		   "(usched by its poll at the predicted end, independent clients by polling "
+		   "their last event every 0.1 ms). "
 		   "Throughput: completions inside the counted window per second; above the "
 		   "capacity it is what the setup sustains.\n");
 	return ferror(f) ? -EIO : 0;

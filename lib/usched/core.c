@@ -67,10 +67,9 @@
  *    command ended (Documentation/design/usched-core.md), which in a closed
  *    loop of submitters keeps their next tasks from the device. So the loop
  *    also asks a task's last event whether it is done when the model says
- *    it may be (its predicted end, corrected by the drift, less the tasks'
- *    recent mean distance from their predictions, at most 2 ms), again
- *    after 50, 100 and 200 us, then every 400 us while it is not, and
- *    completes it at once when it is (poll_done()). Its callback still comes and frees it;
+ *    it should be (its predicted end, corrected by the drift), again after
+ *    50 us, 100 us, ... up to every 1.6 ms while it is not, and completes it
+ *    at once when it is (poll_done()). Its callback still comes and frees it;
  *    the loop keeps its last event until then; usched_destroy() waits for it.
  *
  * 6. Shutdown. usched_destroy() refuses new tasks, runs the loop until every
@@ -482,12 +481,6 @@ static uint64_t task_bytes(const struct task *t)
 
 static void task_unblock(struct usched *u, struct task *t);
 static uint64_t poll_when(struct usched *u);
-
-/* When the model says t's last command ends (4), corrected by the drift. */
-static uint64_t predicted_end(const struct usched *u, const struct task *t)
-{
-	return t->pred_end + u->drift;
-}
 
 /*
  * Take the next TG's tasks, round-robin over owners (3), within limit bytes
@@ -1074,12 +1067,8 @@ static void task_collect(struct usched *u, struct task *t)
 	exec_collect(u, t);
 	u->limited -= t->limit_ns != 0;
 	/* What runs behind it is as late as it is (4). */
-	if (t->c.end_ns) {
-		int64_t err = (int64_t)(t->c.end_ns - predicted_end(u, t));
-
-		u->poll_lead += ((err < 0 ? -err : err) - u->poll_lead) / 8;
+	if (t->c.end_ns)
 		u->drift = (int64_t)(t->c.end_ns - t->pred_end);
-	}
 	if (t->c.start_ns && (!tg->first_start || t->c.start_ns < tg->first_start))
 		tg->first_start = t->c.start_ns;
 	if (t->c.end_ns > tg->last_end)
@@ -1112,15 +1101,10 @@ static bool pollable(const struct task *t)
 	return t && !t->err && t->nev;
 }
 
-/*
- * When poll_done() first asks t: its predicted end, less how far the tasks'
- * ends have lately strayed from theirs, so that one ending early is not held
- * until its prediction (5).
- */
-static uint64_t poll_from(const struct usched *u, const struct task *t)
+/* When the model says t's last command ends (4), corrected by the drift. */
+static uint64_t predicted_end(const struct usched *u, const struct task *t)
 {
-	return predicted_end(u, t) - (uint64_t)(u->poll_lead < POLL_LEAD_MAX ? u->poll_lead :
-						POLL_LEAD_MAX);
+	return t->pred_end + u->drift;
 }
 
 /*
@@ -1144,7 +1128,7 @@ static void poll_done(struct usched *u, struct task **tail)
 			struct task *t = tg->task[i];
 			cl_int st;
 
-			if (!pollable(t) || poll_from(u, t) > now)
+			if (!pollable(t) || predicted_end(u, t) > now)
 				continue;
 			if (clGetEventInfo(t->ev[t->nev - 1], CL_EVENT_COMMAND_EXECUTION_STATUS,
 					   sizeof(st), &st, NULL) || st > CL_COMPLETE) {
@@ -1191,7 +1175,7 @@ static uint64_t poll_when(struct usched *u)
 
 			if (!pollable(t))
 				continue;
-			end = poll_from(u, t);
+			end = predicted_end(u, t);
 			if (end <= now)
 				due = true;
 			else if (end < at)

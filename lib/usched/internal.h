@@ -36,8 +36,7 @@
 #define IDLE_PROVE_MAX	8	/* tasks the idle time proves, chains or not */
 #define JIT_WAIT	UINT64_MAX	/* jit_when(): no launch until something happens */
 #define POLL_RETRY_NS	50000	/* poll_when(): a task due but not done is asked again after this, */
-#define POLL_RETRY_MAX	3	/* doubled each time up to 2^3 times, then every 400 us */
-#define POLL_LEAD_MAX	2000000	/* a task is first asked at most this long before its predicted end */
+#define POLL_RETRY_MAX	5	/* doubled each time up to 2^5 times, then every 1.6 ms */
 #define MAX_KQUEUES	8
 #define CLEAR_END	UINT64_MAX	/* task.clear_to: up to the device buffer's end */
 #define WATCH_TICK_MIN	1000000		/* the watchdog looks for a kernel's start every */
@@ -381,7 +380,6 @@ struct usched {
 	uint64_t busy_abs[USCHED_STAGES];	/* predicted engine ends, host ns, less drift */
 	uint64_t kq_busy_abs[MAX_KQUEUES];	/* likewise per kernel queue */
 	int64_t drift;		/* how late the last task completed against its prediction */
-	int64_t poll_lead;	/* the tasks' ends about their predictions, mean |error|, smoothed */
 	struct pool pool;
 	struct tq_tg simtg;
 	struct tq_tg jit_tg;	/* flow: the tasks the next TG would take (jit_gather()) */
