@@ -528,6 +528,31 @@ static unsigned int tg_form(struct usched *u, struct task **tasks, uint64_t limi
 }
 
 /*
+ * The kernel queues' predicted ends @busy (host ns) into @d relative to @at:
+ * the queue free first as the model's queue 0 (busy_until[TQ_K]), the others
+ * after it round-robin in kq_busy[], as exec_launch() sends a TG's kernels.
+ * Returns the queue free first.
+ */
+static unsigned int kq_place(const uint64_t *busy, unsigned int nq, uint64_t at, struct tq_dev *d)
+{
+	unsigned int base = 0;
+
+	for (unsigned int q = 1; q < nq; q++)
+		if (busy[q] < busy[base])
+			base = q;
+	for (unsigned int i = 0; i < nq; i++) {
+		uint64_t b = busy[(base + i) % nq];
+		double rel = b > at ? (double)(b - at) : 0;
+
+		if (i)
+			d->kq_busy[i] = rel;
+		else
+			d->busy_until[TQ_K] = rel;
+	}
+	return base;
+}
+
+/*
  * The launch decision (4). The next TG is needed by the time the work in
  * flight stops feeding the engine that needs it last: an engine s idles
  * from busy[s] unless the next TG's first command on s is queued, and that
@@ -591,11 +616,14 @@ uint64_t jit_when_flow(const struct jit_in *in, const struct tq_tg *tg, const st
 		return 0;
 	for (int s = 0; s < USCHED_STAGES; s++)
 		d.busy_until[s] = in->busy[s] > in->now ? (double)(in->busy[s] - in->now) : 0;
+	/* a kernel may start on the queue free first, not after the latest one */
+	if (d.kq > 1 && in->kqueues == d.kq)
+		kq_place(in->kq_busy, d.kq, in->now, &d);
 	tq_simulate(tg, &d, fifo, tg->ntasks, res);
 	for (unsigned int i = 0; i < tg->ntasks; i++)
 		e1[i] = sim_task_end(tg, res, i);
-	for (int s = 0; s < USCHED_STAGES; s++)
-		d.busy_until[s] = 0;
+	memset(d.busy_until, 0, sizeof(d.busy_until));
+	memset(d.kq_busy, 0, sizeof(d.kq_busy));
 	tq_simulate(tg, &d, fifo, tg->ntasks, res);
 	for (unsigned int i = 0; i < tg->ntasks; i++)
 		slack = fmin(slack, e1[i] - sim_task_end(tg, res, i));
@@ -652,6 +680,9 @@ static void jit_gather(struct usched *u, struct jit_in *in)
 		      (uint64_t)fmin(LEAD_MARGIN_NS + 2 * u->host_ns, LEAD_MAX_NS);
 	for (int s = 0; s < USCHED_STAGES; s++)
 		in->busy[s] = u->busy_abs[s] + u->drift;
+	in->kqueues = u->o.kqueues;
+	for (unsigned int q = 0; q < u->o.kqueues; q++)
+		in->kq_busy[q] = u->kq_busy_abs[q] + u->drift;
 	in->first[USCHED_HTD] = 0;
 	in->first[USCHED_K] = in->first[USCHED_DTH] = INFINITY;
 	if (!in->ready || !in->inflight || in->ready >= in->max_tg)
@@ -731,21 +762,13 @@ static void tg_flow(struct usched *u, struct tg *tg, struct tq_problem *pb, stru
  */
 static void tg_model_kqueues(struct usched *u, struct tg *tg)
 {
-	unsigned int nq = u->o.kqueues;
+	uint64_t busy[MAX_KQUEUES];
 
-	tg->kq_base = 0;
-	for (unsigned int q = 1; q < nq; q++)
-		if (u->kq_busy_abs[q] < u->kq_busy_abs[tg->kq_base])
-			tg->kq_base = q;
-	for (unsigned int i = 0; i < nq; i++) {
-		uint64_t busy = u->kq_busy_abs[(tg->kq_base + i) % nq] + u->drift;
-		double rel = u->ninflight && busy > tg->launch_ns ? busy - tg->launch_ns : 0;
-
-		if (i)
-			u->dev.kq_busy[i] = rel;
-		else
-			u->dev.busy_until[TQ_K] = rel;
-	}
+	for (unsigned int q = 0; q < u->o.kqueues; q++)
+		busy[q] = u->kq_busy_abs[q] + u->drift;
+	/* nothing in flight: every queue free at the launch */
+	tg->kq_base = kq_place(busy, u->o.kqueues, u->ninflight ? tg->launch_ns : UINT64_MAX,
+			       &u->dev);
 }
 
 /*

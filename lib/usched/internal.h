@@ -310,6 +310,8 @@ struct jit_in {
 	uint64_t busy[USCHED_STAGES];	/* predicted engine ends of the work in flight */
 	double first[USCHED_STAGES];	/* earliest start on each engine after a launch */
 	uint64_t lead_ns;
+	unsigned int kqueues;		/* kernel queues; with more than one, */
+	uint64_t kq_busy[MAX_KQUEUES];	/* each one's predicted end (busy[K]: the latest) */
 };
 
 
@@ -441,7 +443,8 @@ uint64_t jit_when(const struct jit_in *in);
  * full TG, the in-flight cap or nothing ready; otherwise lead time before
  * the latest launch at which none of @tg's tasks (the next TG's, in fifo
  * order) would end later than if launched now, by the model on @dev with
- * in->busy as its engines' busy-until. @res is scratch.
+ * in->busy (and with kernel queues, in->kq_busy) as its engines' busy-until.
+ * @res is scratch.
  */
 uint64_t jit_when_flow(const struct jit_in *in, const struct tq_tg *tg, const struct tq_dev *dev,
 		       struct tq_sim_result *res);

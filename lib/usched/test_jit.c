@@ -28,7 +28,8 @@
  *
  * jit_when_flow(), the flow policy's decision, on made-up times: it holds
  * the next TG back only as long as no task of it would end later, where
- * jit_when() lets a copy-heavy task's input copy wait; and the chains
+ * jit_when() lets a copy-heavy task's input copy wait, and with two kernel
+ * queues no longer than the queue free first keeps it; and the chains
  * again with the flow policy.
  */
 #include <math.h>
@@ -172,6 +173,47 @@ static void test_flow_decision(void)
 	in.inflight = 1;
 	in.ready = 0;
 	tap_ok(jit_when_flow(&in, &tg, &dev, &res) == JIT_WAIT, "flow: nothing ready: wait");
+}
+
+/*
+ * jit_when_flow() with two kernel queues: the long kernel runs on queue 0
+ * until +20 ms, queue 1 is free from +1 ms. A kernel-only task can start on
+ * queue 1 then, so holding it until the long kernel ends would cost it
+ * 19 ms: it is launched lead time before +1 ms. The queues' busy-until that
+ * the device kept from the last TG's launch (stale here) count for nothing.
+ */
+static void test_flow_kqueues(void)
+{
+	static struct tq_sim_result res;
+	const uint64_t now = 1000 * MS;
+	struct jit_in in = {
+		.now = now, .inflight = 1, .ready = 1, .max_tg = 8, .lead_ns = MS / 2,
+		.busy = { now + 1 * MS, now + 20 * MS, now + 21 * MS },
+		.first = { 0, 0, INFINITY },
+		.kqueues = 2, .kq_busy = { now + 20 * MS, now + 1 * MS },
+	};
+	struct tq_tg tg;
+	struct tq_dev dev;
+	uint64_t at;
+
+	tq_dev_init(&dev);
+	tq_tg_init(&tg);
+	tq_tg_add(&tg, 0, 2 * MS, 0);
+	tap_ok(jit_when_flow(&in, &tg, &dev, &res) == now + 20 * MS - MS / 2,
+	       "flow, one kernel queue: held until the kernel in flight ends");
+	dev.kq = 2;
+	dev.busy_until[TQ_K] = 50 * MS;
+	dev.kq_busy[1] = 50 * MS;
+	at = jit_when_flow(&in, &tg, &dev, &res);
+	tap_ok(at == now + 1 * MS - MS / 2, "flow, two kernel queues: launched lead time before "
+	       "the queue free first runs dry (%+.3f ms)", ((double)at - now) / MS);
+	in.kq_busy[0] = now + 1 * MS;
+	in.kq_busy[1] = now + 20 * MS;
+	tap_ok(jit_when_flow(&in, &tg, &dev, &res) == at, "flow, two kernel queues: either "
+	       "queue free first, the same");
+	in.kq_busy[0] = in.kq_busy[1] = now + 20 * MS;
+	tap_ok(jit_when_flow(&in, &tg, &dev, &res) == now + 20 * MS - MS / 2,
+	       "flow, two kernel queues both busy: held until the first runs dry");
 }
 
 /* On the device */
@@ -409,6 +451,7 @@ int main(void)
 
 	test_decision();
 	test_flow_decision();
+	test_flow_kqueues();
 	why = tl_setup();
 	if (why) {
 		tap_skip("rounds, timer and full TGs on the device", "%s", why);
