@@ -63,3 +63,6 @@ $(BIN)/tq_hostile: $(OBJ)/tests/tq_hostile.o $(LIB)/libtq.a $(LIB)/libtqkernels.
 BINS += $(BIN)/tq_hostile
 VM_TESTS += daemon/usched/tests/hostile.sh
 daemon/usched/tests/hostile.sh: $(BIN)/tq_hostile $(BIN)/usched $(BIN)/tqdemo
+
+# usched's core and daemon: their files call each other in one direction (the built objects).
+CHECK_SCRIPTS += script:tests/layers.sh

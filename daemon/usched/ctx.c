@@ -38,6 +38,54 @@
 
 #include "daemon.h"
 
+/*
+ * Queue a completion record; it goes out with the loop's next write
+ * (loop.c), which copies the queue into d->wbuf: both grow together.
+ */
+static void queue_record(struct daemon *d, const struct tq_completion *c)
+{
+	if (d->nout == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 256;
+		struct tq_completion *o = realloc(d->out, cap * sizeof(*o));
+		struct tq_completion *w = realloc(d->wbuf, cap * sizeof(*w));
+
+		if (o)
+			d->out = o;
+		if (w)
+			d->wbuf = w;
+		if (!o || !w) {
+			/* Not taken: the module re-delivers it to our successor. */
+			err("out of memory for completions; ctx %u tag %llx dropped", c->ctx_id,
+			    (unsigned long long)c->tag);
+			return;
+		}
+		d->cap = cap;
+	}
+	d->out[d->nout++] = *c;
+}
+
+void complete_task(struct daemon *d, uint32_t ctx, uint64_t tag, int status, uint64_t result,
+		   uint64_t start_ns, uint64_t end_ns)
+{
+	struct tq_completion c = {
+		.ctx_id = ctx,
+		.tag = tag,
+		.status = status < -4095 ? -EIO : status,
+		.result = result,
+		.start_ns = start_ns,
+		.end_ns = end_ns,
+	};
+
+	queue_record(d, &c);
+}
+
+void release_ctx(struct daemon *d, uint32_t ctx)
+{
+	struct tq_completion c = { .ctx_id = ctx, .flags = TQ_COMPL_F_RELEASE };
+
+	queue_record(d, &c);
+}
+
 struct dctx *ctx_find(struct daemon *d, uint32_t id)
 {
 	struct dctx *c;
@@ -87,6 +135,25 @@ uint32_t ctx_kern_add(struct dctx *c, uint32_t prog, const char *name)
 	if (!k->name)
 		return 0;
 	return ++c->nkerns;
+}
+
+int ctx_restore(struct daemon *d, struct dctx *c)
+{
+	struct state_rec r;
+	size_t pos = 0;
+	int found = 0;
+
+	while (state_next(d, &pos, c, &r)) {
+		char *text = strndup(r.text, r.len);
+		char *opts = r.opts_len ? strndup(r.opts, r.opts_len) : NULL;
+
+		if (text && (r.prog ? ctx_prog_add(c, r.arg, text, opts) :
+			     ctx_kern_add(c, r.arg, text)))
+			found = 1;
+		free(text);
+		free(opts);
+	}
+	return found;
 }
 
 #define NAME_MAX_LEN	63	/* a kernel's or built-in's name: the core's limit */
@@ -309,7 +376,7 @@ void ctx_open(struct daemon *d, const struct tq_event *ev, int arena_fd)
 	c->user->arena += c->arena_bytes;
 	dbg("context %u open: pid %u uid %u arena %llu bytes", c->id, c->pid, c->uid,
 	    (unsigned long long)c->arena_bytes);
-	if (state_restore(d, c) > 0) {
+	if (ctx_restore(d, c) > 0) {
 		/* Registered under our predecessor's limits: kept, and counted. */
 		c->user->programs += c->nprogs;
 		c->user->kernels += c->nkerns;

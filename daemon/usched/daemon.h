@@ -341,11 +341,12 @@ void loop_started(void *arg, const struct usched_start *t, unsigned int n);
 void loop_wedged(void *arg);
 /* The environment variable that carries the recoveries across re-executions. */
 #define USCHED_RECOVERIES_ENV	"USCHED_RECOVERIES"
+
+/* ctx.c */
+/* A context's records for the loop's next write (d->out): a task's completion, its release. */
 void complete_task(struct daemon *d, uint32_t ctx, uint64_t tag, int status, uint64_t result,
 		   uint64_t start_ns, uint64_t end_ns);
 void release_ctx(struct daemon *d, uint32_t ctx);
-
-/* ctx.c */
 /*
  * A context's owner in the core: its id in the low 32 bits, its pid above,
  * so that a context id the module recycles is another owner, whose tasks
@@ -375,6 +376,8 @@ void ctx_free(struct dctx *c);
 void ctx_free_all(struct daemon *d);
 uint32_t ctx_prog_add(struct dctx *c, bool builtin, const char *text, const char *opts);
 uint32_t ctx_kern_add(struct dctx *c, uint32_t prog, const char *name);
+/* Fill a just-opened context's tables from the state file; 1 if there were any. */
+int ctx_restore(struct daemon *d, struct dctx *c);
 /* The cached limits of a uid, resolved at its first context; NULL without memory. */
 struct duser *user_get(struct daemon *d, uint32_t uid);
 /* SIGHUP: take the new reading's limits and resolve every known uid again. */
@@ -424,8 +427,21 @@ int build_source(struct daemon *d, const char *src, const char *opts, uint64_t t
 /* state.c */
 int state_open(struct daemon *d);
 void state_close(struct daemon *d);
-/* Fill a just-opened context's tables from the file; 1 if there were any. */
-int state_restore(struct daemon *d, struct dctx *c);
+/* A program or kernel a context registered, as the file keeps it (state_next()). */
+struct state_rec {
+	bool prog;		/* a program, else a kernel */
+	uint32_t arg;		/* a program: builtin or not; a kernel: its program's id */
+	const char *text;	/* len bytes: the source or built-in name, or the kernel's name */
+	size_t len;
+	const char *opts;	/* opts_len bytes: a program's build options */
+	size_t opts_len;
+};
+/*
+ * The next record of context @c (its id and pid, and the id its table gives
+ * next) in the file read at start-up, from *@pos on (0 at first); false at
+ * the end or a torn record. @r points into the file's copy.
+ */
+bool state_next(const struct daemon *d, size_t *pos, const struct dctx *c, struct state_rec *r);
 void state_add_prog(struct daemon *d, struct dctx *c, uint32_t id);
 void state_add_kern(struct daemon *d, struct dctx *c, uint32_t id);
 /* Rewrite the file without the contexts that are gone. */

@@ -60,51 +60,6 @@ static struct io_uring_sqe *get_sqe(struct daemon *d, enum op op)
 	return sqe;
 }
 
-/* Queue a completion record; it goes out with the loop's next write. */
-static void queue_record(struct daemon *d, const struct tq_completion *c)
-{
-	if (d->nout == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 256;
-		struct tq_completion *o = realloc(d->out, cap * sizeof(*o));
-		struct tq_completion *w = realloc(d->wbuf, cap * sizeof(*w));
-
-		if (o)
-			d->out = o;
-		if (w)
-			d->wbuf = w;
-		if (!o || !w) {
-			/* Not taken: the module re-delivers it to our successor. */
-			err("out of memory for completions; ctx %u tag %llx dropped", c->ctx_id,
-			    (unsigned long long)c->tag);
-			return;
-		}
-		d->cap = cap;
-	}
-	d->out[d->nout++] = *c;
-}
-
-void complete_task(struct daemon *d, uint32_t ctx, uint64_t tag, int status, uint64_t result,
-		   uint64_t start_ns, uint64_t end_ns)
-{
-	struct tq_completion c = {
-		.ctx_id = ctx,
-		.tag = tag,
-		.status = status < -4095 ? -EIO : status,
-		.result = result,
-		.start_ns = start_ns,
-		.end_ns = end_ns,
-	};
-
-	queue_record(d, &c);
-}
-
-void release_ctx(struct daemon *d, uint32_t ctx)
-{
-	struct tq_completion c = { .ctx_id = ctx, .flags = TQ_COMPL_F_RELEASE };
-
-	queue_record(d, &c);
-}
-
 /* Records of n that one write takes: all on the module, a message's worth on the socket. */
 static size_t wchunk(const struct daemon *d, size_t n)
 {

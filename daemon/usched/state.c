@@ -182,54 +182,48 @@ static const char *payload(const char **pos, const char *end, size_t len)
 	return p;
 }
 
-int state_restore(struct daemon *d, struct dctx *c)
+bool state_next(const struct daemon *d, size_t *pos, const struct dctx *c, struct state_rec *r)
 {
-	const char *pos = d->saved, *end = d->saved + d->nsaved;
+	const char *p, *end;
 	unsigned int ctx, pid, id, a;
 	size_t l1, l2;
-	int found = 0, used;
+	int used;
 
-	while (pos && pos < end) {
-		const char *nl = memchr(pos, '\n', end - pos);
-		char hdr[128], *text, *opts = NULL;
-		const char *p;
+	if (!d->saved)
+		return false;
+	p = d->saved + *pos;
+	end = d->saved + d->nsaved;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p), *text;
+		char hdr[128];
+		bool prog;
 
-		if (!nl || nl - pos >= (long)sizeof(hdr))
-			break;
-		memcpy(hdr, pos, nl - pos);
-		hdr[nl - pos] = 0;
-		pos = nl + 1;
+		if (!nl || nl - p >= (long)sizeof(hdr))
+			return false;
+		memcpy(hdr, p, nl - p);
+		hdr[nl - p] = 0;
+		p = nl + 1;
 		l2 = 0;
 		if (sscanf(hdr, "P %u %u %u %u %zu %zu%n", &ctx, &pid, &id, &a, &l1, &l2,
-			   &used) == 6 && !hdr[used]) {
-			p = payload(&pos, end, l1 + l2);
-			if (!p)
-				break;
-			if (ctx != c->id || pid != c->pid || id != c->nprogs + 1)
-				continue;
-			text = strndup(p, l1);
-			if (l2)
-				opts = strndup(p + l1, l2);
-			if (text && ctx_prog_add(c, a, text, opts))
-				found = 1;
-			free(text);
-			free(opts);
-		} else if (sscanf(hdr, "K %u %u %u %u %zu%n", &ctx, &pid, &id, &a, &l1,
-				  &used) == 5 && !hdr[used]) {
-			p = payload(&pos, end, l1);
-			if (!p)
-				break;
-			if (ctx != c->id || pid != c->pid || id != c->nkerns + 1)
-				continue;
-			text = strndup(p, l1);
-			if (text && ctx_kern_add(c, a, text))
-				found = 1;
-			free(text);
-		} else {
-			break;
-		}
+			   &used) == 6 && !hdr[used])
+			prog = true;
+		else if (sscanf(hdr, "K %u %u %u %u %zu%n", &ctx, &pid, &id, &a, &l1,
+				&used) == 5 && !hdr[used])
+			prog = false;
+		else
+			return false;
+		text = payload(&p, end, l1 + l2);
+		if (!text)
+			return false;
+		/* the context's next id: its tables fill in the order they were saved */
+		if (ctx != c->id || pid != c->pid || id != (prog ? c->nprogs : c->nkerns) + 1)
+			continue;
+		*pos = (size_t)(p - d->saved);
+		*r = (struct state_rec){ .prog = prog, .arg = a, .text = text, .len = l1,
+					 .opts = text + l1, .opts_len = l2 };
+		return true;
 	}
-	return found;
+	return false;
 }
 
 void state_compact(struct daemon *d)

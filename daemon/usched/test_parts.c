@@ -290,7 +290,7 @@ static void test_state(void)
 	d2.conf = d.conf;
 	state_open(&d2);
 	r = new_ctx(7, 1234);
-	tap_ok(state_restore(&d2, r) == 1 && r->nprogs == 2 && r->nkerns == 2 &&
+	tap_ok(ctx_restore(&d2, r) == 1 && r->nprogs == 2 && r->nkerns == 2 &&
 	       r->progs[0].builtin && !strcmp(r->progs[0].text, "VA") && !r->progs[0].opts &&
 	       !r->progs[1].builtin && !strcmp(r->progs[1].text, src) &&
 	       !strcmp(r->progs[1].opts, "-cl-fast-relaxed-math") &&
@@ -299,7 +299,7 @@ static void test_state(void)
 	       "state: a restarted daemon gets the same ids back (to rebuild)");
 	ctx_free(r);
 	r = new_ctx(7, 999);
-	tap_ok(state_restore(&d2, r) == 0 && !r->nprogs, "state: not for another process");
+	tap_ok(ctx_restore(&d2, r) == 0 && !r->nprogs, "state: not for another process");
 	ctx_free(r);
 	close(d2.state_fd);
 	free(d2.saved);
@@ -311,7 +311,7 @@ static void test_state(void)
 	d2.saved = NULL;
 	state_open(&d2);
 	r = new_ctx(7, 1234);
-	tap_ok(state_restore(&d2, r) == 1 && r->nprogs == 2 && r->nkerns == 1,
+	tap_ok(ctx_restore(&d2, r) == 1 && r->nprogs == 2 && r->nkerns == 1,
 	       "state: a torn last record is dropped");
 	ctx_free(r);
 	close(d2.state_fd);

@@ -115,11 +115,6 @@ _Static_assert((int)USCHED_HTD == (int)TQ_HTD && (int)USCHED_K == (int)TQ_K &&
 	       (int)USCHED_DTH == (int)TQ_DTH, "usched and sim name stages alike");
 _Static_assert(USCHED_MAX_TG <= TQ_MAX_TASKS, "a TG fits the simulator");
 
-void wake(struct usched *u)
-{
-	eventfd_write(u->efd, 1);
-}
-
 /* Submission */
 
 static struct owner *owner_get(struct usched *u, uint64_t id)

@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/eventfd.h>
 #include <tq/clock.h>
 
 #include "lib/sim/tqsim.h"
@@ -434,8 +435,13 @@ void plans_arm(struct plans *p, const struct plan_match *m, const struct tq_tg *
  */
 uint64_t plans_refine(struct plans *p, struct tq_ws *ws, uint64_t slice_ns);
 
+/* The loop's eventfd: the loop has work (an OpenCL callback's task, a submission). */
+static inline void wake(struct usched *u)
+{
+	eventfd_write(u->efd, 1);
+}
+
 /* core.c */
-void wake(struct usched *u);
 /* When to launch the next TG: 0 now, JIT_WAIT not before an event, else at that time. */
 uint64_t jit_when(const struct jit_in *in);
 /*
