@@ -547,12 +547,26 @@ static unsigned int kq_place(const uint64_t *busy, unsigned int nq, uint64_t at,
 	return base;
 }
 
+/* When the kernels' engine first has room: with kernel queues, the queue free first. */
+static uint64_t kernels_free(const struct jit_in *in)
+{
+	uint64_t t = in->busy[USCHED_K];
+
+	if (in->kqueues > 1) {
+		t = in->kq_busy[0];
+		for (unsigned int q = 1; q < in->kqueues; q++)
+			t = in->kq_busy[q] < t ? in->kq_busy[q] : t;
+	}
+	return t;
+}
+
 /*
  * The launch decision (4). The next TG is needed by the time the work in
  * flight stops feeding the engine that needs it last: an engine s idles
  * from busy[s] unless the next TG's first command on s is queued, and that
  * command can start first[s] after the TG does (its HtD copies come before
- * its kernels, its kernels before its DtH copies). An engine that runs dry
+ * its kernels, its kernels before its DtH copies); with kernel queues, the
+ * kernels' engine idles from the queue free first. An engine that runs dry
  * earlier is held up by the one before it anyway. Launch lead_ns before
  * that time, at once on an idle device or with a full TG, and never past
  * TG_MAX_INFLIGHT TGs in flight.
@@ -565,8 +579,11 @@ uint64_t jit_when(const struct jit_in *in)
 		return JIT_WAIT;
 	if (!in->inflight || in->ready >= in->max_tg)
 		return 0;
-	for (int s = 0; s < USCHED_STAGES; s++)
-		need = fmax(need, (double)in->busy[s] - in->first[s]);
+	for (int s = 0; s < USCHED_STAGES; s++) {
+		uint64_t busy = s == USCHED_K ? kernels_free(in) : in->busy[s];
+
+		need = fmax(need, (double)busy - in->first[s]);
+	}
 	if (need <= (double)in->now + in->lead_ns)
 		return 0;
 	return (uint64_t)need - in->lead_ns;

@@ -214,6 +214,14 @@ static void test_flow_kqueues(void)
 	in.kq_busy[0] = in.kq_busy[1] = now + 20 * MS;
 	tap_ok(jit_when_flow(&in, &tg, &dev, &res) == now + 20 * MS - MS / 2,
 	       "flow, two kernel queues both busy: held until the first runs dry");
+	/* jit_when() likewise: the kernels' engine has room when a queue runs dry */
+	in.kq_busy[1] = now + 1 * MS;
+	tap_ok(jit_when(&in) == now + 1 * MS - MS / 2, "jit_when(), two kernel queues: lead "
+	       "time before the queue free first runs dry (%+.3f ms)",
+	       ((double)jit_when(&in) - now) / MS);
+	in.kqueues = 1;
+	tap_ok(jit_when(&in) == now + 20 * MS - MS / 2, "jit_when(), one kernel queue: before "
+	       "the kernel in flight ends");
 }
 
 /* On the device */
