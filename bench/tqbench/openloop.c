@@ -653,6 +653,7 @@ static void point_stats(const struct ol_run *r, double secs, struct ol_point *pt
 		for (unsigned int k = 0; k < r->narr[w]; k++) {
 			const struct ol_done *d = &r->done[w][k];
 			uint64_t at = r->t0 + r->arr[w][k].t;
+			double end = 0;
 
 			memcpy(iv[niv++], d->iv, sizeof(iv[0]));
 			done_in += d->done >= lo && d->done <= hi;
@@ -665,8 +666,6 @@ static void point_stats(const struct ol_run *r, double secs, struct ol_point *pt
 			 * (the core's clock sync; independent clients' stamps are
 			 * aligned by their own delivery, so say nothing of it)
 			 */
-			double end = 0;
-
 			for (int st = 0; st < CLX_STAGES; st++)
 				end = fmax(end, d->iv[st][1]);
 			if (r->p >= 0 && !r->proc && end > 0 && d->done >= end) {

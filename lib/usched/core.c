@@ -522,6 +522,17 @@ static unsigned int tg_form(struct usched *u, struct task **tasks, uint64_t limi
 	return n;
 }
 
+/* The kernel queue free first, of @nq whose predicted ends are @busy. */
+static unsigned int kq_first(const uint64_t *busy, unsigned int nq)
+{
+	unsigned int first = 0;
+
+	for (unsigned int q = 1; q < nq; q++)
+		if (busy[q] < busy[first])
+			first = q;
+	return first;
+}
+
 /*
  * The kernel queues' predicted ends @busy (host ns) into @d relative to @at:
  * the queue free first as the model's queue 0 (busy_until[TQ_K]), the others
@@ -530,11 +541,8 @@ static unsigned int tg_form(struct usched *u, struct task **tasks, uint64_t limi
  */
 static unsigned int kq_place(const uint64_t *busy, unsigned int nq, uint64_t at, struct tq_dev *d)
 {
-	unsigned int base = 0;
+	unsigned int base = kq_first(busy, nq);
 
-	for (unsigned int q = 1; q < nq; q++)
-		if (busy[q] < busy[base])
-			base = q;
 	for (unsigned int i = 0; i < nq; i++) {
 		uint64_t b = busy[(base + i) % nq];
 		double rel = b > at ? (double)(b - at) : 0;
@@ -550,14 +558,8 @@ static unsigned int kq_place(const uint64_t *busy, unsigned int nq, uint64_t at,
 /* When the kernels' engine first has room: with kernel queues, the queue free first. */
 static uint64_t kernels_free(const struct jit_in *in)
 {
-	uint64_t t = in->busy[USCHED_K];
-
-	if (in->kqueues > 1) {
-		t = in->kq_busy[0];
-		for (unsigned int q = 1; q < in->kqueues; q++)
-			t = in->kq_busy[q] < t ? in->kq_busy[q] : t;
-	}
-	return t;
+	return in->kqueues > 1 ? in->kq_busy[kq_first(in->kq_busy, in->kqueues)] :
+				 in->busy[USCHED_K];
 }
 
 /*
