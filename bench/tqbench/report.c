@@ -1108,6 +1108,15 @@ int report_openloop(const char *dir, const struct ol_result *res)
 	return ret;
 }
 
+/* Whether a point of @mix says how late usched delivered (detect_ms). */
+static bool ol_has_detect(const struct ol_result *res, const char *mix)
+{
+	for (unsigned int i = 0; i < res->npts; i++)
+		if (!res->pt[i].err && res->pt[i].detect_ms >= 0 && !strcmp(res->pt[i].mix, mix))
+			return true;
+	return false;
+}
+
 static void ol_cell(FILE *f, const struct ol_point *p)
 {
 	if (p)
@@ -1207,7 +1216,10 @@ int report_openloop_md(FILE *f, const struct ol_result *res)
 				fprintf(f, " %.0f%% %.3f, %.2f;", 100 * res->load[l], a->tput / b->tput,
 					a->p99 / b->p99);
 		}
-		fprintf(f, "\n- usched in-process, the delivery after the task's last command "
+		fprintf(f, "\n");
+		if (!ol_has_detect(res, mix))
+			continue;
+		fprintf(f, "- usched in-process, the delivery after the task's last command "
 			   "ended (mean ms):");
 		for (unsigned int i = 0; i < res->npts; i++) {
 			const struct ol_point *p = &res->pt[i];
@@ -1219,8 +1231,7 @@ int report_openloop_md(FILE *f, const struct ol_result *res)
 	}
 	fprintf(f, "\nLatency: from each task's arrival time to its completion's delivery "
 		   "(usched by its poll at the predicted end, independent clients by polling "
-		   "their last event every 0.1 ms). "
-		   "Throughput: completions inside the counted window per second; above the "
-		   "capacity it is what the setup sustains.\n");
+		   "their last event every 0.1 ms). Throughput: completions inside the counted "
+		   "window per second; above the capacity it is what the setup sustains.\n");
 	return ferror(f) ? -EIO : 0;
 }
