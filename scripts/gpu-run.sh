@@ -16,8 +16,12 @@
 # anywhere (Documentation/design/tqbench.md: how long each took).
 #
 # --profile skips the calibration and uses FILE (a second run on the same
-# machine kind); arguments after -- replace tqbench's default experiment
-# set (the set is sized to fit one 10-minute device command).
+# machine kind); --profile auto uses the committed profile of the GPU that
+# nvidia-smi names (Documentation/results/h200/h200.profile on an H200,
+# h100/h100.profile on an H100) and calibrates where there is none, so that
+# one command serves whichever machine the device tool lends. Arguments
+# after -- replace tqbench's default experiment set (the set is sized to
+# fit one 10-minute device command).
 #
 # On a machine with NVIDIA's OpenCL (/usr/lib/libnvidia-opencl.so.1) it
 # registers that ICD itself (../shared/notes/h200.md); elsewhere it uses the
@@ -36,7 +40,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
 	--openloop) openloop=1 ;;
-	--profile) profile=$(realpath "$2"); shift ;;
+	--profile) profile=$2; shift ;;
 	--) shift; bench=("$@"); break ;;
 	*) echo "gpu-run: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -45,6 +49,18 @@ done
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 [ -x gpu/tqbench ] || { echo "gpu-run: no gpu/ here: run scripts/gpu-bundle first" >&2; exit 1; }
+
+if [ "$profile" = auto ]; then
+	# the GPU's model as nvidia-smi names it (H200, H100, ...), lower case
+	gpu=$(nvidia-smi -L 2>/dev/null | grep -o ' H[0-9]\+' | head -n 1 | tr -d ' ' | tr 'A-Z' 'a-z')
+	profile=
+	[ -n "$gpu" ] && [ -f "Documentation/results/$gpu/$gpu.profile" ] &&
+		profile=Documentation/results/$gpu/$gpu.profile
+fi
+if [ -n "$profile" ]; then
+	profile=$(realpath "$profile") || exit 2
+	[ -f "$profile" ] || { echo "gpu-run: no profile $profile" >&2; exit 2; }
+fi
 
 if [ -e /usr/lib/libnvidia-opencl.so.1 ]; then
 	mkdir -p icd
