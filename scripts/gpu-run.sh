@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
 	--openloop) openloop=1 ;;
-	--profile) profile=$2; shift ;;
+	--profile) profile=$2; [ "$2" = auto ] || profile=$(realpath -m "$2"); shift ;;
 	--) shift; bench=("$@"); break ;;
 	*) echo "gpu-run: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -55,12 +55,9 @@ if [ "$profile" = auto ]; then
 	gpu=$(nvidia-smi -L 2>/dev/null | grep -o ' H[0-9]\+' | head -n 1 | tr -d ' ' | tr 'A-Z' 'a-z')
 	profile=
 	[ -n "$gpu" ] && [ -f "Documentation/results/$gpu/$gpu.profile" ] &&
-		profile=Documentation/results/$gpu/$gpu.profile
+		profile=$repo/Documentation/results/$gpu/$gpu.profile
 fi
-if [ -n "$profile" ]; then
-	profile=$(realpath "$profile") || exit 2
-	[ -f "$profile" ] || { echo "gpu-run: no profile $profile" >&2; exit 2; }
-fi
+[ -z "$profile" ] || [ -f "$profile" ] || { echo "gpu-run: no profile $profile" >&2; exit 2; }
 
 if [ -e /usr/lib/libnvidia-opencl.so.1 ]; then
 	mkdir -p icd
