@@ -6,7 +6,7 @@
 # contexts), everything into "$OUT". Run from the repository root, with
 # ./gpu made by scripts/gpu-bundle (here) and carried there:
 #
-#   OUT=/some/dir scripts/gpu-run.sh [--quick] [--openloop] [--profile FILE] [-- TQBENCH-ARGS...]
+#   OUT=/some/dir scripts/gpu-run.sh [--quick] [--openloop] [--profile FILE|auto] [-- TQBENCH-ARGS...]
 #
 # --openloop runs the open-loop experiment instead (tqbench --setups
 # openloop: the capacities, then fifo, paper, auto, flow and independent
