@@ -2,8 +2,8 @@
 #
 # tq top-level build. One non-recursive make for all user space; kbuild for
 # the module. Each component directory contributes a fragment <dir>/build.mk
-# (lib/<dir>/build.mk for the libraries) that appends to the variables
-# below. Every output lands under build/ (user space) or next to its source
+# that appends to the variables below; FRAGMENTS names them, libraries
+# before their users, and no fragment includes another. Every output lands under build/ (user space) or next to its source
 # (kbuild), and all of it is git-ignored.
 #
 #   make            module + user space
@@ -51,7 +51,9 @@ all: module user
 # Kernel source files we use but never commit (checkpatch, kselftest headers).
 LINUX_SRC := build/linux-src
 
-include $(wildcard */build.mk) $(wildcard lib/*/build.mk)
+FRAGMENTS := lib/sim lib/cl lib/kernels lib/libtq lib/layer lib/usched daemon/usched \
+	daemon/tqsubmitd tools bench tests selftests
+include $(addsuffix /build.mk,$(FRAGMENTS))
 
 user: $(BINS) $(LIBS) $(TESTS) $(VM_TESTS) $(filter-out %.sh,$(SOCKET_TESTS))
 

@@ -6,8 +6,6 @@
 #
 #   make bench-ring    tqbench-ring here (the socket) and in the test VM (the module and
 #                      the socket; Documentation/results/ring-bench.md)
-# Prerequisites name the libraries by path: lib/cl/ and lib/usched/ come after bench/
-# in the fragments' order, so their variables are not set yet here.
 
 # tqcalib's shared pieces (the device with its three queues, tasks, the
 # progress bar) also build tqbench. The OpenCL helpers under them and the

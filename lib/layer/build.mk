@@ -8,8 +8,7 @@
 
 TQCL_OBJS := $(addprefix $(OBJ)/lib/layer/,api.o objects.o capture.o)
 TQCL_SO := $(LIB)/libtqcl.so
-# lib/libtq/build.mk comes later in the include order: its objects by name
-TQCL_LIBTQ := $(addprefix $(OBJ)/lib/libtq/,tq.o arena.o)
+TQCL_LIBTQ := $(LIBTQ_OBJS)
 
 LIBS += $(TQCL_SO)
 

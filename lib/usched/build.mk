@@ -20,5 +20,3 @@ $(TESTBIN)/usched-%: $(OBJ)/lib/usched/test_%.o $(OBJ)/lib/usched/testlib.o $(LI
 		$(LIB)/libtqsim.a $(LIB)/libtqkernels.a $(TQCL_UTIL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) $(LDLIBS)
-include daemon/usched/build.mk
-include daemon/tqsubmitd/build.mk
