@@ -30,7 +30,7 @@ OBJ := $(O)/obj
 TESTBIN := $(O)/tests
 
 # Include roots: the tree's top, so that a file names another directory's
-# header by its path ("lib/sim/tqsim.h"), never by "../"; include/ for tq's
+# header by its path ("sim/tqsim.h"), never by "../"; include/ for tq's
 # shared headers (<tq/clock.h>); include/uapi for <linux/tqsubmit.h>.
 CPPFLAGS += -I. -Iinclude -Iinclude/uapi -D_GNU_SOURCE
 CFLAGS ?= -O2 -g
@@ -51,7 +51,7 @@ all: module user
 # Kernel source files we use but never commit (checkpatch, kselftest headers).
 LINUX_SRC := build/linux-src
 
-FRAGMENTS := lib/sim lib/cl lib/kernels lib/libtq lib/layer lib/usched daemon/usched \
+FRAGMENTS := sim lib/cl lib/kernels lib/libtq lib/layer lib/usched daemon/usched \
 	daemon/tqsubmitd tools bench tests selftests
 include $(addsuffix /build.mk,$(FRAGMENTS))
 

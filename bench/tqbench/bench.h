@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include "lib/cl/tqcl_calib.h"
-#include "lib/sim/tqsim.h"
+#include "sim/tqsim.h"
 #include "bench/tqcalib/clx.h"
 
 #define MAX_SLOTS	64		/* T * N */

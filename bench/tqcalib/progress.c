@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/sim/tqsim.h"
+#include "sim/tqsim.h"
 #include "bench/tqcalib/progress.h"
 
 #define BAR	30

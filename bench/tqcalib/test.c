@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "lib/cl/tqcl_util.h"
-#include "lib/sim/tqsim.h"
+#include "sim/tqsim.h"
 #include "tests/tap.h"
 #include "tests/testutil.h"
 

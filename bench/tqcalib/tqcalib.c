@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "lib/cl/tqcl_calib.h"
-#include "lib/sim/tqsim.h"
+#include "sim/tqsim.h"
 #include "bench/tqcalib/clx.h"
 #include "bench/tqcalib/progress.h"
 #include "tq/clock.h"

@@ -3,7 +3,7 @@
  * tqcl_calib.h - the one transfer calibration: timing copies between
  * registered host memory and the device, the sweeps and the fits that turn
  * them into a profile's transfer lines and copy engines (struct tq_profile,
- * lib/sim/tqsim.h). Two callers, two sweeps over the same measurements:
+ * sim/tqsim.h). Two callers, two sweeps over the same measurements:
  *
  * - tqcalib: clu_cal_xfers() times every size from 4 KiB up, each
  *   direction alone and overlapped by copies the other way (medians);
@@ -27,7 +27,7 @@
 #include <stdio.h>
 
 #include "lib/cl/tqcl_util.h"
-#include "lib/sim/tqsim.h"
+#include "sim/tqsim.h"
 
 enum { CLU_HTD, CLU_DTH };	/* the directions, index of the arrays below */
 

@@ -753,7 +753,7 @@ static double tg_device_ns(struct usched *u, const uint8_t *order, unsigned int 
 
 /*
  * The flow policy's second step: from auto's order d, the order of least
- * flow cost (lib/sim/flow.c) with the tasks left waiting behind the TG and the
+ * flow cost (sim/flow.c) with the tasks left waiting behind the TG and the
  * arrival rate as weights, in a budget of u->budget of the TG's predicted
  * device time (so flow takes up to twice auto's time). d stays as it was
  * if that fails.

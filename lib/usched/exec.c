@@ -23,7 +23,7 @@
  * policies keep chains), so its last event exists by then: its queue is
  * flushed before the wait, and with one copy engine the DtH copies up to
  * the predecessor's go before the successor's HtD copies, as the model has
- * it (lib/sim/model.c), since an HtD waiting for a DtH behind it would never run.
+ * it (sim/model.c), since an HtD waiting for a DtH behind it would never run.
  *
  * The OpenCL plumbing itself (choosing and opening the device, profiled
  * queues, waits, stamps, copies) is lib/cl/tqcl_util.h's, shared with tqcalib,

@@ -19,7 +19,7 @@
 #include <sys/eventfd.h>
 #include <tq/clock.h>
 
-#include "lib/sim/tqsim.h"
+#include "sim/tqsim.h"
 #include "usched.h"
 
 #define TG_MAX_INFLIGHT	8	/* TGs launched and not finished, at most (core.c, 4) */
@@ -221,7 +221,7 @@ struct task {
 	bool cb;		/* a callback is set on its last event (exec_launch()) */
 	struct tg *tg;
 	double pred[USCHED_STAGES];	/* predicted standalone ns per stage */
-	double kwidth;		/* its kernel's width (lib/sim/tqsim.h's struct tq_tg) */
+	double kwidth;		/* its kernel's width (sim/tqsim.h's struct tq_tg) */
 	/*
 	 * its kernel's predicted standalone time over its predicted run time:
 	 * < 1 where the model has it share the device with concurrent kernels

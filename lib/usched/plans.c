@@ -21,7 +21,7 @@
  * the whole problem.
  *
  * What auto carries from TG to TG and how its task indices map lives in sim
- * (lib/sim/auto_resume.c: struct tq_auto_state, tq_bb_cursor_map(),
+ * (sim/auto_resume.c: struct tq_auto_state, tq_bb_cursor_map(),
  * tq_walk_map()), next to the search that reads it, since sim's tests and
  * tqsim resume too; this file only decides which plan a TG has and whether
  * its times still hold, and hands it to auto (plans_resume()).

@@ -24,7 +24,7 @@
 
 #include "tests/tap.h"
 #include "testlib.h"
-#include "lib/sim/tqsim.h"
+#include "sim/tqsim.h"
 
 #define NTASKS	6
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * trace.c - the measured timeline as Chrome trace-event JSON, in the form
- * of tqsim's --trace (lib/sim/cli/draw.c): one track (tid) per queue, one "X"
+ * of tqsim's --trace (sim/cli/draw.c): one track (tid) per queue, one "X"
  * slice per command named "<task> <stage>", times in microseconds, so a
  * predicted and a measured timeline open side by side in Perfetto. The
  * file is written as tasks complete and closed by usched_destroy().

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
  * usched.h - tq's scheduling core: tasks from many owners (processes or
- * threads) grouped into task groups (TGs), each TG ordered by a lib/sim/ policy
+ * threads) grouped into task groups (TGs), each TG ordered by a sim/ policy
  * and run on one OpenCL device with copies overlapped with kernels.
  *
  * The daemon (daemon/usched/usched.c) feeds it from /dev/tqsubmit; a process can
@@ -159,12 +159,12 @@ typedef void (*usched_wedged_fn)(void *arg);
  *	NULL: every platform
  * @device: device by index within the platforms chosen, or name substring;
  *	NULL: the first
- * @policy: a lib/sim/ ordering policy (fifo, paper, neh, exact, auto, flow: the
+ * @policy: a sim/ ordering policy (fifo, paper, neh, exact, auto, flow: the
  *	latency-aware one, its own TG formation too, core.c 4); NULL: auto
  * @max_tg: most tasks in one TG, 1..USCHED_MAX_TG; 0: 8
  * @kqueues: kernel queues, 1..8; 0: 1
  * @dma: copy engines: 1 or 2; 0: the profile's, else a startup probe
- * @profile: device profile file (lib/sim/'s "tq-profile 1" format) for the
+ * @profile: device profile file (sim/'s "tq-profile 1" format) for the
  *	transfer model and kernel priors; NULL: calibrate transfers at startup
  * @trace: write the measured timeline there as Chrome trace JSON; NULL: none
  * @complete: completion callback

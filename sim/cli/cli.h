@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "lib/sim/tqsim.h"
+#include "sim/tqsim.h"
 
 #define NS_PER_MS	1e6
 

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "tests/tap.h"
-#include "lib/sim/tqsim.h"
-#include "lib/sim/model.h"
+#include "sim/tqsim.h"
+#include "sim/model.h"
 
 static uint64_t rng = 42;
 

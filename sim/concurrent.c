@@ -12,7 +12,7 @@
  * predecessor's last (dep_ns after); HtD and DtH slow each other down on two
  * copy engines; one copy engine runs every HtD, then every DtH (those up to
  * a predecessor's before its successor's HtD). With one kernel queue it
- * gives model.c's makespans (lib/sim/tests/model.c checks that), just slower.
+ * gives model.c's makespans (sim/tests/model.c checks that), just slower.
  */
 #include <math.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sim-golden: hand-computed timelines. Each lib/sim/tests/golden/NAME.csv is a
+ * sim-golden: hand-computed timelines. Each sim/tests/golden/NAME.csv is a
  * task file whose comments derive the timeline by hand and whose
  * "# args:" line gives tqsim's options; NAME.json is the expected output of
  * "tqsim makespan --timeline ARGS NAME.csv", compared byte for byte.
@@ -13,7 +13,7 @@
 
 #include "tests/tap.h"
 
-#define GOLDEN_DIR	"lib/sim/tests/golden"
+#define GOLDEN_DIR	"sim/tests/golden"
 
 static char *slurp(FILE *f)
 {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# lib/sim/tests/data_tables.sh - tqsim reads the paper's tables of data/ as
+# sim/tests/data_tables.sh - tqsim reads the paper's tables of data/ as
 # --help says: each table gives the same results as the task file awk
 # writes from it here (Table 2 x 10 ms, Table 3's tasks from Table 2,
 # Table 5 at the middle of each range); the other inputs fail with

@@ -323,7 +323,7 @@ struct tq_walk {
 };
 
 /*
- * auto's state between calls (lib/sim/auto_resume.c), for a caller that orders
+ * auto's state between calls (sim/auto_resume.c), for a caller that orders
  * the same tasks TG after TG (usched's plans): the earlier search to go on
  * from, how large a TG it proves that way, and the clock reading its budget
  * counts from. Opaque: set it with the calls below and hand it to auto in

@@ -11,7 +11,7 @@
 #include <tq/clock.h>
 
 #include "tests/tap.h"
-#include "lib/sim/tqsim.h"
+#include "sim/tqsim.h"
 
 static uint64_t rng = 7;
 /* auto's resumption (tq_auto_*()), one for the program: each test clears it first */
