@@ -3,8 +3,9 @@
 # tq top-level build. One non-recursive make for all user space; kbuild for
 # the module. Each component directory contributes a fragment <dir>/build.mk
 # that appends to the variables below; FRAGMENTS names them, libraries
-# before their users, and no fragment includes another. Every output lands under build/ (user space) or next to its source
-# (kbuild), and all of it is git-ignored.
+# before their users, and no fragment includes another. Every output lands
+# under build/ (user space) or next to its source (kbuild), and all of it is
+# git-ignored.
 #
 #   make            module + user space
 #   make SAN=1      user space with ASan and UBSan (separate build dir)
@@ -51,7 +52,7 @@ all: module user
 # Kernel source files we use but never commit (checkpatch, kselftest headers).
 LINUX_SRC := build/linux-src
 
-FRAGMENTS := sim lib/cl lib/kernels lib/libtq lib/layer lib/usched daemon/usched \
+FRAGMENTS := sim kernels/cl kernels lib/libtq lib/layer lib/usched daemon/usched \
 	daemon/tqsubmitd tools bench tests selftests
 include $(addsuffix /build.mk,$(FRAGMENTS))
 

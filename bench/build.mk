@@ -9,7 +9,7 @@
 
 # tqcalib's shared pieces (the device with its three queues, tasks, the
 # progress bar) also build tqbench. The OpenCL helpers under them and the
-# transfer calibration with its fits are libtqcl_util.a's (lib/cl/build.mk),
+# transfer calibration with its fits are libtqcl_util.a's (kernels/cl/build.mk),
 # which usched uses too.
 CALIB_OBJS := $(addprefix $(OBJ)/bench/tqcalib/,clx.o progress.o)
 
@@ -23,7 +23,7 @@ $(BIN)/tqcalib: $(OBJ)/bench/tqcalib/tqcalib.o $(CALIB_OBJS) $(LIB)/libtqkernels
 
 $(OBJ)/bench/tqcalib/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"'
 
-# the fits alone (lib/cl/fit.o), no OpenCL
+# the fits alone (kernels/cl/fit.o), no OpenCL
 $(TESTBIN)/tqcalib: $(OBJ)/bench/tqcalib/test.o $(LIB)/libtqcl_util.a $(LIB)/libtqsim.a | $(BIN)/tqcalib
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -62,7 +62,7 @@
 
 #include "tests/tap.h"
 #include "selftests/tq_util.h"
-#include "lib/kernels/tqkernels.h"
+#include "kernels/tqkernels.h"
 
 #define MAX_PROCS	32
 #define MAX_CTX		6	/* fds a process holds at once */

@@ -35,7 +35,7 @@
 #include <sys/ioctl.h>
 #include <tq/clock.h>
 
-#include "lib/kernels/tqkernels.h"
+#include "kernels/tqkernels.h"
 #include "lib/libtq/tq.h"
 
 #define PATTERN		0x5a5a5a5au	/* leak-write's data */

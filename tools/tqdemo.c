@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tqdemo - a tq client: submits a mix of the built-in lib/kernels/ tasks through
+ * tqdemo - a tq client: submits a mix of the built-in kernels/ tasks through
  * libtq to whatever scheduler serves /dev/tqsubmit (usched) and checks every
  * result against the host reference.
  *
@@ -47,7 +47,7 @@
 #include <unistd.h>
 #include <tq/clock.h>
 
-#include "lib/kernels/tqkernels.h"
+#include "kernels/tqkernels.h"
 #include "lib/libtq/tq.h"
 
 #define MAX_MIX		16

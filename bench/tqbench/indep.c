@@ -11,7 +11,7 @@
  * A driver initialised in a parent cannot be used in a forked child, so the
  * clients are forked at start, before tqbench opens its own context, and
  * wait on a socket pair for commands. They share tqbench's image, so a
- * suite's tasks (which point into the lib/kernels/ tables) travel as bytes.
+ * suite's tasks (which point into the kernels/ tables) travel as bytes.
  * A command is a header and its payload; each gets one reply, a header
  * (the client's status, the payload's length) and its payload:
  *

@@ -603,7 +603,7 @@ static bool synthetic_task(const struct btask *b)
 	return b->tk == tqk_find("SYN");
 }
 
-/* The synthetic suite's program: SYN (lib/kernels/syn.cl) once per task, copies as arguments. */
+/* The synthetic suite's program: SYN (kernels/syn.cl) once per task, copies as arguments. */
 static void syn_program(const struct suite *s)
 {
 	size_t len = 0;
@@ -635,7 +635,7 @@ static int slot_setup(struct tq *tq, struct wslot *ws, const struct wslot *prev,
 	char kname[40];
 	int ret = 0;
 
-	/* the kernel: once per lib/kernels/ task (synthetic: per task) in this context */
+	/* the kernel: once per kernels/ task (synthetic: per task) in this context */
 	for (unsigned int i = 0; i < n; i++) {
 		if (prev[i].b->tk == b->tk &&
 		    (!synthetic_task(b) || !strcmp(prev[i].b->name, b->name))) {
@@ -1239,7 +1239,7 @@ static struct btask olb[MAX_POOL];	/* the pool, laid out */
 
 #define OLP_ENTRIES	512
 
-/* A pool task's kernel in this context: registered once per lib/kernels/ task. */
+/* A pool task's kernel in this context: registered once per kernels/ task. */
 static int olp_kernel(struct tq *tq, struct wslot *ws, const struct wslot *prev, unsigned int n)
 {
 	int ret = 0;

@@ -45,7 +45,7 @@ struct pol {
 	struct usched *u;
 	void *arena;
 	uint32_t region;
-	uint32_t kern[16];		/* per lib/kernels/ task: kernel id, 0 until registered */
+	uint32_t kern[16];		/* per kernels/ task: kernel id, 0 until registered */
 	bool failed;
 };
 

@@ -6,7 +6,7 @@
  * its HtD, K and DtH take the table's fractions of the time unit: sizes
  * from the profile first, then a few measure-and-rescale passes.
  *
- * Real (Tables 4 and 5): each lib/kernels/ task at three sizes whose longest
+ * Real (Tables 4 and 5): each kernels/ task at three sizes whose longest
  * command spans the range Table 5's row (for one device, scaled) gives the
  * task's dominant command (the kernel for a task Table 4 calls DK, its
  * longer copy otherwise). The profile picks the sizes; each is then measured alone and
@@ -327,7 +327,7 @@ int suite_real(struct env *e, struct suite *s)
 			continue;
 		t = tqk_find(f[1]);
 		if (!t) {
-			fprintf(stderr, "tqbench: no task %s in lib/kernels/\n", f[1]);
+			fprintf(stderr, "tqbench: no task %s in kernels/\n", f[1]);
 			continue;
 		}
 		dk = !strcmp(f[2], "DK");

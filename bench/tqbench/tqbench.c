@@ -7,7 +7,7 @@
  *
  * T workers each have N dependent tasks drawn from a benchmark: the paper's
  * synthetic BK0-BK100 (Tables 2, 3; SYN tuned to the time unit here) or
- * real-task mixes from lib/kernels/ sized per device to Table 5's ranges. The
+ * real-task mixes from kernels/ sized per device to Table 5's ranges. The
  * setups: NoReorder (every order of the T tasks per round, (T!)^N, or a 5%
  * sample of them; each run --runs times, median); then --trials trials of
  * NoReorder's worst, median and best orders, each policy's own order

@@ -2,9 +2,9 @@
 /*
  * clx.h - what tqcalib and tqbench share: one OpenCL device with the
  * paper's three in-order, profiled queues (HtD, K, DtH), host memory
- * registered with it, and tasks of lib/kernels/ laid out as tq runs them. The
+ * registered with it, and tasks of kernels/ laid out as tq runs them. The
  * OpenCL plumbing under it (opening the device, queues, registration,
- * waits, stamps) is lib/cl/tqcl_util.h's, which usched uses too.
+ * waits, stamps) is kernels/cl/tqcl_util.h's, which usched uses too.
  *
  * A task (struct btask) is device-independent: its buffers, which way each
  * is copied, its kernel and arguments. An instance (struct binst) is a task
@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/kernels/tqk_cl.h"
+#include "kernels/tqk_cl.h"
 
 enum { CLX_HTD, CLX_K, CLX_DTH, CLX_STAGES };
 
@@ -37,7 +37,7 @@ struct clx {
 	cl_context ctx;
 	cl_command_queue q[CLX_STAGES];
 	cl_command_queue k2;		/* a second kernel queue: kernels' widths (tqcalib) */
-	cl_program prog[16];		/* per lib/kernels/ task, built on first use */
+	cl_program prog[16];		/* per kernels/ task, built on first use */
 	char name[128];
 	char platform[128];
 	cl_uint cus;			/* compute units */
@@ -80,7 +80,7 @@ struct btask {
 	unsigned int ncmds;
 };
 
-/* A lib/kernels/ task at size sz: its own buffers, copied as tqk_plan() says. */
+/* A kernels/ task at size sz: its own buffers, copied as tqk_plan() says. */
 int btask_real(struct btask *b, const struct tqk_task *tk, struct tqk_size sz);
 /*
  * The paper's synthetic task: SYN over n_k uints, iters times, on device

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test.c - the transfer fits (lib/cl/fit.c) on the H200's own numbers, then tqcalib --quick
+ * test.c - the transfer fits (kernels/cl/fit.c) on the H200's own numbers, then tqcalib --quick
  * on the first OpenCL device (PoCL here): it must write a profile that sim's
- * parser takes, with sane numbers and every lib/kernels/ task in it. The run
+ * parser takes, with sane numbers and every kernels/ task in it. The run
  * skips when there is no OpenCL device.
  */
 #include <stdio.h>
@@ -10,12 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/cl/tqcl_util.h"
+#include "kernels/cl/tqcl_util.h"
 #include "sim/tqsim.h"
 #include "tests/tap.h"
 #include "tests/testutil.h"
 
-/* each lib/kernels/ task's __kernel function: the names usched looks up */
+/* each kernels/ task's __kernel function: the names usched looks up */
 static const char *const tasks[] = { "mm", "black_scholes", "fwt", "floyd_warshall", "sep_conv",
 				     "vec_add", "transpose", "dct8x8", "synthetic_kernel" };
 

@@ -12,12 +12,12 @@
  * alone on the relative error, from 256 KiB up; overlapped, the same line
  * slowed by the median overlapped / alone ratio of the three largest sizes.
  * Whether the directions overlap at all gives the number of copy engines.
- * The transfer sweep and its fits are lib/cl/tqcl_calib.h's, the calibration
+ * The transfer sweep and its fits are kernels/cl/tqcl_calib.h's, the calibration
  * usched's start-up shares (in its quick form).
- * Kernels: every lib/kernels/ task over growing sizes
+ * Kernels: every kernels/ task over growing sizes
  * until it takes --kernel-ms, T = eta * m + gamma fitted over the sizes
  * that take at least 1/64 of that; the profile names each by its __kernel
- * function, as usched looks it up, with m as lib/kernels/ defines it. At each
+ * function, as usched looks it up, with m as kernels/ defines it. At each
  * size also two runs at once on two kernel queues: the kernel's width, the
  * share of the device it fills, for usched with concurrent kernels. The
  * model's command latencies: how long after an event on another queue a
@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/cl/tqcl_calib.h"
+#include "kernels/cl/tqcl_calib.h"
 #include "sim/tqsim.h"
 #include "bench/tqcalib/clx.h"
 #include "bench/tqcalib/progress.h"
@@ -52,7 +52,7 @@ struct opts {
 	const char *out;
 	const char *csv;
 	const char *device;
-	const char *tasks;	/* comma-separated subset of lib/kernels/, NULL: all */
+	const char *tasks;	/* comma-separated subset of kernels/, NULL: all */
 	bool quick;
 	uint64_t max_bytes;	/* largest transfer */
 	uint64_t task_bytes;	/* largest task (all its buffers) in the kernel sweep */
@@ -534,7 +534,7 @@ static void print_profile(FILE *f, const struct clx *c, const struct tq_profile 
 	fprintf(f, "latency queue %.0f\n", p->gap_ns);
 	fprintf(f, "# the host's launch of one command of a TG, ns\n");
 	fprintf(f, "latency submit %.0f\n", p->submit_ns);
-	fprintf(f, "# kernel function eta_ns gamma_ns (T = eta * m + gamma, m as lib/kernels/ "
+	fprintf(f, "# kernel function eta_ns gamma_ns (T = eta * m + gamma, m as kernels/ "
 		   "defines it)\n");
 	for (unsigned int i = 0; i < p->nkernels; i++)
 		fprintf(f, "kernel %s %.6g %.0f\n", p->kernel[i].name, p->kernel[i].eta_ns,

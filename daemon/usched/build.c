@@ -15,7 +15,7 @@
  * driver's program binary, which the worker loads into the daemon's
  * context (usched_prog_add_binary()). A source already built is taken from
  * the core's cache without a child; built-in kernels (trusted, from
- * lib/kernels/) are built in the daemon. The result goes back to the loop
+ * kernels/) are built in the daemon. The result goes back to the loop
  * through an eventfd.
  */
 #include <errno.h>

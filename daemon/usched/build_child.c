@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/kernels/tqk_cl.h"
+#include "kernels/tqk_cl.h"
 #include "lib/usched/usched.h"
 
 #define SRC_MAX		(64u << 20)	/* the daemon's max-source is far below */

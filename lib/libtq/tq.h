@@ -402,7 +402,7 @@ static inline void tq_prep_program(struct tq_desc *d, uint64_t src_offset, uint3
 		tq_prep_buf(d, 0, opt_offset, opt_len, TQ_DIR_IN);
 }
 
-/* Load the built-in lib/kernels/ task whose name is held in the arena. */
+/* Load the built-in kernels/ task whose name is held in the arena. */
 static inline void tq_prep_builtin(struct tq_desc *d, uint64_t name_offset, uint32_t name_len)
 {
 	d->opcode = TQ_OP_PROGRAM;

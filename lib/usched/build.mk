@@ -2,7 +2,7 @@
 #
 # lib/usched/: the scheduling core libusched.a (lib/usched/usched.h) and its tests.
 # Users include "lib/usched/usched.h" and link $(USCHED_LINK). Its OpenCL
-# plumbing and start-up calibration are libtqcl_util.a's (lib/cl/build.mk).
+# plumbing and start-up calibration are libtqcl_util.a's (kernels/cl/build.mk).
 
 USCHED_OBJS := $(addprefix $(OBJ)/lib/usched/,core.o exec.o objects.o model.o plans.o trace.o)
 USCHED_LINK := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a $(TQCL_UTIL) -lOpenCL

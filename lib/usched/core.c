@@ -108,7 +108,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "lib/kernels/tqkernels.h"
+#include "kernels/tqkernels.h"
 #include "internal.h"
 
 _Static_assert((int)USCHED_HTD == (int)TQ_HTD && (int)USCHED_K == (int)TQ_K &&
@@ -175,7 +175,7 @@ static void task_unref(struct usched *u, struct task *t)
 }
 
 /*
- * The built-in task of lib/kernels/ whose kernel k is, or NULL: its source
+ * The built-in task of kernels/ whose kernel k is, or NULL: its source
  * built without options, whichever way it was registered; under u->lock.
  */
 static const struct tqk_task *kern_builtin(struct kern *k)

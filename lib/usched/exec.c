@@ -26,14 +26,14 @@
  * it (sim/model.c), since an HtD waiting for a DtH behind it would never run.
  *
  * The OpenCL plumbing itself (choosing and opening the device, profiled
- * queues, waits, stamps, copies) is lib/cl/tqcl_util.h's, shared with tqcalib,
- * tqbench and lib/kernels/; what is usched's own is here.
+ * queues, waits, stamps, copies) is kernels/cl/tqcl_util.h's, shared with tqcalib,
+ * tqbench and kernels/; what is usched's own is here.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lib/kernels/tqk_cl.h"
+#include "kernels/tqk_cl.h"
 #include "tq/clock.h"
 #include "internal.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/kernels/tqk_cl.h"
+#include "kernels/tqk_cl.h"
 #include "internal.h"
 
 #define OPTS_MAX	1024	/* bytes of build options */

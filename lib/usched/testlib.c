@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * testlib.c - what usched's tests share (testlib.h): finding a device, an
- * arena, the built-in tasks of lib/kernels/ as usched tasks with their checks,
+ * arena, the built-in tasks of kernels/ as usched tasks with their checks,
  * and a completion sink that counts every completion.
  */
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/kernels/tqk_cl.h"
+#include "kernels/tqk_cl.h"
 #include "tests/tap.h"
 #include "testlib.h"
 

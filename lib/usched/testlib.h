@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * testlib.h - what usched's tests share: finding a device, an arena, the
- * built-in tasks of lib/kernels/ as usched tasks with their checks, and a
+ * built-in tasks of kernels/ as usched tasks with their checks, and a
  * completion sink that counts every completion.
  */
 #ifndef USCHED_TESTLIB_H
@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "lib/kernels/tqkernels.h"
+#include "kernels/tqkernels.h"
 #include "usched.h"
 
 /* Point PoCL's kernel cache into build/; NULL, or why no test can run. */

@@ -380,7 +380,7 @@ int usched_region_del(struct usched *u, uint32_t id);
  */
 int usched_prog_add(struct usched *u, const char *src, size_t len, const char *options,
 		    uint32_t *id, char **log);
-/* A built-in task of lib/kernels/ by name ("MM", "VA", ...); -ENOENT if none. */
+/* A built-in task of kernels/ by name ("MM", "VA", ...); -ENOENT if none. */
 int usched_prog_builtin(struct usched *u, const char *name, uint32_t *id);
 /*
  * A build done elsewhere (the daemon's build process, its own OpenCL
@@ -408,7 +408,7 @@ int usched_kernel_get(struct usched *u, uint32_t prog, const char *name, uint32_
 /*
  * Queue a task (the struct is copied). -EINVAL for a malformed task: its
  * shape, an argument of the wrong kind, or, for the kernel of a built-in
- * task of lib/kernels/, a launch that is not the task's plan for a size it
+ * task of kernels/, a launch that is not the task's plan for a size it
  * takes or a buffer shorter than that size needs (tqk_launch_check(): the
  * kernel could otherwise reach other owners' buffers); -ENOENT for an
  * unknown kernel, -EFAULT for a buffer outside every region,

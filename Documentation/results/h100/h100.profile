@@ -13,7 +13,7 @@ latency dependency 12160
 latency queue 1280
 # the host's launch of one command of a TG, ns
 latency submit 17831
-# kernel function eta_ns gamma_ns (T = eta * m + gamma, m as lib/kernels/ defines it)
+# kernel function eta_ns gamma_ns (T = eta * m + gamma, m as kernels/ defines it)
 kernel mm 0.000306629 44007
 kernel black_scholes 0.00716218 25434
 kernel fwt 0.00464111 26490

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # e2e_daemon.sh - usched end to end, in the test VM (tqsubmit.ko loaded, PoCL):
-# client processes (tqdemo, through libtq) submit built-in lib/kernels/ tasks,
+# client processes (tqdemo, through libtq) submit built-in kernels/ tasks,
 # usched runs them, every result is checked against the host reference and
 # every task must complete exactly once. Then: a client SIGKILLed mid-run,
 # usched SIGKILLed and restarted mid-run, usched stopped with SIGTERM

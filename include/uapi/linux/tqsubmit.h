@@ -135,7 +135,7 @@ struct tq_scalar {
  * TASK: the @arg indices of the used @bufs and @scalars together must be
  * exactly 0 .. nr_bufs + nr_scalars - 1. PROGRAM: @bufs[0] (TQ_DIR_IN) holds
  * OpenCL C source, or with TQ_DESC_F_BUILTIN the name of a built-in kernel of
- * lib/kernels/; an optional @bufs[1] (TQ_DIR_IN) holds build options; text ends
+ * kernels/; an optional @bufs[1] (TQ_DIR_IN) holds build options; text ends
  * at its first NUL or after len bytes. A PROGRAM whose build fails completes
  * with -ENOEXEC and the build log written over @bufs[0] (NUL-terminated,
  * truncated to fit; pad the source with NULs to make room), and cqe.result

@@ -6,7 +6,7 @@
  * program built with its log, waiting for an event without spinning, the
  * profiling stamps of a finished command, copies between host and device,
  * host memory registered with a context (CL_MEM_USE_HOST_PTR, mapped for
- * good), and error names. usched, lib/kernels/ (tqk_cl.h), tqcalib and tqbench
+ * good), and error names. usched, kernels/ (tqk_cl.h), tqcalib and tqbench
  * use it; the transfer calibration on top of it is tqcl_calib.h.
  *
  * Nothing here keeps state: the caller owns every OpenCL object. OpenCL
@@ -145,7 +145,7 @@ const char *clu_strerror(cl_int err);
  * y = a + b x by least squares on the relative error (each point weighted
  * 1/y^2), so small and large sizes count alike; a is kept >= 0 (refit
  * through the origin if it came out negative). 0, or -1 for fewer than two
- * distinct x. (lib/cl/fit.c: no OpenCL needed.)
+ * distinct x. (kernels/cl/fit.c: no OpenCL needed.)
  */
 int clu_fit_line(const double *x, const double *y, size_t n, double *a, double *b);
 

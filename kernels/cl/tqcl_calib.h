@@ -26,7 +26,7 @@
 
 #include <stdio.h>
 
-#include "lib/cl/tqcl_util.h"
+#include "kernels/cl/tqcl_util.h"
 #include "sim/tqsim.h"
 
 enum { CLU_HTD, CLU_DTH };	/* the directions, index of the arrays below */

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "lib/cl/tqcl_calib.h"
+#include "kernels/cl/tqcl_calib.h"
 #include "tq/num.h"
 
 #define QUICK_SMALL	(64 << 10)	/* clu_cal_quick()'s copy sizes, bytes */

@@ -1,23 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# lib/kernels/: the built-in OpenCL tasks, libtqkernels.a (tqkernels.h, tqk_cl.h).
-# Users outside lib/kernels/ include "lib/kernels/tqkernels.h" and link
+# kernels/: the built-in OpenCL tasks, libtqkernels.a (tqkernels.h, tqk_cl.h).
+# Users outside kernels/ include "kernels/tqkernels.h" and link
 # $(LIB)/libtqkernels.a, plus $(TQCL_UTIL) and -lOpenCL if they use tqk_cl.h
-# (its OpenCL plumbing is lib/cl/tqcl_util.h's, lib/cl/build.mk).
+# (its OpenCL plumbing is kernels/cl/tqcl_util.h's, kernels/cl/build.mk).
 
 KERNELS_TASKS := mm bs fwt flw conv va mt dct syn
-KERNELS_OBJS := $(addprefix $(OBJ)/lib/kernels/,tasks.o cl.o $(addsuffix .o,$(KERNELS_TASKS)) \
+KERNELS_OBJS := $(addprefix $(OBJ)/kernels/,tasks.o cl.o $(addsuffix .o,$(KERNELS_TASKS)) \
 	$(addprefix src_,$(addsuffix .o,$(KERNELS_TASKS))))
 KERNELS_GEN := $(addprefix $(O)/gen/kernels/src_,$(addsuffix .c,$(KERNELS_TASKS)))
 
 LIBS += $(LIB)/libtqkernels.a
 TESTS += $(TESTBIN)/kernels-table $(TESTBIN)/kernels-cl
 
-# Each lib/kernels/<t>.cl becomes the C string tqk_src_<t>: escape \ and ",
+# Each kernels/<t>.cl becomes the C string tqk_src_<t>: escape \ and ",
 # then quote each line and end it with \n.
-$(O)/gen/kernels/src_%.c: lib/kernels/%.cl lib/kernels/build.mk
+$(O)/gen/kernels/src_%.c: kernels/%.cl kernels/build.mk
 	@mkdir -p $(dir $@)
-	{ echo '/* Generated from $< by lib/kernels/build.mk. */'; \
+	{ echo '/* Generated from $< by kernels/build.mk. */'; \
 	  echo 'const char tqk_src_$*[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
 	  echo ';'; } >$@.tmp && mv $@.tmp $@
@@ -25,7 +25,7 @@ $(O)/gen/kernels/src_%.c: lib/kernels/%.cl lib/kernels/build.mk
 # Keep the generated C so that make need not regenerate it every time.
 .SECONDARY: $(KERNELS_GEN)
 
-$(OBJ)/lib/kernels/src_%.o: $(O)/gen/kernels/src_%.c
+$(OBJ)/kernels/src_%.o: $(O)/gen/kernels/src_%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -33,10 +33,10 @@ $(LIB)/libtqkernels.a: $(KERNELS_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(TESTBIN)/kernels-table: $(OBJ)/lib/kernels/test_table.o $(LIB)/libtqkernels.a
+$(TESTBIN)/kernels-table: $(OBJ)/kernels/test_table.o $(LIB)/libtqkernels.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(TESTBIN)/kernels-cl: $(OBJ)/lib/kernels/test_cl.o $(LIB)/libtqkernels.a $(TQCL_UTIL)
+$(TESTBIN)/kernels-cl: $(OBJ)/kernels/test_cl.o $(LIB)/libtqkernels.a $(TQCL_UTIL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cl.c - the OpenCL helpers of tqk_cl.h that know struct tqk_launch; the
- * rest of the plumbing (devices, queues, builds, waits) is lib/cl/util.c's.
+ * rest of the plumbing (devices, queues, builds, waits) is kernels/cl/util.c's.
  */
 #include "tqk_cl.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
- * tqk_cl.h - what running a lib/kernels/ task on OpenCL needs beyond the
- * shared helpers of lib/cl/tqcl_util.h (choosing a device, queues, building a
+ * tqk_cl.h - what running a kernels/ task on OpenCL needs beyond the
+ * shared helpers of kernels/cl/tqcl_util.h (choosing a device, queues, building a
  * program with its log, waiting for an event, error names; included here):
  * set a kernel's arguments from a struct tqk_launch and enqueue it over its
  * work sizes. The caller owns every OpenCL object; nothing here keeps
@@ -13,7 +13,7 @@
 #ifndef TQK_CL_H
 #define TQK_CL_H
 
-#include "lib/cl/tqcl_util.h"
+#include "kernels/cl/tqcl_util.h"
 #include "tqkernels.h"
 
 #ifdef __cplusplus

@@ -14,7 +14,7 @@
 
 #include "tqkernels.h"
 
-/* OpenCL program sources, embedded by lib/kernels/build.mk. */
+/* OpenCL program sources, embedded by kernels/build.mk. */
 extern const char tqk_src_mm[], tqk_src_bs[], tqk_src_fwt[], tqk_src_flw[], tqk_src_conv[],
 	tqk_src_va[], tqk_src_mt[], tqk_src_dct[], tqk_src_syn[];
 
