@@ -52,7 +52,7 @@ all: module user
 # Kernel source files we use but never commit (checkpatch, kselftest headers).
 LINUX_SRC := build/linux-src
 
-FRAGMENTS := sim kernels/cl kernels lib/libtq lib/layer lib/usched daemon/usched \
+FRAGMENTS := sim kernels/cl kernels libtq libtq/layer lib/usched daemon/usched \
 	daemon/tqsubmitd tools bench tests selftests
 include $(addsuffix /build.mk,$(FRAGMENTS))
 
@@ -144,7 +144,7 @@ MODULESLOADDIR ?= $(PREFIX)/lib/modules-load.d
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 endif
 
-# The OpenCL layer (lib/layer/): a plugin, not a library to link, so in a
+# The OpenCL layer (libtq/layer/): a plugin, not a library to link, so in a
 # directory of tq's own: OPENCL_LAYERS=$(LAYERDIR)/libtqcl.so.
 LAYERDIR ?= $(LIBDIR)/tq
 
@@ -159,7 +159,7 @@ $(INST)/install-dirs.txt: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(INSTALL_DIRS_NOW)' | cmp -s - $@ || echo '$(INSTALL_DIRS_NOW)' >$@
 
-$(INST)/libtq.pc: lib/libtq/libtq.pc.in lib/libtq/build.mk $(INST)/install-dirs.txt
+$(INST)/libtq.pc: libtq/libtq.pc.in libtq/build.mk $(INST)/install-dirs.txt
 	$(call LIBTQ_PC_SED,$(PREFIX),$(LIBDIR),$(INCLUDEDIR)) $< >$@
 
 $(INST)/usched.service: daemon/dist/usched.service $(INST)/install-dirs.txt
@@ -192,8 +192,8 @@ $(INST)/man1/%.1: $(BIN)/%
 	@mkdir -p $(dir $@)
 	help2man -N --no-discard-stderr --version-string=$(LIBTQ_VERSION) -n "$($*_WHAT)" \
 		-o $@ $<
-LIBTQ_MAN3 := $(wildcard lib/libtq/man/*.3)
-LIBTQ_MAN7 := $(wildcard lib/libtq/man/*.7)
+LIBTQ_MAN3 := $(wildcard libtq/man/*.3)
+LIBTQ_MAN7 := $(wildcard libtq/man/*.7)
 TQ_DATA_FILES := $(wildcard data/*.csv) data/README.md
 
 .PHONY: install-built install uninstall modules_install deb FORCE
@@ -215,11 +215,11 @@ install: install-built
 	$(INSTALL) -m 644 $(LIB)/libtq.a $(D)$(LIBDIR)/
 	$(INSTALL) -m 644 $(TQCL_SO) $(D)$(LAYERDIR)/
 	$(INSTALL) -m 644 $(INST)/libtq.pc $(D)$(LIBDIR)/pkgconfig/
-	$(INSTALL) -m 644 lib/libtq/tq.h $(D)$(INCLUDEDIR)/
+	$(INSTALL) -m 644 libtq/tq.h $(D)$(INCLUDEDIR)/
 	$(INSTALL) -m 644 include/uapi/linux/tqsubmit.h $(D)$(INCLUDEDIR)/linux/
 	$(INSTALL) -m 644 $(INSTALL_MAN1) $(D)$(MANDIR)/man1/
 	$(INSTALL) -m 644 $(LIBTQ_MAN3) $(D)$(MANDIR)/man3/
-	$(INSTALL) -m 644 $(LIBTQ_MAN7) lib/layer/tqcl.7 $(D)$(MANDIR)/man7/
+	$(INSTALL) -m 644 $(LIBTQ_MAN7) libtq/layer/tqcl.7 $(D)$(MANDIR)/man7/
 	$(INSTALL) -m 644 daemon/usched/usched.8 daemon/usched/usched-build.8 daemon/tqsubmitd/tqsubmitd.8 \
 		$(D)$(MANDIR)/man8/
 	$(INSTALL) -m 644 $(INST)/usched.service $(INST)/tqsubmitd.service $(TQSUBMITD_UNITS) \

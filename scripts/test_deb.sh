@@ -13,7 +13,7 @@ set -uo pipefail
 for c in dpkg-buildpackage dh_dkms lintian help2man; do
 	command -v $c >/dev/null || skip_all "no $c (scripts/deps installs it)"
 done
-version=$(sed -n 's/^LIBTQ_VERSION := //p' lib/libtq/build.mk)
+version=$(sed -n 's/^LIBTQ_VERSION := //p' libtq/build.mk)
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 t=$(mktemp -d /tmp/tq-deb.XXXXXX)

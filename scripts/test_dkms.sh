@@ -11,7 +11,7 @@
 set -uo pipefail
 . tests/tap.sh
 
-version=$(sed -n 's/^LIBTQ_VERSION := //p' lib/libtq/build.mk)
+version=$(sed -n 's/^LIBTQ_VERSION := //p' libtq/build.mk)
 kdir=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n1)
 [ -n "$kdir" ] || skip_all "no Debian kernel headers (scripts/deps installs them)"
 kver=${kdir#/usr/src/linux-headers-}
@@ -21,10 +21,10 @@ trap 'rm -rf "$t"' EXIT
 mk() { make --no-print-directory "$@" >"$t/make.log" 2>&1 || { diag <"$t/make.log"; return 1; }; }
 
 grep -qx "PACKAGE_VERSION=\"$version\"" dkms.conf
-ok $? "dkms.conf's PACKAGE_VERSION is the version of lib/libtq/build.mk, $version"
+ok $? "dkms.conf's PACKAGE_VERSION is the version of libtq/build.mk, $version"
 deb=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' debian/changelog)
 ok $([ "$deb" = "$version" ]; echo $?) "debian/changelog's version is $version (got '$deb')"
-for p in daemon/usched/usched.8 daemon/usched/usched-build.8 daemon/tqsubmitd/tqsubmitd.8 lib/layer/tqcl.7; do
+for p in daemon/usched/usched.8 daemon/usched/usched-build.8 daemon/tqsubmitd/tqsubmitd.8 libtq/layer/tqcl.7; do
 	grep -q "^\.TH .* \"tq $version\" " "$p"
 	ok $? "$p's header names tq $version"
 done

@@ -12,7 +12,7 @@ set -uo pipefail
 t=$(mktemp -d /tmp/tq-install.XXXXXX)
 trap 'rm -rf "$t"' EXIT
 repo=$PWD
-version=$(sed -n 's/^LIBTQ_VERSION := //p' lib/libtq/build.mk)
+version=$(sed -n 's/^LIBTQ_VERSION := //p' libtq/build.mk)
 
 # The normal build (install copies build/, not build/san/).
 inst() { make --no-print-directory SAN= "$@" >"$t/make.log" 2>&1 || { diag <"$t/make.log"; return 1; }; }
@@ -78,8 +78,8 @@ mapfile -t lines < <(awk '/^## Build and use/ { f = 1 } f && /^```sh$/ { g = 1; 
 	g && /^```$/ { exit } g' Documentation/libtq.md)
 ok $([ -s "$ex/prog.c" ] && [ ${#lines[@]} -eq 3 ]; echo $?) \
 	"libtq.md has the example and three command lines (got ${#lines[@]})"
-# "from the top of the tree": a top with the tree's lib/, include/ and build/
-ln -s "$repo/lib" "$repo/include" "$repo/build" "$ex/"
+# "from the top of the tree": a top with the tree's libtq/, include/ and build/
+ln -s "$repo/libtq" "$repo/include" "$repo/build" "$ex/"
 # run_line N ENV...: command line N in $ex with ENV; then the program runs
 # without /dev/tqsubmit, which the example must report and exit 1 for.
 run_line() {

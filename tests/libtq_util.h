@@ -15,7 +15,7 @@
 #include <sys/types.h>
 
 #include "tests/tap.h"
-#include "lib/libtq/tq.h"
+#include "libtq/tq.h"
 #include "selftests/tq_sysfs.h"
 #include "tq_transport.h"
 

@@ -36,7 +36,7 @@
 #include <tq/clock.h>
 
 #include "kernels/tqkernels.h"
-#include "lib/libtq/tq.h"
+#include "libtq/tq.h"
 
 #define PATTERN		0x5a5a5a5au	/* leak-write's data */
 #define MARK		0xb0b0b0b0u	/* leak-read's own fill */

@@ -48,7 +48,7 @@
 #include <tq/clock.h>
 
 #include "kernels/tqkernels.h"
-#include "lib/libtq/tq.h"
+#include "libtq/tq.h"
 
 #define MAX_MIX		16
 #define MAGIC		0x7d00000000000000ull	/* user_data = MAGIC | task index */

@@ -58,7 +58,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/libtq/tq.h"
+#include "libtq/tq.h"
 #include "bench/tqbench/bench.h"
 #include "bench/tqcalib/progress.h"
 #include "tq/clock.h"

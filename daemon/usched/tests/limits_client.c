@@ -38,7 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/libtq/tq.h"
+#include "libtq/tq.h"
 
 static const char *status_name(int status)
 {

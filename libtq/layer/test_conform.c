@@ -4,7 +4,7 @@
  * intercepts, checked on plain OpenCL: argument errors, blocking semantics,
  * event status and types, the order of an in-order queue, callbacks,
  * profiling, retain and release, and data through every mix of captured and
- * passed-through commands. It never links tq: lib/layer/tests/conform.sh runs
+ * passed-through commands. It never links tq: libtq/layer/tests/conform.sh runs
  * it on the driver alone and under the layer, and the two runs must print
  * the same lines (each check's name carries the codes it saw), while the
  * layer's counters prove that the capturable part was captured.

@@ -36,7 +36,7 @@
 #include <stdint.h>
 #include <tq/clock.h>
 
-#include "lib/libtq/tq.h"
+#include "libtq/tq.h"
 
 extern struct _cl_icd_dispatch tqcl_next;	/* the next layer or the loader */
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# lib/layer/tests/env.sh - what the layer's suites share. Source it from the
+# libtq/layer/tests/env.sh - what the layer's suites share. Source it from the
 # repository root; it sources tests/tap.sh. tqcl_begin NAME makes $T
 # (removed at exit) and starts a usched of the suite's own that may build
 # OpenCL C source (allow-source), on whichever transport this machine has:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# lib/layer/tests/bench.sh - lib/layer/tqcl-bench as a smoke test on PoCL: two
+# libtq/layer/tests/bench.sh - libtq/layer/tqcl-bench as a smoke test on PoCL: two
 # clcopyk processes, direct and through tq, a few iterations each. It checks
 # that the run completes with every result right and every kernel captured,
 # and that it prints its figures; it asserts nothing about speed.
@@ -14,7 +14,7 @@ for p in clcopyk usched; do [ -x "$BIN/$p" ] || skip_all "$BIN/$p is not built";
 clinfo -l 2>/dev/null | grep -q Device || skip_all "no OpenCL device"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-lib/layer/tqcl-bench --bin "$BIN" --procs 2 --iters 20 --bytes 65536 --work 4 >"$out" 2>&1
+libtq/layer/tqcl-bench --bin "$BIN" --procs 2 --iters 20 --bytes 65536 --work 4 >"$out" 2>&1
 ok $? "tqcl-bench: 2 processes, direct and through tq, results right, all captured"
 diag <"$out"
 grep -q '^throughput ratio tq/direct: [0-9.]*$' "$out"

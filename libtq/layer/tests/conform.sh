@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# lib/layer/tests/conform.sh - tqcl-conform (lib/layer/test_conform.c) on the
+# libtq/layer/tests/conform.sh - tqcl-conform (libtq/layer/test_conform.c) on the
 # driver alone and under libtqcl.so against a usched of its own: the same
 # checks pass with the same codes, and the layer's counters show that what
 # can be captured was (writes, kernels and reads through tq, every task
 # completed by tq, none replayed) and the rest passed through for the
 # reasons the test sets up.
 cd "$(dirname "$0")/../../.." || exit 1
-. lib/layer/tests/env.sh
+. libtq/layer/tests/env.sh
 prog=${TESTBIN:-$(dirname "$BIN")/tests}/tqcl-conform
 [ -x "$prog" ] || skip_all "$prog is not built"
 tqcl_begin tqcl-conform

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# lib/layer/tests/apps.sh - OpenCL programs nobody on this project wrote, from
+# libtq/layer/tests/apps.sh - OpenCL programs nobody on this project wrote, from
 # Debian packages, each run unmodified on the driver alone and then under
 # libtqcl.so against a usched of the suite's own: the same exit status and
 # the same output (numbers of a benchmark aside), and the layer's counters
@@ -18,7 +18,7 @@
 # PYOPENCL_NO_CACHE=1: from pyopencl's binary cache a program has no source
 # for usched, and would pass through. TQCL_APPS="clinfo clpeak ..." picks.
 cd "$(dirname "$0")/../../.." || exit 1
-. lib/layer/tests/env.sh
+. libtq/layer/tests/env.sh
 tqcl_begin tqcl-apps
 
 EX=/usr/share/doc/python-pyopencl-doc/examples

@@ -1,25 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# lib/libtq/: the client library of /dev/tqsubmit. libtq.a and libtq.so.VERSION
+# libtq/: the client library of /dev/tqsubmit. libtq.a and libtq.so.VERSION
 # (soname libtq.so.1, the symbol versions of libtq.map; links libtq.so.1 and
 # libtq.so beside it) from the same position-independent objects. Users
-# inside the tree include "lib/libtq/tq.h" and link
+# inside the tree include "libtq/tq.h" and link
 # $(LIB)/libtq.a, or use $(LIB)/pkgconfig/libtq-uninstalled.pc. The
 # installed libtq.pc is made by the top Makefile's install block.
 
 # The version of libtq and of the whole of tq: debian/changelog, dkms.conf and
 # the man pages' headers carry it too (scripts/test_dkms.sh and
-# lib/libtq/test_man.sh check them against this line; tqsim's and the tools'
+# libtq/test_man.sh check them against this line; tqsim's and the tools'
 # pages take it from here through help2man).
 LIBTQ_VERSION := 1.3.0
-LIBTQ_OBJS := $(addprefix $(OBJ)/lib/libtq/,tq.o arena.o)
+LIBTQ_OBJS := $(addprefix $(OBJ)/libtq/,tq.o arena.o)
 LIBTQ_NATIVE := $(addprefix $(TESTBIN)/libtq-,arena ring so transport)
 LIBTQ_SO := $(LIB)/libtq.so.$(LIBTQ_VERSION)
 
 LIBS += $(LIB)/libtq.a $(LIBTQ_SO) $(LIB)/libtq.so.1 $(LIB)/libtq.so \
 	$(LIB)/pkgconfig/libtq-uninstalled.pc
 TESTS += $(LIBTQ_NATIVE)
-CHECK_SCRIPTS += script:lib/libtq/test_man.sh
+CHECK_SCRIPTS += script:libtq/test_man.sh
 
 $(LIBTQ_OBJS): CFLAGS += -fPIC
 
@@ -27,9 +27,9 @@ $(LIB)/libtq.a: $(LIBTQ_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(LIBTQ_SO): $(LIBTQ_OBJS) lib/libtq/libtq.map
+$(LIBTQ_SO): $(LIBTQ_OBJS) libtq/libtq.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libtq.so.1 -Wl,--version-script=lib/libtq/libtq.map \
+	$(CC) -shared -Wl,-soname,libtq.so.1 -Wl,--version-script=libtq/libtq.map \
 		$(LDFLAGS) -o $@ $(LIBTQ_OBJS)
 
 $(LIB)/libtq.so.1 $(LIB)/libtq.so: $(LIBTQ_SO)
@@ -42,24 +42,24 @@ LIBTQ_PC_SED = sed -e 's|@PREFIX@|$(1)|' -e 's|@LIBDIR@|$(2)|' -e 's|@INCLUDEDIR
 
 # For use inside the tree: the headers and libraries where the build keeps
 # them (pkg-config prefers NAME-uninstalled.pc on PKG_CONFIG_PATH).
-$(LIB)/pkgconfig/libtq-uninstalled.pc: lib/libtq/libtq.pc.in lib/libtq/build.mk
+$(LIB)/pkgconfig/libtq-uninstalled.pc: libtq/libtq.pc.in libtq/build.mk
 	@mkdir -p $(dir $@)
-	$(call LIBTQ_PC_SED,$(CURDIR),$(CURDIR)/$(LIB),$(CURDIR)/lib/libtq) \
+	$(call LIBTQ_PC_SED,$(CURDIR),$(CURDIR)/$(LIB),$(CURDIR)/libtq) \
 		-e 's|^Cflags: .*|& -I$(CURDIR)/include/uapi|' $< >$@
 
-$(OBJ)/lib/libtq/test_so.o: CPPFLAGS += -DLIBTQ_SO='"$(LIB)/libtq.so.1"'
-.SECONDARY: $(patsubst $(TESTBIN)/libtq-%,$(OBJ)/lib/libtq/test_%.o,$(LIBTQ_NATIVE))
+$(OBJ)/libtq/test_so.o: CPPFLAGS += -DLIBTQ_SO='"$(LIB)/libtq.so.1"'
+.SECONDARY: $(patsubst $(TESTBIN)/libtq-%,$(OBJ)/libtq/test_%.o,$(LIBTQ_NATIVE))
 
-$(TESTBIN)/libtq-so: $(OBJ)/lib/libtq/test_so.o | $(LIB)/libtq.so.1
+$(TESTBIN)/libtq-so: $(OBJ)/libtq/test_so.o | $(LIB)/libtq.so.1
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -ldl $(LDLIBS)
 
-$(TESTBIN)/libtq-%: $(OBJ)/lib/libtq/test_%.o $(LIB)/libtq.a
+$(TESTBIN)/libtq-%: $(OBJ)/libtq/test_%.o $(LIB)/libtq.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Documentation/libtq.md's example, as the page has it, run in the test VM by
-# scripts/run-client against usched (lib/libtq/test_example.sh). scripts/test_install.sh
+# scripts/run-client against usched (libtq/test_example.sh). scripts/test_install.sh
 # also builds it with each of the page's command lines.
 $(O)/gen/libtq-example.c: Documentation/libtq.md
 	@mkdir -p $(dir $@)
@@ -69,8 +69,8 @@ $(O)/gen/libtq-example.c: Documentation/libtq.md
 
 $(TESTBIN)/libtq-example: $(O)/gen/libtq-example.c $(LIB)/libtq.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ilib/libtq $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Ilibtq $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-VM_TESTS += lib/libtq/test_example.sh
-SOCKET_TESTS += lib/libtq/test_example.sh
-lib/libtq/test_example.sh: $(TESTBIN)/libtq-example $(BIN)/usched $(TESTBIN)/tq_counter
+VM_TESTS += libtq/test_example.sh
+SOCKET_TESTS += libtq/test_example.sh
+libtq/test_example.sh: $(TESTBIN)/libtq-example $(BIN)/usched $(TESTBIN)/tq_counter

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# lib/libtq/test_example.sh - Documentation/libtq.md's example (built from the
+# libtq/test_example.sh - Documentation/libtq.md's example (built from the
 # page as build/tests/libtq-example) against usched, as README.md tells a
 # newcomer to run their own client: the vector sum on the device checked,
 # its completion's times, and usched stopped after. In the test VM on the
