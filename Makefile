@@ -52,8 +52,8 @@ all: module user
 # Kernel source files we use but never commit (checkpatch, kselftest headers).
 LINUX_SRC := build/linux-src
 
-FRAGMENTS := sim kernels/cl kernels libtq libtq/layer lib/usched daemon/usched \
-	daemon/tqsubmitd tools bench tests selftests
+FRAGMENTS := sim kernels/cl kernels libtq libtq/layer usched/core usched/daemon \
+	usched/tqsubmitd tools bench tests selftests
 include $(addsuffix /build.mk,$(FRAGMENTS))
 
 user: $(BINS) $(LIBS) $(TESTS) $(VM_TESTS) $(filter-out %.sh,$(SOCKET_TESTS))
@@ -162,19 +162,19 @@ $(INST)/install-dirs.txt: FORCE
 $(INST)/libtq.pc: libtq/libtq.pc.in libtq/build.mk $(INST)/install-dirs.txt
 	$(call LIBTQ_PC_SED,$(PREFIX),$(LIBDIR),$(INCLUDEDIR)) $< >$@
 
-$(INST)/usched.service: daemon/dist/usched.service $(INST)/install-dirs.txt
+$(INST)/usched.service: usched/dist/usched.service $(INST)/install-dirs.txt
 	sed 's|^ExecStart=/usr/sbin/usched |ExecStart=$(SBINDIR)/usched --config $(SYSCONFDIR)/tq/usched.conf |' \
 		$< >$@
 	@grep -q '^ExecStart=$(SBINDIR)/usched --config ' $@ || \
 		{ echo "usched.service: no 'ExecStart=/usr/sbin/usched ' line to rewrite" >&2; rm -f $@; exit 1; }
 
 # tqsubmitd's unit names the installed tqsubmitd; its sockets are as shipped.
-$(INST)/tqsubmitd.service: daemon/dist/tqsubmitd.service $(INST)/install-dirs.txt
+$(INST)/tqsubmitd.service: usched/dist/tqsubmitd.service $(INST)/install-dirs.txt
 	sed 's|^ExecStart=/usr/sbin/tqsubmitd |ExecStart=$(SBINDIR)/tqsubmitd |' $< >$@
 	@grep -q '^ExecStart=$(SBINDIR)/tqsubmitd ' $@ || \
 		{ echo "tqsubmitd.service: no 'ExecStart=/usr/sbin/tqsubmitd ' line to rewrite" >&2; \
 		rm -f $@; exit 1; }
-TQSUBMITD_UNITS := daemon/dist/tqsubmitd.socket daemon/dist/tqsubmitd-sched.socket
+TQSUBMITD_UNITS := usched/dist/tqsubmitd.socket usched/dist/tqsubmitd-sched.socket
 
 INSTALL_PROGS := $(addprefix $(BIN)/,tqstat tqsim tqcalib tqbench)
 # The tools' pages are their --help, through help2man (scripts/deps installs it).
@@ -220,21 +220,21 @@ install: install-built
 	$(INSTALL) -m 644 $(INSTALL_MAN1) $(D)$(MANDIR)/man1/
 	$(INSTALL) -m 644 $(LIBTQ_MAN3) $(D)$(MANDIR)/man3/
 	$(INSTALL) -m 644 $(LIBTQ_MAN7) libtq/layer/tqcl.7 $(D)$(MANDIR)/man7/
-	$(INSTALL) -m 644 daemon/usched/usched.8 daemon/usched/usched-build.8 daemon/tqsubmitd/tqsubmitd.8 \
+	$(INSTALL) -m 644 usched/daemon/usched.8 usched/daemon/usched-build.8 usched/tqsubmitd/tqsubmitd.8 \
 		$(D)$(MANDIR)/man8/
 	$(INSTALL) -m 644 $(INST)/usched.service $(INST)/tqsubmitd.service $(TQSUBMITD_UNITS) \
 		$(D)$(SYSTEMDUNITDIR)/
-	$(INSTALL) -m 644 daemon/dist/60-tqsubmit.rules $(D)$(UDEVRULESDIR)/
-	$(INSTALL) -m 644 daemon/dist/sysusers.conf $(D)$(SYSUSERSDIR)/tq.conf
-	$(INSTALL) -m 644 daemon/dist/modules-load.conf $(D)$(MODULESLOADDIR)/tqsubmit.conf
+	$(INSTALL) -m 644 usched/dist/60-tqsubmit.rules $(D)$(UDEVRULESDIR)/
+	$(INSTALL) -m 644 usched/dist/sysusers.conf $(D)$(SYSUSERSDIR)/tq.conf
+	$(INSTALL) -m 644 usched/dist/modules-load.conf $(D)$(MODULESLOADDIR)/tqsubmit.conf
 	$(INSTALL) -m 644 $(TQ_DATA_FILES) $(D)$(DATADIR)/
 	@# An administrator's usched.conf stays; the shipped one goes beside it.
 	@conf=$(D)$(SYSCONFDIR)/tq/usched.conf; \
 	if [ ! -e $$conf ]; then \
-		echo "$(INSTALL) -m 644 daemon/dist/usched.conf $$conf"; \
-		$(INSTALL) -m 644 daemon/dist/usched.conf $$conf; \
-	elif ! cmp -s daemon/dist/usched.conf $$conf; then \
-		$(INSTALL) -m 644 daemon/dist/usched.conf $$conf.new; \
+		echo "$(INSTALL) -m 644 usched/dist/usched.conf $$conf"; \
+		$(INSTALL) -m 644 usched/dist/usched.conf $$conf; \
+	elif ! cmp -s usched/dist/usched.conf $$conf; then \
+		$(INSTALL) -m 644 usched/dist/usched.conf $$conf.new; \
 		echo "tq: $$conf kept; the shipped one is $$conf.new"; \
 	fi
 
@@ -258,7 +258,7 @@ uninstall:
 	rm -f $(D)$(SYSCONFDIR)/tq/usched.conf.new
 	@# An edited usched.conf is the administrator's: only the unchanged one goes.
 	@conf=$(D)$(SYSCONFDIR)/tq/usched.conf; \
-	if cmp -s daemon/dist/usched.conf $$conf; then echo "rm -f $$conf"; rm -f $$conf; \
+	if cmp -s usched/dist/usched.conf $$conf; then echo "rm -f $$conf"; rm -f $$conf; \
 	elif [ -e $$conf ]; then echo "tq: $$conf differs from the shipped one: kept"; fi
 	-rmdir $(D)$(SYSCONFDIR)/tq
 

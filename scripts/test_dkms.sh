@@ -24,7 +24,7 @@ grep -qx "PACKAGE_VERSION=\"$version\"" dkms.conf
 ok $? "dkms.conf's PACKAGE_VERSION is the version of libtq/build.mk, $version"
 deb=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' debian/changelog)
 ok $([ "$deb" = "$version" ]; echo $?) "debian/changelog's version is $version (got '$deb')"
-for p in daemon/usched/usched.8 daemon/usched/usched-build.8 daemon/tqsubmitd/tqsubmitd.8 libtq/layer/tqcl.7; do
+for p in usched/daemon/usched.8 usched/daemon/usched-build.8 usched/tqsubmitd/tqsubmitd.8 libtq/layer/tqcl.7; do
 	grep -q "^\.TH .* \"tq $version\" " "$p"
 	ok $? "$p's header names tq $version"
 done

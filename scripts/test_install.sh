@@ -116,7 +116,7 @@ check_run "the uninstalled-pc example runs on build/lib" LD_LIBRARY_PATH="$repo/
 # ---- an edited usched.conf survives install and uninstall
 echo "policy = fifo" >>"$u/etc/tq/usched.conf"
 inst install DESTDIR="$u" PREFIX=/usr
-grep -q '^policy = fifo$' "$u/etc/tq/usched.conf" && cmp -s daemon/dist/usched.conf "$u/etc/tq/usched.conf.new"
+grep -q '^policy = fifo$' "$u/etc/tq/usched.conf" && cmp -s usched/dist/usched.conf "$u/etc/tq/usched.conf.new"
 ok $? "a second install keeps an edited usched.conf, puts the shipped one in usched.conf.new"
 inst uninstall DESTDIR="$u" PREFIX=/usr
 ok $? "make uninstall"

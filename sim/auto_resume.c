@@ -5,7 +5,7 @@
  * the cursor's and walk's task indices mapped from one submission order to
  * another, taking a proven order as it is, and the resumed search.
  *
- * The resumption lives here, in sim, not in lib/usched/plans.c: sim's own tests
+ * The resumption lives here, in sim, not in usched/core/plans.c: sim's own tests
  * and tqsim's bench resume too, sim must not depend on usched, and only the
  * search knows what its cursor and walk mean. plans.c keeps one per
  * recurring mix and decides which mix a TG is and whether its times still

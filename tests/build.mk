@@ -24,7 +24,7 @@ $(TESTBIN)/libtq_%: $(OBJ)/tests/libtq_%.o $(OBJ)/tests/libtq_util.o $(LIB)/libt
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# The counters for shell tests on either transport (daemon/usched/tests/lib.sh).
+# The counters for shell tests on either transport (usched/daemon/tests/lib.sh).
 $(TESTBIN)/tq_counter: $(OBJ)/tests/tq_counter.o $(OBJ)/tests/libtq_util.o $(LIB)/libtq.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -61,8 +61,8 @@ $(BIN)/tq_hostile: $(OBJ)/tests/tq_hostile.o $(LIB)/libtq.a $(LIB)/libtqkernels.
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 BINS += $(BIN)/tq_hostile
-VM_TESTS += daemon/usched/tests/hostile.sh
-daemon/usched/tests/hostile.sh: $(BIN)/tq_hostile $(BIN)/usched $(BIN)/tqdemo
+VM_TESTS += usched/daemon/tests/hostile.sh
+usched/daemon/tests/hostile.sh: $(BIN)/tq_hostile $(BIN)/usched $(BIN)/tqdemo
 
 # usched's core and daemon: their files call each other in one direction (the built objects).
 CHECK_SCRIPTS += script:tests/layers.sh

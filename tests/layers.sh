@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tests/layers.sh - the files of usched's core (lib/usched/) and of its
-# daemon (daemon/usched/) call each other in one direction only: from the
+# tests/layers.sh - the files of usched's core (usched/core/) and of its
+# daemon (usched/daemon/) call each other in one direction only: from the
 # built objects' symbols (nm), each file that calls a function another file
 # defines is an edge, and tsort finds no loop. Documentation/README.md
 # draws the order. Run from the repository root after the build (BIN: its
@@ -28,7 +28,7 @@ edges() {
 }
 
 command -v nm >/dev/null && command -v tsort >/dev/null || skip_all "no nm or tsort"
-for dir in lib/usched daemon/usched; do
+for dir in usched/core usched/daemon; do
 	e=$(edges "$dir") || { ok 1 "$dir: no objects built"; continue; }
 	loop=$(echo "$e" | tsort 2>&1 >/dev/null)
 	ok $([ -n "$e" ] && [ -z "$loop" ]; echo $?) \

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tq_hostile - one attacking client of usched through libtq, for the
- * hostile-client suite (daemon/usched/tests/hostile.sh), which runs each attack
+ * hostile-client suite (usched/daemon/tests/hostile.sh), which runs each attack
  * while honest clients (tqdemo) run. Each mode does one thing and checks the
  * answer against the contract of struct tq_cqe's @status in
  * include/uapi/linux/tqsubmit.h:

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tools/: tqstat (the counters viewer, tools/tqstat/) and tqdemo (a demo
-# client of usched, daemon/usched/build.mk builds it).
+# client of usched, usched/daemon/build.mk builds it).
 
 # tools/tqstat: the counters viewer.
 

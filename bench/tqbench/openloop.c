@@ -41,7 +41,7 @@
 #include "bench/tqbench/bench.h"
 #include "bench/tqcalib/progress.h"
 #include "tq/num.h"
-#include "lib/usched/usched.h"
+#include "usched/core/usched.h"
 
 #define OL_POLL_NS	100000	/* independent clients' completion poll */
 #define OL_INDEP	(-1)	/* ol_run.p: independent clients as threads */

@@ -30,7 +30,7 @@
 #include "bench/tqbench/bench.h"
 #include "bench/tqcalib/progress.h"
 #include "tq/num.h"
-#include "lib/usched/usched.h"
+#include "usched/core/usched.h"
 
 const char *const policy_names[NPOL] = { "fifo", "paper", "neh", "exact", "auto" };
 

@@ -40,7 +40,7 @@
 
 #include "bench/tqbench/bench.h"
 #include "bench/tqcalib/progress.h"
-#include "lib/usched/usched.h"
+#include "usched/core/usched.h"
 
 static void usage(FILE *f)
 {

@@ -2,7 +2,7 @@
 /*
  * tqsubmit_check.h - the pure checks and sizes of the tqsubmit ABI, compiled
  * into both of its servers: the module (kmod/) and tqsubmitd, its user-space
- * twin (daemon/tqsubmitd/). Whatever a client can observe about validation, the
+ * twin (usched/tqsubmitd/). Whatever a client can observe about validation, the
  * rounding of ring and arena sizes or the ring layout comes from here, so
  * that the two transports cannot drift apart.
  *

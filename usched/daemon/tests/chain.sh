@@ -13,7 +13,7 @@ set -uo pipefail
 
 TESTBIN=${TESTBIN:-build/tests}
 CLIENT=$TESTBIN/limits_client
-. daemon/usched/tests/lib.sh
+. usched/daemon/tests/lib.sh
 
 suite_begin_any chain-usched "$BIN/usched" "$CLIENT" "$COUNTER"
 

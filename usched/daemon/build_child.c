@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "kernels/tqk_cl.h"
-#include "lib/usched/usched.h"
+#include "usched/core/usched.h"
 
 #define SRC_MAX		(64u << 20)	/* the daemon's max-source is far below */
 

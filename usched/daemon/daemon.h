@@ -26,7 +26,7 @@
 #include <tq/clock.h>
 
 #include "tq_transport.h"
-#include "lib/usched/usched.h"
+#include "usched/core/usched.h"
 
 #define USCHED_CONFIG		"/etc/tq/usched.conf"
 #define USCHED_DEVNODE		"/dev/" TQ_DEVICE_NAME

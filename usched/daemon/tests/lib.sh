@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# daemon/usched/tests/lib.sh - what the usched suites of the test VM share. Source
+# usched/daemon/tests/lib.sh - what the usched suites of the test VM share. Source
 # it from the repository root after setting the suite's own variables; it
 # sources tests/tap.sh. suite_begin NAME PROGRAM... skips the suite unless
 # the module, PROGRAMs, an OpenCL device and no other scheduler are there,

@@ -11,7 +11,7 @@
 set -uo pipefail
 
 MIX=VA,MT,BS,DCT	# no INOUT buffers: a re-run after a restart sees its inputs intact
-. daemon/usched/tests/lib.sh
+. usched/daemon/tests/lib.sh
 # Builtins only where tests poll: a fork costs a lot under emulation.
 
 suite_begin e2e-usched "$BIN/usched" "$BIN/tqdemo"

@@ -19,7 +19,7 @@ CLIENT=$TESTBIN/limits_client
 NOBODY=65534		# allowed OpenCL C source by its group's section
 STRANGER=4242		# in no section: built-ins only
 FLOODER=4343		# floods and arenas, with totals of its own
-. daemon/usched/tests/lib.sh
+. usched/daemon/tests/lib.sh
 
 suite_begin limits-usched "$BIN/usched" "$BIN/usched-build" "$BIN/tqdemo" "$CLIENT"
 # Other uids open contexts too (the guest is ours; udev would give group tq).

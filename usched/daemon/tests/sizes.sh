@@ -15,7 +15,7 @@
 # (scripts/runtests does).
 set -uo pipefail
 
-. daemon/usched/tests/lib.sh
+. usched/daemon/tests/lib.sh
 
 suite_begin_any sizes-usched "$BIN/usched" "$BIN/tqdemo" "$COUNTER"
 declare -A cpid

@@ -4,7 +4,7 @@
  * threads) grouped into task groups (TGs), each TG ordered by a sim/ policy
  * and run on one OpenCL device with copies overlapped with kernels.
  *
- * The daemon (daemon/usched/usched.c) feeds it from /dev/tqsubmit; a process can
+ * The daemon (usched/daemon/usched.c) feeds it from /dev/tqsubmit; a process can
  * also use it directly (the in-process path) with usched_start()'s thread:
  *
  *	struct usched_opts o = { .complete = done, .complete_arg = me };
@@ -94,7 +94,7 @@ struct usched_completion {
 /* Called on the core's thread (usched_process()'s caller); may submit. */
 typedef void (*usched_complete_fn)(void *arg, const struct usched_completion *c);
 
-/* How auto used a plan, the best order kept for the TG's mix (lib/usched/plans.c). */
+/* How auto used a plan, the best order kept for the TG's mix (usched/core/plans.c). */
 enum usched_plan {
 	USCHED_PLAN_NONE,	/* no plan: ordered afresh, or not auto */
 	USCHED_PLAN_RESUMED,	/* the search went on from the plan's order */
@@ -177,7 +177,7 @@ typedef void (*usched_wedged_fn)(void *arg);
  * @tg_done: per-TG callback (every finished TG); NULL: none
  * @tg_arg: its first argument
  * @no_plans: auto orders every TG afresh, not from the best order found
- *	for the same mix of tasks before (lib/usched/plans.c)
+ *	for the same mix of tasks before (usched/core/plans.c)
  * @refine: the loop's idle time (usched_idle()) that the plan of a TG may
  *	take while the device runs it, as a fraction of the TG's predicted
  *	device time; 0: 0.01

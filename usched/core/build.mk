@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# lib/usched/: the scheduling core libusched.a (lib/usched/usched.h) and its tests.
-# Users include "lib/usched/usched.h" and link $(USCHED_LINK). Its OpenCL
+# usched/core/: the scheduling core libusched.a (usched/core/usched.h) and its tests.
+# Users include "usched/core/usched.h" and link $(USCHED_LINK). Its OpenCL
 # plumbing and start-up calibration are libtqcl_util.a's (kernels/cl/build.mk).
 
-USCHED_OBJS := $(addprefix $(OBJ)/lib/usched/,core.o exec.o objects.o model.o plans.o trace.o)
+USCHED_OBJS := $(addprefix $(OBJ)/usched/core/,core.o exec.o objects.o model.o plans.o trace.o)
 USCHED_LINK := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a $(TQCL_UTIL) -lOpenCL
 USCHED_TESTS := $(addprefix $(TESTBIN)/usched-,model queues inproc api jit plans plankeys refine poll \
 	hygiene watchdog sizes)
@@ -16,7 +16,7 @@ $(LIB)/libusched.a: $(USCHED_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(TESTBIN)/usched-%: $(OBJ)/lib/usched/test_%.o $(OBJ)/lib/usched/testlib.o $(LIB)/libusched.a \
+$(TESTBIN)/usched-%: $(OBJ)/usched/core/test_%.o $(OBJ)/usched/core/testlib.o $(LIB)/libusched.a \
 		$(LIB)/libtqsim.a $(LIB)/libtqkernels.a $(TQCL_UTIL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) $(LDLIBS)

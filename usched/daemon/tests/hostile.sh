@@ -37,7 +37,7 @@ build-time-limit = 2s
 HOSTILE_RSS_MB=${HOSTILE_RSS_MB:-128}
 
 HONEST_MIX=VA,MT,BS,DCT
-. daemon/usched/tests/lib.sh
+. usched/daemon/tests/lib.sh
 
 command -v setpriv >/dev/null || skip_all "no setpriv (util-linux)"
 suite_begin hostile "$BIN/usched" "$BIN/tqdemo" "$BIN/tq_hostile"

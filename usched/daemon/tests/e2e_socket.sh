@@ -26,7 +26,7 @@ KILLS=${KILLS:-6}
 NT=${NT:-6000}		# tasks a kill-round client runs: natively PoCL runs them fast
 IDEM=VA,MT,BS,DCT	# no INOUT buffer: idempotent
 INOUT=FLW,SYN,VA	# FLW and SYN have one: not idempotent
-. daemon/usched/tests/lib.sh
+. usched/daemon/tests/lib.sh
 
 suite_begin_socket e2e-socket "$BIN/usched" "$BIN/tqdemo" "$BIN/tqsubmitd" "$COUNTER"
 mkfifo "$T/nap" && exec {nap}<>"$T/nap"	# nothing is ever written to it

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# daemon/tqsubmitd/: the tqsubmit ABI served from user space over Unix sockets
+# usched/tqsubmitd/: the tqsubmit ABI served from user space over Unix sockets
 # (tqsubmitd(8)), and its native test, which speaks the raw protocol as
 # clients and as schedulers against a tqsubmitd it starts.
 
-TQSUBMITD_OBJS := $(addprefix $(OBJ)/daemon/tqsubmitd/,main.o loop.o broker.o)
+TQSUBMITD_OBJS := $(addprefix $(OBJ)/usched/tqsubmitd/,main.o loop.o broker.o)
 
 BINS += $(BIN)/tqsubmitd
 TESTS += $(TESTBIN)/tqsubmitd-proto
@@ -13,8 +13,8 @@ $(BIN)/tqsubmitd: $(TQSUBMITD_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -luring $(LDLIBS)
 
-$(OBJ)/daemon/tqsubmitd/test_proto.o: CPPFLAGS += -DTQSUBMITD_BIN='"$(BIN)/tqsubmitd"'
+$(OBJ)/usched/tqsubmitd/test_proto.o: CPPFLAGS += -DTQSUBMITD_BIN='"$(BIN)/tqsubmitd"'
 
-$(TESTBIN)/tqsubmitd-proto: $(OBJ)/daemon/tqsubmitd/test_proto.o | $(BIN)/tqsubmitd
+$(TESTBIN)/tqsubmitd-proto: $(OBJ)/usched/tqsubmitd/test_proto.o | $(BIN)/tqsubmitd
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * limits_client.c - the clients of daemon/usched/tests/limits.sh: each does one
+ * limits_client.c - the clients of usched/daemon/tests/limits.sh: each does one
  * thing the limits are about, through libtq, and prints what it saw as
  * "key=value" words on one line, statuses as errno names (ok for 0):
  *
@@ -382,6 +382,6 @@ int main(int argc, char **argv)
 		return chain(strtoul(argv[a + 1], NULL, 0));
 	if (argc - a >= 2 && !strcmp(argv[a], "arena"))
 		return arena(argc - a - 1, argv + a + 1);
-	fprintf(stderr, "usage: see the head of daemon/usched/tests/limits_client.c\n");
+	fprintf(stderr, "usage: see the head of usched/daemon/tests/limits_client.c\n");
 	return 2;
 }

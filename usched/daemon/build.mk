@@ -1,36 +1,36 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# daemon/usched/: the daemon usched (usched.c and the daemon's parts here) on
-# top of libusched (lib/usched/), its native tests, the client tqdemo that make run and the
+# usched/daemon/: the daemon usched (usched.c and the daemon's parts here) on
+# top of libusched (usched/core/), its native tests, the client tqdemo that make run and the
 # end-to-end tests use, and the end-to-end tests (run in the test VM).
 
-DAEMON_OBJS := $(addprefix $(OBJ)/daemon/usched/,conf.o loop.o ctx.o build.o state.o \
+DAEMON_OBJS := $(addprefix $(OBJ)/usched/daemon/,conf.o loop.o ctx.o build.o state.o \
 	metrics.o log.o)
 DAEMON_LIBS := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a $(TQCL_UTIL)
 
 BINS += $(BIN)/usched $(BIN)/usched-build
 TESTS += $(TESTBIN)/daemon-parts $(TESTBIN)/daemon-marks
 
-$(BIN)/usched: $(OBJ)/daemon/usched/usched.o $(DAEMON_OBJS) $(DAEMON_LIBS)
+$(BIN)/usched: $(OBJ)/usched/daemon/usched.o $(DAEMON_OBJS) $(DAEMON_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
 
 # The process each build of OpenCL C source runs in (build.c).
-$(BIN)/usched-build: $(OBJ)/daemon/usched/build_child.o $(LIB)/libtqkernels.a $(TQCL_UTIL)
+$(BIN)/usched-build: $(OBJ)/usched/daemon/build_child.o $(LIB)/libtqkernels.a $(TQCL_UTIL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)
 
 # Settings, limits, metrics and the state file, natively (no module); builds in
 # the usched-build child where OpenCL has a device.
-$(OBJ)/daemon/usched/test_parts.o: CPPFLAGS += -DUSCHED_BUILD_BIN='"$(BIN)/usched-build"'
+$(OBJ)/usched/daemon/test_parts.o: CPPFLAGS += -DUSCHED_BUILD_BIN='"$(BIN)/usched-build"'
 
-$(TESTBIN)/daemon-parts: $(OBJ)/daemon/usched/test_parts.o $(DAEMON_OBJS) $(DAEMON_LIBS) \
+$(TESTBIN)/daemon-parts: $(OBJ)/usched/daemon/test_parts.o $(DAEMON_OBJS) $(DAEMON_LIBS) \
 		$(BIN)/usched-build
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
 
 # Started marks and the re-execution of device recovery, natively.
-$(TESTBIN)/daemon-marks: $(OBJ)/daemon/usched/test_marks.o $(DAEMON_OBJS) $(DAEMON_LIBS)
+$(TESTBIN)/daemon-marks: $(OBJ)/usched/daemon/test_marks.o $(DAEMON_OBJS) $(DAEMON_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
 
@@ -42,31 +42,31 @@ $(BIN)/tqdemo: $(OBJ)/tools/tqdemo.o $(LIB)/libtq.a $(LIB)/libtqkernels.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # End to end in the test VM: usched, tqdemo clients, kills and restarts.
-VM_TESTS += daemon/usched/tests/e2e_daemon.sh
-daemon/usched/tests/e2e_daemon.sh: $(BIN)/usched $(BIN)/tqdemo
+VM_TESTS += usched/daemon/tests/e2e_daemon.sh
+usched/daemon/tests/e2e_daemon.sh: $(BIN)/usched $(BIN)/tqdemo
 # usched killed 50 times mid-run, and an endless kernel: requeue semantics, the watchdog.
-VM_TESTS += daemon/usched/tests/e2e_kill.sh
-daemon/usched/tests/e2e_kill.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo
+VM_TESTS += usched/daemon/tests/e2e_kill.sh
+usched/daemon/tests/e2e_kill.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo
 # The same natively on the socket: usched starts tqsubmitd, is killed, restarts, re-executes.
-CHECK_SCRIPTS += script:daemon/usched/tests/e2e_socket.sh
-daemon/usched/tests/e2e_socket.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo $(TESTBIN)/tq_counter
+CHECK_SCRIPTS += script:usched/daemon/tests/e2e_socket.sh
+usched/daemon/tests/e2e_socket.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo $(TESTBIN)/tq_counter
 
 # Limits and the program policy against the real usched, in the test VM, with
-# limits_client (daemon/usched/tests/limits_client.c) doing what each limit refuses.
-$(TESTBIN)/limits_client: $(OBJ)/daemon/usched/tests/limits_client.o $(LIB)/libtq.a
+# limits_client (usched/daemon/tests/limits_client.c) doing what each limit refuses.
+$(TESTBIN)/limits_client: $(OBJ)/usched/daemon/tests/limits_client.o $(LIB)/libtq.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-VM_TESTS += daemon/usched/tests/limits.sh
-daemon/usched/tests/limits.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo $(BIN)/tqstat \
+VM_TESTS += usched/daemon/tests/limits.sh
+usched/daemon/tests/limits.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo $(BIN)/tqstat \
 	$(TESTBIN)/limits_client
 
 # Chains (TQ_DESC_F_AFTER) through the real usched: in order, cancelled behind a refused head.
-VM_TESTS += daemon/usched/tests/chain.sh
-SOCKET_TESTS += daemon/usched/tests/chain.sh
-daemon/usched/tests/chain.sh: $(BIN)/usched $(TESTBIN)/limits_client $(TESTBIN)/tq_counter
+VM_TESTS += usched/daemon/tests/chain.sh
+SOCKET_TESTS += usched/daemon/tests/chain.sh
+usched/daemon/tests/chain.sh: $(BIN)/usched $(TESTBIN)/limits_client $(TESTBIN)/tq_counter
 
 # A built-in's size m from its plan, and tg-log / task-log, through the real usched.
-VM_TESTS += daemon/usched/tests/sizes.sh
-SOCKET_TESTS += daemon/usched/tests/sizes.sh
-daemon/usched/tests/sizes.sh: $(BIN)/usched $(BIN)/tqdemo $(TESTBIN)/tq_counter
+VM_TESTS += usched/daemon/tests/sizes.sh
+SOCKET_TESTS += usched/daemon/tests/sizes.sh
+usched/daemon/tests/sizes.sh: $(BIN)/usched $(BIN)/tqdemo $(TESTBIN)/tq_counter

@@ -28,7 +28,7 @@ set -uo pipefail
 KILLS=${KILLS:-50}
 IDEM=VA,MT,BS,DCT	# no INOUT buffer: idempotent
 INOUT=FLW,SYN,VA	# FLW and SYN have one: not idempotent
-. daemon/usched/tests/lib.sh
+. usched/daemon/tests/lib.sh
 
 suite_begin e2e-kill "$BIN/usched" "$BIN/tqdemo"
 mkfifo "$T/nap" && exec {nap}<>"$T/nap"	# nothing is ever written to it
