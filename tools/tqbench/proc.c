@@ -59,8 +59,8 @@
 #include <unistd.h>
 
 #include "libtq/tq.h"
-#include "bench/tqbench/bench.h"
-#include "bench/tqcalib/progress.h"
+#include "tools/tqbench/bench.h"
+#include "tools/tqcalib/progress.h"
 #include "tq/clock.h"
 #include "tq/num.h"
 #include "tq_transport.h"

@@ -19,7 +19,7 @@
 
 #include "kernels/cl/tqcl_calib.h"
 #include "sim/tqsim.h"
-#include "bench/tqcalib/clx.h"
+#include "tools/tqcalib/clx.h"
 
 #define MAX_SLOTS	64		/* T * N */
 #define MAX_POOL	64		/* candidate tasks of a suite */

@@ -38,8 +38,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/tqbench/bench.h"
-#include "bench/tqcalib/progress.h"
+#include "tools/tqbench/bench.h"
+#include "tools/tqcalib/progress.h"
 #include "tq/num.h"
 #include "usched/core/usched.h"
 

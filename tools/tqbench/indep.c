@@ -32,7 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench/tqbench/bench.h"
+#include "tools/tqbench/bench.h"
 
 struct ic_hdr {
 	uint32_t cmd;

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/tqbench/bench.h"
+#include "tools/tqbench/bench.h"
 #include "tq/num.h"
 
 /* What the NoReorder orders give: worst, median, best; model error. */

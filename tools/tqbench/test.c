@@ -8,7 +8,7 @@
  * Skips that when there is no OpenCL device. Before it, what needs no
  * device: --workers process without the module (or on the socket without a
  * tqsubmitd to start) is refused at once, with the reason
- * (bench/tqbench/test_proc.sh runs it in the test VM and on the socket).
+ * (tools/tqbench/test_proc.sh runs it in the test VM and on the socket).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -23,8 +23,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/tqbench/bench.h"
-#include "bench/tqcalib/progress.h"
+#include "tools/tqbench/bench.h"
+#include "tools/tqcalib/progress.h"
 #include "tq/num.h"
 
 #define PROBE_BYTES	(128ull << 20)
@@ -102,7 +102,7 @@ int steady_init(struct env *e)
 	if (!(st->alone_ns > 0))
 		goto fail;
 	st->limit = e->dev.slow[TQ_HTD] * (1 + tol / 100);
-	/* for bench/tqbench/test.c: a limit no probe meets */
+	/* for tools/tqbench/test.c: a limit no probe meets */
 	if (getenv("TQBENCH_STEADY_LIMIT"))
 		st->limit = atof(getenv("TQBENCH_STEADY_LIMIT"));
 	st->on = true;

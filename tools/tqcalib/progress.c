@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "sim/tqsim.h"
-#include "bench/tqcalib/progress.h"
+#include "tools/tqcalib/progress.h"
 
 #define BAR	30
 

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/tqbench/bench.h"
-#include "bench/tqcalib/progress.h"
+#include "tools/tqbench/bench.h"
+#include "tools/tqcalib/progress.h"
 #include "tq/num.h"
 
 #define LINE_MAX	512

@@ -11,24 +11,24 @@
 # progress bar) also build tqbench. The OpenCL helpers under them and the
 # transfer calibration with its fits are libtqcl_util.a's (kernels/cl/build.mk),
 # which usched uses too.
-CALIB_OBJS := $(addprefix $(OBJ)/bench/tqcalib/,clx.o progress.o)
+CALIB_OBJS := $(addprefix $(OBJ)/tools/tqcalib/,clx.o progress.o)
 
 BINS += $(BIN)/tqcalib
 TESTS += $(TESTBIN)/tqcalib
 
-$(BIN)/tqcalib: $(OBJ)/bench/tqcalib/tqcalib.o $(CALIB_OBJS) $(LIB)/libtqkernels.a \
+$(BIN)/tqcalib: $(OBJ)/tools/tqcalib/tqcalib.o $(CALIB_OBJS) $(LIB)/libtqkernels.a \
 		$(LIB)/libtqcl_util.a $(LIB)/libtqsim.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)
 
-$(OBJ)/bench/tqcalib/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"'
+$(OBJ)/tools/tqcalib/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"'
 
 # the fits alone (kernels/cl/fit.o), no OpenCL
-$(TESTBIN)/tqcalib: $(OBJ)/bench/tqcalib/test.o $(LIB)/libtqcl_util.a $(LIB)/libtqsim.a | $(BIN)/tqcalib
+$(TESTBIN)/tqcalib: $(OBJ)/tools/tqcalib/test.o $(LIB)/libtqcl_util.a $(LIB)/libtqsim.a | $(BIN)/tqcalib
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-TQBENCH_OBJS := $(addprefix $(OBJ)/bench/tqbench/,tqbench.o tasks.o run.o report.o proc.o steady.o openloop.o indep.o)
+TQBENCH_OBJS := $(addprefix $(OBJ)/tools/tqbench/,tqbench.o tasks.o run.o report.o proc.o steady.o openloop.o indep.o)
 
 BINS += $(BIN)/tqbench
 
@@ -41,26 +41,26 @@ $(BIN)/tqbench: $(TQBENCH_OBJS) $(CALIB_OBJS) $(LIB)/libusched.a $(LIB)/libtqsim
 # The smoke test runs both tools on PoCL; the paper's tables come from data.
 TESTS += $(TESTBIN)/tqbench
 
-$(OBJ)/bench/tqbench/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"' \
+$(OBJ)/tools/tqbench/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"' \
 	-DTQBENCH_BIN='"$(BIN)/tqbench"' -DTQ_DATA='"data"'
 
-$(TESTBIN)/tqbench: $(OBJ)/bench/tqbench/test.o | $(BIN)/tqbench $(BIN)/tqcalib
+$(TESTBIN)/tqbench: $(OBJ)/tools/tqbench/test.o | $(BIN)/tqbench $(BIN)/tqcalib
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # --workers process end to end, in the test VM: usched, worker processes, failures.
-VM_TESTS += bench/tqbench/test_proc.sh
-SOCKET_TESTS += bench/tqbench/test_proc.sh
-bench/tqbench/test_proc.sh: $(BIN)/tqbench $(BIN)/usched $(BIN)/tq_echod $(TESTBIN)/tq_counter
+VM_TESTS += tools/tqbench/test_proc.sh
+SOCKET_TESTS += tools/tqbench/test_proc.sh
+tools/tqbench/test_proc.sh: $(BIN)/tqbench $(BIN)/usched $(BIN)/tq_echod $(TESTBIN)/tq_counter
 
 # tqbench-ring: libtq's clients through each transport to tq_echod, against
 # io_uring NOPs. It starts tq_echod and tqsubmitd itself (tests/libtq_util.c).
-$(OBJ)/bench/ring/tqbench_ring.o: CPPFLAGS += -DTQ_ECHOD='"$(BIN)/tq_echod"' \
+$(OBJ)/tools/ring/tqbench_ring.o: CPPFLAGS += -DTQ_ECHOD='"$(BIN)/tq_echod"' \
 	-DTQSUBMITD='"$(BIN)/tqsubmitd"'
 
 BINS += $(BIN)/tqbench-ring
 
-$(BIN)/tqbench-ring: $(OBJ)/bench/ring/tqbench_ring.o $(OBJ)/tests/libtq_util.o \
+$(BIN)/tqbench-ring: $(OBJ)/tools/ring/tqbench_ring.o $(OBJ)/tests/libtq_util.o \
 		$(LIB)/libtq.a | $(BIN)/tq_echod
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -luring $(LDLIBS)

@@ -38,8 +38,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bench/tqbench/bench.h"
-#include "bench/tqcalib/progress.h"
+#include "tools/tqbench/bench.h"
+#include "tools/tqcalib/progress.h"
 #include "usched/core/usched.h"
 
 static void usage(FILE *f)
