@@ -16,7 +16,7 @@
 
 #include "tests/tap.h"
 #include "libtq/tq.h"
-#include "selftests/tq_sysfs.h"
+#include "selftests/kmod/tq_sysfs.h"
 #include "tq_transport.h"
 
 #ifndef TQ_ECHOD

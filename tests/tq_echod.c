@@ -44,7 +44,7 @@
 #include <liburing.h>
 #include <sys/mman.h>
 
-#include "selftests/tq_util.h"
+#include "selftests/kmod/tq_util.h"
 #include "tq_transport.h"
 
 #define MAX_BATCH	1024

@@ -47,7 +47,7 @@
  * TASK (EINVAL from an older module), a rate-limited ENTER (EAGAIN/EBUSY),
  * ATTACH judged on the opener's credentials (EBUSY) or at ioctl time
  * (EPERM), MADV_DOFORK refused or honoured (a child that sees a mapping is
- * counted in the summary, not failed: selftests/tqsubmit_abi owns that).
+ * counted in the summary, not failed: selftests/kmod/tqsubmit_abi owns that).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -61,7 +61,7 @@
 #include <sys/wait.h>
 
 #include "tests/tap.h"
-#include "selftests/tq_util.h"
+#include "selftests/kmod/tq_util.h"
 #include "kernels/tqkernels.h"
 
 #define MAX_PROCS	32

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 
 #include "tests/tap.h"
-#include "selftests/tq_util.h"
+#include "selftests/kmod/tq_util.h"
 
 #define ITERS		50
 #define CLIENTS		3	/* that wait for all their tasks, plus one that quits */

@@ -8,7 +8,7 @@
  * Covered: QUERY and SETUP replies and descriptors (seals, sizes), every
  * malformed command (sizes, tails, unknown commands, descriptors where
  * none belong), the descriptor cases of the module's kselftest
- * (selftests/tq_desc_cases.h) with the same statuses, events and their
+ * (selftests/kmod/tq_desc_cases.h) with the same statuses, events and their
  * arenas, hostile ring indices, the inflight limit and a full CQ, doorbell
  * absorption, limits (contexts, bytes), a client killed mid-task, a
  * scheduler killed holding marked and unmarked tasks of every kind, a
@@ -39,8 +39,8 @@
 #include <tq_transport.h>
 
 #include "tests/tap.h"
-#include "selftests/tq_util.h"
-#include "selftests/tq_desc_cases.h"
+#include "selftests/kmod/tq_util.h"
+#include "selftests/kmod/tq_desc_cases.h"
 
 static char dir[64];
 

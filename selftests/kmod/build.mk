@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# selftests/: the module's kselftests (kselftest_harness.h), run in the test
+# selftests/kmod/: the module's kselftests (kselftest_harness.h), run in the test
 # VM, and their raw-ABI helpers (tq_util.h, tq_sysfs.h, tq_desc_cases.h).
 # The harness comes from linux-source (LINUX_SRC, see the top Makefile);
 # tq_echod, the scheduler some of them drive, is tests/'s.
@@ -10,8 +10,8 @@ TQ_KSFT_CFLAGS := -I$(LINUX_SRC)/tools/testing/selftests -Wno-unused-parameter \
 TQ_SELFTESTS := $(TESTBIN)/tqsubmit_abi $(TESTBIN)/tqsubmit_life $(TESTBIN)/tqsubmit_isolation \
 	$(TESTBIN)/tqsubmit_enter $(TESTBIN)/tqsubmit_started
 
-$(TQ_SELFTESTS): $(TESTBIN)/%: selftests/%.c selftests/tq_util.h selftests/tq_sysfs.h \
-		selftests/tq_desc_cases.h include/tq/clock.h $(LINUX_SRC)/.stamp
+$(TQ_SELFTESTS): $(TESTBIN)/%: selftests/kmod/%.c selftests/kmod/tq_util.h selftests/kmod/tq_sysfs.h \
+		selftests/kmod/tq_desc_cases.h include/tq/clock.h $(LINUX_SRC)/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TQ_KSFT_CFLAGS) -o $@ $< $(LDFLAGS) $(LDLIBS)
 
@@ -20,7 +20,7 @@ $(TESTBIN)/tqsubmit_life $(TESTBIN)/tqsubmit_enter $(TESTBIN)/tqsubmit_started: 
 VM_TESTS += $(TQ_SELFTESTS)
 
 # The smoke test: the module loads, its device opens (no helpers of ours).
-$(TESTBIN)/tqsubmit_smoke: selftests/tqsubmit_smoke.c $(LINUX_SRC)/.stamp
+$(TESTBIN)/tqsubmit_smoke: selftests/kmod/tqsubmit_smoke.c $(LINUX_SRC)/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TQ_KSFT_CFLAGS) -o $@ $< $(LDFLAGS)
 
