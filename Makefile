@@ -44,7 +44,7 @@ BINS :=
 LIBS :=
 TESTS :=		# native test programs (TAP on stdout; exit 77 = skip)
 VM_TESTS :=		# programs run inside the test VM (TAP on stdout)
-SOCKET_TESTS :=		# programs run here on the socket transport (tests/socket_env.sh)
+SOCKET_TESTS :=		# programs run here on the socket transport (selftests/socket_env.sh)
 
 .PHONY: all user module check run deps checkpatch sparse clean fuzz
 all: module user
@@ -53,7 +53,7 @@ all: module user
 LINUX_SRC := build/linux-src
 
 FRAGMENTS := sim kernels/cl kernels libtq libtq/layer usched/core usched/daemon \
-	usched/tqsubmitd tools tools/tqbench tests selftests/kmod
+	usched/tqsubmitd tools tools/tqbench selftests selftests/kmod
 include $(addsuffix /build.mk,$(FRAGMENTS))
 
 user: $(BINS) $(LIBS) $(TESTS) $(VM_TESTS) $(filter-out %.sh,$(SOCKET_TESTS))
@@ -97,7 +97,7 @@ fuzz: deps
 	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
 	scripts/vm --timeout $$(($(FUZZ_SECONDS) + 900)) -- env BIN=$(BIN) \
 		FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_PROCS=$${FUZZ_PROCS:-4} FUZZ_SEED=$${FUZZ_SEED:-} \
-		tests/tq_fuzz.sh
+		selftests/tq_fuzz.sh
 
 run: deps
 	@scripts/run-main

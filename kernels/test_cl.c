@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "tqk_cl.h"
 
 struct cl {

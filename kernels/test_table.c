@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "tqkernels.h"
 
 /* The task column of data/real_task_ranges.csv, then SYN. */

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "internal.h"
 
 #define ARENA	(1 << 20)

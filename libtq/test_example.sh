@@ -6,16 +6,16 @@
 # newcomer to run their own client: the vector sum on the device checked,
 # its completion's times, and usched stopped after. In the test VM on the
 # module, through scripts/run-client; natively on tqsubmitd's socket under
-# tests/socket_env.sh (TQ_TRANSPORT=socket): the same client, unchanged,
+# selftests/socket_env.sh (TQ_TRANSPORT=socket): the same client, unchanged,
 # with usched started here on PoCL.
 set -uo pipefail
-. tests/tap.sh
+. selftests/tap.sh
 BIN=${BIN:-build/bin}
 example=$BIN/../tests/libtq-example
 
 if [ "${TQ_TRANSPORT:-}" = socket ]; then
 	counter=$BIN/../tests/tq_counter
-	[ -S "${TQ_SOCKET:-}" ] || skip_all "no tqsubmitd socket (tests/socket_env.sh runs this)"
+	[ -S "${TQ_SOCKET:-}" ] || skip_all "no tqsubmitd socket (selftests/socket_env.sh runs this)"
 	for p in "$BIN/usched" "$counter" "$example"; do
 		[ -x "$p" ] || skip_all "$p is not built"
 	done

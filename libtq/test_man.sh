@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 
 names=$( { sed -n 's/^[[:space:]]*\(tq_[a-z_]*\);$/\1/p' libtq.map
 	   sed -n 's/^static inline [^(]*[ *]\(tq_[a-z_]*\)(.*/\1/p' tq.h; } | sort -u)
-. ../tests/tap.sh
+. ../selftests/tap.sh
 
 for f in $names; do
 	test -f "man/$f.3"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "internal.h"
 
 #define SQ_N	8

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 
 static const char *const exported[] = {
 	"tq_open", "tq_close", "tq_buf_alloc", "tq_buf_free", "tq_enter", "tq_wait",

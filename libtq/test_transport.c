@@ -18,7 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "internal.h"
 #include "tq_transport.h"
 

@@ -8,7 +8,7 @@
 # scripts register the module with DKMS and make the group tq. Nothing is
 # installed on this machine. Run from the top of the tree.
 set -uo pipefail
-. tests/tap.sh
+. selftests/tap.sh
 
 for c in dpkg-buildpackage dh_dkms lintian help2man; do
 	command -v $c >/dev/null || skip_all "no $c (scripts/deps installs it)"

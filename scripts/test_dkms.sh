@@ -9,7 +9,7 @@
 # modules_install into a staging root. Nothing is loaded. Run from the top
 # of the tree.
 set -uo pipefail
-. tests/tap.sh
+. selftests/tap.sh
 
 version=$(sed -n 's/^LIBTQ_VERSION := //p' libtq/build.mk)
 kdir=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n1)

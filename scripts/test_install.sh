@@ -7,7 +7,7 @@
 # (pkg-config with PKG_CONFIG_SYSROOT_DIR into the DESTDIR), the tree and
 # the tree's libtq-uninstalled.pc. Run from the top of the tree.
 set -uo pipefail
-. tests/tap.sh
+. selftests/tap.sh
 
 t=$(mktemp -d /tmp/tq-install.XXXXXX)
 trap 'rm -rf "$t"' EXIT

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "kernels/cl/tqcl_util.h"
-#include "tests/tap.h"
+#include "selftests/tap.h"
 
 #define LEN	(16u << 20)
 

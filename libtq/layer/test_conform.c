@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 
 #define N 4096
 

@@ -3,7 +3,7 @@
 # selftests/kmod/: the module's kselftests (kselftest_harness.h), run in the test
 # VM, and their raw-ABI helpers (tq_util.h, tq_sysfs.h, tq_desc_cases.h).
 # The harness comes from linux-source (LINUX_SRC, see the top Makefile);
-# tq_echod, the scheduler some of them drive, is tests/'s.
+# tq_echod, the scheduler some of them drive, is selftests/'s.
 TQ_KSFT_CFLAGS := -I$(LINUX_SRC)/tools/testing/selftests -Wno-unused-parameter \
 	-Wno-sign-compare \
 	-DTQ_ECHOD='"$(BIN)/tq_echod"'

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tq_sysfs.h - the module's counters in sysfs, for the selftests of the
- * module (tq_util.h) and libtq's suites (tests/libtq_util.h), whose other
+ * module (tq_util.h) and libtq's suites (selftests/libtq_util.h), whose other
  * helpers cannot share a file: both have a tq_enter(), the raw ioctl's and
  * libtq's.
  */

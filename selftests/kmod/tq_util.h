@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tq_util.h - raw-syscall helpers for the tqsubmit selftests and the raw-ABI
- * programs of tests/ (tq_echod, the requeue test, the fuzzer) and tqsubmitd's
+ * programs of selftests/ (tq_echod, the requeue test, the fuzzer) and tqsubmitd's
  * protocol test: a client context (setup, mappings, submit, reap) and a
  * scheduler (attach, read events, write completions), on
  * include/uapi/linux/tqsubmit.h alone.
@@ -29,7 +29,7 @@
 
 #define TQ_DEV		"/dev/tqsubmit"
 
-/* tq_echod, the test scheduler (tests/tq_echod.c); the build passes where it is. */
+/* tq_echod, the test scheduler (selftests/tq_echod.c); the build passes where it is. */
 #ifndef TQ_ECHOD
 #define TQ_ECHOD	"build/bin/tq_echod"
 #endif

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tests/tap.h"
-#include "tests/testutil.h"
+#include "selftests/tap.h"
+#include "selftests/testutil.h"
 
 static char dir[] = "/tmp/tqsim-cli-XXXXXX";
 

@@ -8,7 +8,7 @@
 # FILE:LINE: reason and exit 2; every option --help lists for eval exists.
 # Run from the top of the tree.
 set -uo pipefail
-. tests/tap.sh
+. selftests/tap.sh
 
 tqsim=${BIN:-build/bin}/tqsim
 t=$(mktemp -d /tmp/tqsim-data.XXXXXX)

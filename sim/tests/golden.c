@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 
 #define GOLDEN_DIR	"sim/tests/golden"
 

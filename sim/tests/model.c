@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "sim/tqsim.h"
 #include "sim/model.h"
 

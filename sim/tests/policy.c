@@ -10,7 +10,7 @@
 #include <string.h>
 #include <tq/clock.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "sim/tqsim.h"
 
 static uint64_t rng = 7;

@@ -31,7 +31,7 @@
 #include <tq/clock.h>
 #include <tq/num.h>
 
-#include "tests/libtq_util.h"
+#include "selftests/libtq_util.h"
 
 #define MAX_SAMPLES	(1 << 20)
 #define MAX_ROUNDS	15

@@ -54,13 +54,13 @@ SOCKET_TESTS += tools/tqbench/test_proc.sh
 tools/tqbench/test_proc.sh: $(BIN)/tqbench $(BIN)/usched $(BIN)/tq_echod $(TESTBIN)/tq_counter
 
 # tqbench-ring: libtq's clients through each transport to tq_echod, against
-# io_uring NOPs. It starts tq_echod and tqsubmitd itself (tests/libtq_util.c).
+# io_uring NOPs. It starts tq_echod and tqsubmitd itself (selftests/libtq_util.c).
 $(OBJ)/tools/ring/tqbench_ring.o: CPPFLAGS += -DTQ_ECHOD='"$(BIN)/tq_echod"' \
 	-DTQSUBMITD='"$(BIN)/tqsubmitd"'
 
 BINS += $(BIN)/tqbench-ring
 
-$(BIN)/tqbench-ring: $(OBJ)/tools/ring/tqbench_ring.o $(OBJ)/tests/libtq_util.o \
+$(BIN)/tqbench-ring: $(OBJ)/tools/ring/tqbench_ring.o $(OBJ)/selftests/libtq_util.o \
 		$(LIB)/libtq.a | $(BIN)/tq_echod
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -luring $(LDLIBS)

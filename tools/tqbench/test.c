@@ -17,8 +17,8 @@
 
 #include <linux/tqsubmit.h>
 
-#include "tests/tap.h"
-#include "tests/testutil.h"
+#include "selftests/tap.h"
+#include "selftests/testutil.h"
 
 /* Lines in dir/name, or -1 if it cannot be read; *first gets its first bytes. */
 static int lines(const char *dir, const char *name, char *first, size_t size)

@@ -10,7 +10,7 @@
 # every real output matched the host reference, and leave no daemon behind.
 # Then the failures: another scheduler attached, and a worker SIGKILLed
 # mid-run. Prints TAP. Run from the repository root (scripts/runtests does).
-# With TQ_TRANSPORT=socket (tests/socket_env.sh, natively) the same on
+# With TQ_TRANSPORT=socket (selftests/socket_env.sh, natively) the same on
 # tqsubmitd's socket, the scheduler's pid from its counters (tq_counter),
 # and a fourth case: tqbench starting a tqsubmitd of its own when none
 # listens, and stopping it at exit.
@@ -21,13 +21,13 @@ BIN=${BIN:-build/bin}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 SYS=/sys/class/misc/tqsubmit
 POLICIES="fifo paper neh exact auto"
-. tests/tap.sh
+. selftests/tap.sh
 COUNTER=$BIN/../tests/tq_counter
 if [ "${TQ_TRANSPORT:-}" = socket ]; then
 	sched_pid() { "$COUNTER" scheduler_pid 2>/dev/null || echo -1; }
 	# natively other work may run a usched: ours are those whose arguments name $T
 	nothing_left() { ! pgrep -f "$T/" >/dev/null && [ "$(sched_pid)" = 0 ]; }
-	[ -S "${TQ_SOCKET:-}" ] || skip_all "no tqsubmitd socket (tests/socket_env.sh runs this)"
+	[ -S "${TQ_SOCKET:-}" ] || skip_all "no tqsubmitd socket (selftests/socket_env.sh runs this)"
 	[ -x "$COUNTER" ] && [ -x "$BIN/tqsubmitd" ] || skip_all "tq_counter or tqsubmitd not built"
 else
 	sched_pid() { local v=-1; read -r v <"$SYS/scheduler_pid" 2>/dev/null; echo "$v"; }

@@ -12,8 +12,8 @@
 
 #include "kernels/cl/tqcl_util.h"
 #include "sim/tqsim.h"
-#include "tests/tap.h"
-#include "tests/testutil.h"
+#include "selftests/tap.h"
+#include "selftests/testutil.h"
 
 /* each kernels/ task's __kernel function: the names usched looks up */
 static const char *const tasks[] = { "mm", "black_scholes", "fwt", "floyd_warshall", "sep_conv",

@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tests/tap.h"
-#include "tests/testutil.h"
+#include "selftests/tap.h"
+#include "selftests/testutil.h"
 #include "counters.h"
 
 static const char prom[] =

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "testlib.h"
 
 #define N	1024

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "testlib.h"
 
 #define LEN	5000	/* bytes of each buffer: the pool rounds it up to 5120 */

@@ -39,7 +39,7 @@
 #include <unistd.h>
 #include <tq/clock.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "testlib.h"
 #include "internal.h"
 

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "internal.h"
 
 static int near(double got, double want, double rel)

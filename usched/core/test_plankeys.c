@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "internal.h"
 
 #define N 5

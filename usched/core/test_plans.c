@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "testlib.h"
 
 #define NTASKS	6

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "testlib.h"
 #include "internal.h"
 

@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <tq/clock.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "testlib.h"
 #include "sim/tqsim.h"
 

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "internal.h"
 
 #define SLICE_NS	50000

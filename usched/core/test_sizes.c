@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "testlib.h"
 
 #define NJOBS	8

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <tq/clock.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "testlib.h"
 
 #define LIMIT_NS	200000000ull

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "kernels/tqk_cl.h"
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "testlib.h"
 
 #define ALIGN	256	/* buffer alignment in the arena: every type's, and a cache line */

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
-#include "tests/tap.h"
+#include "selftests/tap.h"
 
 /* The core's user_data of a daemon task is its struct dtask, which holds the tag. */
 static struct dtask dt[3] = { { .tag = 0x1001 }, { .tag = 0x1002 }, { .tag = 0x2001 } };

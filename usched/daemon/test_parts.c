@@ -20,7 +20,7 @@
 #endif
 
 #include "daemon.h"
-#include "tests/tap.h"
+#include "selftests/tap.h"
 
 static char dir[] = "/tmp/usched-daemon-test.XXXXXX";
 

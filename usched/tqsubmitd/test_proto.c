@@ -38,7 +38,7 @@
 #include <tq/tqsubmitd.h>
 #include <tq_transport.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "selftests/kmod/tq_util.h"
 #include "selftests/kmod/tq_desc_cases.h"
 

@@ -6,7 +6,7 @@
 # that the run completes with every result right and every kernel captured,
 # and that it prints its figures; it asserts nothing about speed.
 cd "$(dirname "$0")/../../.." || exit 1
-. tests/tap.sh
+. selftests/tap.sh
 BIN=${BIN:-build/bin}
 for p in clcopyk usched; do [ -x "$BIN/$p" ] || skip_all "$BIN/$p is not built"; done
 [ -c /dev/tqsubmit ] || [ -x "$BIN/tqsubmitd" ] ||

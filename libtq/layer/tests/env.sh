@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # libtq/layer/tests/env.sh - what the layer's suites share. Source it from the
-# repository root; it sources tests/tap.sh. tqcl_begin NAME makes $T
+# repository root; it sources selftests/tap.sh. tqcl_begin NAME makes $T
 # (removed at exit) and starts a usched of the suite's own that may build
 # OpenCL C source (allow-source), on whichever transport this machine has:
 #
@@ -21,7 +21,7 @@ BIN=${BIN:-build/bin}
 LIBDIR=${LIBDIR:-$(dirname "$BIN")/lib}
 TQCL_SO=${TQCL_SO:-$PWD/$LIBDIR/libtqcl.so}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
-. tests/tap.sh
+. selftests/tap.sh
 
 bail() { echo "Bail out! $*"; exit 1; }
 

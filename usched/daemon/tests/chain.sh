@@ -3,7 +3,7 @@
 #
 # chain.sh - chains (TQ_DESC_F_AFTER) through the real usched, on the
 # module in the test VM or natively on tqsubmitd's socket
-# (TQ_TRANSPORT=socket, tests/socket_env.sh): usched attaches with
+# (TQ_TRANSPORT=socket, selftests/socket_env.sh): usched attaches with
 # TQ_ATTACH_F_CHAINS and gets a client's chain of VA tasks whole, each
 # adding 1 to the previous one's output; every task must complete with 0,
 # each start after its predecessor's end, and the last output be right.

@@ -2,7 +2,7 @@
 #
 # usched/daemon/tests/lib.sh - what the usched suites of the test VM share. Source
 # it from the repository root after setting the suite's own variables; it
-# sources tests/tap.sh. suite_begin NAME PROGRAM... skips the suite unless
+# sources selftests/tap.sh. suite_begin NAME PROGRAM... skips the suite unless
 # the module, PROGRAMs, an OpenCL device and no other scheduler are there,
 # then makes $T (removed at exit, with usched $upid and every job killed).
 # suite_begin_socket NAME PROGRAM... is the same natively on the socket
@@ -13,7 +13,7 @@ BIN=${BIN:-build/bin}
 # under ASan (make SAN=1): PoCL and LLVM leave allocations behind at exit
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 SYS=/sys/class/misc/tqsubmit
-. tests/tap.sh
+. selftests/tap.sh
 
 COUNTER=${COUNTER:-$BIN/../tests/tq_counter}
 # a counter: the module's sysfs file, or on the socket tqsubmitd's
@@ -107,7 +107,7 @@ suite_begin() {
 	trap suite_cleanup EXIT
 }
 
-# A suite for either transport: on the socket the runner's tqsubmitd (tests/socket_env.sh,
+# A suite for either transport: on the socket the runner's tqsubmitd (selftests/socket_env.sh,
 # $TQ_SOCKET), else the module; usched is the suite's to start.
 suite_begin_any() {
 	local name=$1 p
@@ -117,7 +117,7 @@ suite_begin_any() {
 		suite_begin "$name" "$@"
 		return
 	fi
-	[ -S "${TQ_SOCKET:-}" ] || skip_all "no tqsubmitd socket (tests/socket_env.sh runs this)"
+	[ -S "${TQ_SOCKET:-}" ] || skip_all "no tqsubmitd socket (selftests/socket_env.sh runs this)"
 	for p in "$@"; do
 		[ -x "$p" ] || skip_all "$p is not built"
 	done

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <sys/wait.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "selftests/kmod/tq_util.h"
 
 #define ITERS		50

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# tests/tap.sh - TAP for shell tests, the shell side of tests/tap.h. Source
-# it from a bash test run from the repository root (. tests/tap.sh); end the
+# selftests/tap.sh - TAP for shell tests, the shell side of selftests/tap.h. Source
+# it from a bash test run from the repository root (. selftests/tap.sh); end the
 # test with tap_done.
 
 n=0 failed=0

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# tests/: the one harness of user space's tests (tap.h, tap.sh, testutil.h),
+# selftests/: the one harness of user space's tests (tap.h, tap.sh, testutil.h),
 # and the suites that are not a part's own: libtq's on both transports (the
 # module's in the VM, tqsubmitd's here through socket_env.sh), the requeue
 # stress test, the fuzzer and the hostile client, with tq_echod (the test
@@ -13,50 +13,50 @@ LIBTQ_VM := $(addprefix $(TESTBIN)/,libtq_stress libtq_kill libtq_fork libtq_req
 VM_TESTS += $(LIBTQ_VM)
 SOCKET_TESTS += $(LIBTQ_VM)
 
-# libtq's suites (tests/libtq_*.c, their helpers libtq_util.c) and tq_counter.
-LIBTQ_SELF_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(wildcard tests/libtq_*.c tests/tq_counter.c))
+# libtq's suites (selftests/libtq_*.c, their helpers libtq_util.c) and tq_counter.
+LIBTQ_SELF_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(wildcard selftests/libtq_*.c selftests/tq_counter.c))
 $(LIBTQ_SELF_OBJS): CPPFLAGS += -DTQ_ECHOD='"$(BIN)/tq_echod"' \
 	-DTQSUBMITD='"$(BIN)/tqsubmitd"'
 .SECONDARY: $(LIBTQ_SELF_OBJS)
 
-$(TESTBIN)/libtq_%: $(OBJ)/tests/libtq_%.o $(OBJ)/tests/libtq_util.o $(LIB)/libtq.a \
+$(TESTBIN)/libtq_%: $(OBJ)/selftests/libtq_%.o $(OBJ)/selftests/libtq_util.o $(LIB)/libtq.a \
 		| $(BIN)/tq_echod
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The counters for shell tests on either transport (usched/daemon/tests/lib.sh).
-$(TESTBIN)/tq_counter: $(OBJ)/tests/tq_counter.o $(OBJ)/tests/libtq_util.o $(LIB)/libtq.a
+$(TESTBIN)/tq_counter: $(OBJ)/selftests/tq_counter.o $(OBJ)/selftests/libtq_util.o $(LIB)/libtq.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 BINS += $(TESTBIN)/tq_counter
 
 # tq_echod: the test scheduler of the kselftests, libtq's suites and tqbench-ring.
-$(BIN)/tq_echod: $(OBJ)/tests/tq_echod.o
+$(BIN)/tq_echod: $(OBJ)/selftests/tq_echod.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -luring $(LDLIBS)
 
 BINS += $(BIN)/tq_echod
 
-# The requeue stress test: plain TAP (tests/tap.h), tq_echod as its schedulers.
-$(OBJ)/tests/tqsubmit_requeue.o: CPPFLAGS += -DTQ_ECHOD='"$(BIN)/tq_echod"'
-$(TESTBIN)/tqsubmit_requeue: $(OBJ)/tests/tqsubmit_requeue.o | $(BIN)/tq_echod
+# The requeue stress test: plain TAP (selftests/tap.h), tq_echod as its schedulers.
+$(OBJ)/selftests/tqsubmit_requeue.o: CPPFLAGS += -DTQ_ECHOD='"$(BIN)/tq_echod"'
+$(TESTBIN)/tqsubmit_requeue: $(OBJ)/selftests/tqsubmit_requeue.o | $(BIN)/tq_echod
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 VM_TESTS += $(TESTBIN)/tqsubmit_requeue
 
-# The fuzzer (tests/tq_fuzz.c) and the VM script that runs it against usched.
-$(TESTBIN)/tq_fuzz: $(OBJ)/tests/tq_fuzz.o $(LIB)/libtqkernels.a
+# The fuzzer (selftests/tq_fuzz.c) and the VM script that runs it against usched.
+$(TESTBIN)/tq_fuzz: $(OBJ)/selftests/tq_fuzz.o $(LIB)/libtqkernels.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-VM_TESTS += tests/tq_fuzz.sh
-tests/tq_fuzz.sh: $(TESTBIN)/tq_fuzz $(BIN)/usched $(BIN)/tqdemo
+VM_TESTS += selftests/tq_fuzz.sh
+selftests/tq_fuzz.sh: $(TESTBIN)/tq_fuzz $(BIN)/usched $(BIN)/tqdemo
 
 # The hostile-client suite: tq_hostile, one attacking client through libtq, and
 # the VM script that runs each attack against usched while tqdemo clients run.
-$(BIN)/tq_hostile: $(OBJ)/tests/tq_hostile.o $(LIB)/libtq.a $(LIB)/libtqkernels.a
+$(BIN)/tq_hostile: $(OBJ)/selftests/tq_hostile.o $(LIB)/libtq.a $(LIB)/libtqkernels.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -65,4 +65,4 @@ VM_TESTS += usched/daemon/tests/hostile.sh
 usched/daemon/tests/hostile.sh: $(BIN)/tq_hostile $(BIN)/usched $(BIN)/tqdemo
 
 # usched's core and daemon: their files call each other in one direction (the built objects).
-CHECK_SCRIPTS += script:tests/layers.sh
+CHECK_SCRIPTS += script:selftests/layers.sh

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <tq/clock.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "libtq_util.h"
 
 int64_t lt_now_ms(void)
@@ -38,14 +38,14 @@ void lt_require_vm(void)
 		static char why[300];
 
 		if (access(tqt_client_path(), F_OK)) {
-			snprintf(why, sizeof(why), "no tqsubmitd socket %s (tests/socket_env.sh "
+			snprintf(why, sizeof(why), "no tqsubmitd socket %s (selftests/socket_env.sh "
 				 "runs a test against tqsubmitd)", tqt_client_path());
 			tap_skip_all(why);
 		}
 	} else {
 		if (access(TQ_DEVICE_PATH, R_OK | W_OK))
 			tap_skip_all("no " TQ_DEVICE_PATH " (these tests run in the test VM, or "
-				     "natively on tqsubmitd: tests/socket_env.sh)");
+				     "natively on tqsubmitd: selftests/socket_env.sh)");
 		if (geteuid())
 			tap_skip_all("needs root to run tq_echod");
 	}

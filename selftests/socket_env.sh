@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tests/socket_env.sh - run one test on the socket transport, natively:
+# selftests/socket_env.sh - run one test on the socket transport, natively:
 # start a tqsubmitd of its own in a temporary directory (its own client and
 # scheduler sockets, so that nothing else on the machine is touched), run
 #
-#   tests/socket_env.sh PROGRAM [ARGS...]
+#   selftests/socket_env.sh PROGRAM [ARGS...]
 #
 # with TQ_TRANSPORT=socket, TQ_SOCKET and TQ_SCHED_SOCKET pointing at them
 # (libtq, tq_echod and usched all read these) and TQ_SERVER_PID its pid,
@@ -17,7 +17,7 @@ set -uo pipefail
 
 BIN=${BIN:-build/bin}
 tqsubmitd=${TQSUBMITD:-$BIN/tqsubmitd}
-[ $# -gt 0 ] || { echo "usage: tests/socket_env.sh PROGRAM [ARGS...]" >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: selftests/socket_env.sh PROGRAM [ARGS...]" >&2; exit 2; }
 if [ ! -x "$tqsubmitd" ]; then
 	echo "1..0 # SKIP $tqsubmitd is not built (the socket transport's server)"
 	exit 77

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tq_fuzz.sh - the fuzzer (tests/tq_fuzz.c) against the real usched, in
+# tq_fuzz.sh - the fuzzer (selftests/tq_fuzz.c) against the real usched, in
 # the test VM (tqsubmit.ko loaded, PoCL): starts usched, runs tq_fuzz for
 # FUZZ_SECONDS (60) with FUZZ_PROCS (4) workers and seed FUZZ_SEED (random),
 # then checks that usched still runs and serves an honest client (tqdemo,
@@ -17,7 +17,7 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_PROCS=${FUZZ_PROCS:-4}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 SYS=/sys/class/misc/tqsubmit
-. tests/tap.sh
+. selftests/tap.sh
 sysfs() { local v=-1; read -r v <"$SYS/$1" 2>/dev/null; echo "$v"; }
 
 [ -c /dev/tqsubmit ] || skip_all "no /dev/tqsubmit (run in the test VM: make check)"

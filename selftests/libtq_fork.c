@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "libtq_util.h"
 
 /* The child's checks, in order; it reports one byte per check. */

@@ -7,7 +7,7 @@
  * head fails and the rest of its chain completes -ECANCELED, while a task
  * outside the chain fails on its own.
  */
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "libtq_util.h"
 
 #define N	16

@@ -40,7 +40,7 @@
  * nothing is in flight, every context was released, the module's counters
  * balance (submitted = completed + failed + rejected + dropped), and the
  * kernel log shows no BUG, WARNING or Oops. The script around it
- * (tests/tq_fuzz.sh) starts usched and checks that it still serves an
+ * (selftests/tq_fuzz.sh) starts usched and checks that it still serves an
  * honest client afterwards.
  *
  * Tolerated either way while the module changes: TQ_DESC_F_IDEMPOTENT on a
@@ -60,7 +60,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "selftests/kmod/tq_util.h"
 #include "kernels/tqkernels.h"
 
@@ -1639,7 +1639,7 @@ int main(int argc, char **argv)
 	close(fd);
 	sched = tq_stat("scheduler_pid");
 	if (sched <= 0)
-		tap_skip_all("no scheduler attached (start usched: tests/tq_fuzz.sh)");
+		tap_skip_all("no scheduler attached (start usched: selftests/tq_fuzz.sh)");
 	if (geteuid())
 		tap_skip_all("needs root (workers drop to uid 65534 by turns)");
 	results = mmap(NULL, (MAX_PROCS + MAX_PROCS * 64) * sizeof(*results),

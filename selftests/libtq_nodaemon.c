@@ -7,7 +7,7 @@
  */
 #include <sys/wait.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "libtq_util.h"
 
 #define TASKS	100

@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "libtq_util.h"
 
 #define ROUNDS		200

@@ -4,7 +4,7 @@
  * server's counters (the module's sysfs, or tqsubmitd's), a context's
  * fdinfo, and the checks that skip a test that cannot run here. The tests
  * run on either transport, as libtq picks it: in the test VM on the module,
- * natively on tqsubmitd under tests/socket_env.sh (TQ_TRANSPORT=socket).
+ * natively on tqsubmitd under selftests/socket_env.sh (TQ_TRANSPORT=socket).
  */
 #ifndef LIBTQ_UTIL_H
 #define LIBTQ_UTIL_H
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "libtq/tq.h"
 #include "selftests/kmod/tq_sysfs.h"
 #include "tq_transport.h"

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tests/layers.sh - the files of usched's core (usched/core/) and of its
+# selftests/layers.sh - the files of usched's core (usched/core/) and of its
 # daemon (usched/daemon/) call each other in one direction only: from the
 # built objects' symbols (nm), each file that calls a function another file
 # defines is an edge, and tsort finds no loop. Documentation/README.md
 # draws the order. Run from the repository root after the build (BIN: its
 # bin/, as make check passes it; the objects are beside it).
-. tests/tap.sh
+. selftests/tap.sh
 
 bin=${BIN:-build/bin}
 obj=${bin%/bin}/obj

@@ -10,7 +10,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "libtq_util.h"
 
 #define CLIENTS		4

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
-#include "tests/tap.h"
+#include "selftests/tap.h"
 #include "libtq_util.h"
 
 #define CLIENTS		16
