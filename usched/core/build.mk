@@ -4,7 +4,7 @@
 # Users include "usched/core/usched.h" and link $(USCHED_LINK). Its OpenCL
 # plumbing and start-up calibration are libtqcl_util.a's (kernels/cl/build.mk).
 
-USCHED_OBJS := $(addprefix $(OBJ)/usched/core/,core.o exec.o objects.o model.o plans.o trace.o)
+USCHED_OBJS := $(addprefix $(OBJ)/usched/core/,core.o submit.o form.o jit.o complete.o exec.o objects.o model.o plans.o trace.o)
 USCHED_LINK := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a $(TQCL_UTIL) -lOpenCL
 USCHED_TESTS := $(addprefix $(TESTBIN)/usched-,model queues inproc api jit plans plankeys refine poll \
 	hygiene watchdog sizes)

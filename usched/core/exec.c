@@ -453,7 +453,7 @@ int exec_launch(struct usched *u, struct tg *tg)
 		for (unsigned int j = outs; u->dev.dma == 1 && t->after && j < i; j++)
 			if (tg->task[j] == t->after)
 				outs = launch_outs(tg, outs, j + 1, out);
-		/* the model's round-robin from the queue free first (core.c, tg_model()) */
+		/* the model's round-robin from the queue free first (form.c, tg_model()) */
 		t->kq = (tg->kq_base + i) % u->o.kqueues;
 		t->err = launch_in(u, t);
 		if (u->dev.dma == 2 && !t->err) {

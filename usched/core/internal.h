@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * internal.h - the scheduling core's private objects, shared by its files:
- * core.c (submission, TG formation, the loop), exec.c (OpenCL execution),
- * objects.c (regions, programs, kernels), model.c (the models) and trace.c.
+ * core.c (the loop, create and destroy), submit.c (submission), form.c (TG
+ * formation), jit.c (the launch decision), complete.c (the completion path),
+ * exec.c (OpenCL execution), objects.c (regions, programs, kernels),
+ * model.c (the models), plans.c and trace.c.
  * Documentation/usched.md and the essay at the top of core.c explain them.
  */
 #ifndef USCHED_INTERNAL_H
@@ -441,7 +443,29 @@ static inline void wake(struct usched *u)
 	eventfd_write(u->efd, 1);
 }
 
-/* core.c */
+/* submit.c: under u->lock */
+/* Drop what a task holds. */
+void task_unref(struct usched *u, struct task *t);
+/* Make @t's ordered successor ready, if it waits for @t. */
+void task_unblock(struct usched *u, struct task *t);
+
+/* form.c: the loop thread */
+/*
+ * Take the next TG's tasks into @tasks, within @limit bytes (their sum in
+ * @bytes); under u->lock. Returns how many.
+ */
+unsigned int tg_form(struct usched *u, struct task **tasks, uint64_t limit, uint64_t *bytes);
+/* Order the TG's @tasks into tg->task[] with the policy, and predict its times. */
+void tg_order(struct usched *u, struct tg *tg, struct task **tasks);
+
+/* jit.c */
+/* jit_when()'s inputs, and flow's candidates in u->jit_tg; under u->lock. */
+void jit_gather(struct usched *u, struct jit_in *in);
+/*
+ * The kernel queues' predicted ends @busy into @d relative to @at, the
+ * queue free first as the model's queue 0; returns that queue.
+ */
+unsigned int kq_place(const uint64_t *busy, unsigned int nq, uint64_t at, struct tq_dev *d);
 /* When to launch the next TG: 0 now, JIT_WAIT not before an event, else at that time. */
 uint64_t jit_when(const struct jit_in *in);
 /*
@@ -454,6 +478,21 @@ uint64_t jit_when(const struct jit_in *in);
  */
 uint64_t jit_when_flow(const struct jit_in *in, const struct tq_tg *tg, const struct tq_dev *dev,
 		       struct tq_sim_result *res);
+
+/* complete.c: the loop thread */
+/* A launched task is back: timestamps, buffers, its TG's accounting. */
+void task_collect(struct usched *u, struct task *t);
+/* Append the tasks polling finds done to the batch at *@tail, collected. */
+void poll_done(struct usched *u, struct task **tail);
+/* When poll_done() should look next; JIT_WAIT: nothing to poll. */
+uint64_t poll_when(struct usched *u);
+/*
+ * The watchdog: append the tasks whose kernel overran its limit to the
+ * batch at *@tail, collected with -ETIME; returns the batch's new tail.
+ */
+struct task **watch_limits(struct usched *u, struct task **tail);
+/* Release the batch @list and the cancelled tasks, and run their callbacks. */
+void batch_deliver(struct usched *u, struct task *list);
 /* Tests only: let the callbacks parked while u->hold_callbacks was set through. */
 void callbacks_release(struct usched *u);
 
