@@ -6,14 +6,14 @@
 # position-independent objects statically: a program under the layer needs
 # nothing of tq's but this one file.
 
-TQCL_OBJS := $(addprefix $(OBJ)/libtq/layer/,api.o objects.o capture.o)
+TQCL_OBJS := $(addprefix $(OBJ)/libtq/layer/,api.o stats.o track.o program.o events.o enqueue.o \
+	pass.o objects.o capture.o)
 TQCL_SO := $(LIB)/libtqcl.so
 TQCL_LIBTQ := $(LIBTQ_OBJS)
 
 LIBS += $(TQCL_SO)
 
 $(TQCL_OBJS): CFLAGS += -fPIC -fvisibility=hidden
-$(OBJ)/libtq/layer/api.o: CFLAGS += -Wno-unused-parameter
 
 $(TQCL_SO): $(TQCL_OBJS) $(TQCL_LIBTQ) libtq/layer/tqcl.map
 	@mkdir -p $(dir $@)

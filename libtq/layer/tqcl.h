@@ -32,6 +32,7 @@
 #define CL_USE_DEPRECATED_OPENCL_2_0_APIS
 #include <CL/cl_layer.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <tq/clock.h>
@@ -253,8 +254,90 @@ void tqcl_queue_drain(struct tqcl_queue *q);
 void tqcl_op_unref(struct tqcl_op *op);
 cl_int tqcl_errno_to_cl(int err);
 
-/* api.c */
+#define LOCK()		pthread_mutex_lock(&tqcl.lock)
+#define UNLOCK()	pthread_mutex_unlock(&tqcl.lock)
+
+/* What a pass-through was: a write, read, kernel or other command. */
+enum { K_WRITE, K_READ, K_KERNEL, K_OTHER };
+
+/* stats.c */
 void tqcl_count_pass(enum tqcl_why why, int kind);
 void tqcl_stats_print(void);
+
+/* track.c: every tracked type's retain and release go through these two */
+/* A retain succeeded (err 0): the record of obj, if any, counts one more at offset off. */
+cl_int tqcl_ref_retained(cl_int err, struct tqcl_map *m, const void *obj, size_t off);
+/* fn(record) under the lock, where the layer has a record of obj. */
+void tqcl_rec_apply(struct tqcl_map *m, const void *obj, void (*fn)(void *rec));
+
+/* l_RetainX(x): struct rec's field refs in tqcl.map counts it. */
+#define RETAIN(fn, type, map, rec, refs)					\
+	static cl_int CL_API_CALL l_##fn(type obj)				\
+	{									\
+		return tqcl_ref_retained(tqcl_next.cl##fn(obj), &tqcl.map, obj, \
+					 offsetof(struct rec, refs));		\
+	}
+
+/* l_ReleaseX(x): drop(record), then the driver's release. */
+#define RELEASE(fn, type, map, drop)						\
+	static cl_int CL_API_CALL l_##fn(type obj)				\
+	{									\
+		tqcl_rec_apply(&tqcl.map, obj, drop);				\
+		return tqcl_next.cl##fn(obj);					\
+	}
+
+/* events.c */
+/* A clGet*Info answer: the n bytes at v into value (of size bytes), n into *size_ret. */
+cl_int tqcl_info_ret(const void *v, size_t n, size_t size, void *value, size_t *size_ret);
+
+/* pass.c */
+/* A command passing through: its wait list and event as the driver gets them. */
+struct pass {
+	struct tqcl_queue *q;
+	cl_uint nw;
+	const cl_event *wl;
+	cl_event *buf;
+	cl_event *evp, tmp, *app;
+};
+
+/*
+ * Before a command passes through (takes the lock and drops it): the n
+ * buffers mems (wr[i]: written; wr NULL: all) hold their data in the
+ * driver, and it waits for the queue's captured commands. Counted as
+ * passed for why, as kind. Returns 0 or the CL error of a sync.
+ */
+cl_int tqcl_pass_begin(struct pass *p, cl_command_queue queue, cl_mem *mems, const bool *wr,
+		       unsigned int n, cl_uint nw, const cl_event *wl, cl_event *ev,
+		       enum tqcl_why why, int kind);
+/* After it, err its result: its event is the queue's last command passed through. */
+void tqcl_pass_end(struct pass *p, cl_int err);
+
+/*
+ * Pass call through for why, counted as kind, and return its error: the n
+ * buffers mems (wr[i]: written; wr NULL: all) go to the driver first, and
+ * it is ordered after the queue's captured commands. call names the wait
+ * list and event as p.nw, p.wl, p.evp.
+ */
+#define PASS_WHY(call, why, queue, mems, wr, n, kind, nw, wl, ev)		\
+	do {									\
+		struct pass p;							\
+		cl_int e = tqcl_pass_begin(&p, queue, mems, wr, n, nw, wl, ev,	\
+					   why, kind);				\
+		if (!e)								\
+			e = call;						\
+		tqcl_pass_end(&p, e);						\
+		return e;							\
+	} while (0)
+
+/*
+ * Each file's overrides into the layer's dispatch table t (clInitLayer(),
+ * api.c); every other entry stays the next one's.
+ */
+#define OVERRIDE(t, f)	((t)->cl##f = l_##f)
+void tqcl_override_track(struct _cl_icd_dispatch *t);
+void tqcl_override_program(struct _cl_icd_dispatch *t);
+void tqcl_override_events(struct _cl_icd_dispatch *t);
+void tqcl_override_enqueue(struct _cl_icd_dispatch *t);
+void tqcl_override_pass(struct _cl_icd_dispatch *t);
 
 #endif /* TQCL_H */
