@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * api.c - the entry points of libtqcl.so: clGetLayerInfo and clInitLayer,
  * which ocl-icd calls when OPENCL_LAYERS names this library, the layer's

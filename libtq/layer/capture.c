@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * capture.c - the tq side of libtqcl.so: the one libtq context of the
  * process, its completion thread (the reaper), program and kernel

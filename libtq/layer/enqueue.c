@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * enqueue.c - the commands the layer captures: clEnqueueWriteBuffer,
  * clEnqueueReadBuffer, clEnqueueNDRangeKernel and clEnqueueTask, done

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * events.c - the events of captured commands: user events of the context
  * that answer, to the program's queries, as the commands they stand for;

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * objects.c - the layer's records of the program's OpenCL objects: pointer
  * maps from the driver's handles to them, and their lifetimes. A record

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * pass.c - pass-through: every command on a queue that the layer does not
  * capture goes to the driver, after the buffers it names are brought up to

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * program.c - the tracking overrides of programs and kernels: a program's
  * source and build options, a kernel's arguments as they are set (what a

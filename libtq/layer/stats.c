@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * stats.c - what libtqcl.so counts (struct tqcl_stats): the passes through
  * to the driver and their reasons, and the summary printed at exit

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
  * tqcl.h - the private header of libtqcl.so, the OpenCL layer that runs
  * unmodified OpenCL programs' copy-kernel-copy work through tq.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * track.c - the tracking overrides of contexts, command queues and buffers:
  * the driver creates, retains and releases them; the layer keeps its
