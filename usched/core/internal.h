@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/eventfd.h>
 #include <tq/clock.h>
+#include <tq/list.h>
 
 #include "sim/tqsim.h"
 #include "usched.h"
@@ -46,56 +47,6 @@
 #define WATCH_TICK_MAX	100000000	/* limit / 8 ns, within these */
 #define WATCH_FIRST_GRACE_NS	30000000000ull	/* a first launch not seen running: + 30 s */
 #define MAX_CMDS	(2 * USCHED_MAX_BUFS + 1)
-
-/* A minimal circular doubly linked list, as the kernel's list_head. */
-struct list {
-	struct list *next, *prev;
-};
-
-#define LIST_INIT(name)	{ &(name), &(name) }
-#define list_entry(p, type, member) \
-	((type *)((char *)(p) - __builtin_offsetof(type, member)))
-#define list_first(l, type, member)	list_entry((l)->next, type, member)
-
-static inline void list_init(struct list *l)
-{
-	l->next = l->prev = l;
-}
-
-static inline bool list_empty(const struct list *l)
-{
-	return l->next == l;
-}
-
-static inline void list_add_tail(struct list *n, struct list *l)
-{
-	n->prev = l->prev;
-	n->next = l;
-	l->prev->next = n;
-	l->prev = n;
-}
-
-static inline void list_del(struct list *n)
-{
-	n->prev->next = n->next;
-	n->next->prev = n->prev;
-	list_init(n);
-}
-
-/* Move every entry of from to the tail of to. */
-static inline void list_splice_tail(struct list *from, struct list *to)
-{
-	if (list_empty(from))
-		return;
-	from->next->prev = to->prev;
-	to->prev->next = from->next;
-	from->prev->next = to;
-	to->prev = from->prev;
-	list_init(from);
-}
-
-#define list_for_each_safe(p, n, l) \
-	for (p = (l)->next, n = p->next; p != (l); p = n, n = p->next)
 
 /* Ids are slot + 1 in a growing table; a slot is never reused. */
 struct idtab {

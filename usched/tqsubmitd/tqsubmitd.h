@@ -28,8 +28,7 @@
 #include <tq/tqsubmit_check.h>
 #include <tq/tqsubmitd.h>
 #include <tq/clock.h>
-
-#include "list.h"
+#include <tq/list.h>
 
 #define TQD_CTX_ID_MAX		((1U << 22) - 1)	/* as the module's */
 #define TQD_QUANTUM		32	/* tasks of one context per turn */

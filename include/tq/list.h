@@ -1,11 +1,13 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
- * list.h - the intrusive doubly linked list tqsubmitd keeps its contexts,
- * task slots and connections on (the kernel's list_head, in miniature, so
- * that the code reads like the module's it mirrors).
+ * list.h - the intrusive circular doubly linked list of tq's user space
+ * (usched's core, tqsubmitd): the kernel's list_head in miniature, so that
+ * code mirroring the module reads like it. A deleted entry is left empty
+ * (the kernel's list_del_init()), never poisoned, so deleting it again is
+ * harmless.
  */
-#ifndef TQD_LIST_H
-#define TQD_LIST_H
+#ifndef _TQ_LIST_H
+#define _TQ_LIST_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -53,6 +55,12 @@ static inline void list_del_init(struct list *n)
 	list_init(n);
 }
 
+/* The same: the entry is left empty. */
+static inline void list_del(struct list *n)
+{
+	list_del_init(n);
+}
+
 static inline void list_move(struct list *n, struct list *head)
 {
 	list_del_init(n);
@@ -79,7 +87,19 @@ static inline void list_splice_init(struct list *from, struct list *to)
 	list_init(from);
 }
 
+/* Move every entry of from to the tail of to; from ends empty. */
+static inline void list_splice_tail(struct list *from, struct list *to)
+{
+	if (list_empty(from))
+		return;
+	from->next->prev = to->prev;
+	to->prev->next = from->next;
+	from->prev->next = to;
+	to->prev = from->prev;
+	list_init(from);
+}
+
 #define list_for_each_safe(p, n, head) \
 	for (p = (head)->next, n = p->next; p != (head); p = n, n = p->next)
 
-#endif /* TQD_LIST_H */
+#endif /* _TQ_LIST_H */
