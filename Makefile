@@ -83,7 +83,7 @@ $(LINUX_SRC)/.stamp:
 checkpatch: $(LINUX_SRC)/.stamp
 	$(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --quiet -f \
 		$(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) include/uapi/linux/tqsubmit.h \
-		include/tq/tqsubmit_check.h
+		include/tq/tqsubmit_check.h include/tq/tqsubmit_ring.h
 
 check: deps
 	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
@@ -274,7 +274,8 @@ CHECK_SCRIPTS += script:scripts/test_install.sh script:scripts/test_dkms.sh scri
 DKMS_VERSION := $(LIBTQ_VERSION)
 DKMS_SRCDIR ?= /usr/src/tqsubmit-$(DKMS_VERSION)
 DKMS_FILES := dkms.conf Kbuild kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.c)) \
-	$(wildcard kmod/*.h) include/uapi/linux/tqsubmit.h include/tq/tqsubmit_check.h
+	$(wildcard kmod/*.h) include/uapi/linux/tqsubmit.h include/tq/tqsubmit_check.h \
+	include/tq/tqsubmit_ring.h
 
 .PHONY: install-dkms-src uninstall-dkms-src
 install-dkms-src:

@@ -46,26 +46,13 @@ static int tq_charge(struct user_struct *user, unsigned long pages)
 
 static int tq_ring_alloc(struct tq_ring *r, u32 nr, size_t entry_size)
 {
-	r->size = tq_ring_bytes(nr, entry_size, PAGE_SIZE);
-	r->base = vmalloc_user(r->size);
-	if (!r->base)
-		return -ENOMEM;
-	r->producer = r->base + TQ_RING_PRODUCER;
-	r->consumer = r->base + TQ_RING_CONSUMER;
-	r->flags = r->base + TQ_RING_FLAGS;
-	r->entries = r->base + TQ_RING_ENTRIES;
-	r->nr = nr;
-	return 0;
-}
+	size_t size = tq_ring_bytes(nr, entry_size, PAGE_SIZE);
+	void *base = vmalloc_user(size);
 
-static void tq_ring_offsets(struct tq_ring_offsets *o, const struct tq_ring *r, u64 off)
-{
-	o->mmap_offset = off;
-	o->mmap_size = r->size;
-	o->producer = TQ_RING_PRODUCER;
-	o->consumer = TQ_RING_CONSUMER;
-	o->flags = TQ_RING_FLAGS;
-	o->entries = TQ_RING_ENTRIES;
+	if (!base)
+		return -ENOMEM;
+	tq_ring_init(r, base, size, nr);
+	return 0;
 }
 
 static void tq_ctx_free(struct kref *ref)
@@ -264,10 +251,7 @@ static bool tq_ctx_can_take(struct tq_ctx *ctx)
 		return false;
 	in_use = READ_ONCE(ctx->in_use);
 	used = READ_ONCE(ctx->cq.cached) - READ_ONCE(*ctx->cq.consumer);
-	/* A corrupt index: let the scheduler's look find it and break the rings. */
-	if (pending > ctx->sq.nr || used > ctx->cq.nr)
-		return true;
-	return in_use < ctx->nr_slots && ctx->cq.nr - used > in_use;
+	return tq_can_take(&ctx->sq, &ctx->cq, pending, used, in_use, ctx->nr_slots);
 }
 
 /*

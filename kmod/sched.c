@@ -35,14 +35,6 @@
 
 #include "tq.h"
 
-/* Something may have given the scheduler work: wake its read() or poll(). */
-void tq_kick(void)
-{
-	atomic_inc(&tq.kick);
-	if (wq_has_sleeper(&tq.wq))	/* K, matches L */
-		wake_up_interruptible_poll(&tq.wq, EPOLLIN | EPOLLRDNORM);
-}
-
 static void tq_eventfd_signal(struct eventfd_ctx *efd)
 {
 #ifdef TQ_EVENTFD_SIGNAL_1ARG	/* 6.8 dropped the count; see Kbuild */
@@ -156,17 +148,10 @@ static void tq_end(struct tq_ctx *ctx, struct tq_slot *slot, int status, u64 sta
 {
 	struct tq_cqe *cqe = ctx->broken ? NULL : tq_cq_next(ctx);
 
-	if (cqe) {
-		cqe->user_data = slot->ev.task.user_data;
-		cqe->status = status;
-		cqe->flags = slot->requeued ? TQ_CQE_F_REQUEUED : 0;
-		cqe->result = 0;
-		cqe->queued_ns = slot->ev.submit_ns;
-		cqe->start_ns = start;
-		cqe->end_ns = end;
-		cqe->resv[0] = 0;
-		cqe->resv[1] = 0;
-	}
+	if (cqe)
+		tq_cqe_write(cqe, slot->ev.task.user_data, status,
+			     slot->requeued ? TQ_CQE_F_REQUEUED : 0, 0, slot->ev.submit_ns,
+			     start, end);
 	slot->started_ns = 0;
 	slot->state = TQ_SLOT_FREE;
 	list_move(&slot->node, &ctx->free);
@@ -199,16 +184,18 @@ static void tq_chain_settle(struct tq_ctx *ctx, struct tq_slot *slot, int status
 			return;
 		next = &ctx->slots[succ - 1];
 		next->ev.pred = 0;
-		if (!status) {
-			if (next->state == TQ_SLOT_HELD) {
-				next->state = TQ_SLOT_PENDING;
-				list_move_tail(&next->node, &ctx->pending);
-			}
+		switch (tq_chain_next(status, next->state)) {
+		case TQ_SETTLE_STAY:
 			return;
-		}
-		if (next->state == TQ_SLOT_DELIVERED) {
+		case TQ_SETTLE_RELEASE:
+			next->state = TQ_SLOT_PENDING;
+			list_move_tail(&next->node, &ctx->pending);
+			return;
+		case TQ_SETTLE_OWED:
 			next->pred_failed = 1;
 			return;
+		case TQ_SETTLE_CANCEL:
+			break;
 		}
 		tq_end(ctx, next, -ECANCELED, 0, 0);
 		slot = next;
@@ -341,7 +328,7 @@ static bool tq_deliver(struct tq_ctx *ctx, struct tq_slot *slot, struct tq_reade
 	ev->ctx_id = ctx->id;
 	ev->pid = ctx->ev_pid;
 	ev->uid = ctx->ev_uid;
-	ev->tag = (u64)(slot->gen + 1) << 32 | (u32)(slot - ctx->slots);
+	ev->tag = tq_slot_tag(slot->gen, slot - ctx->slots);
 	if (!tq_emit(r, ev))
 		return false;
 	slot->gen++;
@@ -357,17 +344,8 @@ static void tq_reject(struct tq_ctx *ctx, const struct tq_desc *d, int err, u64 
 	struct tq_cqe *cqe = tq_cq_next(ctx);
 
 	ctx->rejected++;
-	if (!cqe)
-		return;
-	cqe->user_data = d->user_data;
-	cqe->status = err;
-	cqe->flags = 0;
-	cqe->result = 0;
-	cqe->queued_ns = now;
-	cqe->start_ns = 0;
-	cqe->end_ns = 0;
-	cqe->resv[0] = 0;
-	cqe->resv[1] = 0;
+	if (cqe)
+		tq_cqe_write(cqe, d->user_data, err, 0, 0, now, 0, 0);
 }
 
 /*
@@ -376,8 +354,8 @@ static void tq_reject(struct tq_ctx *ctx, const struct tq_desc *d, int err, u64 
  */
 static bool tq_chain_hold(struct tq_ctx *ctx, struct tq_slot *slot)
 {
-	return slot->ev.pred && (!tq.sched_chains ||
-				 ctx->slots[slot->pred_slot].state != TQ_SLOT_DELIVERED);
+	return tq_chain_waits(slot->ev.pred, tq.sched_chains,
+			      ctx->slots[slot->pred_slot].state);
 }
 
 static void tq_hold(struct tq_ctx *ctx, struct tq_slot *slot)
@@ -639,19 +617,11 @@ static int tq_complete(struct tq_writer *w, const struct tq_completion *c)
 	}
 
 	tq_chain_settle(ctx, slot, c->status);
-	/* Written in place: every field, since the entry is reused. */
 	cqe = ctx->closed || ctx->broken ? NULL : tq_cq_next(ctx);
-	if (cqe) {
-		cqe->user_data = slot->ev.task.user_data;
-		cqe->status = c->status;
-		cqe->flags = slot->requeued ? TQ_CQE_F_REQUEUED : 0;
-		cqe->result = c->result;
-		cqe->queued_ns = slot->ev.submit_ns;
-		cqe->start_ns = c->start_ns;
-		cqe->end_ns = c->end_ns;
-		cqe->resv[0] = 0;
-		cqe->resv[1] = 0;
-	}
+	if (cqe)
+		tq_cqe_write(cqe, slot->ev.task.user_data, c->status,
+			     slot->requeued ? TQ_CQE_F_REQUEUED : 0, c->result, slot->ev.submit_ns,
+			     c->start_ns, c->end_ns);
 	slot->started_ns = 0;
 	slot->state = TQ_SLOT_FREE;
 	list_move(&slot->node, &ctx->free);

@@ -11,6 +11,11 @@
  * while they copy to and from the scheduler's memory, which may fault and
  * take mmap_lock. It finds a context through the id table under RCU and a
  * reference instead.
+ *
+ * Calls go one way: main.c (the device's file operations) calls sched.c
+ * and ctx.c, and sched.c calls ctx.c; ctx.c wakes the scheduler through
+ * tq_kick(), an inline here. Every file reads main.c's data (tq, the
+ * parameters).
  */
 #ifndef _TQ_KMOD_H
 #define _TQ_KMOD_H
@@ -30,6 +35,7 @@
 #include <linux/xarray.h>
 #include <linux/tqsubmit.h>
 #include <tq/tqsubmit_check.h>
+#include <tq/tqsubmit_ring.h>
 
 /*
  * Barriers of the rings. Each site names its letter and the one it pairs
@@ -63,7 +69,11 @@
  *    further published its descriptors before a look that will see them.
  */
 
-/* The ring layout (TQ_RING_PRODUCER ...) is in <tq/tqsubmit_check.h>. */
+/*
+ * The ring layout (TQ_RING_PRODUCER ...) is in <tq/tqsubmit_check.h>; struct
+ * tq_ring, the slot states and the verbs' arithmetic, which tqsubmitd
+ * shares, in <tq/tqsubmit_ring.h>.
+ */
 
 /* mmap() offsets of a context's regions (reported, not part of the ABI). */
 #define TQ_OFF_SQ		0x00000000ULL
@@ -75,37 +85,6 @@
 
 #define TQ_STAGE		32	/* completions staged per copy from the scheduler */
 #define TQ_QUANTUM		32	/* tasks of one context per turn in a read() */
-
-/**
- * struct tq_ring - the kernel's view of one mapped ring
- * @base: vmalloc_user() memory, mapped by the client
- * @size: bytes of @base (whole pages)
- * @producer: the shared producer index
- * @consumer: the shared consumer index
- * @flags: the shared flags word (kernel-written)
- * @entries: the entry array
- * @nr: number of entries, a power of two
- * @cached: the kernel's own index: SQ consumer or CQ producer
- * @space: CQ: entries known free at the last look at the consumer
- */
-struct tq_ring {
-	void *base;
-	size_t size;
-	u32 *producer;
-	u32 *consumer;
-	u32 *flags;
-	void *entries;
-	u32 nr;
-	u32 cached;
-	u32 space;
-};
-
-enum tq_slot_state {
-	TQ_SLOT_FREE,
-	TQ_SLOT_PENDING,	/* taken from the SQ, waiting for a scheduler */
-	TQ_SLOT_DELIVERED,	/* read by the scheduler, not completed */
-	TQ_SLOT_HELD,		/* a successor kept back until its predecessor completes */
-};
 
 /**
  * struct tq_slot - one task the kernel took from a context's SQ
@@ -308,19 +287,12 @@ static inline u32 tq_param_ring_max(void)
 	return tq_ring_max(READ_ONCE(tq_ring_entries_max));
 }
 
-/* The six ring verbs. The kernel consumes the SQ and produces the CQ. */
+/* The six ring verbs: the kernel's loads and stores around <tq/tqsubmit_ring.h>. */
 
 /* Descriptors available in the SQ, or -EBADMSG if its producer is corrupt. */
 static inline int tq_sq_peek(struct tq_ring *sq)
 {
-	u32 avail = smp_load_acquire(sq->producer) - sq->cached;	/* B, matches A */
-
-	return avail > sq->nr ? -EBADMSG : avail;
-}
-
-static inline struct tq_desc *tq_sq_entry(struct tq_ring *sq, u32 i)
-{
-	return (struct tq_desc *)sq->entries + (i & (sq->nr - 1));
+	return tq_sq_avail(sq, smp_load_acquire(sq->producer));	/* B, matches A */
 }
 
 static inline void tq_sq_release(struct tq_ring *sq, u32 n)
@@ -332,19 +304,20 @@ static inline void tq_sq_release(struct tq_ring *sq, u32 n)
 /* Free CQ entries, or -EBADMSG if the client corrupted its consumer. */
 static inline int tq_cq_reserve(struct tq_ring *cq)
 {
-	u32 used = cq->cached - smp_load_acquire(cq->consumer);	/* H, matches G */
-
-	return used > cq->nr ? -EBADMSG : cq->nr - used;
-}
-
-static inline struct tq_cqe *tq_cq_entry(struct tq_ring *cq, u32 i)
-{
-	return (struct tq_cqe *)cq->entries + (i & (cq->nr - 1));
+	return tq_cq_free(cq, smp_load_acquire(cq->consumer));	/* H, matches G */
 }
 
 static inline void tq_cq_submit(struct tq_ring *cq)
 {
 	smp_store_release(cq->producer, cq->cached);	/* E, matches F */
+}
+
+/* Something may have given the scheduler work: wake its read() or poll(). */
+static inline void tq_kick(void)
+{
+	atomic_inc(&tq.kick);
+	if (wq_has_sleeper(&tq.wq))	/* K, matches L */
+		wake_up_interruptible_poll(&tq.wq, EPOLLIN | EPOLLRDNORM);
 }
 
 /* ctx.c */
@@ -365,7 +338,6 @@ int tq_vma_check(struct vm_area_struct *vma);
 int tq_sched_attach(struct file *file, void *arg);
 void tq_sched_detach(void);
 void tq_sched_fdinfo(struct seq_file *m);
-void tq_kick(void);
 ssize_t tq_sched_read(struct kiocb *iocb, struct iov_iter *to);
 ssize_t tq_sched_write(struct kiocb *iocb, struct iov_iter *from);
 __poll_t tq_sched_poll(struct file *file, struct poll_table_struct *pt);

@@ -4,7 +4,7 @@
 # (tqsubmitd(8)), and its native test, which speaks the raw protocol as
 # clients and as schedulers against a tqsubmitd it starts.
 
-TQSUBMITD_OBJS := $(addprefix $(OBJ)/usched/tqsubmitd/,main.o loop.o broker.o)
+TQSUBMITD_OBJS := $(addprefix $(OBJ)/usched/tqsubmitd/,main.o loop.o sched.o ctx.o state.o log.o)
 
 BINS += $(BIN)/tqsubmitd
 TESTS += $(TESTBIN)/tqsubmitd-proto

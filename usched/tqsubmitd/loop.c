@@ -13,7 +13,7 @@
  *    io_uring, one write per context at a time (further signals coalesce:
  *    one is as good as many), so a counter at its maximum holds a request
  *    of ours and nothing else;
- *  - its shared memory is read as broker.c says.
+ *  - its shared memory is read as sched.c says.
  * The scheduler's events go out the same way: a batch that does not fit
  * waits for POLLOUT, and no new batch is made meanwhile.
  */
@@ -86,7 +86,8 @@ static void cancel_op(struct tqd_op *op)
 
 /* ---- eventfds ------------------------------------------------------------ */
 
-void tqd_efd_signal(struct tqd_ctx *ctx)
+/* Write 1 to ctx's eventfd; one write at a time, the next after it. */
+static void efd_signal(struct tqd_ctx *ctx)
 {
 	struct io_uring_sqe *sqe;
 
@@ -100,7 +101,7 @@ void tqd_efd_signal(struct tqd_ctx *ctx)
 	ctx->efd_op.busy = true;
 }
 
-void tqd_efd_cancel(struct tqd_ctx *ctx)
+static void efd_cancel(struct tqd_ctx *ctx)
 {
 	if (ctx->efd_op.busy)
 		cancel_op(&ctx->efd_op);
@@ -180,8 +181,8 @@ static int conn_send(struct tqd_conn *c, const void *buf, size_t len, const int 
 	return 0;
 }
 
-/* The batch broker.c built, to the scheduler. */
-int tqd_sched_send(void)
+/* The batch sched.c built, to the scheduler. */
+static int sched_send(void)
 {
 	struct tqd_conn *c = tqd.sched;
 	int ret;
@@ -198,6 +199,12 @@ int tqd_sched_send(void)
 	}
 	return ret;
 }
+
+const struct tqd_io tqd_loop_io = {
+	.efd_signal = efd_signal,
+	.efd_cancel = efd_cancel,
+	.sched_send = sched_send,
+};
 
 static bool sched_ready(void)
 {

@@ -17,7 +17,6 @@
 #include <grp.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,21 +29,6 @@
 
 #include "tq/daemon.h"
 #include "tqsubmitd.h"
-
-static int log_level = TQD_INFO;
-
-void tqd_log(int level, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (level > log_level)
-		return;
-	va_start(ap, fmt);
-	fputs("tqsubmitd: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
 
 static void usage(FILE *f)
 {
@@ -332,7 +316,7 @@ int main(int argc, char **argv)
 			fg = true;
 			break;
 		case O_VERBOSE:
-			log_level = TQD_DEBUG;
+			tqd_log_level = TQD_DEBUG;
 			break;
 		case O_HELP:
 			usage(stdout);
@@ -404,7 +388,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	tqd_init(&lim);
+	tqd_init(&lim, &tqd_loop_io);
 	ret = tqd_loop_init(cfd, sfd, sigfd);
 	if (!ret && made && !fg && (listen(cfd, 128) || listen(sfd, 128))) {
 		tqd_log(TQD_ERR, "listen: %s", strerror(errno));

@@ -4,16 +4,25 @@
  * sockets, "the module in user space" (see tqsubmitd(8) and the socket
  * section of include/uapi/linux/tqsubmit.h).
  *
- * broker.c is the module's state machine (kmod/ctx.c and kmod/sched.c):
- * contexts, task slots, taking descriptors from the SQs, completions,
- * requeue. loop.c is the I/O around it: one io_uring for the listening
- * sockets, every connection, the eventfd signals and the signals; nothing
- * in it waits on a client. main.c holds options, sockets and start-up.
+ * The state machine follows the module's (kmod/ctx.c and kmod/sched.c)
+ * function for function, and shares its pure part (<tq/tqsubmit_check.h>,
+ * <tq/tqsubmit_ring.h>). Its files call downwards only:
+ *   main.c   options, sockets and start-up
+ *   loop.c   the I/O: one io_uring for the listening sockets, every
+ *            connection, the eventfd signals and the signals; nothing in it
+ *            waits on a client
+ *   sched.c  the scheduler's side: attach and detach, the events it reads,
+ *            the completions it writes
+ *   ctx.c    client contexts: setup, the doorbell, close and free
+ *   state.c  the one struct tqd: its limits, users and counters
+ *   log.c    the log
+ * The state machine asks the loop for I/O through struct tqd_io, which the
+ * loop hands to tqd_init().
  *
  * One thread does everything, so nothing here takes a lock. Shared memory
  * is the clients': tqsubmitd keeps its own copy of every index it writes,
  * reads the clients' once per look, and copies descriptors out before it
- * checks them, with the barrier pairings of kmod/tq.h (A-L), named at
+ * checks them, with the barrier pairings of kmod/tq.h (A-N), named at
  * each site.
  */
 #ifndef TQSUBMITD_H
@@ -26,6 +35,7 @@
 #include <sys/uio.h>
 #include <linux/tqsubmit.h>
 #include <tq/tqsubmit_check.h>
+#include <tq/tqsubmit_ring.h>
 #include <tq/tqsubmitd.h>
 #include <tq/clock.h>
 #include <tq/list.h>
@@ -37,6 +47,7 @@
 #define TQD_MSG_MAX		(sizeof(struct tq_sock_msg) + 4096)	/* a command */
 #define TQD_PAGE_MAX		4096	/* an ioctl struct's largest size (PAGE_SIZE) */
 #define TQD_SCHED_RECV		(TQ_SOCK_COMPLETIONS_MAX * sizeof(struct tq_completion))
+#define TQD_FEATURES		((TQ_FEATURES & ~TQ_FEAT_POLL) | TQ_FEAT_SOCKET)
 
 /* Options: the module's parameters, and what stands in for memlock. */
 struct tqd_limits {
@@ -47,24 +58,10 @@ struct tqd_limits {
 	uint64_t user_bytes_max;	/* arena and ring bytes per user: 16 GiB */
 };
 
-struct tqd_ring {
-	void *base;		/* our mapping of the ring's part of the memfd */
-	size_t size;
-	uint32_t *producer;
-	uint32_t *consumer;
-	uint32_t *flags;
-	void *entries;
-	uint32_t nr;
-	uint32_t cached;	/* our own index: SQ consumer or CQ producer */
-	uint32_t space;		/* CQ: entries known free at the last look */
-};
-
-enum tqd_slot_state { SLOT_FREE, SLOT_PENDING, SLOT_DELIVERED, SLOT_HELD };
-
 struct tqd_slot {
 	struct list node;
 	uint32_t gen;
-	uint8_t state;
+	uint8_t state;		/* an enum tq_slot_state */
 	uint8_t requeued;
 	uint8_t pred_failed;	/* chains: as kmod/tq.h's struct tq_slot */
 	uint32_t pred_slot;
@@ -112,8 +109,8 @@ struct tqd_ctx {
 	size_t rings_size;
 	uint64_t arena_bytes;
 	uint64_t charged;	/* bytes charged to user */
-	struct tqd_ring sq;
-	struct tqd_ring cq;
+	struct tq_ring sq;
+	struct tq_ring cq;
 	struct tqd_slot *slots;
 	uint32_t nr_slots;
 	struct list free;
@@ -182,8 +179,16 @@ struct tqd_conn {
 	size_t buf_size;
 };
 
+/* What the state machine asks of the I/O around it (loop.c's tqd_loop_io). */
+struct tqd_io {
+	void (*efd_signal)(struct tqd_ctx *ctx);	/* write 1 to its eventfd, once at a time */
+	void (*efd_cancel)(struct tqd_ctx *ctx);	/* cancel the write in flight */
+	int (*sched_send)(void);	/* send tqd.batch to the scheduler, or keep it */
+};
+
 struct tqd {
 	struct tqd_limits lim;
+	const struct tqd_io *io;
 	uid_t euid;
 	struct list live;
 	struct list closed;
@@ -202,37 +207,75 @@ struct tqd {
 	struct tq_event batch[TQ_SOCK_EVENTS_MAX];
 	int batch_fds[TQ_SOCK_EVENTS_MAX];
 	unsigned int batch_n, batch_nfds;
-	bool verbose;
 };
 
 extern struct tqd tqd;
 
-/* broker.c: the module's state machine. */
-void tqd_init(const struct tqd_limits *lim);
-void tqd_query(struct tq_query *q);
-int tqd_setup(struct tqd_conn *c, struct tq_setup *s, int efd);
-int tqd_enter(struct tqd_conn *c, const struct tq_enter *e);
-int tqd_attach(struct tqd_conn *c, struct tq_attach *a);
-void tqd_detach(void);
-void tqd_ctx_close(struct tqd_ctx *ctx);
-void tqd_completions(const struct tq_completion *c, unsigned int n);
-bool tqd_fill(void);
-void tqd_idle_check(void);
-void tqd_flush_dirty(void);
-void tqd_efd_done(struct tqd_ctx *ctx);
-void tqd_ctx_free(struct tqd_ctx *ctx);
+/*
+ * The six ring verbs: tqsubmitd's atomics around <tq/tqsubmit_ring.h>, as
+ * kmod/tq.h's. tqsubmitd consumes the SQ and produces the CQ.
+ */
+
+/* Descriptors available in the SQ, or -EBADMSG if its producer is corrupt. */
+static inline int tqd_sq_peek(struct tq_ring *sq)
+{
+	uint32_t producer = __atomic_load_n(sq->producer, __ATOMIC_ACQUIRE);	/* B, matches A */
+
+	return tq_sq_avail(sq, producer);
+}
+
+static inline void tqd_sq_release(struct tq_ring *sq, uint32_t n)
+{
+	sq->cached += n;
+	__atomic_store_n(sq->consumer, sq->cached, __ATOMIC_RELEASE);	/* C, matches D */
+}
+
+/* Free CQ entries, or -EBADMSG if the client corrupted its consumer. */
+static inline int tqd_cq_reserve(struct tq_ring *cq)
+{
+	uint32_t consumer = __atomic_load_n(cq->consumer, __ATOMIC_ACQUIRE);	/* H, matches G */
+
+	return tq_cq_free(cq, consumer);
+}
+
+static inline void tqd_cq_submit(struct tq_ring *cq)
+{
+	__atomic_store_n(cq->producer, cq->cached, __ATOMIC_RELEASE);	/* E, matches F */
+}
+
+/* state.c: the one state. */
+void tqd_init(const struct tqd_limits *lim, const struct tqd_io *io);
 struct tqd_user *tqd_user_get(uid_t uid);
 void tqd_user_put(struct tqd_user *u);
 int tqd_stats_text(char *buf, size_t size);
 
-/* loop.c: I/O the state machine asks for. */
-void tqd_efd_signal(struct tqd_ctx *ctx);
-void tqd_efd_cancel(struct tqd_ctx *ctx);
-int tqd_sched_send(void);
+/* ctx.c: client contexts. */
+void tqd_query(struct tq_query *q);
+int tqd_setup(struct tqd_conn *c, struct tq_setup *s, int efd);
+int tqd_enter(struct tqd_conn *c, const struct tq_enter *e);
+void tqd_ctx_close(struct tqd_ctx *ctx);
+void tqd_ctx_unlink(struct tqd_ctx *ctx);
+void tqd_ctx_free(struct tqd_ctx *ctx);
+struct tqd_ctx *tqd_ctx_lookup(uint32_t id);
+void tqd_ctx_set_flags(struct tqd_ctx *ctx, uint32_t set, uint32_t clear);
+void tqd_ctx_break(struct tqd_ctx *ctx);
+void tqd_efd_done(struct tqd_ctx *ctx);
+
+/* sched.c: the scheduler's side. */
+int tqd_attach(struct tqd_conn *c, struct tq_attach *a);
+void tqd_detach(void);
+bool tqd_fill(void);
+void tqd_idle_check(void);
+void tqd_completions(const struct tq_completion *c, unsigned int n);
+void tqd_flush_dirty(void);
+
+/* loop.c: the I/O. */
+extern const struct tqd_io tqd_loop_io;
 int tqd_loop_init(int lfd_client, int lfd_sched, int sigfd);
 int tqd_loop_run(void);
 
-/* main.c */
+/* log.c */
+extern int tqd_log_level;
 void tqd_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define TQD_ERR		0
 #define TQD_INFO	1
