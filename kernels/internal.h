@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <tq/rand.h>
 
 #include "tqkernels.h"
 
@@ -39,11 +40,7 @@ static inline struct tqk_rng tqk_rng_init(uint64_t seed, uint32_t buf)
 
 static inline uint64_t tqk_rng_next(struct tqk_rng *r)
 {
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return tq_rand_next(&r->s);
 }
 
 /* Uniform in [lo, hi), with 24 random bits so every value is exact in float. */

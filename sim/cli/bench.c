@@ -12,6 +12,7 @@
 #include <string.h>
 #include <tq/clock.h>
 #include <tq/num.h>
+#include <tq/rand.h>
 
 #include "cli.h"
 
@@ -19,10 +20,7 @@ static uint64_t rng;
 
 static double uniform(double lo, double hi)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return lo + (hi - lo) * (double)(rng >> 11) * 0x1.0p-53;
+	return lo + (hi - lo) * (double)(tq_xorshift64(&rng) >> 11) * 0x1.0p-53;
 }
 
 /* @n TGs of @T tasks from a fixed seed, so every policy meets the same ones. */

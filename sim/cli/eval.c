@@ -18,6 +18,7 @@
 #include <string.h>
 #include <tq/clock.h>
 #include <tq/num.h>
+#include <tq/rand.h>
 
 #include "cli.h"
 
@@ -56,23 +57,16 @@ static uint64_t rng = 0x5eed;
 /*
  * Each instance draws from its own stream, so the bench can rebuild the
  * evaluation's TGs without running it. splitmix64's finalizer turns nearby
- * indices into unrelated xorshift seeds.
+ * indices into unrelated xorshift seeds (xorshift64: sim-eval.md's TGs).
  */
 static void seed_instance(uint64_t index)
 {
-	uint64_t z = 0x5eed + index * 0x9e3779b97f4a7c15ULL;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	rng = (z ^ (z >> 31)) | 1;
+	rng = tq_rand_mix(0x5eed + index * TQ_RAND_GAMMA) | 1;
 }
 
 static double uniform(double lo, double hi)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return lo + (hi - lo) * (double)(rng >> 11) * 0x1.0p-53;
+	return lo + (hi - lo) * (double)(tq_xorshift64(&rng) >> 11) * 0x1.0p-53;
 }
 
 /* ---- the data files ---- */

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tq/rand.h>
 
 #include "selftests/tap.h"
 #include "sim/tqsim.h"
@@ -21,10 +22,7 @@ static uint64_t rng = 42;
 
 static double uniform(double lo, double hi)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return lo + (hi - lo) * (double)(rng >> 11) * 0x1.0p-53;
+	return lo + (hi - lo) * (double)(tq_xorshift64(&rng) >> 11) * 0x1.0p-53;
 }
 
 /* ---- the reference: every queue in one loop, stage readiness by flags ---- */

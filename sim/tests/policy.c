@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 #include <tq/clock.h>
+#include <tq/rand.h>
 
 #include "selftests/tap.h"
 #include "sim/tqsim.h"
@@ -19,10 +20,7 @@ static struct tq_auto_state *as;
 
 static double uniform(double lo, double hi)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return lo + (hi - lo) * (double)(rng >> 11) * 0x1.0p-53;
+	return lo + (hi - lo) * (double)(tq_xorshift64(&rng) >> 11) * 0x1.0p-53;
 }
 
 /* Mixed dominant-kernel and dominant-transfer tasks, sometimes a stage absent. */

@@ -25,6 +25,7 @@
 #include "tools/tqbench/bench.h"
 #include "tools/tqcalib/progress.h"
 #include "tq/num.h"
+#include "tq/rand.h"
 
 #define LINE_MAX	512
 #define MAX_FIELDS	12
@@ -371,11 +372,7 @@ int suite_real(struct env *e, struct suite *s)
 /* splitmix64: the random draws, reproducible from --seed */
 uint64_t bench_rnd(uint64_t *st)
 {
-	uint64_t z = (*st += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return tq_rand_next(st);
 }
 
 /* A pool task of class dk at random; any class when the pool has none of it. */
