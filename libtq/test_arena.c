@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "selftests/tap.h"
+#include "tq/rand.h"
 #include "internal.h"
 
 #define ARENA	(1 << 20)
@@ -87,19 +88,19 @@ static void claim(size_t off, size_t len, unsigned char from, unsigned char to)
 static void *worker(void *arg)
 {
 	unsigned char me = (unsigned char)(uintptr_t)arg;
-	unsigned int seed = me;
+	uint64_t seed = me;
 	struct tq_extent held[16] = { 0 };
 	int i, k;
 
 	for (i = 0; i < ROUNDS; i++) {
-		k = rand_r(&seed) % 16;
+		k = tq_rand_next(&seed) % 16;
 		if (held[k].len) {
 			claim(held[k].off, held[k].len, me, 0);
 			if (tq_arena_free(&arena, held[k].off))
 				__atomic_fetch_add(&overlaps, 1, __ATOMIC_RELAXED);
 			held[k].len = 0;
 		} else {
-			size_t len = 1 + rand_r(&seed) % (8 * TQ_BUF_ALIGN);
+			size_t len = 1 + tq_rand_next(&seed) % (8 * TQ_BUF_ALIGN);
 
 			if (!tq_arena_alloc(&arena, len, &held[k].off)) {
 				held[k].len = len;

@@ -63,6 +63,7 @@
 #include "selftests/tap.h"
 #include "selftests/kmod/tq_util.h"
 #include "kernels/tqkernels.h"
+#include "tq/rand.h"
 
 #define MAX_PROCS	32
 #define MAX_CTX		6	/* fds a process holds at once */
@@ -76,43 +77,20 @@
 #define NOBODY		65534
 #define NR_OPS		18
 
-/* ---- the generator: splitmix64 to seed, xoshiro256** to draw ---- */
+/* ---- the generator: <tq/rand.h>'s ---- */
 
 struct rng {
-	uint64_t s[4];
+	uint64_t s;
 };
-
-static uint64_t splitmix(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 static void rng_seed(struct rng *r, uint64_t seed)
 {
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix(&seed);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
+	r->s = seed;
 }
 
 static uint64_t rnd64(struct rng *r)
 {
-	uint64_t *s = r->s, v = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return v;
+	return tq_rand_next(&r->s);
 }
 
 /* Uniform in [0, n); n > 0. */
@@ -131,7 +109,7 @@ static uint64_t derive_seed(uint64_t seed, uint64_t idx)
 {
 	uint64_t x = seed ^ (idx + 1) * 0xd1b54a32d192ed03ull;
 
-	return splitmix(&x);
+	return tq_rand_next(&x);
 }
 
 /* ---- what a run shares: per-process results in shared memory ---- */

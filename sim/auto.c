@@ -7,17 +7,9 @@
  */
 #include <math.h>
 #include <string.h>
+#include <tq/rand.h>
 
 #include "policy.h"
-
-static uint64_t rng_next(struct tq_ws *ws)
-{
-	/* xorshift64*: a few cycles, and reproducible from the seed */
-	ws->rng ^= ws->rng >> 12;
-	ws->rng ^= ws->rng << 25;
-	ws->rng ^= ws->rng >> 27;
-	return ws->rng * 0x2545f4914f6cdd1dULL;
-}
 
 /*
  * How many tasks an iteration of iterated greedy removes: @nd, or fewer if
@@ -168,7 +160,7 @@ static void iterated_greedy(struct tq_ws *ws, const struct tq_dev *dev, struct t
 			ins.pos = 0;
 			memcpy(ws->seq, ws->cur, n);
 			for (unsigned int k = 0; k < nd; k++) {
-				unsigned int r = rng_next(ws) % len;
+				unsigned int r = tq_rand_next(&ws->rng) % len;
 
 				ws->removed[k] = ws->seq[r];
 				memmove(ws->seq + r, ws->seq + r + 1, --len - r);
@@ -197,7 +189,7 @@ static void iterated_greedy(struct tq_ws *ws, const struct tq_dev *dev, struct t
 			break;		/* seq is partial; d holds the best so far */
 		nd = 0;
 		if (ms > cur_ms) {
-			double u = (rng_next(ws) >> 11) * 0x1.0p-53;
+			double u = tq_rand_unit(&ws->rng);
 
 			if (!(temp > 0) || u >= exp((cur_ms - ms) / temp))
 				continue;

@@ -63,7 +63,7 @@ int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
 	ws->tail_evals = 0;
 	ws->timed_out = false;
 	ws->evals = 0;
-	ws->rng = pb->seed | 1;
+	ws->rng = pb->seed;
 	ws->bb_resume = NULL;
 	ws->bb_min_evals = 0;
 	ws->bb_floor_evals = 0;
