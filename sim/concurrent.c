@@ -50,11 +50,6 @@ static inline const struct tq_task *task_at(const struct csim *sm, unsigned int 
 	return &sm->tg->task[sm->order[pos]];
 }
 
-static inline double max_d(double a, double b)
-{
-	return a > b ? a : b;
-}
-
 static void push(struct queue *q, unsigned int pos, int s)
 {
 	q->pos[q->len] = pos;

@@ -135,17 +135,6 @@ int tq_dev_check(const struct tq_dev *dev)
 	return 0;
 }
 
-/* fmin/fmax without their NaN rules: plain minsd/maxsd on the hot path */
-static inline double min_d(double a, double b)
-{
-	return a < b ? a : b;
-}
-
-static inline double max_d(double a, double b)
-{
-	return a > b ? a : b;
-}
-
 /* When an engine busy until @busy may start its first command: gap_ns after, if it is busy. */
 static inline double engine_free(double busy, double gap)
 {

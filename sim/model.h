@@ -1,13 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * model.h - what the two simulators share: model.c's, for one kernel
- * queue, and concurrent.c's, for kernels that run at once (tq_dev.kq > 1).
- * Internal to the library: not part of tqsim.h's API.
+ * queue, and concurrent.c's, for kernels that run at once (tq_dev.kq > 1);
+ * and the min and max every file of the library uses (policy.h includes
+ * this). Internal to the library: not part of tqsim.h's API.
  */
 #ifndef TQSIM_MODEL_H
 #define TQSIM_MODEL_H
 
 #include "tqsim.h"
+
+/*
+ * fmin/fmax without their NaN rules, which keep them from being inlined:
+ * plain minsd/maxsd on the hot paths
+ */
+static inline double min_d(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+static inline double max_d(double a, double b)
+{
+	return a > b ? a : b;
+}
 
 /*
  * Each position's predecessor's position in @order (its nearest ancestor

@@ -9,23 +9,12 @@
 #ifndef TQSIM_POLICY_H
 #define TQSIM_POLICY_H
 
-#include "tqsim.h"
+#include "model.h"
 
 /* Whether task @t of ws->tg has stage @s. */
 static inline bool has(const struct tq_ws *ws, unsigned int t, int s)
 {
 	return ws->tg.task[t].n[s] != 0;
-}
-
-/* fmax/fmin without their NaN rules, which keep them from being inlined */
-static inline double max_d(double a, double b)
-{
-	return a > b ? a : b;
-}
-
-static inline double min_d(double a, double b)
-{
-	return a < b ? a : b;
 }
 
 /* The set of tasks 0..n-1. */
