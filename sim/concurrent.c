@@ -252,7 +252,7 @@ double sim_concurrent(const struct tq_tg *tg, const struct tq_dev *dev, const ui
 			res->start[c] = res->end[c] = NAN;
 	}
 	if (feasible) {
-		sim_releases(tg, dev, order, n, sm.ppos, sm.rel);
+		sim_releases(tg, dev, order, n, sm.ppos, sm.prec, sm.rel);
 		for (unsigned int pos = 0; pos < n; pos++)
 			sm.hend[pos] = sm.kend[pos] = sm.dend[pos] = INFINITY;
 		build_queues(&sm, dev, n);

@@ -431,57 +431,6 @@ SIM_STEP void copy_engines_seek(struct sim *sm, bool prec)
 }
 
 /*
- * Each position's predecessor's position in @order (its nearest ancestor
- * there), -1 for none; false when one comes after the task (infeasible).
- */
-bool sim_chain_positions(const struct tq_tg *tg, const uint8_t *order, unsigned int n,
-			 int8_t *ppos)
-{
-	int8_t at[TQ_MAX_TASKS];
-
-	memset(at, -1, sizeof(at));
-	for (unsigned int pos = 0; pos < n; pos++)
-		at[order[pos]] = pos;
-	for (unsigned int pos = 0; pos < n; pos++) {
-		int p = tg->after[order[pos]];
-
-		while (p >= 0 && at[p] < 0)
-			p = tg->after[p];
-		ppos[pos] = p < 0 ? -1 : at[p];
-		if (ppos[pos] > (int)pos)
-			return false;
-	}
-	return true;
-}
-
-/*
- * Each position's release: its task's, or when the host has launched it if
- * later (dev->submit_ns per command before it, in usched's launch order).
- * With one copy engine the DtHs wait for the TG's end, but those up to a
- * predecessor's (@ppos, with @prec) go before its successor.
- */
-SIM_STEP void releases(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
-		       unsigned int n, const int8_t *ppos, bool prec, double *hend)
-{
-	const double per_cmd = dev->submit_ns;
-	double launch = 0;
-	unsigned int outs = 0;	/* one copy engine: tasks whose DtHs are launched */
-
-	for (unsigned int pos = 0; pos < n; pos++) {
-		const struct tq_task *t = &tg->task[order[pos]];
-
-		hend[pos] = tg->release[order[pos]];
-		if (per_cmd == 0)
-			continue;
-		for (; prec && dev->dma == 1 && (int)outs <= ppos[pos]; outs++)
-			launch += per_cmd * tg->task[order[outs]].n[TQ_DTH];
-		hend[pos] = max_d(hend[pos], launch);
-		/* the same sum as tq_prefix_push()'s, to the bit */
-		launch += per_cmd * (t->n[TQ_HTD] + t->n[TQ_K] + (dev->dma == 2 ? t->n[TQ_DTH] : 0));
-	}
-}
-
-/*
  * The core; @res == NULL skips the per-command record. Inlined into both
  * entry points so the makespan path carries no record branches, and once
  * per value of @prec.
@@ -515,7 +464,7 @@ SIM_STEP double simulate(const struct tq_tg *tg, const struct tq_dev *dev, const
 		for (unsigned int pos = 0; pos < n; pos++)
 			dend[pos] = INFINITY;	/* read only once run; this keeps gcc quiet */
 	}
-	releases(tg, dev, order, n, ppos, prec, hend);
+	sim_releases(tg, dev, order, n, ppos, prec, hend);
 	if (dev->dma == 2) {
 		sm.h.free = engine_free(busy[TQ_HTD], sm.gap);
 		sm.d.free = engine_free(busy[TQ_DTH], sm.gap);
@@ -534,15 +483,6 @@ SIM_STEP double simulate(const struct tq_tg *tg, const struct tq_dev *dev, const
 		res->kq_end[0] = res->engine_end[TQ_K];
 	}
 	return sm.makespan;
-}
-
-void sim_releases(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
-		  unsigned int n, const int8_t *ppos, double *rel)
-{
-	if (tg->nafter)
-		releases(tg, dev, order, n, ppos, true, rel);
-	else
-		releases(tg, dev, order, n, ppos, false, rel);
 }
 
 void tq_simulate(const struct tq_tg *tg, const struct tq_dev *dev,

@@ -8,6 +8,8 @@
 #ifndef TQSIM_MODEL_H
 #define TQSIM_MODEL_H
 
+#include <string.h>
+
 #include "tqsim.h"
 
 /*
@@ -27,17 +29,60 @@ static inline double max_d(double a, double b)
 /*
  * Each position's predecessor's position in @order (its nearest ancestor
  * there), -1 for none, into @ppos; false when one comes after its task
- * (an infeasible order).
+ * (an infeasible order). Not inline: inlined, it took registers from
+ * model.c's simulator loop, a few % slower; unused where policy.h
+ * includes this.
  */
-bool sim_chain_positions(const struct tq_tg *tg, const uint8_t *order, unsigned int n,
-			 int8_t *ppos);
+static __attribute__((noinline, unused)) bool
+sim_chain_positions(const struct tq_tg *tg, const uint8_t *order, unsigned int n, int8_t *ppos)
+{
+	int8_t at[TQ_MAX_TASKS];
+
+	memset(at, -1, sizeof(at));
+	for (unsigned int pos = 0; pos < n; pos++)
+		at[order[pos]] = pos;
+	for (unsigned int pos = 0; pos < n; pos++) {
+		int p = tg->after[order[pos]];
+
+		while (p >= 0 && at[p] < 0)
+			p = tg->after[p];
+		ppos[pos] = p < 0 ? -1 : at[p];
+		if (ppos[pos] > (int)pos)
+			return false;
+	}
+	return true;
+}
+
 /*
  * Each position's release into @rel: its task's, or when the host has
- * launched it if later (dev->submit_ns per command before it). @ppos as
- * sim_chain_positions() gives it, read only when the TG has chains.
+ * launched it if later (dev->submit_ns per command before it, in usched's
+ * launch order). With one copy engine the DtHs wait for the TG's end, but
+ * those up to a predecessor's (@ppos as sim_chain_positions() gives it,
+ * read only with @prec, whether the TG has chains) go before its
+ * successor. Always inlined: model.c's simulator takes @prec as a constant.
  */
-void sim_releases(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
-		  unsigned int n, const int8_t *ppos, double *rel);
+static inline __attribute__((always_inline)) void
+sim_releases(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
+	     unsigned int n, const int8_t *ppos, bool prec, double *rel)
+{
+	const double per_cmd = dev->submit_ns;
+	double launch = 0;
+	unsigned int outs = 0;	/* one copy engine: tasks whose DtHs are launched */
+
+	for (unsigned int pos = 0; pos < n; pos++) {
+		const struct tq_task *t = &tg->task[order[pos]];
+
+		rel[pos] = tg->release[order[pos]];
+		if (per_cmd == 0)
+			continue;
+		for (; prec && dev->dma == 1 && (int)outs <= ppos[pos]; outs++)
+			launch += per_cmd * tg->task[order[outs]].n[TQ_DTH];
+		rel[pos] = max_d(rel[pos], launch);
+		/* the same sum as tq_prefix_push()'s, to the bit */
+		launch += per_cmd * (t->n[TQ_HTD] + t->n[TQ_K] + (dev->dma == 2 ? t->n[TQ_DTH] : 0));
+	}
+}
+
 /* tq_simulate() with concurrent kernels; @res NULL: the makespan only. */
 double sim_concurrent(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
 		      unsigned int n, struct tq_sim_result *res);
