@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * policy.c - what the ordering policies share: the workspace's set-up, the
- * decision of a policy without a budget, and the list of policies. Each
- * policy has a file of its own: fifo.c, paper.c, neh.c, exact.c, auto.c
- * (auto_resume.c: going on from an earlier search) and flow.c; policy.h
- * holds what they share.
+ * policy.c - what the ordering policies share: the workspace's set-up and
+ * the decision of a policy without a budget. Each policy has a file of its
+ * own: fifo.c, paper.c, neh.c, exact.c (bound.c: its bounds, every
+ * policy's lower bound), auto.c (auto_resume.c: its state from call to
+ * call) and flow.c; policy.h holds what they share, policies.c lists them.
  *
  * Every policy works on the TG collapsed to one command per stage (ws->tg):
  * a stage's commands run back to back on one engine, so the collapsed TG has
@@ -19,7 +19,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <string.h>
 
 #include "policy.h"
 
@@ -89,19 +88,6 @@ int decide(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
 	d->optimal = d->lower_bound >= d->makespan;
 	d->evals = ws->evals;
 	return 0;
-}
-
-const struct tq_policy_ops *const tq_policies[] = {
-	&tq_policy_fifo, &tq_policy_paper, &tq_policy_neh, &tq_policy_exact, &tq_policy_auto,
-	&tq_policy_flow, NULL
-};
-
-const struct tq_policy_ops *tq_policy_find(const char *name)
-{
-	for (int i = 0; tq_policies[i]; i++)
-		if (!strcmp(tq_policies[i]->name, name))
-			return tq_policies[i];
-	return NULL;
 }
 
 bool tq_next_perm(uint8_t *p, unsigned int n)

@@ -3,7 +3,7 @@
  * policy.h - what the policy files of libtqsim share: the workspace's
  * set-up (policy.c), the small steps every search takes (inline here: they
  * run once per simulation or search node), and the pieces one policy
- * borrows from another (neh's insertion, exact's bound and branch and
+ * borrows from another (neh's insertion, the bounds, exact's branch and
  * bound, auto's budget). Internal to the library: not part of tqsim.h's API.
  */
 #ifndef TQSIM_POLICY_H
@@ -88,10 +88,14 @@ void neh(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d, bool
 double insert_best(struct tq_ws *ws, const struct tq_dev *dev, uint8_t *seq, unsigned int len,
 		   uint8_t t, struct tq_ins *part);
 
-/* exact.c: Johnson's orders and the chains' twins, for the bounds and the search. */
+/* bound.c: Johnson's orders and the chains' twins, for the bounds and the search. */
 void bb_prepare(struct tq_ws *ws);
-/* exact.c: the bound on every order of the TG, once per ws_setup(). */
+/* bound.c: the bound on every order of the TG, once per ws_setup(). */
 double root_bound(struct tq_ws *ws, const struct tq_dev *dev);
+/* bound.c: the bound on every completion of a prefix in state @st by @rest; @cut: enough. */
+double bb_bound(const struct tq_ws *ws, const struct tq_dev *dev, const struct tq_bb_state *st,
+		uint64_t rest, double cut);
+
 /* exact.c: branch and bound from d's order and from cursor @from (NULL: the start). */
 void bb_from(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
 	     const struct tq_bb_cursor *from);
