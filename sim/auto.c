@@ -2,8 +2,9 @@
 /*
  * auto.c - the auto policy: the best order it can find within a time
  * budget. It seeds with neh, gives branch and bound (exact.c) most of the
- * budget, which proves small TGs, and iterated greedy the rest. Going on
- * from an earlier search of the same tasks is auto_resume.c's.
+ * budget, which proves small TGs, and iterated greedy the rest; or goes on
+ * from an earlier search of the same tasks (auto_resume(); the state it
+ * goes on from is auto_resume.c's).
  */
 #include <math.h>
 #include <string.h>
@@ -228,8 +229,8 @@ static double first_start(const struct tq_ws *ws, const struct tq_dev *dev,
 }
 
 /* auto's budget: budget_frac of @seed's device time (it ends at @seed_ms), else budget_ns. */
-uint64_t budget_ns(const struct tq_problem *pb, struct tq_ws *ws, const uint8_t *seed,
-		   double seed_ms)
+static uint64_t budget_ns(const struct tq_problem *pb, struct tq_ws *ws, const uint8_t *seed,
+			  double seed_ms)
 {
 	double ns = pb->budget_frac > 0 ?
 		    pb->budget_frac * (seed_ms - first_start(ws, pb->dev, seed)) : pb->budget_ns;
@@ -251,7 +252,8 @@ uint64_t budget_ns(const struct tq_problem *pb, struct tq_ws *ws, const uint8_t 
  * (usched's loop sleeps between TGs) takes several times longer than the
  * rest and would cut the search short.
  */
-void greedy_rest(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d, uint64_t end)
+static void greedy_rest(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
+			uint64_t end)
 {
 	ws->timed_out = false;
 	ws->deadline_ns = end;
@@ -290,6 +292,65 @@ static void chains_search(struct tq_ws *ws, const struct tq_dev *dev, struct tq_
 		d->makespan = ms;
 	}
 	greedy_rest(ws, dev, d, start + budget);
+}
+
+#define AUTO_REPROVE_MAX	6	/* tasks: branch and bound proves these in budget */
+#define AUTO_CHAINS_PROVE_MAX	8	/* tasks with chains: proven over tens of TGs */
+
+/*
+ * A resumed search (an order to resume, feasible, not taken by
+ * auto_take()): iterated greedy goes on from it for the whole budget, since
+ * branch and bound from the same incumbent would only repeat the earlier
+ * search. A TG small enough to prove (prove_max) first gets branch and
+ * bound from the cursor, for 7/8 of the budget (3/4 without one): a proof
+ * spread over a few TGs. A stale order goes against neh's first. False: no
+ * order to resume.
+ */
+static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
+			uint64_t start)
+{
+	const struct tq_auto_state *st = pb->state;
+	const struct tq_bb_cursor *from;
+	unsigned int n = ws->tg.ntasks;
+	uint64_t budget;
+	bool proven = false;
+	double ms;
+
+	if (!st || !st->order || !is_perm(st->order, n))
+		return false;
+	from = st->stale ? NULL : st->cursor;
+	ms = sim(ws, pb->dev, st->order, n);
+	if (!(ms < INFINITY))
+		return false;
+	if (st->stale) {
+		/* half the budget at most: neh at 12-16 tasks can take all of it */
+		ws->deadline_ns = start + budget_ns(pb, ws, st->order, ms) / 2;
+		neh(ws, pb->dev, d, true);	/* the seed if it is the better */
+		ws->deadline_ns = 0;
+		ws->timed_out = false;
+	}
+	if (!st->stale || d->makespan > ms) {
+		memcpy(d->order, st->order, n);
+		d->makespan = ms;
+	}
+	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
+	d->optimal = false;
+	budget = budget_ns(pb, ws, d->order, d->makespan);
+	ws->bb_end_ns = start + budget;
+	if (!st->stale)
+		ws->walk_from = st->walk;
+	if (n <= (st->prove_max ? st->prove_max :
+		  ws->tg.nafter ? AUTO_CHAINS_PROVE_MAX : AUTO_REPROVE_MAX)) {
+		ws->deadline_ns = start + (from && from->valid ? budget / 8 * 7 : budget / 4 * 3);
+		bb_from(ws, pb->dev, d, from);
+		proven = !ws->timed_out;
+	}
+	if (proven)
+		exact_finish(ws, d);
+	else
+		greedy_rest(ws, pb->dev, d, start + budget);
+	d->evals = ws->evals;
+	return true;
 }
 
 /*

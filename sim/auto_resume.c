@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * auto_resume.c - auto going on from an earlier search of the same tasks:
- * its state between calls (struct tq_auto_state, opaque outside this file),
- * the cursor's and walk's task indices mapped from one submission order to
- * another, taking a proven order as it is, and the resumed search.
+ * its state between calls (struct tq_auto_state, opaque outside the
+ * library), the cursor's and walk's task indices mapped from one submission
+ * order to another, and taking a proven order as it is. The resumed search
+ * is auto.c's (auto_resume()).
  *
  * The resumption lives here, in sim, not in usched/core/plans.c: sim's own tests
  * and tqsim's bench resume too, sim must not depend on usched, and only the
@@ -16,16 +17,6 @@
 #include <string.h>
 
 #include "policy.h"
-
-struct tq_auto_state {
-	const uint8_t *order;			/* the order to go on from; NULL: none */
-	bool optimal;				/* proven optimal then */
-	bool stale;				/* made for times that have since moved */
-	const struct tq_bb_cursor *cursor;	/* where its proof stopped; NULL: none */
-	const struct tq_walk *walk;		/* its walk; not NULL: the caller keeps it */
-	unsigned int prove_max;			/* 0: AUTO_REPROVE_MAX, AUTO_CHAINS_PROVE_MAX */
-	uint64_t start_ns;			/* 0: auto's own entry */
-};
 
 struct tq_auto_state *tq_auto_state_create(void)
 {
@@ -122,66 +113,6 @@ uint64_t auto_start_ns(const struct tq_problem *pb)
 bool auto_keeps_walk(const struct tq_problem *pb)
 {
 	return pb->state && pb->state->walk;
-}
-
-#define AUTO_REPROVE_MAX	6	/* tasks: branch and bound proves these in budget */
-#define AUTO_CHAINS_PROVE_MAX	8	/* tasks with chains: proven over tens of TGs */
-
-/*
- * A resumed search (an order to resume, feasible, not taken by
- * auto_take()): iterated greedy goes on from it for the whole budget, since
- * branch and bound from the same incumbent would only repeat the earlier
- * search. A TG small enough to prove (prove_max) first gets branch and
- * bound from the cursor, for 7/8 of the budget (3/4 without one): a proof
- * spread over a few TGs. A stale order goes against neh's first. False: no
- * order to resume.
- */
-
-bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
-		 uint64_t start)
-{
-	const struct tq_auto_state *st = pb->state;
-	const struct tq_bb_cursor *from;
-	unsigned int n = ws->tg.ntasks;
-	uint64_t budget;
-	bool proven = false;
-	double ms;
-
-	if (!st || !st->order || !is_perm(st->order, n))
-		return false;
-	from = st->stale ? NULL : st->cursor;
-	ms = sim(ws, pb->dev, st->order, n);
-	if (!(ms < INFINITY))
-		return false;
-	if (st->stale) {
-		/* half the budget at most: neh at 12-16 tasks can take all of it */
-		ws->deadline_ns = start + budget_ns(pb, ws, st->order, ms) / 2;
-		neh(ws, pb->dev, d, true);	/* the seed if it is the better */
-		ws->deadline_ns = 0;
-		ws->timed_out = false;
-	}
-	if (!st->stale || d->makespan > ms) {
-		memcpy(d->order, st->order, n);
-		d->makespan = ms;
-	}
-	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
-	d->optimal = false;
-	budget = budget_ns(pb, ws, d->order, d->makespan);
-	ws->bb_end_ns = start + budget;
-	if (!st->stale)
-		ws->walk_from = st->walk;
-	if (n <= (st->prove_max ? st->prove_max :
-		  ws->tg.nafter ? AUTO_CHAINS_PROVE_MAX : AUTO_REPROVE_MAX)) {
-		ws->deadline_ns = start + (from && from->valid ? budget / 8 * 7 : budget / 4 * 3);
-		bb_from(ws, pb->dev, d, from);
-		proven = !ws->timed_out;
-	}
-	if (proven)
-		exact_finish(ws, d);
-	else
-		greedy_rest(ws, pb->dev, d, start + budget);
-	d->evals = ws->evals;
-	return true;
 }
 
 /*

@@ -4,7 +4,7 @@
  * set-up (policy.c), the small steps every search takes (inline here: they
  * run once per simulation or search node), and the pieces one policy
  * borrows from another (neh's insertion, the bounds, exact's branch and
- * bound, auto's budget). Internal to the library: not part of tqsim.h's API.
+ * bound, auto's state). Internal to the library: not part of tqsim.h's API.
  */
 #ifndef TQSIM_POLICY_H
 #define TQSIM_POLICY_H
@@ -102,11 +102,19 @@ void bb_from(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
 /* exact.c: d proven optimal unless the search ran out of time; returns 0. */
 int exact_finish(struct tq_ws *ws, struct tq_decision *d);
 
-/* auto.c: auto's budget for a search seeded with @seed (makespan @seed_ms). */
-uint64_t budget_ns(const struct tq_problem *pb, struct tq_ws *ws, const uint8_t *seed,
-		   double seed_ms);
-/* auto.c: iterated greedy from d until @end. */
-void greedy_rest(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d, uint64_t end);
+/*
+ * auto's state between calls (tq_auto_*(), tqsim.h): auto_resume.c sets it
+ * and auto.c's resumed search reads it.
+ */
+struct tq_auto_state {
+	const uint8_t *order;			/* the order to go on from; NULL: none */
+	bool optimal;				/* proven optimal then */
+	bool stale;				/* made for times that have since moved */
+	const struct tq_bb_cursor *cursor;	/* where its proof stopped; NULL: none */
+	const struct tq_walk *walk;		/* its walk; not NULL: the caller keeps it */
+	unsigned int prove_max;			/* 0: AUTO_REPROVE_MAX, AUTO_CHAINS_PROVE_MAX */
+	uint64_t start_ns;			/* 0: auto's own entry */
+};
 
 /* auto_resume.c: where auto's budget counts from: pb's state's start, else now. */
 uint64_t auto_start_ns(const struct tq_problem *pb);
@@ -114,8 +122,5 @@ uint64_t auto_start_ns(const struct tq_problem *pb);
 bool auto_keeps_walk(const struct tq_problem *pb);
 /* auto_resume.c: a proven resume order taken as it is; false: none. */
 bool auto_take(const struct tq_problem *pb, struct tq_decision *d);
-/* auto_resume.c: the search resumed from pb's state, started at @start; false: none. */
-bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
-		 uint64_t start);
 
 #endif /* TQSIM_POLICY_H */
