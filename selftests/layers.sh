@@ -28,7 +28,7 @@ edges() {
 }
 
 command -v nm >/dev/null && command -v tsort >/dev/null || skip_all "no nm or tsort"
-for dir in usched/core usched/daemon; do
+for dir in usched/core usched/daemon sim; do
 	e=$(edges "$dir") || { ok 1 "$dir: no objects built"; continue; }
 	loop=$(echo "$e" | tsort 2>&1 >/dev/null)
 	ok $([ -n "$e" ] && [ -z "$loop" ]; echo $?) \

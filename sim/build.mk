@@ -3,9 +3,10 @@
 # sim/: libtqsim.a (the model and the ordering policies, sim/tqsim.h) and the
 # tqsim tool (sim/tqsim.c and sim/cli/). Users outside sim/ include
 # "sim/tqsim.h" and link $(LIB)/libtqsim.a. The library is every other
-# sim/*.c: the model (model.c, profile.c, clock.c) and the policies, one file
-# each (fifo.c, paper.c, neh.c, exact.c, auto.c with auto_resume.c, flow.c),
-# with what they share in policy.c and policy.h.
+# sim/*.c: the model (model.c, concurrent.c, profile.c, clock.c) and the
+# policies, one file each (fifo.c, paper.c, neh.c, exact.c with bound.c,
+# auto.c with auto_resume.c, flow.c), with what they share in policy.c and
+# policy.h, and their list in policies.c.
 #
 #   make sim-eval    the evaluation: Documentation/results/sim-eval.{md,svg}
 #   make sim-bench   the speed benchmarks
