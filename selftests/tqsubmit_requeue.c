@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/wait.h>
+#include <tq/rand.h>
 
 #include "selftests/tap.h"
 #include "selftests/kmod/tq_util.h"
@@ -29,10 +30,9 @@
 #define CLIENT_MS	20000
 
 /* A small, seeded generator, so that a failing iteration can be replayed. */
-static unsigned int rnd(unsigned int *s)
+static unsigned int rnd(uint64_t *s)
 {
-	*s = *s * 1103515245 + 12345;
-	return (*s >> 16) & 0x7fff;
+	return tq_rand_next(s) >> 33;
 }
 
 static long long ms_now(void)
@@ -66,16 +66,17 @@ static bool status_ok(unsigned int i, int status)
  */
 static int client(unsigned int seed, bool quit)
 {
+	uint64_t rs = seed;
 	static uint8_t seen[TASKS];
 	struct tq_desc d[MAX_SQ];
 	struct tq_cqe cqe[2 * MAX_SQ];
-	unsigned int sq = 16 << rnd(&seed) % 4, next = 0, done = 0, stop_at = TASKS;
+	unsigned int sq = 16 << rnd(&rs) % 4, next = 0, done = 0, stop_at = TASKS;
 	long long end = ms_now() + CLIENT_MS;
 	struct tq_client c;
 	int i, n;
 
 	if (quit)
-		stop_at = rnd(&seed) % 64;
+		stop_at = rnd(&rs) % 64;
 	if (tq_client_open(&c, sq, 0, 4096, -1))
 		return 1;
 	while (done < stop_at) {
@@ -167,6 +168,7 @@ static bool iteration(unsigned int seed, char *what, size_t len, long long *requ
 		      long long *abandoned)
 {
 	static const char *const batches[] = { "1", "7", "32", "64", "1024" };
+	uint64_t rs = seed;
 	long long before[NR_COUNTERS], after[NR_COUNTERS];
 	pid_t pids[CLIENTS + 1], sched;
 	int i, status, nsched, bad = 0;
@@ -184,14 +186,14 @@ static bool iteration(unsigned int seed, char *what, size_t len, long long *requ
 	}
 
 	/* Schedulers that go away at random moments. */
-	nsched = 1 + rnd(&seed) % 3;
+	nsched = 1 + rnd(&rs) % 3;
 	while (nsched--) {
-		const char *b = batches[rnd(&seed) % 5];
-		int mode = rnd(&seed) % 3;
-		bool mark = rnd(&seed) % 2;
+		const char *b = batches[rnd(&rs) % 5];
+		int mode = rnd(&rs) % 3;
+		bool mark = rnd(&rs) % 2;
 
 		if (mode == 0) {
-			snprintf(num, sizeof(num), "%u", 1 + rnd(&seed) % (TASKS / 2));
+			snprintf(num, sizeof(num), "%u", 1 + rnd(&rs) % (TASKS / 2));
 			at += snprintf(what + at, len - at, " -n%s/b%s%s", num, b, mark ? "/s" : "");
 			sched = echod(mark, b, "-n", num);
 			/* If the clients finish first it would wait for ever. */
@@ -200,7 +202,7 @@ static bool iteration(unsigned int seed, char *what, size_t len, long long *requ
 				waitpid(sched, &status, 0);
 			}
 		} else {
-			int us = rnd(&seed) % 20000;
+			int us = rnd(&rs) % 20000;
 
 			at += snprintf(what + at, len - at, " %s@%dus/b%s%s",
 				       mode == 1 ? "kill" : "term", us, b, mark ? "/s" : "");

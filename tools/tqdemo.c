@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <tq/clock.h>
+#include <tq/rand.h>
 
 #include "kernels/tqkernels.h"
 #include "libtq/tq.h"
@@ -354,7 +355,7 @@ int main(int argc, char **argv)
 	if (list) {	/* the draws of the loop below, without a scheduler */
 		rng = opt.seed * 0x9e3779b97f4a7c15ull + 1;
 		for (i = 0; i < opt.tasks; i++) {
-			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			tq_xorshift64(&rng);
 			printf("%s\n", names[rng % nkinds]);
 		}
 		return 0;
@@ -393,7 +394,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < opt.depth && next < opt.tasks; i++) {
 			if (slots[i].busy)
 				continue;
-			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			tq_xorshift64(&rng);
 			ret = submit_one(&tq, &slots[i], &kinds[rng % nkinds], next);
 			if (ret) {
 				fprintf(stderr, "tqdemo: task %u: %s\n", next, tq_strerror(ret));

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include <tq/rand.h>
 
 #include "selftests/tap.h"
 #include "internal.h"
@@ -16,10 +17,9 @@ static int near(double got, double want, double rel)
 }
 
 /* Deterministic noise in [-1, 1]. */
-static double noise(unsigned int *s)
+static double noise(uint64_t *s)
 {
-	*s = *s * 1103515245u + 12345u;
-	return ((*s >> 8) & 0xffff) / 32767.5 - 1;
+	return 2 * tq_rand_unit(s) - 1;
 }
 
 /*
@@ -80,7 +80,7 @@ int main(void)
 	struct tq_profile prof;
 	struct kmodel km;
 	double eta, gamma;
-	unsigned int seed = 1;
+	uint64_t seed = 1;
 
 	memset(&prof, 0, sizeof(prof));
 	kmodel_init(&km, &prof, "k");
