@@ -43,17 +43,39 @@ void svg_end(FILE *f);
 void bench_all(FILE *f, const char *data_dir);
 
 /*
- * The evaluation's devices (0: dma 2 slow 1.00, 1: dma 2 slow 1.08, 2: dma 1)
- * and its random TGs of @T tasks for one of them: @seeds x 5 mixes TGs into
- * @tgs (more seeds than EVAL_SEEDS: a superset of its TGs); returns how many, or
- * -1 when @T is not one of its sizes or the data cannot be read.
+ * The evaluation's instances (instances.c). Its devices (0: dma 2 slow 1.00,
+ * 1: dma 2 slow 1.08, 2: dma 1), by eval_dev() and eval_dev_name(); its sizes
+ * of TG, eval_sizes[]; the paper's tables, read by eval_load(); the random
+ * TGs of one row (size @si, device @di): @seeds x EVAL_NMIXES TGs into @tgs
+ * by eval_row_tgs(), or by eval_tgs() for @T tasks straight from @dir
+ * (more seeds than EVAL_SEEDS: a superset of its TGs), which returns how
+ * many, or -1 when @T is not one of its sizes or the data cannot be read.
+ * eval_uniform() draws on from the last instance's stream.
  */
 #define EVAL_DEVS	3
+#define EVAL_NSIZES	5
+#define EVAL_NMIXES	5	/* 0, 25, 50, 75, 100% dominant-kernel tasks */
 #define EVAL_SEEDS	4
-#define EVAL_TGS	(EVAL_SEEDS * 5)
+#define EVAL_TGS	(EVAL_SEEDS * EVAL_NMIXES)
+
+struct eval_data {
+	double syn[8][TQ_STAGES];		/* T0..T7, ms */
+	uint8_t bk[5][4];
+	/* Table 5: per device and task, [stage][min, max] ms, and its dominance */
+	unsigned int nreal;
+	double real[24][TQ_STAGES][2];
+	bool real_dk[24];
+};
+
+extern const int eval_sizes[EVAL_NSIZES];
 void eval_dev(struct tq_dev *dev, unsigned int i);
+const char *eval_dev_name(unsigned int i);
+int eval_load(const char *dir, struct eval_data *d);
+unsigned int eval_row_tgs(const struct eval_data *d, unsigned int si, unsigned int di,
+			  unsigned int seeds, struct tq_tg *tgs);
 int eval_tgs(const char *dir, unsigned int T, unsigned int dev, unsigned int seeds,
 	     struct tq_tg *tgs);
+double eval_uniform(double lo, double hi);
 
 int cmd_eval(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

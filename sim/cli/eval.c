@@ -18,25 +18,12 @@
 #include <string.h>
 #include <tq/clock.h>
 #include <tq/num.h>
-#include <tq/rand.h>
 
 #include "cli.h"
 
 #define NPOL		5	/* fifo paper neh exact auto, as in tq_policies[] */
 #define MAX_ROWS	64
 #define SAMPLES		20000	/* random orders for worst and median when T > 8 */
-
-static const int sizes[] = { 4, 6, 8, 12, 16 };
-#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
-
-struct data {
-	double syn[8][TQ_STAGES];		/* T0..T7, ms */
-	uint8_t bk[5][4];
-	/* Table 5: per device and task, [stage][min, max] ms, and its dominance */
-	unsigned int nreal;
-	double real[24][TQ_STAGES][2];
-	bool real_dk[24];
-};
 
 /* One row of the table: instances aggregated. */
 struct row {
@@ -52,189 +39,6 @@ struct row {
 	double lb_gap;			/* sum of best / root lower bound - 1 */
 };
 
-static uint64_t rng = 0x5eed;
-
-/*
- * Each instance draws from its own stream, so the bench can rebuild the
- * evaluation's TGs without running it. splitmix64's finalizer turns nearby
- * indices into unrelated xorshift seeds (xorshift64: sim-eval.md's TGs).
- */
-static void seed_instance(uint64_t index)
-{
-	rng = tq_rand_mix(0x5eed + index * TQ_RAND_GAMMA) | 1;
-}
-
-static double uniform(double lo, double hi)
-{
-	return lo + (hi - lo) * (double)(tq_xorshift64(&rng) >> 11) * 0x1.0p-53;
-}
-
-/* ---- the data files ---- */
-
-static FILE *open_data(const char *dir, const char *name)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		fprintf(stderr, "%s:0: cannot read: %s\n", path, strerror(errno));
-	return f;
-}
-
-/* Next data line (comments and the header skipped), or NULL. */
-static char *data_line(FILE *f, char *buf, size_t len, bool *header_seen)
-{
-	while (fgets(buf, len, f)) {
-		buf[strcspn(buf, "\r\n")] = 0;
-		if (!*buf || *buf == '#')
-			continue;
-		if (!*header_seen) {
-			*header_seen = true;
-			continue;
-		}
-		return buf;
-	}
-	return NULL;
-}
-
-static int load(const char *dir, struct data *d)
-{
-	char buf[256], dev[32], dom[8], task[16];
-	unsigned int nsyn = 0, nbk = 0;
-	bool hdr = false;
-	double v[6];
-	FILE *f;
-
-	if (!(f = open_data(dir, "synthetic_tasks.csv")))
-		return -1;
-	while (data_line(f, buf, sizeof(buf), &hdr))
-		if (nsyn < 8 && sscanf(buf, "T%*d,%lf,%lf,%lf", &v[0], &v[1], &v[2]) == 3) {
-			for (int s = 0; s < TQ_STAGES; s++)
-				d->syn[nsyn][s] = v[s] * 10;	/* the paper's unit: 10 ms */
-			nsyn++;
-		}
-	fclose(f);
-	if (!(f = open_data(dir, "synthetic_benchmarks.csv")))
-		return -1;
-	hdr = false;
-	while (data_line(f, buf, sizeof(buf), &hdr)) {
-		int t[4];
-
-		if (nbk < 5 && sscanf(buf, "BK%*d,T%d T%d T%d T%d", &t[0], &t[1], &t[2], &t[3]) == 4) {
-			for (int i = 0; i < 4; i++)
-				d->bk[nbk][i] = t[i] & 7;
-			nbk++;
-		}
-	}
-	fclose(f);
-	if (!(f = open_data(dir, "real_task_ranges.csv")))
-		return -1;
-	hdr = false;
-	while (data_line(f, buf, sizeof(buf), &hdr) && d->nreal < 24) {
-		unsigned int i = d->nreal;
-
-		if (sscanf(buf, "%31[^,],%15[^,],%7[^,],%lf,%lf,%lf,%lf,%lf,%lf", dev, task, dom,
-			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 9)
-			continue;
-		d->real_dk[i] = !strcmp(dom, "DK");
-		for (int s = 0; s < TQ_STAGES; s++) {
-			/* two cells are garbled in the source (min > max): take them swapped */
-			d->real[i][s][0] = fmin(v[2 * s], v[2 * s + 1]);
-			d->real[i][s][1] = fmax(v[2 * s], v[2 * s + 1]);
-		}
-		d->nreal++;
-	}
-	fclose(f);
-	if (nsyn != 8 || nbk != 5 || d->nreal != 24) {
-		fprintf(stderr, "tqsim eval: %s: expected 8 synthetic tasks, 5 benchmarks and "
-			"24 real tasks\n", dir);
-		return -1;
-	}
-	return 0;
-}
-
-static const struct {
-	unsigned int dma;
-	double slow;
-	const char *name;
-} devs[] = {
-	{ 2, 1.0, "dma 2, slow 1.00" },
-	{ 2, 1.08, "dma 2, slow 1.08" },
-	{ 1, 1.0, "dma 1" },	/* one copy engine: no overlap, slow has no effect */
-};
-#define NDEVS (sizeof(devs) / sizeof(devs[0]))
-
-static const int mixes[] = { 0, 25, 50, 75, 100 };
-#define NMIXES (sizeof(mixes) / sizeof(mixes[0]))
-_Static_assert(NDEVS == EVAL_DEVS && EVAL_TGS == EVAL_SEEDS * NMIXES, "cli.h's eval sizes");
-
-void eval_dev(struct tq_dev *dev, unsigned int i)
-{
-	tq_dev_init(dev);
-	dev->dma = devs[i].dma;
-	dev->slow[TQ_HTD] = dev->slow[TQ_DTH] = devs[i].slow;
-}
-
-/* ---- instances ---- */
-
-/* A random TG of @T tasks, @dk_pct% dominant kernel, from one device's real tasks. */
-static void random_tg(const struct data *d, struct tq_tg *tg, unsigned int T, int dk_pct,
-		      unsigned int device)
-{
-	unsigned int ndk = (T * dk_pct + 50) / 100;
-
-	tq_tg_init(tg);
-	for (unsigned int t = 0; t < T; t++) {
-		bool dk = t < ndk;
-		unsigned int pick[8], np = 0, i;
-		double ms[TQ_STAGES];
-
-		/* the device's tasks of that dominance (rows 8*device ..) */
-		for (i = 8 * device; i < 8 * device + 8; i++)
-			if (d->real_dk[i] == dk)
-				pick[np++] = i;
-		if (!np)		/* no such task on this device: any task */
-			for (i = 8 * device; i < 8 * device + 8; i++)
-				pick[np++] = i;
-		i = pick[(unsigned int)uniform(0, np)];
-		for (int s = 0; s < TQ_STAGES; s++)
-			ms[s] = uniform(d->real[i][s][0], d->real[i][s][1]);
-		tq_tg_add(tg, ms[0] * NS_PER_MS, ms[1] * NS_PER_MS, ms[2] * NS_PER_MS);
-	}
-}
-
-/*
- * The TGs of one row of the random table: @seeds for each mix, tasks of a
- * device taken in turn, each instance from its own seed.
- */
-static unsigned int row_tgs(const struct data *d, unsigned int si, unsigned int di,
-			    unsigned int seeds, struct tq_tg *tgs)
-{
-	unsigned int n = 0;
-
-	for (unsigned int m = 0; m < NMIXES; m++) {
-		for (unsigned int k = 0; k < seeds; k++) {
-			seed_instance(((si * NDEVS + di) * NMIXES + m) * 1024 + k);
-			random_tg(d, &tgs[n++], sizes[si], mixes[m], (m + k) % 3);
-		}
-	}
-	return n;
-}
-
-int eval_tgs(const char *dir, unsigned int T, unsigned int dev, unsigned int seeds,
-	     struct tq_tg *tgs)
-{
-	static struct data d;
-
-	if (dev >= NDEVS || load(dir, &d))
-		return -1;
-	for (unsigned int si = 0; si < NSIZES; si++)
-		if (sizes[si] == (int)T)
-			return row_tgs(&d, si, dev, seeds, tgs);
-	return -1;
-}
 
 /* Worst, median and best makespan over every order (T <= 8) or SAMPLES random ones. */
 static bool spread(const struct tq_tg *tg, const struct tq_dev *dev, double *ms_buf,
@@ -254,7 +58,7 @@ static bool spread(const struct tq_tg *tg, const struct tq_dev *dev, double *ms_
 	} else {
 		for (; k < SAMPLES; k++) {
 			for (unsigned int i = n - 1; i > 0; i--) {
-				unsigned int j = uniform(0, i + 1);
+				unsigned int j = eval_uniform(0, i + 1);
 				uint8_t t = p[i];
 
 				p[i] = p[j];
@@ -336,7 +140,7 @@ static void pol_header(FILE *f, const char *what)
 		fprintf(f, " %s %s |", tq_policies[p]->name, what);
 }
 
-static void synthetic_table(FILE *f, const struct data *d, double *ms_buf, unsigned int *better)
+static void synthetic_table(FILE *f, const struct eval_data *d, double *ms_buf, unsigned int *better)
 {
 	static struct tq_ws ws;
 
@@ -345,7 +149,7 @@ static void synthetic_table(FILE *f, const struct data *d, double *ms_buf, unsig
 	fprintf(f, "\n|---|---|---|---|---|---|---|---|---|---|\n");
 	*better = 0;
 	for (unsigned int b = 0; b < 5; b++) {
-		for (unsigned int i = 0; i < NDEVS; i++) {
+		for (unsigned int i = 0; i < EVAL_DEVS; i++) {
 			struct tq_tg tg;
 			struct tq_dev dev;
 			double worst, median, best;
@@ -358,7 +162,7 @@ static void synthetic_table(FILE *f, const struct data *d, double *ms_buf, unsig
 			}
 			eval_dev(&dev, i);
 			spread(&tg, &dev, ms_buf, &worst, &median, &best);
-			fprintf(f, "| BK%u | %s | %.2f | %.2f | %.2f |", b * 25, devs[i].name,
+			fprintf(f, "| BK%u | %s | %.2f | %.2f | %.2f |", b * 25, eval_dev_name(i),
 				worst / NS_PER_MS, median / NS_PER_MS, best / NS_PER_MS);
 			for (int p = 0; p < NPOL; p++) {
 				struct tq_problem pb = { .tg = &tg, .dev = &dev };
@@ -407,7 +211,7 @@ static int plot(const char *path, const struct row *rows, unsigned int nrows)
 						 "#c0392b" };
 	enum { LEFT = 60, TOP = 40, W = 760, H = 300, BAR = 18 };
 	FILE *f = fopen(path, "w");
-	int group_w = W / NSIZES;
+	int group_w = W / EVAL_NSIZES;
 
 	if (!f) {
 		fprintf(stderr, "tqsim eval: cannot create %s\n", path);
@@ -424,13 +228,13 @@ static int plot(const char *path, const struct row *rows, unsigned int nrows)
 			"<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d%%</text>\n",
 			LEFT, py, LEFT + W, py, LEFT - 6, py + 4, y);
 	}
-	for (unsigned int g = 0; g < NSIZES; g++) {
+	for (unsigned int g = 0; g < EVAL_NSIZES; g++) {
 		double sum[NPOL] = { 0 };
 		unsigned int n = 0;
 		int x0 = LEFT + g * group_w + (group_w - NPOL * BAR) / 2;
 
 		for (unsigned int i = 0; i < nrows; i++) {
-			if (rows[i].T != (unsigned int)sizes[g])
+			if (rows[i].T != (unsigned int)eval_sizes[g])
 				continue;
 			for (int p = 0; p < NPOL; p++)
 				sum[p] += rows[i].share_worst[p];
@@ -442,11 +246,11 @@ static int plot(const char *path, const struct row *rows, unsigned int nrows)
 
 			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\">"
 				"<title>%s T=%d: %.1f%%</title></rect>\n", x0 + p * BAR,
-				TOP + H - h, BAR - 2, h, color[p], tq_policies[p]->name, sizes[g],
+				TOP + H - h, BAR - 2, h, color[p], tq_policies[p]->name, eval_sizes[g],
 				100 * v);
 		}
 		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">T = %d</text>\n",
-			LEFT + g * group_w + group_w / 2, TOP + H + 20, sizes[g]);
+			LEFT + g * group_w + group_w / 2, TOP + H + 20, eval_sizes[g]);
 	}
 	for (int p = 0; p < NPOL; p++)
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>"
@@ -493,8 +297,8 @@ static void targets(FILE *f, const struct row *rows, unsigned int nrows, unsigne
 		exact8_max, exact8_max <= 1000 ? "yes" : "**no**");
 	fprintf(f, "| paper better than the median order on the synthetic benchmarks (or equal "
 		"when the median order is a best one) | %u of %u | %s |\n", paper_better,
-		(unsigned int)(5 * NDEVS),
-		paper_better == 5 * NDEVS ? "yes" : "**no**");
+		(unsigned int)(5 * EVAL_DEVS),
+		paper_better == 5 * EVAL_DEVS ? "yes" : "**no**");
 }
 
 int cmd_eval(int argc, char **argv)
@@ -507,7 +311,7 @@ int cmd_eval(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *dir = "data", *out = NULL, *svg = NULL;
-	static struct data d;
+	static struct eval_data d;
 	static struct row rows[MAX_ROWS];
 	unsigned int nrows = 0, seeds = EVAL_SEEDS, paper_better, ntgs;
 	struct tq_tg *tgs;
@@ -544,22 +348,22 @@ int cmd_eval(int argc, char **argv)
 			return EXIT_BAD_INPUT;
 		}
 	}
-	tgs = malloc(seeds * NMIXES * sizeof(*tgs));
-	if (!ms_buf || !tgs || load(dir, &d))
+	tgs = malloc(seeds * EVAL_NMIXES * sizeof(*tgs));
+	if (!ms_buf || !tgs || eval_load(dir, &d))
 		return EXIT_BAD_INPUT;
-	for (unsigned int si = 0; si < NSIZES; si++) {
-		for (unsigned int di = 0; di < NDEVS; di++) {
+	for (unsigned int si = 0; si < EVAL_NSIZES; si++) {
+		for (unsigned int di = 0; di < EVAL_DEVS; di++) {
 			struct row *r = &rows[nrows++];
 			struct tq_dev dev;
 
 			memset(r, 0, sizeof(*r));
-			r->T = sizes[si];
-			snprintf(r->set, sizeof(r->set), "%s", devs[di].name);
+			r->T = eval_sizes[si];
+			snprintf(r->set, sizeof(r->set), "%s", eval_dev_name(di));
 			eval_dev(&dev, di);
-			ntgs = row_tgs(&d, si, di, seeds, tgs);
+			ntgs = eval_row_tgs(&d, si, di, seeds, tgs);
 			for (unsigned int i = 0; i < ntgs; i++)
 				run_instance(&tgs[i], &dev, r, ms_buf);
-			fprintf(stderr, "tqsim eval: T=%d %s done\n", sizes[si], devs[di].name);
+			fprintf(stderr, "tqsim eval: T=%d %s done\n", eval_sizes[si], eval_dev_name(di));
 		}
 	}
 	if (out && !(f = fopen(out, "w"))) {
