@@ -27,6 +27,10 @@
  * the same for T0..T7, so each task gets a kernel of its own (one program).
  * Their outputs are device memory only: nothing to check but the status.
  *
+ * The workers are named tqbench-worker (PR_SET_NAME: what ps and pgrep
+ * show), so that they are told from the daemon, also a child of tqbench
+ * named tqbench from its fork to its exec.
+ *
  * The daemon and the workers die with tqbench (PR_SET_PDEATHSIG); the
  * daemon's log goes to OUT/usched.log, its metrics (the TG counts and
  * times of the report) to OUT/usched.prom, its tg-log and task-log (each
@@ -70,6 +74,7 @@
 #define START_S		120	/* the daemon up; workers registered (a build each) */
 #define RUN_S		300	/* a run's tasks, or their checks */
 #define STOP_S		60	/* the daemon, after SIGTERM */
+#define WORKER_COMM	"tqbench-worker"	/* the workers' name (ps, pgrep -x) */
 
 /* Parent to worker, one byte. */
 enum { CMD_GO = 1, CMD_CHECK };
@@ -877,6 +882,11 @@ static int workers_start(struct run *ru)
 			return -errno;
 		}
 		if (!ru->w[w].pid) {
+			/*
+			 * A name of its own: until its exec the daemon's child
+			 * is also a tqbench child named tqbench.
+			 */
+			prctl(PR_SET_NAME, WORKER_COMM);
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			if (getppid() != parent)
 				_exit(1);

@@ -33,7 +33,7 @@ else
 	sched_pid() { local v=-1; read -r v <"$SYS/scheduler_pid" 2>/dev/null; echo "$v"; }
 	# No usched and no tqbench left, and the module without a scheduler.
 	nothing_left() {
-		! pgrep -x usched >/dev/null && ! pgrep -x tqbench >/dev/null &&
+		! pgrep -x usched >/dev/null && ! pgrep -x 'tqbench(-worker)?' >/dev/null &&
 			[ "$(sched_pid)" = 0 ]
 	}
 	[ -c /dev/tqsubmit ] || skip_all "no /dev/tqsubmit (run in the test VM: make check)"
@@ -143,8 +143,9 @@ timeout 300 "$BIN/tqbench" "${args[@]}" --suites synthetic --runs $kruns --out "
 	>/dev/null 2>"$T/err" &
 tpid=$!
 victim=
-# timeout's child is tqbench; the workers are tqbench's children of its name
-wait_for 120 eval 'victim=$(pgrep -P "$(pgrep -P $tpid -x tqbench)" -x tqbench | head -n1)
+# timeout's child is tqbench; the workers are its children named tqbench-worker (a child
+# named tqbench may be the daemon before its exec: killing it is not this case)
+wait_for 120 eval 'victim=$(pgrep -P "$(pgrep -P $tpid -x tqbench)" -x tqbench-worker | head -n1)
 	[ -n "$victim" ]'
 [ -n "$victim" ] && kill -KILL "$victim"
 wait "$tpid"
