@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bench.h - tqbench's pieces: the task sets (tasks.c), the executors
- * (run.c: fixed orders, independent contexts, usched in-process; proc.c:
- * the usched daemon and worker processes) and the reports (report.c:
- * table, CSV, SVG).
+ * bench.h - tqbench's pieces: the task sets (tasks.c); what the setups run
+ * on (runners.c); the experiments' setups: fixed orders (orders.c), the
+ * trials (trials.c), independent contexts (independent.c), the daemon and
+ * worker processes (proc*.c, proc.h); the stream (stream.c), the open loop
+ * (openloop.c), independent clients as processes (indep.c, indep_serve.c);
+ * the host probe (steady.c); and the reports (report*.c, svg.c: table,
+ * CSV, SVG, markdown).
  *
  * An experiment is T workers with N dependent tasks each, T * N task
  * slots; slot r * T + w is worker w's task of round r. An order lists the
@@ -94,7 +97,7 @@ struct suite {
 
 enum { REF_WORST, REF_MEDIAN, REF_BEST, NREF };
 
-/* How long NoReorder's copies ran over their standalone times (run.c, copy_stretch()). */
+/* How long NoReorder's copies ran over their standalone times (orders.c, copy_stretch()). */
 struct copy_stretch {
 	double drift_sum;		/* those that ran alone: duration / standalone */
 	unsigned int drift_n;
@@ -254,34 +257,95 @@ void result_fini(struct result *r);
 void result_tg(const struct result *r, struct tq_tg *tg);
 double predict_ms(const struct env *e, const struct result *r, const uint8_t *order);
 
-/* run.c */
+/* runners.c: what the setups run on, opened on first use */
 int runners_init(struct env *e, uint64_t in_bytes, uint64_t out_bytes);
 /* Close the usched instances and independent contexts (they reopen on use). */
 void runners_reset(struct env *e);
 void runners_fini(struct env *e);
-int run_noreorder(struct env *e, struct result *r);
-int policy_orders(struct env *e, struct result *r);
-int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *tgcsv);
-int run_independent(struct env *e, struct result *r);
-int run_stream(struct env *e, const struct suite *real, const char *setup,
-	       struct stream_result *sr);
-/* The stream's next task of a worker whose draws are at *rng: a pool index of s. */
-unsigned int stream_draw(const struct suite *s, uint64_t *rng);
 /*
- * What the open loop (openloop.c) drives: usched p's in-process core
- * (POL_FLOW included), a task of it for pool task i of s, its loop run on
- * this thread until finished(arg) with every completion to fn; independent
- * worker w's own context and registered memory.
+ * usched p's in-process core (POL_FLOW included); the usched task of btask
+ * b (runner_btask) or of pool task pool_i of s laid out in the arena
+ * (runner_task); its loop run on this thread until the collector co has
+ * every task it waits for (runner_collect), or until finished(arg) with
+ * every completion to fn (runner_drive: the stream and the open loop);
+ * independent worker w's own context and registered memory.
  */
 struct usched;
 struct usched_task;
 struct usched_completion;
 typedef void (*runner_done_fn)(void *arg, const struct usched_completion *c);
 int runner_usched(struct env *e, int p, struct usched **u);
+int runner_btask(int p, const struct btask *b, uint64_t owner, uint64_t user,
+		 struct usched_task *t);
 int runner_task(struct env *e, int p, unsigned int pool_i, const struct suite *s, uint64_t owner,
 		struct usched_task *t);
+/* What the counted TGs of one policy add up to. */
+struct tg_tally {
+	double err_sum;			/* of log(|predicted - measured| / measured) */
+	unsigned int nerr;
+	double sched_max;		/* policy time over device time, the largest */
+	unsigned int sched_over, sched_n;	/* TGs above 0.1%, TGs */
+};
+
+/*
+ * Tasks of a closed run, gathered by the completion callback; or, with
+ * hook, every completion to it until finished(hook_arg) (runner_drive()).
+ */
+struct coll {
+	unsigned int want, got, failed;
+	uint64_t first, last;		/* CLOCK_MONOTONIC ns */
+	/* every TG finished: a line of tg.csv each, and their errors */
+	FILE *tgcsv;
+	FILE *tasks;			/* usched-tasks.csv, with tgcsv */
+	const char *tag;
+	struct tg_tally *tally;		/* with tgcsv */
+	/* the open loop's: every completion goes there, and it says when to stop */
+	runner_done_fn hook;
+	bool (*finished)(void *arg);
+	void *hook_arg;
+};
+
+int runner_collect(int p, struct coll *co);
 int runner_drive(int p, runner_done_fn fn, bool (*finished)(void *arg), void *arg);
 int runner_indep(struct env *e, unsigned int w, struct clx **c, struct clu_region **r);
+
+/* orders.c: fixed orders on tqbench's context */
+int run_noreorder(struct env *e, struct result *r);
+int policy_orders(struct env *e, struct result *r);
+/* The first start and the last end of commands' profiling stamps, ns. */
+struct span {
+	uint64_t first, last;
+};
+
+void span_add(struct span *sp, const struct binst *in);
+int insts_init(struct clx *c, const struct result *r, struct binst *in);
+void insts_fini(const struct result *r, struct binst *in);
+/* Run one order of r's slots on tqbench's context; its makespan in *ms. */
+int run_order(struct env *e, const struct result *r, struct binst *in, const uint8_t *order,
+	      double *ms);
+/* A file's lines held back until a pass or trial is kept. */
+struct held {
+	FILE *f;			/* NULL where the file is off */
+	char *buf;
+	size_t len;
+};
+
+/* Hold what would go to dst (NULL: off); 0 or -ENOMEM. */
+int held_open(struct held *h, FILE *dst);
+/* Write what was held to dst if keep, and let it go. */
+void held_close(struct held *h, FILE *dst, bool keep);
+
+/* trials.c */
+int run_trials(struct env *e, struct result *r, bool orders, bool usched, FILE *tgcsv);
+
+/* independent.c */
+int run_independent(struct env *e, struct result *r);
+
+/* stream.c */
+int run_stream(struct env *e, const struct suite *real, const char *setup,
+	       struct stream_result *sr);
+/* The stream's next task of a worker whose draws are at *rng: a pool index of s. */
+unsigned int stream_draw(const struct suite *s, uint64_t *rng);
 /* Each engine's busy share of [lo, hi] (the union of iv's intervals), and the device's. */
 void busy_shares(double (*iv)[CLX_STAGES][2], size_t n, double lo, double hi, double *util,
 		 double *device);
@@ -294,14 +358,31 @@ void openloop_free(struct ol_result *res);
 
 /* indep.c: independent clients as processes (setup "proc-independent") */
 enum { IC_SETUP = 1, IC_STREAM, IC_OPENLOOP, IC_RESET };
+/* A command's header, and a reply's; then len bytes of payload. */
+struct ic_hdr {
+	uint32_t cmd;
+	int32_t status;			/* replies */
+	uint64_t len;			/* payload bytes after the header */
+};
+
+/* IC_SETUP's payload */
+struct ic_setup {
+	size_t arena_len;
+	uint64_t out_base;
+	char device[128];
+	struct suite s;
+};
+
 /* A growing buffer: a client's reply */
 struct obuf {
 	char *p;
 	size_t len, cap;
 };
 int obuf_put(struct obuf *ob, const void *p, size_t len);
-/* Fork n clients; before tqbench touches OpenCL. */
-int indep_procs_start(struct opts *o, unsigned int n);
+/* A client's body: commands on sock, answered, until it closes; then it exits. */
+typedef void (*indep_serve_fn)(struct opts *o, int sock);
+/* Fork n clients, each running serve; before tqbench touches OpenCL. */
+int indep_procs_start(struct opts *o, unsigned int n, indep_serve_fn serve);
 /* How many there are (0: none, the setup cannot run). */
 unsigned int indep_procs(void);
 /* End them (now: killed, else when they have finished); a failed command ends them too. */
@@ -313,7 +394,12 @@ void indep_procs_reset(void);
 /* A command to client w, and its reply: the client's status, or -errno. */
 int indep_send(unsigned int w, uint32_t cmd, const void *req, size_t len);
 int indep_recv(unsigned int w, struct obuf *reply);
-/* The clients' sides of IC_STREAM (run.c) and IC_OPENLOOP (openloop.c). */
+/* All of len bytes on fd, sent or received; 0 or -errno (-EPIPE at the peer's end). */
+int indep_put(int fd, const void *buf, size_t len);
+int indep_get(int fd, void *buf, size_t len);
+/* indep_serve.c: the clients' side */
+void indep_serve(struct opts *o, int sock) __attribute__((noreturn));
+/* The clients' sides of IC_STREAM (stream.c) and IC_OPENLOOP (openloop.c). */
 int indep_stream_client(struct env *e, const struct suite *s, const void *req, size_t len,
 			struct obuf *out);
 int openloop_indep_client(struct env *e, const struct suite *s, const void *req, size_t len,
@@ -331,12 +417,15 @@ void steady_tick(struct env *e);
 /* After it: whether every probe since steady_wait() found the host steady. */
 bool steady_end(struct env *e);
 
-/* proc.c */
-/* --workers process can run here: the module, no other scheduler, the daemon. */
+/* proc_daemon.c: --workers process can run here: the module, no other scheduler, the daemon. */
 int proc_check(struct opts *o);
-/* The stream through the daemon with worker processes, policy p (setup "proc-POLICY"). */
-int stream_procs(struct env *e, const struct suite *real, int p, struct stream_result *sr);
+/* proc.c: the experiment's policies through the daemon, T x N worker processes */
 int run_procs(struct env *e, struct result *r);
+/*
+ * proc_openloop.c: the stream through the daemon with worker processes,
+ * policy p (setup "proc-POLICY").
+ */
+int stream_procs(struct env *e, const struct suite *real, int p, struct stream_result *sr);
 /*
  * The open loop through the daemon: policy p's usched and P worker
  * processes for a setup's points. Per point: fill narr, at and pool for each
@@ -367,15 +456,17 @@ int ol_procs_go(double secs, double *tg_size, double *sched_share);
 /* The daemon and workers stopped (failed: killed); 0, or the daemon's failure. */
 int ol_procs_close(bool failed);
 
-/* report.c */
+/* report.c: the table and the CSV rows */
 void report_tasks(FILE *f, const struct suite *s);
 void report_row(FILE *table, FILE *csv, FILE *perms, const struct result *r);
 void report_stream(FILE *table, FILE *csv, const struct stream_result *sr);
+/* report_svg.c */
 int report_svg(const char *dir, struct result *const *rs, unsigned int n);
 int report_stream_svg(const char *dir, const struct stream_result *sr, unsigned int n);
+/* report_md.c: summary.md */
 int report_md(const char *path, const struct env *e, struct result *const *rs, unsigned int n,
 	      const struct stream_result *sr, unsigned int nstream, const char *cmdline);
-/* openloop.csv, openloop-capacity.csv, openloop-MIX.svg, and summary.md's section */
+/* report_openloop.c: openloop.csv, openloop-capacity.csv, openloop-MIX.svg, summary.md's part */
 int report_openloop(const char *dir, const struct ol_result *res);
 int report_openloop_md(FILE *f, const struct ol_result *res);
 

@@ -28,7 +28,7 @@ $(TESTBIN)/tqcalib: $(OBJ)/tools/tqcalib/test.o $(LIB)/libtqcl_util.a $(LIB)/lib
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-TQBENCH_OBJS := $(addprefix $(OBJ)/tools/tqbench/,tqbench.o tasks.o run.o report.o proc.o steady.o openloop.o indep.o)
+TQBENCH_OBJS := $(addprefix $(OBJ)/tools/tqbench/,tqbench.o tasks.o runners.o orders.o trials.o independent.o stream.o indep_serve.o report.o report_svg.o report_md.o report_openloop.o svg.o proc.o proc_daemon.o proc_workers.o proc_openloop.o steady.o openloop.o indep.o)
 
 BINS += $(BIN)/tqbench
 

@@ -3,7 +3,7 @@
  * indep.c - independent contexts as processes of their own.
  *
  * What users of a shared GPU do without tq is one process per application,
- * each with its own OpenCL context. The threads of run.c and openloop.c
+ * each with its own OpenCL context. The threads of stream.c and openloop.c
  * have a context each but share one process (and, on some drivers, what the
  * driver keeps per process); with --workers process the stream and the open
  * loop also run setup "proc-independent": the same clients, each a process.
@@ -13,10 +13,11 @@
  * wait on a socket pair for commands. They share tqbench's image, so a
  * suite's tasks (which point into the kernels/ tables) travel as bytes.
  * A command is a header and its payload; each gets one reply, a header
- * (the client's status, the payload's length) and its payload:
+ * (the client's status, the payload's length) and its payload (the
+ * client's side: indep_serve.c):
  *
  *   IC_SETUP    env's layout, the device's name and the suite
- *   IC_STREAM   run.c's stream client (indep_stream_client)
+ *   IC_STREAM   stream.c's stream client (indep_stream_client)
  *   IC_OPENLOOP openloop.c's client (openloop_indep_client)
  *   IC_RESET    close the client's context and buffers
  *
@@ -34,19 +35,6 @@
 
 #include "tools/tqbench/bench.h"
 
-struct ic_hdr {
-	uint32_t cmd;
-	int32_t status;			/* replies */
-	uint64_t len;			/* payload bytes after the header */
-};
-
-struct ic_setup {
-	size_t arena_len;
-	uint64_t out_base;
-	char device[128];
-	struct suite s;
-};
-
 static struct {
 	pid_t pid;
 	int sock;
@@ -54,7 +42,7 @@ static struct {
 static unsigned int ncl;
 
 /* All of buf, or -errno (-EPIPE at the peer's end). */
-static int put(int fd, const void *buf, size_t len)
+int indep_put(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 
@@ -71,7 +59,7 @@ static int put(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-static int get(int fd, void *buf, size_t len)
+int indep_get(int fd, void *buf, size_t len)
 {
 	char *p = buf;
 
@@ -107,60 +95,7 @@ int obuf_put(struct obuf *ob, const void *p, size_t len)
 	return 0;
 }
 
-/* A client: commands until its socket closes. */
-static void __attribute__((noreturn)) client_main(struct opts *o, int sock)
-{
-	static struct suite s;
-	struct env e = { .o = o };
-	struct ic_hdr h;
-
-	while (!get(sock, &h, sizeof(h))) {
-		struct obuf out = { 0 };
-		void *req = h.len ? malloc(h.len) : NULL;
-		int ret = h.len && !req ? -ENOMEM : 0;
-
-		ret = ret ?: get(sock, req, h.len);
-		if (ret)
-			_exit(1);
-		switch (h.cmd) {
-		case IC_SETUP: {
-			const struct ic_setup *su = req;
-
-			if (h.len != sizeof(*su)) {
-				ret = -EINVAL;
-				break;
-			}
-			e.arena_len = su->arena_len;
-			e.out_base = su->out_base;
-			snprintf(e.c.name, sizeof(e.c.name), "%s", su->device);
-			s = su->s;
-			break;
-		}
-		case IC_STREAM:
-			ret = indep_stream_client(&e, &s, req, h.len, &out);
-			break;
-		case IC_OPENLOOP:
-			ret = openloop_indep_client(&e, &s, req, h.len, &out);
-			break;
-		case IC_RESET:
-			openloop_indep_forget();
-			runners_reset(&e);
-			break;
-		default:
-			ret = -EINVAL;
-		}
-		free(req);
-		h = (struct ic_hdr){ .cmd = h.cmd, .status = ret, .len = out.len };
-		if (put(sock, &h, sizeof(h)) || put(sock, out.p, out.len))
-			_exit(1);
-		free(out.p);
-	}
-	openloop_indep_forget();
-	runners_reset(&e);
-	_exit(0);
-}
-
-int indep_procs_start(struct opts *o, unsigned int n)
+int indep_procs_start(struct opts *o, unsigned int n, indep_serve_fn serve)
 {
 	pid_t parent = getpid();
 
@@ -184,7 +119,8 @@ int indep_procs_start(struct opts *o, unsigned int n)
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			if (getppid() != parent)
 				_exit(1);
-			client_main(o, sv[1]);
+			serve(o, sv[1]);
+			_exit(0);	/* serve() exits */
 		}
 		close(sv[1]);
 		cl[ncl].sock = sv[0];
@@ -215,8 +151,8 @@ int indep_send(unsigned int w, uint32_t cmd, const void *req, size_t len)
 
 	if (w >= ncl)
 		return -ECHILD;
-	ret = put(cl[w].sock, &h, sizeof(h));
-	return ret ?: put(cl[w].sock, req, len);
+	ret = indep_put(cl[w].sock, &h, sizeof(h));
+	return ret ?: indep_put(cl[w].sock, req, len);
 }
 
 int indep_recv(unsigned int w, struct obuf *reply)
@@ -226,13 +162,13 @@ int indep_recv(unsigned int w, struct obuf *reply)
 
 	if (w >= ncl)
 		return -ECHILD;
-	ret = get(cl[w].sock, &h, sizeof(h));
+	ret = indep_get(cl[w].sock, &h, sizeof(h));
 	reply->len = 0;
 	if (!ret && h.len) {
 		free(reply->p);
 		reply->cap = reply->len = h.len;
 		reply->p = malloc(h.len);
-		ret = reply->p ? get(cl[w].sock, reply->p, h.len) : -ENOMEM;
+		ret = reply->p ? indep_get(cl[w].sock, reply->p, h.len) : -ENOMEM;
 	}
 	return ret ?: h.status;
 }

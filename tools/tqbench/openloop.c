@@ -503,7 +503,7 @@ static int run_alloc(struct ol_run *r, unsigned int n)
 	return 0;
 }
 
-/* A point through the daemon (proc.c): the arrivals out, the delivery times back. */
+/* A point through the daemon (proc_openloop.c): the arrivals out, the delivery times back. */
 static int run_procs_point(struct ol_run *r, struct olp_shm *sh)
 {
 	double last = 0;

@@ -464,7 +464,7 @@ int main(int argc, char **argv)
 	if (o.process && (has(o.setups, "stream") ||
 			  (has(o.setups, "openloop") && has(o.ol_setups, "proc-independent"))) &&
 	    indep_procs_start(&o, o.stream_workers > o.ol_clients ? o.stream_workers :
-				  o.ol_clients)) {
+				  o.ol_clients, indep_serve)) {
 		fprintf(stderr, "tqbench: cannot start the independent client processes\n");
 		return 1;
 	}
