@@ -53,7 +53,7 @@ all: module user
 LINUX_SRC := build/linux-src
 
 FRAGMENTS := sim kernels/cl kernels libtq libtq/layer usched/core usched/daemon \
-	usched/tqsubmitd tools tools/tqbench selftests selftests/kmod
+	usched/tqsubmitd tools tools/tqcalib tools/tqbench tools/ring selftests selftests/kmod
 include $(addsuffix /build.mk,$(FRAGMENTS))
 
 user: $(BINS) $(LIBS) $(TESTS) $(VM_TESTS) $(filter-out %.sh,$(SOCKET_TESTS))

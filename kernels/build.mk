@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# kernels/: the built-in OpenCL tasks, libtqkernels.a (tqkernels.h, tqk_cl.h).
-# Users outside kernels/ include "kernels/tqkernels.h" and link
+# kernels/: the built-in OpenCL tasks, libtqkernels.a (tqkernels.h, tqk_cl.h),
+# and the device with three queues that tqcalib and tqbench run them on
+# (clx.h). Users outside kernels/ include "kernels/tqkernels.h" and link
 # $(LIB)/libtqkernels.a, plus $(TQCL_UTIL) and -lOpenCL if they use tqk_cl.h
-# (its OpenCL plumbing is kernels/cl/tqcl_util.h's, kernels/cl/build.mk).
+# or clx.h (their OpenCL plumbing is kernels/cl/tqcl_util.h's, kernels/cl/build.mk).
 
 KERNELS_TASKS := mm bs fwt flw conv va mt dct syn
-KERNELS_OBJS := $(addprefix $(OBJ)/kernels/,tasks.o cl.o $(addsuffix .o,$(KERNELS_TASKS)) \
+KERNELS_OBJS := $(addprefix $(OBJ)/kernels/,tasks.o cl.o clx.o $(addsuffix .o,$(KERNELS_TASKS)) \
 	$(addprefix src_,$(addsuffix .o,$(KERNELS_TASKS))))
 KERNELS_GEN := $(addprefix $(O)/gen/kernels/src_,$(addsuffix .c,$(KERNELS_TASKS)))
 

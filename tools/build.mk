@@ -1,7 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/: tqstat (the counters viewer, tools/tqstat/) and tqdemo (a demo
-# client of usched, usched/daemon/build.mk builds it).
+# tools/: tqstat (the counters viewer, tools/tqstat/), tqdemo (a demo client
+# of usched that make run and the end-to-end tests start) and the progress
+# bar tqcalib and tqbench share (tools/progress.h). tqcalib, tqbench and the
+# ring benchmark have fragments of their own (tools/*/build.mk).
+
+# The progress bar: its object linked into each tool that shows it.
+TOOLS_PROGRESS := $(OBJ)/tools/progress.o
 
 # tools/tqstat: the counters viewer.
 
@@ -20,3 +25,9 @@ $(TESTBIN)/tqstat: $(OBJ)/tools/tqstat/test.o $(OBJ)/tools/tqstat/counters.o | $
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# tqdemo: the client make run and the end-to-end tests start.
+BINS += $(BIN)/tqdemo
+
+$(BIN)/tqdemo: $(OBJ)/tools/tqdemo.o $(LIB)/libtq.a $(LIB)/libtqkernels.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -22,7 +22,7 @@
 
 #include "kernels/cl/tqcl_calib.h"
 #include "sim/tqsim.h"
-#include "tools/tqcalib/clx.h"
+#include "kernels/clx.h"
 
 #define MAX_SLOTS	64		/* T * N */
 #define MAX_POOL	64		/* candidate tasks of a suite */

@@ -39,7 +39,7 @@
 #include <time.h>
 
 #include "tools/tqbench/bench.h"
-#include "tools/tqcalib/progress.h"
+#include "tools/progress.h"
 #include "tq/num.h"
 #include "usched/core/usched.h"
 

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "tools/tqbench/bench.h"
-#include "tools/tqcalib/progress.h"
+#include "tools/progress.h"
 #include "tq/num.h"
 
 void span_add(struct span *sp, const struct binst *in)

@@ -42,7 +42,7 @@
 #include <unistd.h>
 
 #include "tools/tqbench/proc.h"
-#include "tools/tqcalib/progress.h"
+#include "tools/progress.h"
 #include "tq/num.h"
 
 static char syn_src[16384];		/* the synthetic suite's program */

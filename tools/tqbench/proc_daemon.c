@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "tools/tqbench/proc.h"
-#include "tools/tqcalib/progress.h"
+#include "tq/clock.h"
 #include "tq_transport.h"
 
 #define SYSFS_PID	"/sys/class/misc/" TQ_DEVICE_NAME "/scheduler_pid"
@@ -110,7 +110,7 @@ static void tqd_stop(void)
 static int tqd_start(const struct opts *o)
 {
 	char path[PATH_MAX], csock[128], ssock[128];
-	double end = now_s() + 10;
+	double end = tq_now_s() + 10;
 	pid_t parent = getpid();
 	int logfd, st, fd;
 
@@ -163,7 +163,7 @@ static int tqd_start(const struct opts *o)
 	close(logfd);
 	atexit(tqd_stop);
 	while ((fd = tqt_connect(ssock)) < 0) {
-		if (waitpid(tqd_pid, &st, WNOHANG) == tqd_pid || now_s() > end) {
+		if (waitpid(tqd_pid, &st, WNOHANG) == tqd_pid || tq_now_s() > end) {
 			fprintf(stderr, "tqbench: --workers process: %s did not come up (its log: "
 				"%s)\n", path, tqd_log);
 			if (waitpid(tqd_pid, &st, WNOHANG) == tqd_pid)
@@ -247,7 +247,7 @@ const char *how(int st, char *buf, size_t len)
 /* Reap c within secs, else SIGKILL it; its wait status, or -1 if none was to be had. */
 int reap(struct child *c, double secs)
 {
-	double end = now_s() + secs;
+	double end = tq_now_s() + secs;
 	int st = -1;
 
 	while (c->pid > 0) {
@@ -257,7 +257,7 @@ int reap(struct child *c, double secs)
 			c->pid = 0;
 			break;
 		}
-		if (now_s() > end) {
+		if (tq_now_s() > end) {
 			kill(c->pid, SIGKILL);
 			end = INFINITY;
 		}
@@ -334,7 +334,7 @@ int daemon_start(struct run *ru)
 	};
 	unsigned int argc = 20;
 	char **envp;
-	double end = now_s() + START_S;
+	double end = tq_now_s() + START_S;
 	int sfd, logfd, nullfd, ret = -ETIMEDOUT;
 	socklen_t salen;
 	pid_t parent = getpid(), sched;
@@ -400,7 +400,7 @@ int daemon_start(struct run *ru)
 		execve(usched_path, (char **)argv, envp);
 		_exit(127);	/* the parent reports the status */
 	}
-	while (now_s() < end) {
+	while (tq_now_s() < end) {
 		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
 		char msg[256];
 		ssize_t n;
@@ -454,7 +454,7 @@ int daemon_stop(struct run *ru)
 		return 0;	/* never started, or gone (said so) */
 	kill(pid, SIGTERM);
 	st = reap(&ru->d, STOP_S);
-	for (end = now_s() + 10; sched_pid() == pid && now_s() < end; )
+	for (end = tq_now_s() + 10; sched_pid() == pid && tq_now_s() < end; )
 		usleep(10000);
 	if (st && st != -1) {
 		fprintf(stderr, "tqbench: usched (%s) %s after SIGTERM\n", pol_name(ru->p),
@@ -499,11 +499,11 @@ int metrics_read(const char *path, struct mstat *m)
 /* The counters now: SIGHUP makes the daemon write them (through a rename). */
 int metrics_now(struct run *ru, struct mstat *m)
 {
-	double end = now_s() + 10;
+	double end = tq_now_s() + 10;
 
 	unlink(ru->prom);
 	kill(ru->d.pid, SIGHUP);
-	while (now_s() < end && daemon_alive(ru)) {
+	while (tq_now_s() < end && daemon_alive(ru)) {
 		if (!metrics_read(ru->prom, m))
 			return 0;
 		usleep(10000);

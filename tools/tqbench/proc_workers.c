@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "tools/tqbench/proc.h"
-#include "tools/tqcalib/progress.h"
+#include "tq/clock.h"
 
 #define WORKER_COMM	"tqbench-worker"	/* the workers' name (ps, pgrep -x) */
 
@@ -113,7 +113,7 @@ int gather(struct run *ru, uint32_t kind, int secs)
 {
 	unsigned int T = ru->r->T, left = T;
 	bool got[MAX_WORKERS] = { false };
-	double end = now_s() + secs;
+	double end = tq_now_s() + secs;
 
 	while (left) {
 		struct pollfd pfd[MAX_WORKERS];
@@ -145,7 +145,7 @@ int gather(struct run *ru, uint32_t kind, int secs)
 		}
 		if (!daemon_alive(ru))
 			return -ESRCH;
-		if (left && now_s() > end) {
+		if (left && tq_now_s() > end) {
 			fprintf(stderr, "tqbench: %u worker(s) silent for %d s\n", left, secs);
 			return -ETIMEDOUT;
 		}

@@ -24,7 +24,7 @@
 #include <time.h>
 
 #include "tools/tqbench/bench.h"
-#include "tools/tqcalib/progress.h"
+#include "tq/clock.h"
 #include "tq/num.h"
 
 #define PROBE_BYTES	(128ull << 20)
@@ -74,7 +74,7 @@ static bool steady_probe(struct env *e)
 	struct steady *st = &e->steady;
 	double x = probe(e, true) / st->alone_ns;
 
-	st->last_s = now_s();
+	st->last_s = tq_now_s();
 	st->probes++;
 	if (x > st->limit || !(x > 0)) {
 		st->slow_probes++;
@@ -127,7 +127,7 @@ void steady_wait(struct env *e)
 {
 	struct steady *st = &e->steady;
 	const struct timespec step = { 0, WAIT_STEP_NS };
-	double t0 = now_s();
+	double t0 = tq_now_s();
 	bool ok;
 
 	st->spoiled = false;
@@ -137,11 +137,11 @@ void steady_wait(struct env *e)
 	if (ok)
 		return;
 	st->waits++;
-	while (!ok && now_s() - t0 < e->o->steady_wait_s) {
+	while (!ok && tq_now_s() - t0 < e->o->steady_wait_s) {
 		nanosleep(&step, NULL);
 		ok = steady_probe(e);
 	}
-	st->waited_s += now_s() - t0;
+	st->waited_s += tq_now_s() - t0;
 	/* still slow after the wait: it runs anyway, and counts as unsteady */
 	st->spoiled = !ok;
 }
@@ -150,7 +150,7 @@ void steady_tick(struct env *e)
 {
 	struct steady *st = &e->steady;
 
-	if (st->on && now_s() - st->last_s >= TICK_S && !steady_probe(e))
+	if (st->on && tq_now_s() - st->last_s >= TICK_S && !steady_probe(e))
 		st->spoiled = true;
 }
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "tools/tqbench/bench.h"
-#include "tools/tqcalib/progress.h"
+#include "tools/progress.h"
 #include "tq/num.h"
 #include "usched/core/usched.h"
 

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "tools/tqbench/bench.h"
-#include "tools/tqcalib/progress.h"
+#include "tools/progress.h"
 #include "tq/num.h"
 #include "tq/rand.h"
 

@@ -39,7 +39,7 @@
 #include <sys/stat.h>
 
 #include "tools/tqbench/bench.h"
-#include "tools/tqcalib/progress.h"
+#include "tq/clock.h"
 #include "usched/core/usched.h"
 
 static void usage(FILE *f)
@@ -436,7 +436,7 @@ int main(int argc, char **argv)
 	struct files fs = { 0 };
 	char cmdline[1024] = "tqbench", path[600];
 	uint64_t in_bytes = 0, out_bytes = 0;
-	double limit, t0 = now_s();
+	double limit, t0 = tq_now_s();
 	bool skipped = false, experiments;
 	struct opts o;
 	struct env e = { .o = &o };
@@ -525,7 +525,7 @@ int main(int argc, char **argv)
 			for (unsigned int b = 0; b < suites[i].nbench; b++) {
 				if (o.benches && !has(o.benches, suites[i].bench[b]))
 					continue;
-				if (limit && now_s() - t0 > limit) {
+				if (limit && tq_now_s() - t0 > limit) {
 					skipped = true;
 					continue;
 				}
@@ -616,7 +616,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tqbench: cannot write the plots or the summary: %s\n",
 			strerror(-ret));
 	else
-		fprintf(stderr, "tqbench: wrote %s/ in %.0f s\n", o.out, now_s() - t0);
+		fprintf(stderr, "tqbench: wrote %s/ in %.0f s\n", o.out, tq_now_s() - t0);
 	if (e.proc_failed)
 		fprintf(stderr, "tqbench: --workers process failed in %u experiment(s)\n",
 			e.proc_failed);

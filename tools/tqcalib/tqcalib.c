@@ -37,8 +37,8 @@
 
 #include "kernels/cl/tqcl_calib.h"
 #include "sim/tqsim.h"
-#include "tools/tqcalib/clx.h"
-#include "tools/tqcalib/progress.h"
+#include "kernels/clx.h"
+#include "tools/progress.h"
 #include "tq/clock.h"
 #include "tq/num.h"
 

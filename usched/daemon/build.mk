@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # usched/daemon/: the daemon usched (usched.c and the daemon's parts here) on
-# top of libusched (usched/core/), its native tests, the client tqdemo that make run and the
-# end-to-end tests use, and the end-to-end tests (run in the test VM).
+# top of libusched (usched/core/), its native tests, and the end-to-end tests
+# (run in the test VM and on the socket) with the client tqdemo (tools/build.mk).
 
 DAEMON_OBJS := $(addprefix $(OBJ)/usched/daemon/,conf.o loop.o ctx.o build.o state.o \
 	metrics.o log.o)
@@ -33,13 +33,6 @@ $(TESTBIN)/daemon-parts: $(OBJ)/usched/daemon/test_parts.o $(DAEMON_OBJS) $(DAEM
 $(TESTBIN)/daemon-marks: $(OBJ)/usched/daemon/test_marks.o $(DAEMON_OBJS) $(DAEMON_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
-
-# tqdemo: the client make run and the end-to-end tests start.
-BINS += $(BIN)/tqdemo
-
-$(BIN)/tqdemo: $(OBJ)/tools/tqdemo.o $(LIB)/libtq.a $(LIB)/libtqkernels.a
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # End to end in the test VM: usched, tqdemo clients, kills and restarts.
 VM_TESTS += usched/daemon/tests/e2e_daemon.sh

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * clx.h - what tqcalib and tqbench share: one OpenCL device with the
- * paper's three in-order, profiled queues (HtD, K, DtH), host memory
- * registered with it, and tasks of kernels/ laid out as tq runs them. The
+ * clx.h - one OpenCL device with the paper's three in-order, profiled
+ * queues (HtD, K, DtH), host memory registered with it, and tasks of
+ * kernels/ laid out as tq runs them: what tqcalib and tqbench measure on
+ * (libtqkernels.a, above the kernels it binds). The
  * OpenCL plumbing under it (opening the device, queues, registration,
  * waits, stamps) is kernels/cl/tqcl_util.h's, which usched uses too.
  *

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* progress.c - the progress bar of progress.h: one redrawn line on a terminal, a line a stage in a log. */
+/*
+ * progress.c - the progress bar of progress.h: one redrawn line on a
+ * terminal, a line a stage in a log.
+ */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/tqsim.h"
-#include "tools/tqcalib/progress.h"
+#include "tools/progress.h"
+#include "tq/clock.h"
 
 #define BAR	30
 
@@ -17,17 +20,12 @@ static struct {
 	bool tty;
 } pg;
 
-double now_s(void)
-{
-	return tq_clock_ns() / 1e9;
-}
-
 void progress_begin(const char *what, double total)
 {
 	snprintf(pg.what, sizeof(pg.what), "%s", what);
 	pg.total = total > 0 ? total : 1;
 	pg.done = 0;
-	pg.t0 = pg.last = now_s();
+	pg.t0 = pg.last = tq_now_s();
 	pg.tty = isatty(STDERR_FILENO);
 	if (!pg.tty)
 		fprintf(stderr, "%s ...\n", pg.what);
@@ -36,7 +34,7 @@ void progress_begin(const char *what, double total)
 
 void progress_step(double done, const char *note)
 {
-	double t = now_s(), f;
+	double t = tq_now_s(), f;
 	int fill;
 
 	pg.done += done;
@@ -53,7 +51,7 @@ void progress_step(double done, const char *note)
 
 void progress_end(void)
 {
-	double t = now_s() - pg.t0;
+	double t = tq_now_s() - pg.t0;
 
 	if (pg.tty)
 		fprintf(stderr, "\r%-24.24s [%.*s] 100%% %5.1fs %-28s\n", pg.what, BAR,

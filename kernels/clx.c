@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/tqcalib/clx.h"
+#include "kernels/clx.h"
 
 static bool named(const struct clu_dev *d, void *want)
 {
