@@ -35,6 +35,7 @@
 
 #include "tools/tqbench/proc.h"
 #include "tq/clock.h"
+#include "tq/self.h"
 #include "tq_transport.h"
 
 #define SYSFS_PID	"/sys/class/misc/" TQ_DEVICE_NAME "/scheduler_pid"
@@ -72,17 +73,6 @@ static const char *sched_where(void)
 	return transport == TQT_SOCKET ? tqt_sched_path() : TQ_DEVICE_PATH;
 }
 
-/* A program beside this tqbench: @name in @buf. */
-static void beside(char *buf, size_t len, const char *name)
-{
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-	char *slash;
-
-	buf[n > 0 ? n : 0] = 0;
-	slash = strrchr(buf, '/');
-	snprintf(slash ? slash + 1 : buf, len - (slash ? slash + 1 - buf : 0), "%s", name);
-}
-
 static void tqd_stop(void)
 {
 	char path[128];
@@ -117,7 +107,7 @@ static int tqd_start(const struct opts *o)
 	if (o->tqsubmitd)
 		snprintf(path, sizeof(path), "%s", o->tqsubmitd);
 	else
-		beside(path, sizeof(path), "tqsubmitd");
+		tq_sibling_path(path, sizeof(path), "tqsubmitd");
 	if (access(path, X_OK)) {
 		fprintf(stderr, "tqbench: --workers process: no %s nor tqsubmitd listening on %s, and "
 			"%s: %s (--tqsubmitd names it)\n", TQ_DEVICE_PATH, tqt_client_path(), path,
@@ -221,7 +211,7 @@ int proc_check(struct opts *o)
 	if (o->usched)
 		snprintf(usched_path, sizeof(usched_path), "%s", o->usched);
 	else
-		beside(usched_path, sizeof(usched_path), "usched");	/* the one built beside */
+		tq_sibling_path(usched_path, sizeof(usched_path), "usched");	/* the one built beside */
 	if (access(usched_path, X_OK)) {
 		fprintf(stderr, "tqbench: --workers process: %s: %s (--usched names the daemon)\n",
 			usched_path, strerror(errno));

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "tq/self.h"
 
 #define BUILD_OUT_MAX	(256u << 20)	/* bytes a child may send back: log and binary */
 
@@ -358,21 +359,12 @@ static void *builder(void *arg)
 /* usched-build lives next to usched unless build-helper says where. */
 static char *helper_path(const struct dconf *c)
 {
-	char self[PATH_MAX], *slash, *p;
-	ssize_t n;
+	char path[PATH_MAX];
 
 	if (c->build_helper)
 		return strdup(c->build_helper);
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return strdup("usched-build");
-	self[n] = 0;
-	slash = strrchr(self, '/');
-	if (slash)
-		slash[1] = 0;
-	if (asprintf(&p, "%susched-build", slash ? self : "") < 0)
-		return NULL;
-	return p;
+	tq_sibling_path(path, sizeof(path), "usched-build");
+	return strdup(path);
 }
 
 int build_start(struct daemon *d)

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "tq/daemon.h"
+#include "tq/self.h"
 #include "daemon.h"
 
 /*
@@ -87,21 +88,12 @@ static int attach(struct daemon *d)
 /* tqsubmitd lives next to usched unless the tqsubmitd setting says where. */
 static char *tqsubmitd_path(const struct dconf *c)
 {
-	char self[PATH_MAX], *slash, *p;
-	ssize_t n;
+	char path[PATH_MAX];
 
 	if (c->tqsubmitd)
 		return strdup(c->tqsubmitd);
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return strdup("tqsubmitd");
-	self[n] = 0;
-	slash = strrchr(self, '/');
-	if (slash)
-		slash[1] = 0;
-	if (asprintf(&p, "%stqsubmitd", slash ? self : "") < 0)
-		return NULL;
-	return p;
+	tq_sibling_path(path, sizeof(path), "tqsubmitd");
+	return strdup(path);
 }
 
 /*
