@@ -4,9 +4,9 @@
  * on (runners.c); the experiments' setups: fixed orders (orders.c), the
  * trials (trials.c), independent contexts (independent.c), the daemon and
  * worker processes (proc*.c, proc.h); the stream (stream.c), the open loop
- * (openloop.c), independent clients as processes (indep.c, indep_serve.c);
- * the host probe (steady.c); and the reports (report*.c, svg.c: table,
- * CSV, SVG, markdown).
+ * (openloop*.c, openloop.h), independent clients as processes (indep.c,
+ * indep_serve.c); the host probe (steady.c); and the reports (report*.c,
+ * svg.c: table, CSV, SVG, markdown).
  *
  * An experiment is T workers with N dependent tasks each, T * N task
  * slots; slot r * T + w is worker w's task of round r. An order lists the
@@ -399,7 +399,7 @@ int indep_put(int fd, const void *buf, size_t len);
 int indep_get(int fd, void *buf, size_t len);
 /* indep_serve.c: the clients' side */
 void indep_serve(struct opts *o, int sock) __attribute__((noreturn));
-/* The clients' sides of IC_STREAM (stream.c) and IC_OPENLOOP (openloop.c). */
+/* The clients' sides of IC_STREAM (stream.c) and IC_OPENLOOP (openloop_indep.c). */
 int indep_stream_client(struct env *e, const struct suite *s, const void *req, size_t len,
 			struct obuf *out);
 int openloop_indep_client(struct env *e, const struct suite *s, const void *req, size_t len,

@@ -18,7 +18,7 @@
  *
  *   IC_SETUP    env's layout, the device's name and the suite
  *   IC_STREAM   stream.c's stream client (indep_stream_client)
- *   IC_OPENLOOP openloop.c's client (openloop_indep_client)
+ *   IC_OPENLOOP openloop_indep.c's client (openloop_indep_client)
  *   IC_RESET    close the client's context and buffers
  *
  * The clients die with tqbench (PR_SET_PDEATHSIG) and exit when their

@@ -3,7 +3,7 @@
  * indep_serve.c - an independent client process's side (indep.c forks
  * them): its commands, each answered, until its socket closes. IC_SETUP
  * gives it tqbench's layout, the device and the suite; IC_STREAM runs
- * stream.c's client, IC_OPENLOOP openloop.c's; IC_RESET closes its
+ * stream.c's client, IC_OPENLOOP openloop_indep.c's; IC_RESET closes its
  * context and buffers.
  */
 #include <errno.h>
