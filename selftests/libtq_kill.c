@@ -194,7 +194,7 @@ int main(void)
 		return tap_done();
 	}
 	tap_ok(system("rmmod tqsubmit") == 0, "rmmod tqsubmit");
-	tap_ok(system("insmod " MODULE) == 0 && tq_stat("contexts") == 0,
+	tap_ok(system("insmod " MODULE) == 0 && raw_stat("contexts") == 0,
 	       "insmod again for the next tests");
 	return tap_done();
 }

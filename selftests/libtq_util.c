@@ -55,7 +55,7 @@ void lt_require_vm(void)
 
 long long lt_stat(const char *name)
 {
-	return lt_socket() ? tqt_stat(tqt_client_path(), name) : tq_stat(name);
+	return lt_socket() ? tqt_stat(tqt_client_path(), name) : raw_stat(name);
 }
 
 long long lt_stat_wait(const char *name, long long want, int timeout_ms)

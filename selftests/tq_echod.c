@@ -200,7 +200,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	for (i = 0; i < 1000; i++) {
-		fd = kind == TQT_SOCKET ? tqt_sched_attach(sched_path, NULL, &a) : tq_sched_open(0);
+		fd = kind == TQT_SOCKET ? tqt_sched_attach(sched_path, NULL, &a) : raw_sched_open(0);
 		if (fd != -EBUSY)
 			break;
 		usleep(10000);

@@ -373,7 +373,7 @@ static bool track(struct ctx *c, uint32_t i)
 /* Read the kernel's SQ consumer; its jumps are bounded by what we wrote. */
 static void see_consumer(struct proc *p, struct ctx *c)
 {
-	uint32_t cons = tq_load_acquire(sq_word(c, c->s.sq_off.consumer));	/* D, matches C */
+	uint32_t cons = raw_load_acquire(sq_word(c, c->s.sq_off.consumer));	/* D, matches C */
 
 	if (c->exempt)
 		return;
@@ -440,12 +440,12 @@ static void enter(struct proc *p, struct ctx *c, bool always)
 /* Take up to max completions; advance the consumer over them. */
 static unsigned int reap(struct proc *p, unsigned int slot, struct ctx *c, unsigned int max)
 {
-	uint32_t prod = tq_load_acquire(cq_word(c, c->s.cq_off.producer));	/* F, matches E */
+	uint32_t prod = raw_load_acquire(cq_word(c, c->s.cq_off.producer));	/* F, matches E */
 	uint32_t n = prod - c->cq_head, i;
 
 	if (c->exempt) {
 		c->cq_head = prod;
-		tq_store_release(cq_word(c, c->s.cq_off.consumer), prod);
+		raw_store_release(cq_word(c, c->s.cq_off.consumer), prod);
 		return 0;
 	}
 	if (n > c->s.cq_entries)
@@ -458,7 +458,7 @@ static unsigned int reap(struct proc *p, unsigned int slot, struct ctx *c, unsig
 		check_cqe(p, slot, c, &e);
 	}
 	c->cq_head += n;
-	tq_store_release(cq_word(c, c->s.cq_off.consumer), c->cq_head);	/* G, matches H */
+	raw_store_release(cq_word(c, c->s.cq_off.consumer), c->cq_head);	/* G, matches H */
 	if (n && c->published != c->taken)
 		enter(p, c, false);
 	return n;
@@ -483,7 +483,7 @@ static void ctx_end(struct proc *p, unsigned int slot, struct ctx *c)
 	bool done = false;
 
 	if (c->is_ctx && !c->exempt && ctx_mapped(c)) {
-		tq_store_release(sq_word(c, c->s.sq_off.producer), c->tail);	/* A, matches B */
+		raw_store_release(sq_word(c, c->s.sq_off.producer), c->tail);	/* A, matches B */
 		c->published = c->tail;
 		while (!done && tq_now_ns() < end) {
 			enter(p, c, true);
@@ -1109,7 +1109,7 @@ static void op_submit(struct proc *p)
 		c->tail++;
 	}
 	if (chance(&p->r, 85)) {
-		tq_store_release(sq_word(c, c->s.sq_off.producer), c->tail);	/* A, matches B */
+		raw_store_release(sq_word(c, c->s.sq_off.producer), c->tail);	/* A, matches B */
 		c->published = c->tail;
 		enter(p, c, chance(&p->r, 5));
 	}
@@ -1178,24 +1178,24 @@ static void op_hostile_index(struct proc *p)
 	case 0:	/* producer far ahead */
 		c->hostile_index = true;
 		v = c->tail + c->s.sq_entries + 1 + below(&p->r, 1000);
-		tq_store_release(sq_word(c, c->s.sq_off.producer), v);
+		raw_store_release(sq_word(c, c->s.sq_off.producer), v);
 		c->exempt = true;
 		break;
 	case 1:	/* producer anywhere */
 		c->hostile_index = true;
-		tq_store_release(sq_word(c, c->s.sq_off.producer), (uint32_t)rnd64(&p->r));
+		raw_store_release(sq_word(c, c->s.sq_off.producer), (uint32_t)rnd64(&p->r));
 		c->exempt = true;
 		break;
 	case 2:	/* producer back: below the kernel's consumer, that breaks it */
 		c->hostile_index = true;
 		v = c->taken - below(&p->r, 4);
-		tq_store_release(sq_word(c, c->s.sq_off.producer), v);
+		raw_store_release(sq_word(c, c->s.sq_off.producer), v);
 		if (v != c->taken)
 			c->exempt = true;
 		break;
 	case 3:	/* CQ consumer past the producer or far back */
 		c->hostile_index = true;
-		tq_store_release(cq_word(c, c->s.cq_off.consumer),
+		raw_store_release(cq_word(c, c->s.cq_off.consumer),
 				 c->cq_head + (chance(&p->r, 50) ? 1 + c->s.cq_entries :
 					       ~below(&p->r, 1000)));
 		c->exempt = true;
@@ -1211,8 +1211,8 @@ static void op_hostile_index(struct proc *p)
 		*cq_word(c, c->s.cq_off.flags) = (uint32_t)rnd64(&p->r);
 		break;
 	default:	/* skip completions unread: they are lost to us */
-		v = tq_load_acquire(cq_word(c, c->s.cq_off.producer));
-		tq_store_release(cq_word(c, c->s.cq_off.consumer), v);
+		v = raw_load_acquire(cq_word(c, c->s.cq_off.producer));
+		raw_store_release(cq_word(c, c->s.cq_off.consumer), v);
 		c->cq_head = v;
 		c->exempt = true;
 		break;
@@ -1564,7 +1564,7 @@ static int klog_bugs(bool print)
 
 static bool at_rest(long long contexts0)
 {
-	return tq_stat("in_flight") == 0 && tq_stat("contexts") <= contexts0;
+	return raw_stat("in_flight") == 0 && raw_stat("contexts") <= contexts0;
 }
 
 static void usage(void)
@@ -1615,7 +1615,7 @@ int main(int argc, char **argv)
 	if (ioctl(fd, TQ_IOC_QUERY, &mod.q))
 		tap_skip_all("TQ_IOC_QUERY fails");
 	close(fd);
-	sched = tq_stat("scheduler_pid");
+	sched = raw_stat("scheduler_pid");
 	if (sched <= 0)
 		tap_skip_all("no scheduler attached (start usched: selftests/tq_fuzz.sh)");
 	if (geteuid())
@@ -1624,7 +1624,7 @@ int main(int argc, char **argv)
 		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (results == MAP_FAILED)
 		tap_skip_all("no memory");
-	contexts0 = tq_stat("contexts");
+	contexts0 = raw_stat("contexts");
 	bugs0 = klog_bugs(false);
 
 	t0 = tq_now_ns();
@@ -1690,15 +1690,15 @@ int main(int argc, char **argv)
 	/* Every context released and nothing in flight, then the books balance. */
 	for (int k = 0; k < 600 && !at_rest(contexts0); k++)
 		usleep(100000);
-	tap_ok(tq_stat("scheduler_pid") == sched, "usched (pid %lld) is still the scheduler", sched);
+	tap_ok(raw_stat("scheduler_pid") == sched, "usched (pid %lld) is still the scheduler", sched);
 	tap_ok(at_rest(contexts0), "at rest: in_flight %lld, contexts %lld (were %lld)",
-	       tq_stat("in_flight"), tq_stat("contexts"), contexts0);
-	sub = tq_stat("submitted");
-	comp = tq_stat("completed");
-	fail_ = tq_stat("failed");
-	rej = tq_stat("rejected");
-	drop = tq_stat("dropped");
-	tap_ok(sub == comp + fail_ + rej + drop + tq_stat("in_flight"),
+	       raw_stat("in_flight"), raw_stat("contexts"), contexts0);
+	sub = raw_stat("submitted");
+	comp = raw_stat("completed");
+	fail_ = raw_stat("failed");
+	rej = raw_stat("rejected");
+	drop = raw_stat("dropped");
+	tap_ok(sub == comp + fail_ + rej + drop + raw_stat("in_flight"),
 	       "counters balance: submitted %lld = completed %lld + failed %lld + rejected %lld"
 	       " + dropped %lld", sub, comp, fail_, rej, drop);
 	bugs1 = klog_bugs(false);

@@ -44,10 +44,10 @@ static long long ms_now(void)
 static void make_task(struct tq_desc *d, unsigned int i)
 {
 	if (i % 3 == 0) {
-		tq_nop(d, i);
+		raw_nop(d, i);
 		return;
 	}
-	tq_task(d, i);
+	raw_task(d, i);
 	if (i % 3 == 2)
 		d->flags = TQ_DESC_F_IDEMPOTENT;
 }
@@ -72,21 +72,21 @@ static int client(unsigned int seed, bool quit)
 	struct tq_cqe cqe[2 * MAX_SQ];
 	unsigned int sq = 16 << rnd(&rs) % 4, next = 0, done = 0, stop_at = TASKS;
 	long long end = ms_now() + CLIENT_MS;
-	struct tq_client c;
+	struct raw_client c;
 	int i, n;
 
 	if (quit)
 		stop_at = rnd(&rs) % 64;
-	if (tq_client_open(&c, sq, 0, 4096, -1))
+	if (raw_client_open(&c, sq, 0, 4096, -1))
 		return 1;
 	while (done < stop_at) {
 		for (n = 0; n < (int)sq && next + n < TASKS; n++)
 			make_task(&d[n], next + n);
-		n = n ? tq_client_submit(&c, d, n) : 0;
+		n = n ? raw_client_submit(&c, d, n) : 0;
 		if (n < 0)
 			return 2;
 		next += n;
-		n = tq_client_wait(&c, cqe, 2 * MAX_SQ, 100);
+		n = raw_client_wait(&c, cqe, 2 * MAX_SQ, 100);
 		if (n < 0)
 			return 3;
 		for (i = 0; i < n; i++) {
@@ -106,9 +106,9 @@ static int client(unsigned int seed, bool quit)
 		}
 	}
 	/* Nothing more may come. */
-	if (!quit && tq_client_wait(&c, cqe, 1, 20))
+	if (!quit && raw_client_wait(&c, cqe, 1, 20))
 		return 6;
-	tq_client_close(&c);
+	raw_client_close(&c);
 	return 0;
 }
 
@@ -144,7 +144,7 @@ static long long stat_wait(const char *name, long long want, int ms)
 {
 	long long end = ms_now() + ms, v;
 
-	while ((v = tq_stat(name)) != want && ms_now() < end)
+	while ((v = raw_stat(name)) != want && ms_now() < end)
 		usleep(2000);
 	return v;
 }
@@ -160,7 +160,7 @@ static void snap(long long *v)
 	int i;
 
 	for (i = 0; i < NR_COUNTERS; i++)
-		v[i] = tq_stat(counters[i]);
+		v[i] = raw_stat(counters[i]);
 }
 
 /* One iteration; its description goes into @what. Returns true if it passed. */
@@ -235,7 +235,7 @@ static bool iteration(unsigned int seed, char *what, size_t len, long long *requ
 	if (stat_wait("scheduler_pid", 0, 5000) || stat_wait("in_flight", 0, 1000) ||
 	    stat_wait("contexts", 0, 1000)) {
 		printf("# left: scheduler %lld, in flight %lld, contexts %lld\n",
-		       tq_stat("scheduler_pid"), tq_stat("in_flight"), tq_stat("contexts"));
+		       raw_stat("scheduler_pid"), raw_stat("in_flight"), raw_stat("contexts"));
 		bad++;
 	}
 	snap(after);
@@ -266,7 +266,7 @@ int main(int argc, char **argv)
 		tap_skip_all("needs root to run tq_echod");
 	if (access(TQ_ECHOD, X_OK))
 		tap_skip_all(TQ_ECHOD " is not built");
-	if (tq_stat("scheduler_pid") || tq_stat("contexts"))
+	if (raw_stat("scheduler_pid") || raw_stat("contexts"))
 		tap_skip_all("another scheduler or client is using the module");
 
 	tap_diag("seed %u", seed);

@@ -8,7 +8,7 @@
  * bad cases go, in table order, into a fresh context's SQ of at least as
  * many entries, each with its index as user_data: the chain cases
  * (TQ_DESC_F_AFTER) name their neighbours.
- * Needs tq_task() and tq_nop() (tq_util.h).
+ * Needs raw_task() and raw_nop() (tq_util.h).
  */
 #ifndef TQ_DESC_CASES_H
 #define TQ_DESC_CASES_H
@@ -78,7 +78,7 @@ static void e_unused_scalar(struct tq_desc *d) { d->scalars[3].value = 1; }
 static void e_after_noflag(struct tq_desc *d) { d->after = 1; }
 static void e_nop_prog(struct tq_desc *d)
 {
-	tq_nop(d, d->user_data);
+	raw_nop(d, d->user_data);
 	d->program = 1;
 }
 static void e_prog_nobuf(struct tq_desc *d)
@@ -125,7 +125,7 @@ static void e_flag_bit4(struct tq_desc *d) { d->flags = 1 << 4; }
 static void e_after_zero(struct tq_desc *d) { d->flags = TQ_DESC_F_AFTER; }
 static void e_after_nop(struct tq_desc *d)
 {
-	tq_nop(d, d->user_data);
+	raw_nop(d, d->user_data);
 	d->flags = TQ_DESC_F_AFTER;
 	d->after = 1;
 }
@@ -175,7 +175,7 @@ static void e_after_named(struct tq_desc *d)
 }
 static void e_idem_nop(struct tq_desc *d)
 {
-	tq_nop(d, d->user_data);
+	raw_nop(d, d->user_data);
 	d->flags = TQ_DESC_F_IDEMPOTENT;
 }
 static void e_idem_prog(struct tq_desc *d)
@@ -249,7 +249,7 @@ static const struct bad_case bad_cases[] = {
 
 static void good_case(struct tq_desc *d, int i, uint64_t ud)
 {
-	tq_task(d, ud);
+	raw_task(d, ud);
 	switch (i) {
 	case 0:
 		break;
@@ -273,7 +273,7 @@ static void good_case(struct tq_desc *d, int i, uint64_t ud)
 		d->bufs[0] = (struct tq_buf){ .len = 1 << 30, .dir = TQ_DIR_SCRATCH };
 		break;
 	case 4:
-		tq_nop(d, ud);
+		raw_nop(d, ud);
 		break;
 	case 5:
 		e_prog_dim(d);

@@ -2,7 +2,7 @@
 /*
  * tq_sysfs.h - the module's counters in sysfs, for the selftests of the
  * module (tq_util.h) and libtq's suites (selftests/libtq_util.h), whose other
- * helpers cannot share a file: both have a tq_enter(), the raw ioctl's and
+ * helpers cannot share a file: both have a raw_enter(), the raw ioctl's and
  * libtq's.
  */
 #ifndef TQ_SELFTEST_SYSFS_H
@@ -14,7 +14,7 @@
 #define TQ_SYSFS	"/sys/class/misc/" TQ_DEVICE_NAME "/"
 
 /* A global counter from sysfs, or -1. */
-static inline long long tq_stat(const char *name)
+static inline long long raw_stat(const char *name)
 {
 	char path[128];
 	long long v = -1;

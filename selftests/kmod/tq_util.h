@@ -34,7 +34,7 @@
 #define TQ_ECHOD	"build/bin/tq_echod"
 #endif
 
-struct tq_client {
+struct raw_client {
 	int fd;
 	struct tq_setup s;
 	void *sq, *cq, *arena;
@@ -46,18 +46,18 @@ struct tq_client {
 	uint32_t cq_head;	/* our consumer */
 };
 
-static inline uint32_t tq_load_acquire(uint32_t *p)
+static inline uint32_t raw_load_acquire(uint32_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
-static inline void tq_store_release(uint32_t *p, uint32_t v)
+static inline void raw_store_release(uint32_t *p, uint32_t v)
 {
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
 /* Set module parameter name to v; its old value in *old unless NULL. 0 or -1. */
-static inline int tq_set_param(const char *name, long v, long *old)
+static inline int raw_set_param(const char *name, long v, long *old)
 {
 	char path[128];
 	FILE *f;
@@ -76,14 +76,14 @@ static inline int tq_set_param(const char *name, long v, long *old)
 	return fclose(f) ? -1 : 0;
 }
 
-static inline void *tq_map(int fd, uint64_t off, uint64_t len)
+static inline void *raw_map(int fd, uint64_t off, uint64_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
 
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static inline void tq_client_close(struct tq_client *c)
+static inline void raw_client_close(struct raw_client *c)
 {
 	if (c->sq)
 		munmap(c->sq, c->s.sq_off.mmap_size);
@@ -98,7 +98,7 @@ static inline void tq_client_close(struct tq_client *c)
 }
 
 /* Open a context and map its three regions. */
-static inline int tq_client_open(struct tq_client *c, uint32_t sq_entries, uint32_t cq_entries,
+static inline int raw_client_open(struct raw_client *c, uint32_t sq_entries, uint32_t cq_entries,
 				 uint64_t arena_bytes, int efd)
 {
 	int err;
@@ -116,9 +116,9 @@ static inline int tq_client_open(struct tq_client *c, uint32_t sq_entries, uint3
 		err = -errno;
 		goto out;
 	}
-	c->sq = tq_map(c->fd, c->s.sq_off.mmap_offset, c->s.sq_off.mmap_size);
-	c->cq = tq_map(c->fd, c->s.cq_off.mmap_offset, c->s.cq_off.mmap_size);
-	c->arena = tq_map(c->fd, c->s.arena_offset, c->s.arena_bytes);
+	c->sq = raw_map(c->fd, c->s.sq_off.mmap_offset, c->s.sq_off.mmap_size);
+	c->cq = raw_map(c->fd, c->s.cq_off.mmap_offset, c->s.cq_off.mmap_size);
+	c->arena = raw_map(c->fd, c->s.arena_offset, c->s.arena_bytes);
 	if (!c->sq || !c->cq || !c->arena) {
 		err = -errno;
 		goto out;
@@ -133,11 +133,11 @@ static inline int tq_client_open(struct tq_client *c, uint32_t sq_entries, uint3
 	c->cqes = (struct tq_cqe *)((char *)c->cq + c->s.cq_off.entries);
 	return 0;
 out:
-	tq_client_close(c);
+	raw_client_close(c);
 	return err;
 }
 
-static inline int tq_enter(int fd)
+static inline int raw_enter(int fd)
 {
 	struct tq_enter e = { .size = sizeof(e) };
 
@@ -145,18 +145,18 @@ static inline int tq_enter(int fd)
 }
 
 /* J: after publishing an index, ring if the scheduler sleeps. */
-static inline int tq_client_kick(struct tq_client *c)
+static inline int raw_client_kick(struct raw_client *c)
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* J, matches I */
 	if (__atomic_load_n(c->sq_flags, __ATOMIC_RELAXED) & TQ_RING_NEED_WAKEUP)
-		return tq_enter(c->fd);
+		return raw_enter(c->fd);
 	return 0;
 }
 
 /* Queue up to n descriptors; returns how many fit. */
-static inline int tq_client_submit(struct tq_client *c, const struct tq_desc *d, unsigned int n)
+static inline int raw_client_submit(struct raw_client *c, const struct tq_desc *d, unsigned int n)
 {
-	uint32_t free = c->s.sq_entries - (c->sq_tail - tq_load_acquire(c->sq_cons)); /* D */
+	uint32_t free = c->s.sq_entries - (c->sq_tail - raw_load_acquire(c->sq_cons)); /* D */
 	unsigned int i;
 	int err;
 
@@ -165,15 +165,15 @@ static inline int tq_client_submit(struct tq_client *c, const struct tq_desc *d,
 	for (i = 0; i < n; i++)
 		c->sqes[(c->sq_tail + i) & (c->s.sq_entries - 1)] = d[i];
 	c->sq_tail += n;
-	tq_store_release(c->sq_prod, c->sq_tail);	/* A, matches B */
-	err = tq_client_kick(c);
+	raw_store_release(c->sq_prod, c->sq_tail);	/* A, matches B */
+	err = raw_client_kick(c);
 	return err ? err : (int)n;
 }
 
 /* Take up to max completions without waiting. */
-static inline int tq_client_reap(struct tq_client *c, struct tq_cqe *out, unsigned int max)
+static inline int raw_client_reap(struct raw_client *c, struct tq_cqe *out, unsigned int max)
 {
-	uint32_t avail = tq_load_acquire(c->cq_prod) - c->cq_head;	/* F, matches E */
+	uint32_t avail = raw_load_acquire(c->cq_prod) - c->cq_head;	/* F, matches E */
 	unsigned int i;
 	int err;
 
@@ -184,14 +184,14 @@ static inline int tq_client_reap(struct tq_client *c, struct tq_cqe *out, unsign
 	if (!avail)
 		return 0;
 	c->cq_head += avail;
-	tq_store_release(c->cq_cons, c->cq_head);	/* G, matches H */
+	raw_store_release(c->cq_cons, c->cq_head);	/* G, matches H */
 	/* The kernel may have stopped taking for lack of CQ room. */
-	err = c->sq_tail != tq_load_acquire(c->sq_cons) ? tq_client_kick(c) : 0;
+	err = c->sq_tail != raw_load_acquire(c->sq_cons) ? raw_client_kick(c) : 0;
 	return err ? err : (int)avail;
 }
 
 /* Wait up to timeout_ms for at least one completion. */
-static inline int tq_client_wait(struct tq_client *c, struct tq_cqe *out, unsigned int max,
+static inline int raw_client_wait(struct raw_client *c, struct tq_cqe *out, unsigned int max,
 				 int timeout_ms)
 {
 	uint64_t end = tq_now_ns() + timeout_ms * 1000000ull;
@@ -201,7 +201,7 @@ static inline int tq_client_wait(struct tq_client *c, struct tq_cqe *out, unsign
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
 		int64_t left = (int64_t)(end - tq_now_ns()) / 1000000;
 
-		n = tq_client_reap(c, out, max);
+		n = raw_client_reap(c, out, max);
 		if (n)
 			return n;
 		if (left <= 0)
@@ -211,7 +211,7 @@ static inline int tq_client_wait(struct tq_client *c, struct tq_cqe *out, unsign
 	}
 }
 
-static inline void tq_nop(struct tq_desc *d, uint64_t user_data)
+static inline void raw_nop(struct tq_desc *d, uint64_t user_data)
 {
 	memset(d, 0, sizeof(*d));
 	d->opcode = TQ_OP_NOP;
@@ -219,7 +219,7 @@ static inline void tq_nop(struct tq_desc *d, uint64_t user_data)
 }
 
 /* A valid 1-D task with one IN buffer at the start of the arena. */
-static inline void tq_task(struct tq_desc *d, uint64_t user_data)
+static inline void raw_task(struct tq_desc *d, uint64_t user_data)
 {
 	memset(d, 0, sizeof(*d));
 	d->opcode = TQ_OP_TASK;
@@ -234,7 +234,7 @@ static inline void tq_task(struct tq_desc *d, uint64_t user_data)
 }
 
 /* Attach as the scheduler with TQ_ATTACH_F_* aflags: the fd, or -errno. */
-static inline int tq_sched_open_flags(int flags, uint32_t aflags)
+static inline int raw_sched_open_flags(int flags, uint32_t aflags)
 {
 	struct tq_attach a = { .size = sizeof(a), .flags = aflags };
 	int fd = open(TQ_DEV, O_RDWR | O_CLOEXEC | flags);
@@ -251,13 +251,13 @@ static inline int tq_sched_open_flags(int flags, uint32_t aflags)
 }
 
 /* Attach as the scheduler: the fd, or -errno. */
-static inline int tq_sched_open(int flags)
+static inline int raw_sched_open(int flags)
 {
-	return tq_sched_open_flags(flags, 0);
+	return raw_sched_open_flags(flags, 0);
 }
 
 /* Read up to max events, waiting up to timeout_ms for the first. */
-static inline int tq_sched_read(int fd, struct tq_event *ev, unsigned int max, int timeout_ms)
+static inline int raw_sched_read(int fd, struct tq_event *ev, unsigned int max, int timeout_ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	ssize_t n;
@@ -279,7 +279,7 @@ static inline int tq_sched_read(int fd, struct tq_event *ev, unsigned int max, i
 }
 
 /* Complete one task by its event, with a status. */
-static inline int tq_sched_complete(int fd, const struct tq_event *ev, int status, uint64_t result)
+static inline int raw_sched_complete(int fd, const struct tq_event *ev, int status, uint64_t result)
 {
 	struct tq_completion c = {
 		.ctx_id = ev->ctx_id,
@@ -294,7 +294,7 @@ static inline int tq_sched_complete(int fd, const struct tq_event *ev, int statu
 }
 
 /* Mark a task started (TQ_COMPL_F_STARTED): 0 or -errno. */
-static inline int tq_sched_mark(int fd, const struct tq_event *ev)
+static inline int raw_sched_mark(int fd, const struct tq_event *ev)
 {
 	struct tq_completion c = {
 		.ctx_id = ev->ctx_id,
@@ -310,7 +310,7 @@ static inline int tq_sched_mark(int fd, const struct tq_event *ev)
  * (its -errno in *@err, else 0); returns the events read (OPEN and CLOSE
  * ones too).
  */
-static inline int tq_sched_gather(int fd, struct tq_event *ev, int max, int want, int ms,
+static inline int raw_sched_gather(int fd, struct tq_event *ev, int max, int want, int ms,
 				  int *err)
 {
 	uint64_t end = tq_now_ns() + ms * 1000000ull;
@@ -322,7 +322,7 @@ static inline int tq_sched_gather(int fd, struct tq_event *ev, int max, int want
 
 		if (left <= 0)
 			break;
-		got = tq_sched_read(fd, ev + n, max - n, left);
+		got = raw_sched_read(fd, ev + n, max - n, left);
 		if (got < 0)
 			*err = got;
 		if (got <= 0)
@@ -334,26 +334,26 @@ static inline int tq_sched_gather(int fd, struct tq_event *ev, int max, int want
 	return n;
 }
 
-/* tq_sched_gather(), or -errno where a read failed. */
-static inline int tq_sched_collect(int fd, struct tq_event *ev, int max, int want, int ms)
+/* raw_sched_gather(), or -errno where a read failed. */
+static inline int raw_sched_collect(int fd, struct tq_event *ev, int max, int want, int ms)
 {
-	int err, n = tq_sched_gather(fd, ev, max, want, ms, &err);
+	int err, n = raw_sched_gather(fd, ev, max, want, ms, &err);
 
 	return err ? err : n;
 }
 
 /* Publish descriptors without the doorbell (tests of the doorbell itself). */
-static inline void tq_client_publish(struct tq_client *c, const struct tq_desc *d, unsigned int n)
+static inline void raw_client_publish(struct raw_client *c, const struct tq_desc *d, unsigned int n)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
 		c->sqes[(c->sq_tail + i) & (c->s.sq_entries - 1)] = d[i];
 	c->sq_tail += n;
-	tq_store_release(c->sq_prod, c->sq_tail);	/* A, matches B */
+	raw_store_release(c->sq_prod, c->sq_tail);	/* A, matches B */
 }
 
-static inline int tq_sched_release(int fd, uint32_t ctx_id)
+static inline int raw_sched_release(int fd, uint32_t ctx_id)
 {
 	struct tq_completion c = { .ctx_id = ctx_id, .flags = TQ_COMPL_F_RELEASE };
 

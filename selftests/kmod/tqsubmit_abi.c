@@ -56,12 +56,12 @@ static void fill_setup(struct tq_setup *s)
 	s->eventfd = -1;
 }
 
-/* tq_sched_gather(): the events read, up to a failed read. */
+/* raw_sched_gather(): the events read, up to a failed read. */
 static int collect(int sfd, struct tq_event *ev, int max, int want, int ms)
 {
 	int err;
 
-	return tq_sched_gather(sfd, ev, max, want, ms, &err);
+	return raw_sched_gather(sfd, ev, max, want, ms, &err);
 }
 
 static int count_type(const struct tq_event *ev, int n, int type)
@@ -235,11 +235,11 @@ TEST(enter_and_attach_sizes)
 		struct tq_enter e;
 		uint8_t tail[8];
 	} e = { .e.size = sizeof(e) };
-	struct tq_client c;
+	struct raw_client c;
 	struct tq_setup s;
 	int fd, sfd;
 
-	ASSERT_EQ(0, tq_client_open(&c, 8, 0, 4096, -1));
+	ASSERT_EQ(0, raw_client_open(&c, 8, 0, 4096, -1));
 	EXPECT_EQ(0, xioctl(c.fd, TQ_IOC_ENTER, &e));
 	e.tail[7] = 1;
 	EXPECT_EQ(-E2BIG, xioctl(c.fd, TQ_IOC_ENTER, &e));
@@ -255,7 +255,7 @@ TEST(enter_and_attach_sizes)
 
 	fd = dev_open();
 	ASSERT_LE(0, fd);
-	EXPECT_EQ(-EINVAL, tq_enter(fd));	/* not a context */
+	EXPECT_EQ(-EINVAL, raw_enter(fd));	/* not a context */
 	b.a.size = 4;
 	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_ATTACH, &b));
 	b.a.size = sizeof(b);
@@ -267,18 +267,18 @@ TEST(enter_and_attach_sizes)
 	b.a.flags = 0;
 	ASSERT_EQ(0, xioctl(fd, TQ_IOC_ATTACH, &b));
 	EXPECT_NE(0, b.a.features & TQ_FEAT_REQUEUE);
-	EXPECT_EQ(getpid(), tq_stat("scheduler_pid"));
+	EXPECT_EQ(getpid(), raw_stat("scheduler_pid"));
 	/* The scheduler cannot become a context, and there is only one. */
 	fill_setup(&s);
 	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_SETUP, &s));
-	sfd = tq_sched_open(0);
+	sfd = raw_sched_open(0);
 	EXPECT_EQ(-EBUSY, sfd);
 	close(fd);
-	EXPECT_EQ(0, tq_stat("scheduler_pid"));
-	sfd = tq_sched_open(0);
+	EXPECT_EQ(0, raw_stat("scheduler_pid"));
+	sfd = raw_sched_open(0);
 	EXPECT_LE(0, sfd);
 	close(sfd);
-	tq_client_close(&c);
+	raw_client_close(&c);
 }
 
 TEST(attach_needs_cap_sys_admin)
@@ -291,26 +291,26 @@ TEST(attach_needs_cap_sys_admin)
 		/* Leave root: no capabilities left. */
 		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
 			_exit(2);
-		_exit(tq_sched_open(0) == -EPERM ? 0 : 1);
+		_exit(raw_sched_open(0) == -EPERM ? 0 : 1);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 FIXTURE(ctx) {
-	struct tq_client c;
+	struct raw_client c;
 	int sfd;
 };
 
 FIXTURE_SETUP(ctx)
 {
 	self->sfd = -1;
-	ASSERT_EQ(0, tq_client_open(&self->c, 64, 0, 1 << 20, -1));
+	ASSERT_EQ(0, raw_client_open(&self->c, 64, 0, 1 << 20, -1));
 }
 
 FIXTURE_TEARDOWN(ctx)
 {
-	tq_client_close(&self->c);
+	raw_client_close(&self->c);
 	if (self->sfd >= 0)
 		close(self->sfd);
 }
@@ -370,7 +370,7 @@ TEST_F(ctx, mmap_checks)
 	close(fd);
 
 	/* The scheduler maps arenas by context id only. */
-	sfd = tq_sched_open(0);
+	sfd = raw_sched_open(0);
 	ASSERT_LE(0, sfd);
 	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, sfd, 123);
 	EXPECT_EQ(MAP_FAILED, p);
@@ -393,7 +393,7 @@ TEST_F(ctx, read_write_misuse)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, write(self->c.fd, buf, 48));
 	EXPECT_EQ(EINVAL, errno);
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
 	EXPECT_EQ(-1, read(self->sfd, ev, sizeof(ev[0]) - 1));
 	EXPECT_EQ(EINVAL, errno);
@@ -410,19 +410,19 @@ TEST_F(ctx, no_daemon_then_attach)
 	struct tq_event ev[16];
 	struct tq_cqe cqe[8];
 	struct tq_desc d[4];
-	long long submitted = tq_stat("submitted");
+	long long submitted = raw_stat("submitted");
 	uint64_t t0 = tq_now_ns();
 	int i, n, tasks = 0;
 
 	for (i = 0; i < 4; i++)
-		tq_task(&d[i], 100 + i);
-	ASSERT_EQ(4, tq_client_submit(&self->c, d, 4));
+		raw_task(&d[i], 100 + i);
+	ASSERT_EQ(4, raw_client_submit(&self->c, d, 4));
 	usleep(100000);
-	EXPECT_EQ(0, tq_load_acquire(self->c.sq_cons));
-	EXPECT_EQ(submitted, tq_stat("submitted"));
-	EXPECT_EQ(0, tq_client_reap(&self->c, cqe, 8));
+	EXPECT_EQ(0, raw_load_acquire(self->c.sq_cons));
+	EXPECT_EQ(submitted, raw_stat("submitted"));
+	EXPECT_EQ(0, raw_client_reap(&self->c, cqe, 8));
 
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
 	n = collect(self->sfd, ev, 16, 4, 5000);
 	ASSERT_EQ(5, n);
@@ -440,11 +440,11 @@ TEST_F(ctx, no_daemon_then_attach)
 		EXPECT_EQ(0, ev[i].flags);
 		EXPECT_LE(t0, ev[i].submit_ns);
 		EXPECT_EQ(0, memcmp(&d[i - 1], &ev[i].task, sizeof(d[0])));
-		EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[i], 0, 0));
+		EXPECT_EQ(0, raw_sched_complete(self->sfd, &ev[i], 0, 0));
 		tasks++;
 	}
-	EXPECT_EQ(4, tq_load_acquire(self->c.sq_cons));
-	n = tq_client_wait(&self->c, cqe, 8, 5000);
+	EXPECT_EQ(4, raw_load_acquire(self->c.sq_cons));
+	n = raw_client_wait(&self->c, cqe, 8, 5000);
 	ASSERT_EQ(4, n);
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(100 + i, cqe[i].user_data);
@@ -460,19 +460,19 @@ TEST_F(ctx, descriptor_fields)
 	struct tq_desc d[NBAD + NGOOD];
 	struct tq_event ev[NBAD + NGOOD + 2];
 	struct tq_cqe cqe[NBAD + NGOOD];
-	long long rejected = tq_stat("rejected");
+	long long rejected = raw_stat("rejected");
 	int i, n, got = 0, seen[NBAD + NGOOD] = { 0 };
 
 	ASSERT_LE(NBAD + NGOOD, (int)self->c.s.sq_entries);
 	for (i = 0; i < NBAD; i++) {
-		tq_task(&d[i], i);
+		raw_task(&d[i], i);
 		bad_cases[i].edit(&d[i]);
 	}
 	for (i = 0; i < NGOOD; i++)
 		good_case(&d[NBAD + i], i, NBAD + i);
-	ASSERT_EQ(NBAD + NGOOD, tq_client_submit(&self->c, d, NBAD + NGOOD));
+	ASSERT_EQ(NBAD + NGOOD, raw_client_submit(&self->c, d, NBAD + NGOOD));
 
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
 	n = collect(self->sfd, ev, NBAD + NGOOD + 2, NGOOD, 5000);
 	ASSERT_EQ(NGOOD, count_type(ev, n, TQ_EV_TASK));
@@ -481,10 +481,10 @@ TEST_F(ctx, descriptor_fields)
 			continue;
 		EXPECT_LE(NBAD, (int)ev[i].task.user_data);
 		EXPECT_EQ(0, memcmp(&d[ev[i].task.user_data], &ev[i].task, sizeof(d[0])));
-		EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[i], 0, 0));
+		EXPECT_EQ(0, raw_sched_complete(self->sfd, &ev[i], 0, 0));
 	}
 	while (got < NBAD + NGOOD) {
-		n = tq_client_wait(&self->c, cqe, NBAD + NGOOD, 5000);
+		n = raw_client_wait(&self->c, cqe, NBAD + NGOOD, 5000);
 		ASSERT_LT(0, n);
 		for (i = 0; i < n; i++) {
 			uint64_t k = cqe[i].user_data;
@@ -504,7 +504,7 @@ TEST_F(ctx, descriptor_fields)
 	}
 	for (i = 0; i < NBAD + NGOOD; i++)
 		EXPECT_EQ(1, seen[i]);
-	EXPECT_EQ(rejected + NBAD, tq_stat("rejected"));
+	EXPECT_EQ(rejected + NBAD, raw_stat("rejected"));
 }
 
 /* A program registers through the rings; its id comes back in result. */
@@ -524,14 +524,14 @@ TEST_F(ctx, program_registration)
 	d.user_data = 1;
 	d.nr_bufs = 1;
 	d.bufs[0] = (struct tq_buf){ .offset = 0, .len = sizeof(src) - 1, .dir = TQ_DIR_IN };
-	ASSERT_EQ(1, tq_client_submit(&self->c, &d, 1));
+	ASSERT_EQ(1, raw_client_submit(&self->c, &d, 1));
 	d.opcode = TQ_OP_KERNEL;
 	d.user_data = 2;
 	d.program = 41;
 	d.bufs[0] = (struct tq_buf){ .offset = 4096, .len = 1, .dir = TQ_DIR_IN };
-	ASSERT_EQ(1, tq_client_submit(&self->c, &d, 1));
+	ASSERT_EQ(1, raw_client_submit(&self->c, &d, 1));
 
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
 	n = collect(self->sfd, ev, 4, 2, 5000);
 	ASSERT_EQ(2, count_type(ev, n, TQ_EV_TASK));
@@ -540,11 +540,11 @@ TEST_F(ctx, program_registration)
 			continue;
 		uint64_t id = ev[i].task.opcode == TQ_OP_PROGRAM ? 41 : 7;
 
-		EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[i], 0, id));
+		EXPECT_EQ(0, raw_sched_complete(self->sfd, &ev[i], 0, id));
 	}
-	n = tq_client_wait(&self->c, cqe, 2, 5000);
+	n = raw_client_wait(&self->c, cqe, 2, 5000);
 	if (n == 1)
-		n += tq_client_wait(&self->c, cqe + 1, 1, 5000);
+		n += raw_client_wait(&self->c, cqe + 1, 1, 5000);
 	ASSERT_EQ(2, n);
 	for (i = 0; i < 2; i++)
 		EXPECT_EQ(cqe[i].user_data == 1 ? 41 : 7, cqe[i].result);
@@ -552,31 +552,31 @@ TEST_F(ctx, program_registration)
 
 TEST_F(ctx, corrupt_sq_producer)
 {
-	struct tq_client other;
+	struct raw_client other;
 	struct tq_event ev[8];
 	struct tq_cqe cqe[2];
 	struct tq_desc d;
 	struct pollfd p = { .fd = self->c.fd, .events = POLLIN };
 	int n;
 
-	ASSERT_EQ(0, tq_client_open(&other, 8, 0, 4096, -1));
-	tq_nop(&d, 9);
-	ASSERT_EQ(1, tq_client_submit(&other, &d, 1));
+	ASSERT_EQ(0, raw_client_open(&other, 8, 0, 4096, -1));
+	raw_nop(&d, 9);
+	ASSERT_EQ(1, raw_client_submit(&other, &d, 1));
 	/* An index the kernel could not have produced. */
-	tq_store_release(self->c.sq_prod, self->c.s.sq_entries + 5);
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	raw_store_release(self->c.sq_prod, self->c.s.sq_entries + 5);
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
 	n = collect(self->sfd, ev, 8, 1, 5000);
 	EXPECT_EQ(1, count_type(ev, n, TQ_EV_TASK));
 	EXPECT_NE(0, *self->c.sq_flags & TQ_RING_BROKEN);
 	EXPECT_NE(0, *self->c.cq_flags & TQ_RING_BROKEN);
-	EXPECT_EQ(-EBADFD, tq_enter(self->c.fd));
+	EXPECT_EQ(-EBADFD, raw_enter(self->c.fd));
 	EXPECT_EQ(1, poll(&p, 1, 0));
 	EXPECT_NE(0, p.revents & POLLERR);
 	/* Only that context is affected. */
-	EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[n - 1], 0, 0));
-	EXPECT_EQ(1, tq_client_wait(&other, cqe, 2, 5000));
-	tq_client_close(&other);
+	EXPECT_EQ(0, raw_sched_complete(self->sfd, &ev[n - 1], 0, 0));
+	EXPECT_EQ(1, raw_client_wait(&other, cqe, 2, 5000));
+	raw_client_close(&other);
 }
 
 TEST_F(ctx, corrupt_cq_consumer)
@@ -585,21 +585,21 @@ TEST_F(ctx, corrupt_cq_consumer)
 	struct tq_desc d[2];
 	int n, i;
 
-	tq_nop(&d[0], 1);
-	tq_nop(&d[1], 2);
-	ASSERT_EQ(2, tq_client_submit(&self->c, d, 2));
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	raw_nop(&d[0], 1);
+	raw_nop(&d[1], 2);
+	ASSERT_EQ(2, raw_client_submit(&self->c, d, 2));
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
 	n = collect(self->sfd, ev, 8, 2, 5000);
 	ASSERT_EQ(2, count_type(ev, n, TQ_EV_TASK));
 	/* The consumer runs ahead of what was produced. */
-	tq_store_release(self->c.cq_cons, 1000);
+	raw_store_release(self->c.cq_cons, 1000);
 	for (i = 0; i < n; i++)
 		if (ev[i].type == TQ_EV_TASK)
-			EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[i], 0, 0));
+			EXPECT_EQ(0, raw_sched_complete(self->sfd, &ev[i], 0, 0));
 	EXPECT_NE(0, *self->c.sq_flags & TQ_RING_BROKEN);
-	EXPECT_EQ(-EBADFD, tq_enter(self->c.fd));
-	EXPECT_EQ(0, tq_stat("in_flight"));
+	EXPECT_EQ(-EBADFD, raw_enter(self->c.fd));
+	EXPECT_EQ(0, raw_stat("in_flight"));
 }
 
 TEST_F(ctx, need_wakeup)
@@ -608,10 +608,10 @@ TEST_F(ctx, need_wakeup)
 	struct pollfd p;
 	struct tq_desc d;
 
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
 	/* The context's OPEN, then nothing: the scheduler would sleep. */
-	ASSERT_EQ(1, tq_sched_read(self->sfd, ev, 4, 1000));
+	ASSERT_EQ(1, raw_sched_read(self->sfd, ev, 4, 1000));
 	EXPECT_EQ(TQ_EV_OPEN, ev[0].type);
 	EXPECT_EQ(-1, read(self->sfd, ev, sizeof(ev)));
 	EXPECT_EQ(EAGAIN, errno);
@@ -620,18 +620,18 @@ TEST_F(ctx, need_wakeup)
 	EXPECT_EQ(0, poll(&p, 1, 0));
 
 	/* Publishing without the doorbell is not seen by poll ... */
-	tq_nop(&d, 5);
+	raw_nop(&d, 5);
 	self->c.sqes[0] = d;
-	tq_store_release(self->c.sq_prod, ++self->c.sq_tail);
+	raw_store_release(self->c.sq_prod, ++self->c.sq_tail);
 	EXPECT_EQ(0, poll(&p, 1, 0));
 	/* ... the doorbell wakes the scheduler. */
-	EXPECT_EQ(0, tq_enter(self->c.fd));
+	EXPECT_EQ(0, raw_enter(self->c.fd));
 	EXPECT_EQ(1, poll(&p, 1, 1000));
-	ASSERT_EQ(1, tq_sched_read(self->sfd, ev, 4, 1000));
+	ASSERT_EQ(1, raw_sched_read(self->sfd, ev, 4, 1000));
 	EXPECT_EQ(5, ev[0].task.user_data);
 	/* A busy scheduler: no doorbell needed. */
 	EXPECT_EQ(0, *self->c.sq_flags & TQ_RING_NEED_WAKEUP);
-	EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[0], 0, 0));
+	EXPECT_EQ(0, raw_sched_complete(self->sfd, &ev[0], 0, 0));
 }
 
 /* A reader's bad buffer loses nothing: what did not fit comes next time. */
@@ -643,10 +643,10 @@ TEST_F(ctx, read_bad_buffer)
 	char *p;
 	int n;
 
-	tq_nop(&d[0], 1);
-	tq_nop(&d[1], 2);
-	ASSERT_EQ(2, tq_client_submit(&self->c, d, 2));
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	raw_nop(&d[0], 1);
+	raw_nop(&d[1], 2);
+	ASSERT_EQ(2, raw_client_submit(&self->c, d, 2));
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
 	p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, p);
@@ -659,11 +659,11 @@ TEST_F(ctx, read_bad_buffer)
 	EXPECT_EQ(TQ_EV_OPEN, two[0].type);
 	EXPECT_EQ(TQ_EV_TASK, two[1].type);
 	EXPECT_EQ(1, two[1].task.user_data);
-	n = tq_sched_read(self->sfd, ev, 4, 1000);
+	n = raw_sched_read(self->sfd, ev, 4, 1000);
 	ASSERT_EQ(1, n);
 	EXPECT_EQ(2, ev[0].task.user_data);
-	EXPECT_EQ(0, tq_sched_complete(self->sfd, &two[1], 0, 0));
-	EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[0], 0, 0));
+	EXPECT_EQ(0, raw_sched_complete(self->sfd, &two[1], 0, 0));
+	EXPECT_EQ(0, raw_sched_complete(self->sfd, &ev[0], 0, 0));
 	munmap(p, pg);
 }
 
@@ -675,9 +675,9 @@ TEST_F(ctx, completion_errors)
 	struct tq_desc d;
 	int n;
 
-	tq_nop(&d, 77);
-	ASSERT_EQ(1, tq_client_submit(&self->c, &d, 1));
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	raw_nop(&d, 77);
+	ASSERT_EQ(1, raw_client_submit(&self->c, &d, 1));
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
 	n = collect(self->sfd, ev, 4, 1, 5000);
 	ASSERT_EQ(2, n);
@@ -724,14 +724,14 @@ TEST_F(ctx, completion_errors)
 	/* A task completes once. */
 	EXPECT_EQ(-1, write(self->sfd, &good, sizeof(good)));
 	EXPECT_EQ(ENOENT, errno);
-	ASSERT_EQ(1, tq_client_wait(&self->c, &cqe, 1, 5000));
+	ASSERT_EQ(1, raw_client_wait(&self->c, &cqe, 1, 5000));
 	EXPECT_EQ(77, cqe.user_data);
 	EXPECT_EQ(-EIO, cqe.status);
 }
 
 TEST(eventfd_and_poll)
 {
-	struct tq_client c;
+	struct raw_client c;
 	struct tq_event ev[4];
 	struct tq_desc d;
 	struct pollfd p;
@@ -740,41 +740,41 @@ TEST(eventfd_and_poll)
 
 	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	ASSERT_LE(0, efd);
-	ASSERT_EQ(0, tq_client_open(&c, 8, 0, 4096, efd));
+	ASSERT_EQ(0, raw_client_open(&c, 8, 0, 4096, efd));
 	p = (struct pollfd){ .fd = c.fd, .events = POLLIN };
 	EXPECT_EQ(0, poll(&p, 1, 0));
-	tq_nop(&d, 3);
-	ASSERT_EQ(1, tq_client_submit(&c, &d, 1));
-	sfd = tq_sched_open(O_NONBLOCK);
+	raw_nop(&d, 3);
+	ASSERT_EQ(1, raw_client_submit(&c, &d, 1));
+	sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, sfd);
 	n = collect(sfd, ev, 4, 1, 5000);
 	ASSERT_EQ(2, n);
 	EXPECT_EQ(-1, read(efd, &v, sizeof(v)));
-	EXPECT_EQ(0, tq_sched_complete(sfd, &ev[1], 0, 0));
+	EXPECT_EQ(0, raw_sched_complete(sfd, &ev[1], 0, 0));
 	EXPECT_EQ(sizeof(v), read(efd, &v, sizeof(v)));
 	EXPECT_EQ(1, v);
 	EXPECT_EQ(1, poll(&p, 1, 0));
 	close(sfd);
-	tq_client_close(&c);
+	raw_client_close(&c);
 	close(efd);
 }
 
 /* The scheduler maps the client's arena: one set of pages, both ways. */
 TEST(arena_shared)
 {
-	struct tq_client c;
+	struct raw_client c;
 	struct tq_event ev[4];
-	long long contexts = tq_stat("contexts");
+	long long contexts = raw_stat("contexts");
 	uint32_t id;
 	char *a;
 	int sfd, n;
 
-	ASSERT_EQ(0, tq_client_open(&c, 8, 0, 3 * 4096, -1));
+	ASSERT_EQ(0, raw_client_open(&c, 8, 0, 3 * 4096, -1));
 	id = c.s.ctx_id;
 	strcpy((char *)c.arena + 4096, "from the client");
-	sfd = tq_sched_open(O_NONBLOCK);
+	sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, sfd);
-	n = tq_sched_read(sfd, ev, 4, 5000);
+	n = raw_sched_read(sfd, ev, 4, 5000);
 	ASSERT_EQ(1, n);
 	ASSERT_EQ(TQ_EV_OPEN, ev[0].type);
 	a = mmap(NULL, ev[0].open.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, sfd,
@@ -785,16 +785,16 @@ TEST(arena_shared)
 	EXPECT_STREQ("from the scheduler", (char *)c.arena + 8192);
 
 	/* The arena outlives the client until the scheduler lets go. */
-	tq_client_close(&c);
+	raw_client_close(&c);
 	EXPECT_STREQ("from the client", a + 4096);
-	EXPECT_EQ(contexts + 1, tq_stat("contexts"));
-	n = tq_sched_read(sfd, ev, 4, 5000);
+	EXPECT_EQ(contexts + 1, raw_stat("contexts"));
+	n = raw_sched_read(sfd, ev, 4, 5000);
 	ASSERT_EQ(1, n);
 	EXPECT_EQ(TQ_EV_CLOSE, ev[0].type);
 	EXPECT_EQ(id, ev[0].ctx_id);
-	EXPECT_EQ(0, tq_sched_release(sfd, id));
-	EXPECT_EQ(contexts, tq_stat("contexts"));
-	EXPECT_EQ(-ENOENT, tq_sched_release(sfd, id));
+	EXPECT_EQ(0, raw_sched_release(sfd, id));
+	EXPECT_EQ(contexts, raw_stat("contexts"));
+	EXPECT_EQ(-ENOENT, raw_sched_release(sfd, id));
 	EXPECT_STREQ("from the scheduler", a + 8192);
 	munmap(a, 3 * 4096);
 	close(sfd);
@@ -817,7 +817,7 @@ TEST_F(ctx, fdinfo)
 	EXPECT_NE(NULL, strstr(buf, "sq-entries:\t64"));
 	EXPECT_NE(NULL, strstr(buf, "arena-bytes:\t1048576"));
 
-	self->sfd = tq_sched_open(0);
+	self->sfd = raw_sched_open(0);
 	ASSERT_LE(0, self->sfd);
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", self->sfd);
 	fd = open(path, O_RDONLY);
@@ -840,16 +840,16 @@ TEST(memlock_limit)
 		struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 		struct __user_cap_data_struct d[2];
 		struct rlimit rl = { 256 << 10, 256 << 10 };
-		struct tq_client c;
+		struct raw_client c;
 
 		if (syscall(SYS_capget, &h, d))
 			_exit(2);
 		d[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
 		if (syscall(SYS_capset, &h, d) || setrlimit(RLIMIT_MEMLOCK, &rl))
 			_exit(3);
-		if (tq_client_open(&c, 8, 0, 1 << 20, -1) != -ENOMEM)
+		if (raw_client_open(&c, 8, 0, 1 << 20, -1) != -ENOMEM)
 			_exit(4);
-		if (tq_client_open(&c, 8, 0, 64 << 10, -1))
+		if (raw_client_open(&c, 8, 0, 64 << 10, -1))
 			_exit(5);
 		_exit(0);
 	}
@@ -859,40 +859,40 @@ TEST(memlock_limit)
 
 TEST(contexts_per_user)
 {
-	struct tq_client c[3];
+	struct raw_client c[3];
 	long old;
-	int base = (int)tq_stat("contexts");
+	int base = (int)raw_stat("contexts");
 
 	ASSERT_EQ(0, base) TH_LOG("contexts left over from earlier tests");
-	ASSERT_EQ(0, tq_set_param("contexts_per_user", 2, &old));
-	EXPECT_EQ(0, tq_client_open(&c[0], 8, 0, 4096, -1));
-	EXPECT_EQ(0, tq_client_open(&c[1], 8, 0, 4096, -1));
-	EXPECT_EQ(-EMFILE, tq_client_open(&c[2], 8, 0, 4096, -1));
-	tq_client_close(&c[0]);
-	EXPECT_EQ(0, tq_client_open(&c[2], 8, 0, 4096, -1));
-	tq_client_close(&c[1]);
-	tq_client_close(&c[2]);
-	EXPECT_EQ(0, tq_set_param("contexts_per_user", old, NULL));
+	ASSERT_EQ(0, raw_set_param("contexts_per_user", 2, &old));
+	EXPECT_EQ(0, raw_client_open(&c[0], 8, 0, 4096, -1));
+	EXPECT_EQ(0, raw_client_open(&c[1], 8, 0, 4096, -1));
+	EXPECT_EQ(-EMFILE, raw_client_open(&c[2], 8, 0, 4096, -1));
+	raw_client_close(&c[0]);
+	EXPECT_EQ(0, raw_client_open(&c[2], 8, 0, 4096, -1));
+	raw_client_close(&c[1]);
+	raw_client_close(&c[2]);
+	EXPECT_EQ(0, raw_set_param("contexts_per_user", old, NULL));
 }
 
 /* Beyond inflight_max, descriptors wait in the SQ until tasks complete. */
 TEST(inflight_limit)
 {
-	struct tq_client c;
+	struct raw_client c;
 	struct tq_event ev[16];
 	struct tq_desc d[10];
 	struct tq_cqe cqe[10];
 	int i, n, sfd, done = 0, delivered = 0;
 	long old;
 
-	ASSERT_EQ(0, tq_set_param("inflight_max", 4, &old));
-	ASSERT_EQ(0, tq_client_open(&c, 16, 0, 4096, -1));
-	EXPECT_EQ(0, tq_set_param("inflight_max", old, NULL));
+	ASSERT_EQ(0, raw_set_param("inflight_max", 4, &old));
+	ASSERT_EQ(0, raw_client_open(&c, 16, 0, 4096, -1));
+	EXPECT_EQ(0, raw_set_param("inflight_max", old, NULL));
 	EXPECT_EQ(4, c.s.max_inflight);
 	for (i = 0; i < 10; i++)
-		tq_nop(&d[i], i);
-	ASSERT_EQ(10, tq_client_submit(&c, d, 10));
-	sfd = tq_sched_open(O_NONBLOCK);
+		raw_nop(&d[i], i);
+	ASSERT_EQ(10, raw_client_submit(&c, d, 10));
+	sfd = raw_sched_open(O_NONBLOCK);
 
 	ASSERT_LE(0, sfd);
 	while (delivered < 10) {
@@ -902,16 +902,16 @@ TEST(inflight_limit)
 		delivered += count_type(ev, n, TQ_EV_TASK);
 		for (i = 0; i < n; i++)
 			if (ev[i].type == TQ_EV_TASK)
-				ASSERT_EQ(0, tq_sched_complete(sfd, &ev[i], 0, 0));
+				ASSERT_EQ(0, raw_sched_complete(sfd, &ev[i], 0, 0));
 	}
 	while (done < 10) {
-		n = tq_client_wait(&c, cqe, 10, 5000);
+		n = raw_client_wait(&c, cqe, 10, 5000);
 		ASSERT_LT(0, n);
 		done += n;
 	}
 	EXPECT_EQ(10, delivered);
 	close(sfd);
-	tq_client_close(&c);
+	raw_client_close(&c);
 }
 
 /*
@@ -920,43 +920,43 @@ TEST(inflight_limit)
  */
 TEST(cq_full_then_reap)
 {
-	struct tq_client c;
+	struct raw_client c;
 	struct tq_event ev[20];
 	struct tq_desc d[8];
 	struct tq_cqe cqe[8];
 	int i, n, sfd;
 
-	ASSERT_EQ(0, tq_client_open(&c, 4, 4, 4096, -1));
-	sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_EQ(0, raw_client_open(&c, 4, 4, 4096, -1));
+	sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, sfd);
 	for (i = 0; i < 8; i++)
-		tq_nop(&d[i], i);
-	ASSERT_EQ(4, tq_client_submit(&c, d, 4));
+		raw_nop(&d[i], i);
+	ASSERT_EQ(4, raw_client_submit(&c, d, 4));
 	n = collect(sfd, ev, 20, 4, 5000);
 	ASSERT_EQ(4, count_type(ev, n, TQ_EV_TASK));
 	for (i = 0; i < n; i++)
 		if (ev[i].type == TQ_EV_TASK)
-			ASSERT_EQ(0, tq_sched_complete(sfd, &ev[i], 0, 0));
+			ASSERT_EQ(0, raw_sched_complete(sfd, &ev[i], 0, 0));
 
 	/* The CQ is full of unreaped completions: the next four wait. */
-	ASSERT_EQ(4, tq_client_submit(&c, d + 4, 4));
+	ASSERT_EQ(4, raw_client_submit(&c, d + 4, 4));
 	n = collect(sfd, ev, 20, 1, 300);
 	EXPECT_EQ(0, count_type(ev, n, TQ_EV_TASK));
-	EXPECT_EQ(4, tq_load_acquire(c.sq_cons));
+	EXPECT_EQ(4, raw_load_acquire(c.sq_cons));
 	EXPECT_NE(0, *c.sq_flags & TQ_RING_NEED_WAKEUP);
 
 	/* Reaping makes room and rings; they flow again. */
-	ASSERT_EQ(4, tq_client_reap(&c, cqe, 8));
+	ASSERT_EQ(4, raw_client_reap(&c, cqe, 8));
 	n = collect(sfd, ev, 20, 4, 5000);
 	ASSERT_EQ(4, count_type(ev, n, TQ_EV_TASK));
 	for (i = 0; i < n; i++)
 		if (ev[i].type == TQ_EV_TASK)
-			ASSERT_EQ(0, tq_sched_complete(sfd, &ev[i], 0, 0));
-	ASSERT_EQ(4, tq_client_wait(&c, cqe, 8, 5000));
+			ASSERT_EQ(0, raw_sched_complete(sfd, &ev[i], 0, 0));
+	ASSERT_EQ(4, raw_client_wait(&c, cqe, 8, 5000));
 	EXPECT_EQ(4, cqe[0].user_data);
 	EXPECT_EQ(7, cqe[3].user_data);
 	close(sfd);
-	tq_client_close(&c);
+	raw_client_close(&c);
 }
 
 /* fork() shares no mapping; the child cannot drive its parent's context. */
@@ -968,12 +968,12 @@ TEST_F(ctx, fork)
 	int status, n, i;
 	pid_t pid;
 
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		struct tq_client own;
+		struct raw_client own;
 		char maps[8192] = "";
 		char name[64];
 		int fd = open("/proc/self/maps", O_RDONLY);
@@ -986,25 +986,25 @@ TEST_F(ctx, fork)
 		snprintf(name, sizeof(name), "%lx-", (unsigned long)self->c.arena);
 		if (strstr(maps, name))
 			_exit(4);	/* the arena was copied */
-		if (tq_enter(self->c.fd) != -EPERM)
+		if (raw_enter(self->c.fd) != -EPERM)
 			_exit(5);
 		if (mmap(NULL, self->c.s.sq_off.mmap_size, PROT_READ, MAP_SHARED, self->c.fd,
 			 self->c.s.sq_off.mmap_offset) != MAP_FAILED || errno != EPERM)
 			_exit(6);
 		/* A context of its own works. */
-		if (tq_client_open(&own, 8, 0, 4096, -1))
+		if (raw_client_open(&own, 8, 0, 4096, -1))
 			_exit(7);
-		tq_nop(&d, 1000);
-		if (tq_client_submit(&own, &d, 1) != 1 || tq_client_wait(&own, &cqe, 1, 10000) != 1)
+		raw_nop(&d, 1000);
+		if (raw_client_submit(&own, &d, 1) != 1 || raw_client_wait(&own, &cqe, 1, 10000) != 1)
 			_exit(8);
 		_exit(cqe.user_data == 1000 ? 0 : 9);
 	}
 	/* Serve the child until it exits. */
 	for (i = 0; i < 200; i++) {
-		n = tq_sched_read(self->sfd, ev, 8, 100);
+		n = raw_sched_read(self->sfd, ev, 8, 100);
 		while (n-- > 0)
 			if (ev[n].type == TQ_EV_TASK)
-				tq_sched_complete(self->sfd, &ev[n], 0, 0);
+				raw_sched_complete(self->sfd, &ev[n], 0, 0);
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			break;
 	}
@@ -1012,50 +1012,50 @@ TEST_F(ctx, fork)
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	/* The parent's context still works after the child is gone. */
-	tq_nop(&d, 2000);
-	ASSERT_EQ(1, tq_client_submit(&self->c, &d, 1));
+	raw_nop(&d, 2000);
+	ASSERT_EQ(1, raw_client_submit(&self->c, &d, 1));
 	n = collect(self->sfd, ev, 8, 1, 5000);
 	for (i = 0; i < n; i++)
 		if (ev[i].type == TQ_EV_TASK)
-			EXPECT_EQ(0, tq_sched_complete(self->sfd, &ev[i], 0, 0));
-	ASSERT_EQ(1, tq_client_wait(&self->c, &cqe, 1, 5000));
+			EXPECT_EQ(0, raw_sched_complete(self->sfd, &ev[i], 0, 0));
+	ASSERT_EQ(1, raw_client_wait(&self->c, &cqe, 1, 5000));
 	EXPECT_EQ(2000, cqe.user_data);
 }
 
 /* A client closing with tasks the scheduler holds: the arena waits for it. */
 TEST(close_with_tasks_in_flight)
 {
-	struct tq_client c;
+	struct raw_client c;
 	struct tq_event ev[8];
 	struct tq_desc d[3];
-	long long contexts = tq_stat("contexts"), dropped = tq_stat("dropped");
-	long long inflight = tq_stat("in_flight");
+	long long contexts = raw_stat("contexts"), dropped = raw_stat("dropped");
+	long long inflight = raw_stat("in_flight");
 	int sfd, n, i;
 	uint32_t id;
 
-	ASSERT_EQ(0, tq_client_open(&c, 8, 0, 4096, -1));
+	ASSERT_EQ(0, raw_client_open(&c, 8, 0, 4096, -1));
 	id = c.s.ctx_id;
 	for (i = 0; i < 3; i++)
-		tq_nop(&d[i], i);
-	ASSERT_EQ(3, tq_client_submit(&c, d, 3));
-	sfd = tq_sched_open(O_NONBLOCK);
+		raw_nop(&d[i], i);
+	ASSERT_EQ(3, raw_client_submit(&c, d, 3));
+	sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, sfd);
 	n = collect(sfd, ev, 8, 3, 5000);
 	ASSERT_EQ(3, count_type(ev, n, TQ_EV_TASK));
-	EXPECT_EQ(inflight + 3, tq_stat("in_flight"));
-	tq_client_close(&c);
+	EXPECT_EQ(inflight + 3, raw_stat("in_flight"));
+	raw_client_close(&c);
 	/* Its completions are still taken (and dropped); then it is let go. */
-	EXPECT_EQ(0, tq_sched_complete(sfd, &ev[1], 0, 0));
-	n = tq_sched_read(sfd, ev + 4, 4, 5000);
+	EXPECT_EQ(0, raw_sched_complete(sfd, &ev[1], 0, 0));
+	n = raw_sched_read(sfd, ev + 4, 4, 5000);
 	ASSERT_EQ(1, n);
 	EXPECT_EQ(TQ_EV_CLOSE, ev[4].type);
-	EXPECT_EQ(contexts + 1, tq_stat("contexts"));
-	EXPECT_EQ(0, tq_sched_complete(sfd, &ev[2], -ECANCELED, 0));
-	EXPECT_EQ(0, tq_sched_release(sfd, id));
-	EXPECT_EQ(contexts, tq_stat("contexts"));
-	EXPECT_EQ(inflight, tq_stat("in_flight"));
-	EXPECT_EQ(dropped + 1, tq_stat("dropped"));
-	EXPECT_EQ(-ENOENT, tq_sched_complete(sfd, &ev[3], 0, 0));
+	EXPECT_EQ(contexts + 1, raw_stat("contexts"));
+	EXPECT_EQ(0, raw_sched_complete(sfd, &ev[2], -ECANCELED, 0));
+	EXPECT_EQ(0, raw_sched_release(sfd, id));
+	EXPECT_EQ(contexts, raw_stat("contexts"));
+	EXPECT_EQ(inflight, raw_stat("in_flight"));
+	EXPECT_EQ(dropped + 1, raw_stat("dropped"));
+	EXPECT_EQ(-ENOENT, raw_sched_complete(sfd, &ev[3], 0, 0));
 	close(sfd);
 }
 
@@ -1085,10 +1085,10 @@ TEST(scheduler_fd_misuse)
 {
 	struct tq_query q = { .size = sizeof(q) };
 	struct pollfd p;
-	int sfd = tq_sched_open(O_NONBLOCK);
+	int sfd = raw_sched_open(O_NONBLOCK);
 
 	ASSERT_LE(0, sfd);
-	EXPECT_EQ(-EINVAL, tq_enter(sfd));
+	EXPECT_EQ(-EINVAL, raw_enter(sfd));
 	EXPECT_EQ(0, xioctl(sfd, TQ_IOC_QUERY, &q));
 	p = (struct pollfd){ .fd = sfd, .events = POLLOUT };
 	EXPECT_EQ(1, poll(&p, 1, 0));
@@ -1118,9 +1118,9 @@ TEST(cq_rounding)
 	fill_setup(&s);
 	s.sq_entries = 4;
 	s.cq_entries = 5;
-	ASSERT_EQ(0, tq_set_param("inflight_max", 3, &old));
+	ASSERT_EQ(0, raw_set_param("inflight_max", 3, &old));
 	EXPECT_EQ(0, xioctl(fd, TQ_IOC_SETUP, &s));
-	EXPECT_EQ(0, tq_set_param("inflight_max", old, NULL));
+	EXPECT_EQ(0, raw_set_param("inflight_max", old, NULL));
 	EXPECT_EQ(8, s.cq_entries);
 	EXPECT_EQ(3, s.max_inflight);
 	close(fd);
@@ -1129,17 +1129,17 @@ TEST(cq_rounding)
 /* The scheduler's arena mappings follow the same rules as the client's. */
 TEST(scheduler_arena_mmap_checks)
 {
-	struct tq_client c;
+	struct raw_client c;
 	struct tq_event ev[4];
 	long pg = getpagesize();
 	uint64_t off;
 	void *p;
 	int sfd;
 
-	ASSERT_EQ(0, tq_client_open(&c, 8, 0, 2 * pg, -1));
-	sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_EQ(0, raw_client_open(&c, 8, 0, 2 * pg, -1));
+	sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, sfd);
-	ASSERT_EQ(1, tq_sched_read(sfd, ev, 4, 5000));
+	ASSERT_EQ(1, raw_sched_read(sfd, ev, 4, 5000));
 	off = ev[0].open.arena_offset;
 	p = mmap(NULL, 2 * pg, PROT_READ | PROT_EXEC, MAP_SHARED, sfd, off);
 	EXPECT_EQ(MAP_FAILED, p);
@@ -1157,10 +1157,10 @@ TEST(scheduler_arena_mmap_checks)
 	munmap(p, 2 * pg);
 
 	/* Once the context is released, its offset maps nothing. */
-	tq_client_close(&c);
-	ASSERT_EQ(1, tq_sched_read(sfd, ev, 4, 5000));
+	raw_client_close(&c);
+	ASSERT_EQ(1, raw_sched_read(sfd, ev, 4, 5000));
 	ASSERT_EQ(TQ_EV_CLOSE, ev[0].type);
-	ASSERT_EQ(0, tq_sched_release(sfd, ev[0].ctx_id));
+	ASSERT_EQ(0, raw_sched_release(sfd, ev[0].ctx_id));
 	p = mmap(NULL, 2 * pg, PROT_READ, MAP_SHARED, sfd, off);
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(ENOENT, errno);
@@ -1170,21 +1170,21 @@ TEST(scheduler_arena_mmap_checks)
 /* One busy context cannot crowd another out of a read: 32 tasks per turn. */
 TEST(round_robin_between_contexts)
 {
-	struct tq_client a, b;
+	struct raw_client a, b;
 	struct tq_event ev[40];
 	struct tq_desc d[64];
 	int i, n, sfd, b_task = -1, a_tasks = 0;
 
-	ASSERT_EQ(0, tq_client_open(&a, 64, 0, 4096, -1));
-	ASSERT_EQ(0, tq_client_open(&b, 8, 0, 4096, -1));
+	ASSERT_EQ(0, raw_client_open(&a, 64, 0, 4096, -1));
+	ASSERT_EQ(0, raw_client_open(&b, 8, 0, 4096, -1));
 	for (i = 0; i < 64; i++)
-		tq_nop(&d[i], i);
-	ASSERT_EQ(64, tq_client_submit(&a, d, 64));
-	tq_nop(&d[0], 1000);
-	ASSERT_EQ(1, tq_client_submit(&b, d, 1));
-	sfd = tq_sched_open(O_NONBLOCK);
+		raw_nop(&d[i], i);
+	ASSERT_EQ(64, raw_client_submit(&a, d, 64));
+	raw_nop(&d[0], 1000);
+	ASSERT_EQ(1, raw_client_submit(&b, d, 1));
+	sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, sfd);
-	n = tq_sched_read(sfd, ev, 40, 5000);
+	n = raw_sched_read(sfd, ev, 40, 5000);
 	ASSERT_EQ(40, n);
 	for (i = 0; i < n; i++) {
 		if (ev[i].type != TQ_EV_TASK)
@@ -1198,9 +1198,9 @@ TEST(round_robin_between_contexts)
 	EXPECT_EQ(1000, ev[b_task].task.user_data);
 	EXPECT_EQ(40 - 2 - 1, a_tasks);
 	close(sfd);		/* requeued; dropped as the clients close */
-	tq_client_close(&a);
-	tq_client_close(&b);
-	EXPECT_EQ(0, tq_stat("in_flight"));
+	raw_client_close(&a);
+	raw_client_close(&b);
+	EXPECT_EQ(0, raw_stat("in_flight"));
 }
 
 /* More completions in one write than the kernel stages at once. */
@@ -1210,15 +1210,15 @@ TEST(write_many_records)
 	struct tq_event ev[128];
 	struct tq_cqe cqe[128];
 	struct tq_desc d[100];
-	struct tq_client c;
+	struct raw_client c;
 	int i, n, k = 0, got = 0, seen[100] = { 0 };
 	int sfd;
 
-	ASSERT_EQ(0, tq_client_open(&c, 128, 0, 4096, -1));
+	ASSERT_EQ(0, raw_client_open(&c, 128, 0, 4096, -1));
 	for (i = 0; i < 100; i++)
-		tq_nop(&d[i], i);
-	ASSERT_EQ(100, tq_client_submit(&c, d, 100));
-	sfd = tq_sched_open(O_NONBLOCK);
+		raw_nop(&d[i], i);
+	ASSERT_EQ(100, raw_client_submit(&c, d, 100));
+	sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, sfd);
 	n = collect(sfd, ev, 128, 100, 5000);
 	for (i = 0; i < n; i++) {
@@ -1231,7 +1231,7 @@ TEST(write_many_records)
 	ASSERT_EQ(100, k);
 	EXPECT_EQ(sizeof(cmpl), write(sfd, cmpl, sizeof(cmpl)));
 	while (got < 100) {
-		n = tq_client_wait(&c, cqe, 128, 5000);
+		n = raw_client_wait(&c, cqe, 128, 5000);
 		ASSERT_LT(0, n);
 		for (i = 0; i < n; i++) {
 			ASSERT_GT(100, cqe[i].user_data);
@@ -1244,7 +1244,7 @@ TEST(write_many_records)
 	for (i = 0; i < 100; i++)
 		EXPECT_EQ(1, seen[i]);
 	close(sfd);
-	tq_client_close(&c);
+	raw_client_close(&c);
 }
 
 /* A writer's bad buffer: the records before the fault are taken, no more. */
@@ -1253,17 +1253,17 @@ TEST(write_bad_buffer)
 	struct tq_event ev[8];
 	struct tq_completion *rec;
 	struct tq_desc d[2];
-	struct tq_client c;
+	struct raw_client c;
 	struct tq_cqe cqe[4];
 	long pg = getpagesize();
 	char *p;
 	int sfd, n;
 
-	ASSERT_EQ(0, tq_client_open(&c, 8, 0, 4096, -1));
-	tq_nop(&d[0], 1);
-	tq_nop(&d[1], 2);
-	ASSERT_EQ(2, tq_client_submit(&c, d, 2));
-	sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_EQ(0, raw_client_open(&c, 8, 0, 4096, -1));
+	raw_nop(&d[0], 1);
+	raw_nop(&d[1], 2);
+	ASSERT_EQ(2, raw_client_submit(&c, d, 2));
+	sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, sfd);
 	n = collect(sfd, ev, 8, 2, 5000);
 	ASSERT_EQ(3, n);
@@ -1276,58 +1276,58 @@ TEST(write_bad_buffer)
 	rec = (struct tq_completion *)(p + pg - sizeof(*rec));
 	*rec = (struct tq_completion){ .ctx_id = ev[1].ctx_id, .tag = ev[1].tag };
 	EXPECT_EQ(sizeof(*rec), write(sfd, rec, 2 * sizeof(*rec)));
-	ASSERT_EQ(1, tq_client_wait(&c, cqe, 4, 5000));
+	ASSERT_EQ(1, raw_client_wait(&c, cqe, 4, 5000));
 	EXPECT_EQ(1, cqe[0].user_data);
-	EXPECT_EQ(0, tq_sched_complete(sfd, &ev[2], 0, 0));
-	ASSERT_EQ(1, tq_client_wait(&c, cqe, 4, 5000));
+	EXPECT_EQ(0, raw_sched_complete(sfd, &ev[2], 0, 0));
+	ASSERT_EQ(1, raw_client_wait(&c, cqe, 4, 5000));
 	EXPECT_EQ(2, cqe[0].user_data);
 	munmap(p, pg);
 	close(sfd);
-	tq_client_close(&c);
+	raw_client_close(&c);
 }
 
 /* A closed context the scheduler has not released still counts for its user. */
 TEST(closed_context_counts_until_released)
 {
-	struct tq_client c[3];
+	struct raw_client c[3];
 	struct tq_event ev[4];
 	long old;
 	int sfd, n;
 
-	ASSERT_EQ(0, tq_stat("contexts"));
-	ASSERT_EQ(0, tq_set_param("contexts_per_user", 2, &old));
-	sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_EQ(0, raw_stat("contexts"));
+	ASSERT_EQ(0, raw_set_param("contexts_per_user", 2, &old));
+	sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, sfd);
-	EXPECT_EQ(0, tq_client_open(&c[0], 8, 0, 4096, -1));
-	EXPECT_EQ(0, tq_client_open(&c[1], 8, 0, 4096, -1));
-	n = tq_sched_read(sfd, ev, 4, 5000);
+	EXPECT_EQ(0, raw_client_open(&c[0], 8, 0, 4096, -1));
+	EXPECT_EQ(0, raw_client_open(&c[1], 8, 0, 4096, -1));
+	n = raw_sched_read(sfd, ev, 4, 5000);
 	EXPECT_EQ(2, n);
-	tq_client_close(&c[0]);
-	EXPECT_EQ(-EMFILE, tq_client_open(&c[2], 8, 0, 4096, -1));
-	ASSERT_EQ(1, tq_sched_read(sfd, ev, 4, 5000));
+	raw_client_close(&c[0]);
+	EXPECT_EQ(-EMFILE, raw_client_open(&c[2], 8, 0, 4096, -1));
+	ASSERT_EQ(1, raw_sched_read(sfd, ev, 4, 5000));
 	ASSERT_EQ(TQ_EV_CLOSE, ev[0].type);
-	EXPECT_EQ(0, tq_sched_release(sfd, ev[0].ctx_id));
-	EXPECT_EQ(0, tq_client_open(&c[2], 8, 0, 4096, -1));
-	EXPECT_EQ(0, tq_set_param("contexts_per_user", old, NULL));
-	tq_client_close(&c[1]);
-	tq_client_close(&c[2]);
+	EXPECT_EQ(0, raw_sched_release(sfd, ev[0].ctx_id));
+	EXPECT_EQ(0, raw_client_open(&c[2], 8, 0, 4096, -1));
+	EXPECT_EQ(0, raw_set_param("contexts_per_user", old, NULL));
+	raw_client_close(&c[1]);
+	raw_client_close(&c[2]);
 	close(sfd);
-	EXPECT_EQ(0, tq_stat("contexts"));
+	EXPECT_EQ(0, raw_stat("contexts"));
 }
 
 /* Events carry zeros where the ABI says so, and a context opened later gets its OPEN. */
 TEST(event_fields)
 {
-	struct tq_client a, b;
+	struct raw_client a, b;
 	struct tq_event ev[8];
 	struct tq_desc d;
 	uint32_t id;
 	int sfd, n, i;
 
-	ASSERT_EQ(0, tq_client_open(&a, 8, 0, 4096, -1));
-	sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_EQ(0, raw_client_open(&a, 8, 0, 4096, -1));
+	sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, sfd);
-	ASSERT_EQ(1, tq_sched_read(sfd, ev, 8, 5000));
+	ASSERT_EQ(1, raw_sched_read(sfd, ev, 8, 5000));
 	EXPECT_EQ(TQ_EV_OPEN, ev[0].type);
 	EXPECT_EQ(0, ev[0].flags);
 	EXPECT_EQ(0, ev[0].tag);
@@ -1339,10 +1339,10 @@ TEST(event_fields)
 	for (i = 0; i < 2; i++)
 		EXPECT_EQ(0, ev[0].resv[i]);
 
-	ASSERT_EQ(0, tq_client_open(&b, 8, 0, 4096, -1));
+	ASSERT_EQ(0, raw_client_open(&b, 8, 0, 4096, -1));
 	EXPECT_NE(a.s.ctx_id, b.s.ctx_id);
-	tq_nop(&d, 5);
-	ASSERT_EQ(1, tq_client_submit(&b, &d, 1));
+	raw_nop(&d, 5);
+	ASSERT_EQ(1, raw_client_submit(&b, &d, 1));
 	n = collect(sfd, ev, 8, 1, 5000);
 	ASSERT_EQ(2, n);
 	EXPECT_EQ(TQ_EV_OPEN, ev[0].type);
@@ -1353,17 +1353,17 @@ TEST(event_fields)
 	EXPECT_EQ(0, ev[1].pred);
 	for (i = 0; i < 2; i++)
 		EXPECT_EQ(0, ev[1].resv[i]);
-	EXPECT_EQ(0, tq_sched_complete(sfd, &ev[1], 0, 0));
+	EXPECT_EQ(0, raw_sched_complete(sfd, &ev[1], 0, 0));
 
 	id = b.s.ctx_id;
-	tq_client_close(&b);
-	ASSERT_EQ(1, tq_sched_read(sfd, ev, 8, 5000));
+	raw_client_close(&b);
+	ASSERT_EQ(1, raw_sched_read(sfd, ev, 8, 5000));
 	EXPECT_EQ(TQ_EV_CLOSE, ev[0].type);
 	EXPECT_EQ(id, ev[0].ctx_id);
 	EXPECT_EQ(0, ev[0].tag);
-	EXPECT_EQ(0, tq_sched_release(sfd, ev[0].ctx_id));
+	EXPECT_EQ(0, raw_sched_release(sfd, ev[0].ctx_id));
 	close(sfd);
-	tq_client_close(&a);
+	raw_client_close(&a);
 }
 
 /* The TASK events among n, in order, into t: their count. */
@@ -1389,7 +1389,7 @@ static int status_of(const struct tq_cqe *cqe, int n, uint64_t ud)
 
 static void chained(struct tq_desc *d, uint64_t ud, uint32_t after)
 {
-	tq_task(d, ud);
+	raw_task(d, ud);
 	d->flags = TQ_DESC_F_AFTER;
 	d->after = after;
 }
@@ -1408,11 +1408,11 @@ TEST_F(ctx, chains)
 	struct tq_cqe cqe[8];
 	int n, k, got;
 
-	tq_task(&d[0], 1);
+	raw_task(&d[0], 1);
 	chained(&d[1], 2, 1);
 	chained(&d[2], 3, 1);
-	ASSERT_EQ(3, tq_client_submit(&self->c, d, 3));
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_EQ(3, raw_client_submit(&self->c, d, 3));
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
 	n = collect(self->sfd, ev, 16, 3, 300);
 	k = tasks_of(ev, n, t);
@@ -1420,40 +1420,40 @@ TEST_F(ctx, chains)
 	EXPECT_EQ(1, t[0].task.user_data);
 	EXPECT_EQ(1, t[0].seq);
 	EXPECT_EQ(0, t[0].pred);
-	EXPECT_EQ(0, tq_sched_complete(self->sfd, &t[0], 0, 0));
+	EXPECT_EQ(0, raw_sched_complete(self->sfd, &t[0], 0, 0));
 	n = collect(self->sfd, ev, 16, 3, 300);
 	k = tasks_of(ev, n, t);
 	ASSERT_EQ(1, k);
 	EXPECT_EQ(2, t[0].task.user_data);
 	EXPECT_EQ(2, t[0].seq);
 	EXPECT_EQ(0, t[0].pred);
-	EXPECT_EQ(0, tq_sched_complete(self->sfd, &t[0], -EIO, 0));
-	got = tq_client_wait(&self->c, cqe, 8, 5000);
+	EXPECT_EQ(0, raw_sched_complete(self->sfd, &t[0], -EIO, 0));
+	got = raw_client_wait(&self->c, cqe, 8, 5000);
 	while (got < 3) {
-		n = tq_client_wait(&self->c, cqe + got, 8 - got, 5000);
+		n = raw_client_wait(&self->c, cqe + got, 8 - got, 5000);
 		ASSERT_LT(0, n);
 		got += n;
 	}
 	EXPECT_EQ(0, status_of(cqe, got, 1));
 	EXPECT_EQ(-EIO, status_of(cqe, got, 2));
 	EXPECT_EQ(-ECANCELED, status_of(cqe, got, 3));
-	EXPECT_EQ(0, tq_sched_read(self->sfd, ev, 16, 100));
+	EXPECT_EQ(0, raw_sched_read(self->sfd, ev, 16, 100));
 
 	/* A task after the cancelled one is cancelled when taken. */
 	chained(&d[0], 4, 1);
-	ASSERT_EQ(1, tq_client_submit(&self->c, d, 1));
+	ASSERT_EQ(1, raw_client_submit(&self->c, d, 1));
 	/* The module takes descriptors in the scheduler's read(): it returns none. */
-	EXPECT_EQ(0, tq_sched_read(self->sfd, ev, 16, 100));
-	ASSERT_EQ(1, tq_client_wait(&self->c, cqe, 8, 5000));
+	EXPECT_EQ(0, raw_sched_read(self->sfd, ev, 16, 100));
+	ASSERT_EQ(1, raw_client_wait(&self->c, cqe, 8, 5000));
 	EXPECT_EQ(-ECANCELED, cqe[0].status);
 	close(self->sfd);
 
 	/* With TQ_ATTACH_F_CHAINS: at once; requeued in order; abandoned head. */
-	tq_task(&d[0], 5);
+	raw_task(&d[0], 5);
 	chained(&d[1], 6, 1);
 	chained(&d[2], 7, 1);
-	ASSERT_EQ(3, tq_client_submit(&self->c, d, 3));
-	self->sfd = tq_sched_open_flags(O_NONBLOCK, TQ_ATTACH_F_CHAINS);
+	ASSERT_EQ(3, raw_client_submit(&self->c, d, 3));
+	self->sfd = raw_sched_open_flags(O_NONBLOCK, TQ_ATTACH_F_CHAINS);
 	ASSERT_LE(0, self->sfd);
 	n = collect(self->sfd, ev, 16, 3, 5000);
 	k = tasks_of(ev, n, t);
@@ -1463,7 +1463,7 @@ TEST_F(ctx, chains)
 	EXPECT_EQ(5, t[1].pred);
 	EXPECT_EQ(6, t[2].pred);
 	close(self->sfd);
-	self->sfd = tq_sched_open_flags(O_NONBLOCK, TQ_ATTACH_F_CHAINS);
+	self->sfd = raw_sched_open_flags(O_NONBLOCK, TQ_ATTACH_F_CHAINS);
 	ASSERT_LE(0, self->sfd);
 	n = collect(self->sfd, ev, 16, 3, 5000);
 	k = tasks_of(ev, n, t);
@@ -1472,12 +1472,12 @@ TEST_F(ctx, chains)
 	EXPECT_EQ(5, t[1].pred);
 	EXPECT_EQ(6, t[2].pred);
 	EXPECT_NE(0, t[2].flags & TQ_EV_F_REQUEUED);
-	EXPECT_EQ(0, tq_sched_mark(self->sfd, &t[0]));
+	EXPECT_EQ(0, raw_sched_mark(self->sfd, &t[0]));
 	close(self->sfd);
 	self->sfd = -1;
 	got = 0;
 	while (got < 3) {
-		n = tq_client_wait(&self->c, cqe + got, 8 - got, 5000);
+		n = raw_client_wait(&self->c, cqe + got, 8 - got, 5000);
 		ASSERT_LT(0, n);
 		got += n;
 	}

@@ -112,25 +112,25 @@ static int complete_all(int sfd, const struct tq_event *ev, int n)
 	int i, done = 0;
 
 	for (i = 0; i < n; i++)
-		if (ev[i].type == TQ_EV_TASK && !tq_sched_complete(sfd, &ev[i], 0, 0))
+		if (ev[i].type == TQ_EV_TASK && !raw_sched_complete(sfd, &ev[i], 0, 0))
 			done++;
 	return done;
 }
 
 FIXTURE(iso) {
-	struct tq_client c;
+	struct raw_client c;
 	int sfd;
 };
 
 FIXTURE_SETUP(iso)
 {
 	self->sfd = -1;
-	ASSERT_EQ(0, tq_client_open(&self->c, 8, 0, 4 * 4096, -1));
+	ASSERT_EQ(0, raw_client_open(&self->c, 8, 0, 4 * 4096, -1));
 }
 
 FIXTURE_TEARDOWN(iso)
 {
-	tq_client_close(&self->c);
+	raw_client_close(&self->c);
 	if (self->sfd >= 0)
 		close(self->sfd);
 }
@@ -192,13 +192,13 @@ TEST_F(iso, client_arena_after_dofork)
 	EXPECT_EQ(0, gup_read(arena, 16));
 	EXPECT_EQ(0, kernel_copy_into(arena + 8192));
 	EXPECT_EQ(0, memcmp(arena + 8192, "abc", 3));
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
-	tq_nop(&d, 42);
-	ASSERT_EQ(1, tq_client_submit(&self->c, &d, 1));
-	n = tq_sched_collect(self->sfd, ev, 8, 1, 5000);
+	raw_nop(&d, 42);
+	ASSERT_EQ(1, raw_client_submit(&self->c, &d, 1));
+	n = raw_sched_collect(self->sfd, ev, 8, 1, 5000);
 	ASSERT_EQ(1, complete_all(self->sfd, ev, n));
-	ASSERT_EQ(1, tq_client_wait(&self->c, &cqe, 1, 5000));
+	ASSERT_EQ(1, raw_client_wait(&self->c, &cqe, 1, 5000));
 	EXPECT_EQ(42, cqe.user_data);
 }
 
@@ -217,9 +217,9 @@ TEST_F(iso, scheduler_arena_after_dofork)
 	int n;
 
 	strcpy(self->c.arena, "client's data");
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
-	ASSERT_EQ(1, tq_sched_read(self->sfd, ev, 8, 5000));
+	ASSERT_EQ(1, raw_sched_read(self->sfd, ev, 8, 5000));
 	ASSERT_EQ(TQ_EV_OPEN, ev[0].type);
 	a = mmap(NULL, ev[0].open.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, self->sfd,
 		 ev[0].open.arena_offset);
@@ -249,11 +249,11 @@ TEST_F(iso, scheduler_arena_after_dofork)
 
 	EXPECT_STREQ("client's data", a);
 	EXPECT_EQ(0, gup_read(a, 16));
-	tq_nop(&d, 7);
-	ASSERT_EQ(1, tq_client_submit(&self->c, &d, 1));
-	n = tq_sched_collect(self->sfd, ev, 8, 1, 5000);
+	raw_nop(&d, 7);
+	ASSERT_EQ(1, raw_client_submit(&self->c, &d, 1));
+	n = raw_sched_collect(self->sfd, ev, 8, 1, 5000);
 	ASSERT_EQ(1, complete_all(self->sfd, ev, n));
-	ASSERT_EQ(1, tq_client_wait(&self->c, &cqe, 1, 5000));
+	ASSERT_EQ(1, raw_client_wait(&self->c, &cqe, 1, 5000));
 	munmap(a, self->c.s.arena_bytes);
 }
 
@@ -333,7 +333,7 @@ TEST(attach_in_user_namespace)
 	if (status == 10)
 		SKIP(return, "unshare(CLONE_NEWUSER) is not permitted here");
 	EXPECT_EQ(0, status);
-	EXPECT_EQ(0, tq_stat("scheduler_pid"));
+	EXPECT_EQ(0, raw_stat("scheduler_pid"));
 }
 
 /* Send @fd over a unix socket, or receive one. */
@@ -399,7 +399,7 @@ TEST(attach_fd_of_unprivileged_opener)
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(0, geteuid());
 	EXPECT_EQ(-EPERM, attach_fd(fd));
-	EXPECT_EQ(0, tq_stat("scheduler_pid"));
+	EXPECT_EQ(0, raw_stat("scheduler_pid"));
 	/* Root's own fd attaches. */
 	own = open(TQ_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, own);
@@ -430,12 +430,12 @@ TEST(attach_by_opener_after_dropping_privileges)
 			_exit(4);
 		if (attach_fd(fd))
 			_exit(5);
-		if (tq_stat("scheduler_pid") != getpid())
+		if (raw_stat("scheduler_pid") != getpid())
 			_exit(6);
 		_exit(0);
 	}
 	EXPECT_EQ(0, wait_child(pid));
-	EXPECT_EQ(0, tq_stat("scheduler_pid"));
+	EXPECT_EQ(0, raw_stat("scheduler_pid"));
 }
 
 TEST(attach_by_opener_inside_user_namespace)

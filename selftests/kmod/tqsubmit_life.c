@@ -22,12 +22,12 @@
 /* Wait up to @ms for a counter to reach @want; returns its last value. */
 static long long wait_stat(const char *name, long long want, int ms)
 {
-	long long v = tq_stat(name);
+	long long v = raw_stat(name);
 
 	while (v != want && ms > 0) {
 		usleep(10000);
 		ms -= 10;
-		v = tq_stat(name);
+		v = raw_stat(name);
 	}
 	return v;
 }
@@ -71,11 +71,11 @@ FIXTURE_TEARDOWN(life)
 TEST_F_TIMEOUT(life, kill_clients_in_flight, 300)
 {
 	struct tq_event ev[64];
-	long long base = tq_stat("contexts");
+	long long base = raw_stat("contexts");
 	int it, i, n;
 
 	ASSERT_EQ(0, base);
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
 	for (it = 0; it < KILLS; it++) {
 		struct tq_event held[KILL_TASKS];
@@ -88,14 +88,14 @@ TEST_F_TIMEOUT(life, kill_clients_in_flight, 300)
 		pid = fork();
 		ASSERT_LE(0, pid);
 		if (pid == 0) {
-			struct tq_client cl;
+			struct raw_client cl;
 			struct tq_desc d[KILL_TASKS];
 
-			if (tq_client_open(&cl, KILL_TASKS, 0, 1 << 16, -1))
+			if (raw_client_open(&cl, KILL_TASKS, 0, 1 << 16, -1))
 				_exit(1);
 			for (i = 0; i < KILL_TASKS; i++)
-				tq_task(&d[i], i);
-			if (tq_client_submit(&cl, d, KILL_TASKS) != KILL_TASKS)
+				raw_task(&d[i], i);
+			if (raw_client_submit(&cl, d, KILL_TASKS) != KILL_TASKS)
 				_exit(1);
 			if (write(p[1], "x", 1) != 1)
 				_exit(1);
@@ -108,7 +108,7 @@ TEST_F_TIMEOUT(life, kill_clients_in_flight, 300)
 
 		/* Modes 1-3: take some tasks before the kill. */
 		while (mode && nheld < KILL_TASKS / 2) {
-			n = tq_sched_read(self->sfd, ev, 64, 2000);
+			n = raw_sched_read(self->sfd, ev, 64, 2000);
 			ASSERT_LT(0, n);
 			for (i = 0; i < n; i++) {
 				if (ev[i].type == TQ_EV_OPEN)
@@ -119,7 +119,7 @@ TEST_F_TIMEOUT(life, kill_clients_in_flight, 300)
 		}
 		if (mode == 2) {
 			for (i = 0; i < nheld / 2; i++)
-				EXPECT_EQ(0, tq_sched_complete(self->sfd, &held[i], 0, 0));
+				EXPECT_EQ(0, raw_sched_complete(self->sfd, &held[i], 0, 0));
 		}
 		ASSERT_EQ(0, kill(pid, SIGKILL));
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -128,7 +128,7 @@ TEST_F_TIMEOUT(life, kill_clients_in_flight, 300)
 
 		/* The close arrives; complete (mode 3) or not, then let go. */
 		for (n = 0; n <= 0;) {
-			n = tq_sched_read(self->sfd, ev, 64, 2000);
+			n = raw_sched_read(self->sfd, ev, 64, 2000);
 			ASSERT_LT(0, n);
 			for (i = 0; i < n; i++)
 				if (ev[i].type == TQ_EV_CLOSE)
@@ -137,22 +137,22 @@ TEST_F_TIMEOUT(life, kill_clients_in_flight, 300)
 		}
 		if (mode == 3) {
 			for (i = 0; i < nheld; i++)
-				EXPECT_EQ(0, tq_sched_complete(self->sfd, &held[i], 0, 0));
+				EXPECT_EQ(0, raw_sched_complete(self->sfd, &held[i], 0, 0));
 		}
-		EXPECT_EQ(0, tq_sched_release(self->sfd, id));
+		EXPECT_EQ(0, raw_sched_release(self->sfd, id));
 	}
 	EXPECT_EQ(base, wait_stat("contexts", base, 5000));
-	EXPECT_EQ(0, tq_stat("in_flight"));
+	EXPECT_EQ(0, raw_stat("in_flight"));
 	close(self->sfd);
 	self->sfd = -1;
-	EXPECT_EQ(0, tq_stat("scheduler_pid"));
+	EXPECT_EQ(0, raw_stat("scheduler_pid"));
 }
 
 #define TOTAL	3000
 #define SQ	256
 
 struct feeder {
-	struct tq_client c;
+	struct raw_client c;
 	uint8_t seen[TOTAL];
 	unsigned int next, done, dup, requeued;
 };
@@ -166,14 +166,14 @@ static int feed(struct feeder *f, int ms)
 	int got;
 
 	while (f->next + n < TOTAL && n < SQ) {
-		tq_nop(&d[n], f->next + n);
+		raw_nop(&d[n], f->next + n);
 		n++;
 	}
-	got = n ? tq_client_submit(&f->c, d, n) : 0;
+	got = n ? raw_client_submit(&f->c, d, n) : 0;
 	if (got < 0)
 		return got;
 	f->next += got;
-	got = tq_client_wait(&f->c, cqe, SQ, ms);
+	got = raw_client_wait(&f->c, cqe, SQ, ms);
 	if (got < 0)
 		return got;
 	for (i = 0; i < (unsigned int)got; i++) {
@@ -198,12 +198,12 @@ static int feed(struct feeder *f, int ms)
 TEST_F_TIMEOUT(life, scheduler_restarts_exactly_once, 300)
 {
 	struct feeder *f = calloc(1, sizeof(*f));
-	long long requeued = tq_stat("requeued");
+	long long requeued = raw_stat("requeued");
 	int status, i;
 	pid_t pid;
 
 	ASSERT_NE(NULL, f);
-	ASSERT_EQ(0, tq_client_open(&f->c, SQ, 2 * SQ, 4096, -1));
+	ASSERT_EQ(0, raw_client_open(&f->c, SQ, 2 * SQ, 4096, -1));
 	/* A full SQ first, so that reads come in full batches. */
 	ASSERT_EQ(0, feed(f, 0));
 
@@ -214,9 +214,9 @@ TEST_F_TIMEOUT(life, scheduler_restarts_exactly_once, 300)
 		ASSERT_LE(0, feed(f, 50));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	/* Its io_uring may let go of the file a little after it exits. */
-	for (i = 0; i < 500 && tq_stat("requeued") == requeued; i++)
+	for (i = 0; i < 500 && raw_stat("requeued") == requeued; i++)
 		usleep(10000);
-	EXPECT_LT(requeued, tq_stat("requeued")) TH_LOG("nothing was requeued");
+	EXPECT_LT(requeued, raw_stat("requeued")) TH_LOG("nothing was requeued");
 	EXPECT_LE(100, f->done);
 
 	/* 2: killed outright partway. */
@@ -243,7 +243,7 @@ TEST_F_TIMEOUT(life, scheduler_restarts_exactly_once, 300)
 		EXPECT_EQ(1, f->seen[i]);
 	EXPECT_LT(0, f->requeued);
 	TH_LOG("%u of %d completions were of requeued tasks", f->requeued, TOTAL);
-	tq_client_close(&f->c);
+	raw_client_close(&f->c);
 	free(f);
 	EXPECT_EQ(0, wait_stat("in_flight", 0, 5000));
 }
@@ -264,22 +264,22 @@ TEST_F_TIMEOUT(life, many_clients_against_echod, 300)
 		ASSERT_LE(0, pid[i]);
 		if (pid[i] == 0) {
 			static uint8_t seen[PER_CLIENT];
-			struct tq_client c;
+			struct raw_client c;
 			struct tq_desc d[32];
 			struct tq_cqe cqe[64];
 			unsigned int next = 0, done = 0;
 			int k, n;
 
-			if (tq_client_open(&c, 64, 128, 1 << 16, -1))
+			if (raw_client_open(&c, 64, 128, 1 << 16, -1))
 				_exit(1);
 			while (done < PER_CLIENT) {
 				for (k = 0; k < 32 && next + k < PER_CLIENT; k++)
-					tq_nop(&d[k], next + k);
-				n = k ? tq_client_submit(&c, d, k) : 0;
+					raw_nop(&d[k], next + k);
+				n = k ? raw_client_submit(&c, d, k) : 0;
 				if (n < 0)
 					_exit(2);
 				next += n;
-				n = tq_client_wait(&c, cqe, 64, 10000);
+				n = raw_client_wait(&c, cqe, 64, 10000);
 				if (n <= 0)
 					_exit(3);
 				for (k = 0; k < n; k++) {
@@ -289,7 +289,7 @@ TEST_F_TIMEOUT(life, many_clients_against_echod, 300)
 				}
 				done += n;
 			}
-			_exit(tq_client_wait(&c, cqe, 1, 100) == 0 ? 0 : 5);
+			_exit(raw_client_wait(&c, cqe, 1, 100) == 0 ? 0 : 5);
 		}
 	}
 	for (i = 0; i < CLIENTS; i++) {
@@ -332,7 +332,7 @@ TEST_F(life, module_unloads)
 	fd = open(TQ_DEV, O_RDWR);
 	EXPECT_LE(0, fd);
 	close(fd);
-	EXPECT_EQ(0, tq_stat("contexts"));
+	EXPECT_EQ(0, raw_stat("contexts"));
 }
 
 TEST_HARNESS_MAIN

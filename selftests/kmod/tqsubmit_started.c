@@ -26,10 +26,10 @@ static const char *const kind_names[] = { "NOP", "TASK", "TASK|IDEMPOTENT",
 static void make(struct tq_desc *d, enum kind k, uint64_t user_data)
 {
 	if (k == K_NOP) {
-		tq_nop(d, user_data);
+		raw_nop(d, user_data);
 		return;
 	}
-	tq_task(d, user_data);
+	raw_task(d, user_data);
 	switch (k) {
 	case K_IDEM_LOCAL:
 		d->flags = TQ_DESC_F_LOCAL;
@@ -76,26 +76,26 @@ static void snap(struct snap *s)
 	int i;
 
 	for (i = 0; i < NR_COUNTERS; i++)
-		s->v[i] = tq_stat(counters[i]);
+		s->v[i] = raw_stat(counters[i]);
 }
 
 static long long delta(const struct snap *base, int which)
 {
-	return tq_stat(counters[which]) - base->v[which];
+	return raw_stat(counters[which]) - base->v[which];
 }
 
 /* Wait up to @ms for the scheduler to be gone (an io_uring may hold it). */
 static bool no_scheduler(int ms)
 {
-	while (tq_stat("scheduler_pid") && ms > 0) {
+	while (raw_stat("scheduler_pid") && ms > 0) {
 		usleep(10000);
 		ms -= 10;
 	}
-	return !tq_stat("scheduler_pid");
+	return !raw_stat("scheduler_pid");
 }
 
 FIXTURE(st) {
-	struct tq_client c;
+	struct raw_client c;
 	int sfd;
 	struct tq_event ev[64];
 	struct tq_cqe cqe[64];
@@ -105,12 +105,12 @@ FIXTURE_SETUP(st)
 {
 	self->sfd = -1;
 	ASSERT_TRUE(no_scheduler(5000));
-	ASSERT_EQ(0, tq_client_open(&self->c, 32, 0, 1 << 16, -1));
+	ASSERT_EQ(0, raw_client_open(&self->c, 32, 0, 1 << 16, -1));
 }
 
 FIXTURE_TEARDOWN(st)
 {
-	tq_client_close(&self->c);
+	raw_client_close(&self->c);
 	if (self->sfd >= 0)
 		close(self->sfd);
 }
@@ -143,19 +143,19 @@ TEST_F(st, idempotent_flag_per_opcode)
 		make(&d[i], kinds[i], ops[i]);
 		d[i].flags |= TQ_DESC_F_IDEMPOTENT;
 	}
-	ASSERT_EQ(4, tq_client_submit(&self->c, d, 4));
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_EQ(4, raw_client_submit(&self->c, d, 4));
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
-	n = tq_sched_collect(self->sfd, self->ev, 64, 1, 5000);
+	n = raw_sched_collect(self->sfd, self->ev, 64, 1, 5000);
 	for (i = 0; i < n; i++) {
 		if (self->ev[i].type != TQ_EV_TASK)
 			continue;
 		EXPECT_EQ(TQ_OP_TASK, self->ev[i].task.opcode);
 		EXPECT_EQ(TQ_DESC_F_IDEMPOTENT, self->ev[i].task.flags);
-		EXPECT_EQ(0, tq_sched_complete(self->sfd, &self->ev[i], 0, 0));
+		EXPECT_EQ(0, raw_sched_complete(self->sfd, &self->ev[i], 0, 0));
 	}
 	while (got < 4) {
-		n = tq_client_wait(&self->c, self->cqe + got, 64 - got, 5000);
+		n = raw_client_wait(&self->c, self->cqe + got, 64 - got, 5000);
 		ASSERT_LT(0, n);
 		got += n;
 	}
@@ -186,26 +186,26 @@ TEST_F(st, close_with_marked_and_unmarked)
 	for (i = 0; i < 2 * NR_KINDS; i++)
 		make(&d[i], i % NR_KINDS, i);
 	snap(&base);
-	ASSERT_EQ(2 * NR_KINDS, tq_client_submit(&self->c, d, 2 * NR_KINDS));
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_EQ(2 * NR_KINDS, raw_client_submit(&self->c, d, 2 * NR_KINDS));
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
-	n = tq_sched_collect(self->sfd, self->ev, 64, 2 * NR_KINDS, 5000);
+	n = raw_sched_collect(self->sfd, self->ev, 64, 2 * NR_KINDS, 5000);
 	for (i = 0; i < n; i++) {
 		if (self->ev[i].type != TQ_EV_TASK)
 			continue;
 		tasks++;
 		EXPECT_EQ(0, self->ev[i].flags);
 		if (self->ev[i].task.user_data >= NR_KINDS)
-			EXPECT_EQ(0, tq_sched_mark(self->sfd, &self->ev[i]));
+			EXPECT_EQ(0, raw_sched_mark(self->sfd, &self->ev[i]));
 	}
 	ASSERT_EQ(2 * NR_KINDS, tasks);
 	/* Marks complete nothing. */
-	EXPECT_EQ(0, tq_client_reap(&self->c, self->cqe, 64));
+	EXPECT_EQ(0, raw_client_reap(&self->c, self->cqe, 64));
 	EXPECT_EQ(2 * NR_KINDS, delta(&base, IN_FLIGHT));
 	close(self->sfd);
 	self->sfd = -1;
 
-	ASSERT_EQ(1, tq_client_wait(&self->c, self->cqe, 64, 5000));
+	ASSERT_EQ(1, raw_client_wait(&self->c, self->cqe, 64, 5000));
 	EXPECT_EQ(NR_KINDS + K_TASK, self->cqe[0].user_data);
 	EXPECT_EQ(-EOWNERDEAD, self->cqe[0].status);
 	EXPECT_EQ(0, self->cqe[0].flags);	/* one scheduler held it */
@@ -228,9 +228,9 @@ TEST_F(st, close_with_marked_and_unmarked)
 	EXPECT_NE(NULL, strstr(info, "abandoned:\t1\n"));
 
 	/* The next scheduler gets the others, and completes them. */
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
-	n = tq_sched_collect(self->sfd, self->ev, 64, 2 * NR_KINDS - 1, 5000);
+	n = raw_sched_collect(self->sfd, self->ev, 64, 2 * NR_KINDS - 1, 5000);
 	tasks = 0;
 	for (i = 0; i < n; i++) {
 		if (self->ev[i].type != TQ_EV_TASK)
@@ -238,11 +238,11 @@ TEST_F(st, close_with_marked_and_unmarked)
 		tasks++;
 		EXPECT_EQ(TQ_EV_F_REQUEUED, self->ev[i].flags);
 		EXPECT_NE(NR_KINDS + K_TASK, self->ev[i].task.user_data);
-		EXPECT_EQ(0, tq_sched_complete(self->sfd, &self->ev[i], 0, 0));
+		EXPECT_EQ(0, raw_sched_complete(self->sfd, &self->ev[i], 0, 0));
 	}
 	EXPECT_EQ(2 * NR_KINDS - 1, tasks);
 	for (tasks = 0; tasks < 2 * NR_KINDS - 1; tasks += n) {
-		n = tq_client_wait(&self->c, self->cqe + tasks, 64 - tasks, 5000);
+		n = raw_client_wait(&self->c, self->cqe + tasks, 64 - tasks, 5000);
 		ASSERT_LT(0, n);
 	}
 	for (i = 0; i < tasks; i++) {
@@ -267,40 +267,40 @@ TEST_F(st, mark_lasts_one_delivery)
 
 	make(&d[0], K_IDEM, 1);
 	make(&d[1], K_TASK, 2);
-	ASSERT_EQ(2, tq_client_submit(&self->c, d, 2));
+	ASSERT_EQ(2, raw_client_submit(&self->c, d, 2));
 
 	/* 1: marks the idempotent one and leaves: it is requeued. */
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
-	n = tq_sched_collect(self->sfd, self->ev, 64, 2, 5000);
+	n = raw_sched_collect(self->sfd, self->ev, 64, 2, 5000);
 	for (i = 0; i < n; i++)
 		if (self->ev[i].type == TQ_EV_TASK && self->ev[i].task.user_data == 1)
-			EXPECT_EQ(0, tq_sched_mark(self->sfd, &self->ev[i]));
+			EXPECT_EQ(0, raw_sched_mark(self->sfd, &self->ev[i]));
 	close(self->sfd);
-	EXPECT_EQ(0, tq_client_reap(&self->c, self->cqe, 64));
+	EXPECT_EQ(0, raw_client_reap(&self->c, self->cqe, 64));
 
 	/* 2: marks the other, the one that must not rerun, and leaves. */
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
-	n = tq_sched_collect(self->sfd, self->ev, 64, 2, 5000);
+	n = raw_sched_collect(self->sfd, self->ev, 64, 2, 5000);
 	for (i = 0; i < n; i++)
 		if (self->ev[i].type == TQ_EV_TASK && self->ev[i].task.user_data == 2)
-			EXPECT_EQ(0, tq_sched_mark(self->sfd, &self->ev[i]));
+			EXPECT_EQ(0, raw_sched_mark(self->sfd, &self->ev[i]));
 	close(self->sfd);
-	ASSERT_EQ(1, tq_client_wait(&self->c, self->cqe, 64, 5000));
+	ASSERT_EQ(1, raw_client_wait(&self->c, self->cqe, 64, 5000));
 	EXPECT_EQ(2, self->cqe[0].user_data);
 	EXPECT_EQ(-EOWNERDEAD, self->cqe[0].status);
 	EXPECT_EQ(TQ_CQE_F_REQUEUED, self->cqe[0].flags);	/* two schedulers held it */
 
 	/* 3: the idempotent one again, unmarked now; it completes. */
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
-	n = tq_sched_collect(self->sfd, self->ev, 64, 1, 5000);
+	n = raw_sched_collect(self->sfd, self->ev, 64, 1, 5000);
 	ASSERT_EQ(2, n);
 	EXPECT_EQ(1, self->ev[1].task.user_data);
 	EXPECT_EQ(TQ_EV_F_REQUEUED, self->ev[1].flags);
-	EXPECT_EQ(0, tq_sched_complete(self->sfd, &self->ev[1], 0, 0));
-	ASSERT_EQ(1, tq_client_wait(&self->c, self->cqe, 64, 5000));
+	EXPECT_EQ(0, raw_sched_complete(self->sfd, &self->ev[1], 0, 0));
+	ASSERT_EQ(1, raw_client_wait(&self->c, self->cqe, 64, 5000));
 	EXPECT_EQ(1, self->cqe[0].user_data);
 	EXPECT_EQ(0, self->cqe[0].status);
 }
@@ -315,22 +315,22 @@ TEST_F(st, marked_then_completed)
 
 	make(&d, K_TASK, 5);
 	snap(&base);
-	ASSERT_EQ(1, tq_client_submit(&self->c, &d, 1));
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_EQ(1, raw_client_submit(&self->c, &d, 1));
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
-	n = tq_sched_collect(self->sfd, self->ev, 64, 1, 5000);
+	n = raw_sched_collect(self->sfd, self->ev, 64, 1, 5000);
 	ASSERT_EQ(2, n);
-	EXPECT_EQ(0, tq_sched_mark(self->sfd, &self->ev[1]));
+	EXPECT_EQ(0, raw_sched_mark(self->sfd, &self->ev[1]));
 	c = (struct tq_completion){ .ctx_id = self->ev[1].ctx_id, .tag = self->ev[1].tag,
 				    .status = -EIO, .start_ns = 10, .end_ns = 20 };
 	ASSERT_EQ(sizeof(c), write(self->sfd, &c, sizeof(c)));
 	close(self->sfd);
 	self->sfd = -1;
-	ASSERT_EQ(1, tq_client_wait(&self->c, self->cqe, 64, 5000));
+	ASSERT_EQ(1, raw_client_wait(&self->c, self->cqe, 64, 5000));
 	EXPECT_EQ(-EIO, self->cqe[0].status);
 	EXPECT_EQ(10, self->cqe[0].start_ns);
 	EXPECT_EQ(20, self->cqe[0].end_ns);
-	EXPECT_EQ(0, tq_client_wait(&self->c, self->cqe, 64, 100));
+	EXPECT_EQ(0, raw_client_wait(&self->c, self->cqe, 64, 100));
 	EXPECT_EQ(0, delta(&base, ABANDONED));
 	EXPECT_EQ(0, delta(&base, REQUEUED));
 	EXPECT_EQ(1, delta(&base, FAILED));
@@ -346,10 +346,10 @@ TEST_F(st, started_record_errors)
 
 	make(&d[0], K_TASK, 1);
 	make(&d[1], K_NOP, 2);
-	ASSERT_EQ(2, tq_client_submit(&self->c, d, 2));
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_EQ(2, raw_client_submit(&self->c, d, 2));
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
-	n = tq_sched_collect(self->sfd, self->ev, 64, 2, 5000);
+	n = raw_sched_collect(self->sfd, self->ev, 64, 2, 5000);
 	ASSERT_EQ(3, n);
 	good = (struct tq_completion){ .ctx_id = self->ev[1].ctx_id, .tag = self->ev[1].tag,
 				       .flags = TQ_COMPL_F_STARTED };
@@ -393,17 +393,17 @@ TEST_F(st, started_record_errors)
 	c[0].tag = self->ev[2].tag;
 	EXPECT_EQ(sizeof(c[0]), write(self->sfd, c, sizeof(c[0])));
 	/* Marks completed nothing and moved no counter. */
-	EXPECT_EQ(0, tq_client_reap(&self->c, self->cqe, 64));
+	EXPECT_EQ(0, raw_client_reap(&self->c, self->cqe, 64));
 	EXPECT_EQ(0, delta(&base, COMPLETED));
 	EXPECT_EQ(0, delta(&base, FAILED));
 	EXPECT_EQ(0, delta(&base, IN_FLIGHT));
 
 	/* After its completion, a tag is unknown. */
-	EXPECT_EQ(0, tq_sched_complete(self->sfd, &self->ev[1], 0, 0));
-	EXPECT_EQ(-ENOENT, tq_sched_mark(self->sfd, &self->ev[1]));
-	EXPECT_EQ(0, tq_sched_complete(self->sfd, &self->ev[2], 0, 0));
-	EXPECT_EQ(-ENOENT, tq_sched_mark(self->sfd, &self->ev[2]));
-	ASSERT_EQ(2, tq_client_wait(&self->c, self->cqe, 64, 5000));
+	EXPECT_EQ(0, raw_sched_complete(self->sfd, &self->ev[1], 0, 0));
+	EXPECT_EQ(-ENOENT, raw_sched_mark(self->sfd, &self->ev[1]));
+	EXPECT_EQ(0, raw_sched_complete(self->sfd, &self->ev[2], 0, 0));
+	EXPECT_EQ(-ENOENT, raw_sched_mark(self->sfd, &self->ev[2]));
+	ASSERT_EQ(2, raw_client_wait(&self->c, self->cqe, 64, 5000));
 	EXPECT_EQ(0, self->cqe[0].status);
 	EXPECT_EQ(0, self->cqe[1].status);
 }
@@ -411,28 +411,28 @@ TEST_F(st, started_record_errors)
 /* A context closed while its marked task is held: the task is only dropped. */
 TEST(marked_task_of_closed_context)
 {
-	struct tq_client c;
+	struct raw_client c;
 	struct tq_event ev[8];
 	struct tq_desc d;
-	long long dropped = tq_stat("dropped"), abandoned = tq_stat("abandoned");
+	long long dropped = raw_stat("dropped"), abandoned = raw_stat("abandoned");
 	int sfd, n;
 
 	ASSERT_TRUE(no_scheduler(5000));
-	ASSERT_EQ(0, tq_client_open(&c, 8, 0, 4096, -1));
+	ASSERT_EQ(0, raw_client_open(&c, 8, 0, 4096, -1));
 	make(&d, K_TASK, 1);
-	ASSERT_EQ(1, tq_client_submit(&c, &d, 1));
-	sfd = tq_sched_open(O_NONBLOCK);
+	ASSERT_EQ(1, raw_client_submit(&c, &d, 1));
+	sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, sfd);
-	n = tq_sched_collect(sfd, ev, 8, 1, 5000);
+	n = raw_sched_collect(sfd, ev, 8, 1, 5000);
 	ASSERT_EQ(2, n);
-	EXPECT_EQ(0, tq_sched_mark(sfd, &ev[1]));
-	tq_client_close(&c);
+	EXPECT_EQ(0, raw_sched_mark(sfd, &ev[1]));
+	raw_client_close(&c);
 	/* Closed, not yet released: its tasks may still be marked. */
-	EXPECT_EQ(0, tq_sched_mark(sfd, &ev[1]));
+	EXPECT_EQ(0, raw_sched_mark(sfd, &ev[1]));
 	close(sfd);
-	EXPECT_EQ(dropped + 1, tq_stat("dropped"));
-	EXPECT_EQ(abandoned, tq_stat("abandoned"));
-	EXPECT_EQ(0, tq_stat("contexts"));
+	EXPECT_EQ(dropped + 1, raw_stat("dropped"));
+	EXPECT_EQ(abandoned, raw_stat("abandoned"));
+	EXPECT_EQ(0, raw_stat("contexts"));
 }
 
 /*
@@ -454,19 +454,19 @@ TEST_F(st, killed_scheduler)
 	for (i = 0; i < total; i++)
 		make(&d[i], i % NR_KINDS, i);
 	snap(&base);
-	ASSERT_EQ(total, tq_client_submit(&self->c, d, total));
+	ASSERT_EQ(total, raw_client_submit(&self->c, d, total));
 	ASSERT_EQ(0, pipe(p));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		struct tq_event ev[64];
-		int fd = tq_sched_open(O_NONBLOCK), k, m;
+		int fd = raw_sched_open(O_NONBLOCK), k, m;
 
 		if (fd < 0)
 			_exit(1);
-		m = tq_sched_collect(fd, ev, 64, total, 5000);
+		m = raw_sched_collect(fd, ev, 64, total, 5000);
 		for (k = 0; k < m; k++)
-			if (ev[k].type == TQ_EV_TASK && tq_sched_mark(fd, &ev[k]))
+			if (ev[k].type == TQ_EV_TASK && raw_sched_mark(fd, &ev[k]))
 				_exit(2);
 		if (write(p[1], "m", 1) != 1)
 			_exit(3);
@@ -483,17 +483,17 @@ TEST_F(st, killed_scheduler)
 	EXPECT_EQ(PER_KIND, delta(&base, ABANDONED));
 	EXPECT_EQ(total - PER_KIND, delta(&base, REQUEUED));
 
-	self->sfd = tq_sched_open(O_NONBLOCK);
+	self->sfd = raw_sched_open(O_NONBLOCK);
 	ASSERT_LE(0, self->sfd);
-	n = tq_sched_collect(self->sfd, self->ev, 64, total - PER_KIND, 5000);
+	n = raw_sched_collect(self->sfd, self->ev, 64, total - PER_KIND, 5000);
 	for (i = 0; i < n; i++) {
 		if (self->ev[i].type != TQ_EV_TASK)
 			continue;
 		EXPECT_FALSE(abandoned_kind(self->ev[i].task.user_data % NR_KINDS));
-		EXPECT_EQ(0, tq_sched_complete(self->sfd, &self->ev[i], 0, 0));
+		EXPECT_EQ(0, raw_sched_complete(self->sfd, &self->ev[i], 0, 0));
 	}
 	while (got < total) {
-		n = tq_client_wait(&self->c, self->cqe, 64, 5000);
+		n = raw_client_wait(&self->c, self->cqe, 64, 5000);
 		ASSERT_LT(0, n);
 		for (i = 0; i < n; i++) {
 			uint64_t u = self->cqe[i].user_data;
@@ -509,7 +509,7 @@ TEST_F(st, killed_scheduler)
 	for (i = 0; i < total; i++)
 		EXPECT_EQ(1, seen[i]);
 	EXPECT_EQ(PER_KIND, dead);
-	EXPECT_EQ(0, tq_client_wait(&self->c, self->cqe, 64, 100));
+	EXPECT_EQ(0, raw_client_wait(&self->c, self->cqe, 64, 100));
 	EXPECT_EQ(0, delta(&base, IN_FLIGHT));
 	EXPECT_EQ(delta(&base, SUBMITTED), delta(&base, COMPLETED) + delta(&base, FAILED));
 }
@@ -531,7 +531,7 @@ TEST_F(st, echod_marks_and_exits_midbatch)
 	for (i = 0; i < 32; i++)
 		make(&d[i], i % NR_KINDS, i);
 	snap(&base);
-	ASSERT_EQ(32, tq_client_submit(&self->c, d, 32));
+	ASSERT_EQ(32, raw_client_submit(&self->c, d, 32));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -549,7 +549,7 @@ TEST_F(st, echod_marks_and_exits_midbatch)
 		_exit(127);
 	}
 	while (got < 32) {
-		n = tq_client_wait(&self->c, self->cqe, 64, 10000);
+		n = raw_client_wait(&self->c, self->cqe, 64, 10000);
 		ASSERT_LT(0, n);
 		for (i = 0; i < n; i++) {
 			uint64_t u = self->cqe[i].user_data;

@@ -333,7 +333,7 @@ static int enter_msg(int fd)
 /* Publish what is written (A), fence (J), ring if need-wakeup is set. */
 static void client_kick(struct client *c)
 {
-	tq_store_release(c->sq_prod, c->sq_tail);	/* A */
+	raw_store_release(c->sq_prod, c->sq_tail);	/* A */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* J, matches I */
 	if (__atomic_load_n(c->sq_flags, __ATOMIC_RELAXED) & TQ_RING_NEED_WAKEUP)
 		enter_msg(c->fd);
@@ -342,7 +342,7 @@ static void client_kick(struct client *c)
 /* Up to n descriptors that fit: the count. */
 static int client_submit(struct client *c, const struct tq_desc *d, unsigned int n)
 {
-	uint32_t head = tq_load_acquire(c->sq_cons);	/* D */
+	uint32_t head = raw_load_acquire(c->sq_cons);	/* D */
 	unsigned int i;
 
 	for (i = 0; i < n && c->sq_tail - head < c->s.sq_entries; i++)
@@ -353,15 +353,15 @@ static int client_submit(struct client *c, const struct tq_desc *d, unsigned int
 
 static int client_reap(struct client *c, struct tq_cqe *out, unsigned int max)
 {
-	uint32_t tail = tq_load_acquire(c->cq_prod);	/* F */
+	uint32_t tail = raw_load_acquire(c->cq_prod);	/* F */
 	unsigned int n = 0;
 
 	while (c->cq_head != tail && n < max)
 		out[n++] = c->cqes[c->cq_head++ & (c->s.cq_entries - 1)];
 	if (n) {
-		tq_store_release(c->cq_cons, c->cq_head);	/* G */
+		raw_store_release(c->cq_cons, c->cq_head);	/* G */
 		/* Room in the CQ may let waiting descriptors through (the ENTER rule). */
-		if (c->sq_tail != tq_load_acquire(c->sq_cons))
+		if (c->sq_tail != raw_load_acquire(c->sq_cons))
 			client_kick(c);
 	}
 	return n;
@@ -781,7 +781,7 @@ static void test_descriptors(struct daemon *d)
 		return;
 	}
 	for (i = 0; i < NBAD; i++) {
-		tq_task(&desc[i], i);
+		raw_task(&desc[i], i);
 		bad_cases[i].edit(&desc[i]);
 	}
 	for (i = 0; i < NGOOD; i++)
@@ -789,7 +789,7 @@ static void test_descriptors(struct daemon *d)
 	tap_ok(client_submit(&c, desc, NBAD + NGOOD) == NBAD + NGOOD, "%d descriptors in the SQ",
 	       NBAD + NGOOD);
 	usleep(50000);
-	tap_ok(!tq_load_acquire(c.sq_cons), "nothing taken without a scheduler");
+	tap_ok(!raw_load_acquire(c.sq_cons), "nothing taken without a scheduler");
 	tap_ok(!sched_open_wait(&s, d->ssock), "a scheduler attaches");
 	n = sched_collect(&s, ev, NBAD + NGOOD + 4, NGOOD, 3000);
 	tap_ok(n >= 1 && ev[0].type == TQ_EV_OPEN && ev[0].ctx_id == c.s.ctx_id &&
@@ -894,10 +894,10 @@ static void test_broken(struct daemon *d)
 	}
 	sched_collect(&s, ev, 16, 0, 200);
 	/* SQ producer far ahead of the consumer. */
-	tq_store_release(bad.sq_prod, 1000);
+	raw_store_release(bad.sq_prod, 1000);
 	enter_msg(bad.fd);
 	for (int i = 0; i < 4; i++)
-		tq_task(&desc[i], i);
+		raw_task(&desc[i], i);
 	client_submit(&good, desc, 4);
 	n = sched_collect(&s, ev, 16, 4, 2000);
 	tap_ok(count_type(ev, n, TQ_EV_TASK) == 4, "the honest client's tasks arrive");
@@ -912,7 +912,7 @@ static void test_broken(struct daemon *d)
 	tap_ok((*bad.sq_flags & TQ_RING_BROKEN) && (*bad.cq_flags & TQ_RING_BROKEN) &&
 	       !(*good.sq_flags & TQ_RING_BROKEN),
 	       "an SQ producer beyond the ring: TQ_RING_BROKEN in both of its rings, not the other's");
-	tap_ok(!tq_load_acquire(bad.sq_cons), "nothing taken from the broken ring");
+	tap_ok(!raw_load_acquire(bad.sq_cons), "nothing taken from the broken ring");
 	client_close(&bad);
 
 	/* CQ consumer ahead of the producer: broken at the next completion. */
@@ -920,10 +920,10 @@ static void test_broken(struct daemon *d)
 		tap_ok(0, "broken: a second context");
 		return;
 	}
-	tq_task(&desc[0], 1);
+	raw_task(&desc[0], 1);
 	client_submit(&bad, desc, 1);
 	n = sched_collect(&s, ev, 16, 1, 2000);
-	tq_store_release(bad.cq_cons, 77);
+	raw_store_release(bad.cq_cons, 77);
 	for (int i = 0; i < n; i++)
 		if (ev[i].type == TQ_EV_TASK)
 			sched_complete(&s, &ev[i], 0, 0);
@@ -975,12 +975,12 @@ static void test_limits(struct daemon *d)
 	tap_ok(c[0].s.max_inflight == 4, "max_inflight = min(inflight_max 4, cq 32) = %u",
 	       c[0].s.max_inflight);
 	for (i = 0; i < 10; i++)
-		tq_nop(&desc[i], i);
+		raw_nop(&desc[i], i);
 	client_submit(&c[0], desc, 10);
 	n = sched_collect(&s, ev, 32, 5, 500);
-	tap_ok(count_type(ev, n, TQ_EV_TASK) == 4 && tq_load_acquire(c[0].sq_cons) == 4,
+	tap_ok(count_type(ev, n, TQ_EV_TASK) == 4 && raw_load_acquire(c[0].sq_cons) == 4,
 	       "10 submitted: 4 delivered, the SQ consumer at 4 (%d, %u)",
-	       count_type(ev, n, TQ_EV_TASK), tq_load_acquire(c[0].sq_cons));
+	       count_type(ev, n, TQ_EV_TASK), raw_load_acquire(c[0].sq_cons));
 	for (i = 0; i < n; i++)
 		if (ev[i].type == TQ_EV_TASK)
 			sched_complete(&s, &ev[i], 0, 0);
@@ -1003,20 +1003,20 @@ static void test_limits(struct daemon *d)
 		return;
 	}
 	for (i = 0; i < 4; i++)
-		tq_nop(&desc[i], i);
+		raw_nop(&desc[i], i);
 	client_submit(&c[0], desc, 4);
 	n = sched_collect(&s, ev, 32, 4, 2000);
 	for (i = 0; i < n; i++)
 		if (ev[i].type == TQ_EV_TASK)
 			sched_complete(&s, &ev[i], 0, 0);
-	for (i = 0; i < 200 && tq_load_acquire(c[0].cq_prod) != 4; i++)
+	for (i = 0; i < 200 && raw_load_acquire(c[0].cq_prod) != 4; i++)
 		usleep(5000);
 	for (i = 0; i < 4; i++)
-		tq_nop(&desc[i], 10 + i);
-	c[0].sq_tail = tq_load_acquire(c[0].sq_cons);
+		raw_nop(&desc[i], 10 + i);
+	c[0].sq_tail = raw_load_acquire(c[0].sq_cons);
 	client_submit(&c[0], desc, 4);
 	n = sched_collect(&s, ev, 32, 1, 300);
-	tap_ok(count_type(ev, n, TQ_EV_TASK) == 0 && tq_load_acquire(c[0].sq_cons) == 4,
+	tap_ok(count_type(ev, n, TQ_EV_TASK) == 0 && raw_load_acquire(c[0].sq_cons) == 4,
 	       "a full CQ: the next 4 wait in the SQ");
 	got = client_reap(&c[0], cqe, 16);	/* makes room and rings (the ENTER rule) */
 	n = sched_collect(&s, ev, 32, 4, 2000);
@@ -1067,9 +1067,9 @@ static void test_enter(struct daemon *d)
 	usleep(100000);
 	tap_ok(stat_of(d->csock, "enters_absorbed") - a0 == 50,
 	       "50 ENTERs with nothing queued: absorbed");
-	tq_nop(&desc, 1);
+	raw_nop(&desc, 1);
 	c.sqes[c.sq_tail++ & 3] = desc;
-	tq_store_release(c.sq_prod, c.sq_tail);
+	raw_store_release(c.sq_prod, c.sq_tail);
 	e0 = stat_of(d->csock, "enters");
 	a0 = stat_of(d->csock, "enters_absorbed");
 	for (i = 0; i < 20; i++)
@@ -1113,7 +1113,7 @@ static void test_client_killed(struct daemon *d)
 		if (client_open(&c, d->csock, 8, 0, 4096, -2))
 			_exit(1);
 		for (i = 0; i < 6; i++)
-			tq_task(&desc[i], i);
+			raw_task(&desc[i], i);
 		client_submit(&c, desc, 6);
 		if (write(p[1], "x", 1) != 1)
 			_exit(1);
@@ -1126,7 +1126,7 @@ static void test_client_killed(struct daemon *d)
 	n = sched_collect(&s, ev, 64, 6, 2000);
 	tap_ok(count_type(ev, n, TQ_EV_TASK) == 6, "the scheduler holds them");
 	for (i = 0; i < 8; i++)
-		tq_task(&desc[i], 100 + i);
+		raw_task(&desc[i], 100 + i);
 	client_submit(&good, desc, 8);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
@@ -1182,9 +1182,9 @@ static void test_sched_killed(struct daemon *d)
 	/* 0-3 TASK, 4-7 idempotent TASK, 8-11 NOP; the even ones get marked. */
 	for (i = 0; i < N; i++) {
 		if (i < 8)
-			tq_task(&desc[i], i);
+			raw_task(&desc[i], i);
 		else
-			tq_nop(&desc[i], i);
+			raw_nop(&desc[i], i);
 		if (i >= 4 && i < 8)
 			desc[i].flags = TQ_DESC_F_IDEMPOTENT;
 	}
@@ -1285,7 +1285,7 @@ static const struct tq_cqe *cqe_of(const struct tq_cqe *cqe, int n, uint64_t ud)
 
 static void chained(struct tq_desc *d, uint64_t ud, uint32_t after)
 {
-	tq_task(d, ud);
+	raw_task(d, ud);
 	d->flags = TQ_DESC_F_AFTER;
 	d->after = after;
 }
@@ -1317,7 +1317,7 @@ static void test_chains(struct daemon *d)
 	       "QUERY: TQ_FEAT_CHAINS");
 
 	/* Held by the server: 1, 2 after 1, 3 after 2. */
-	tq_task(&desc[0], 1);
+	raw_task(&desc[0], 1);
 	chained(&desc[1], 2, 1);
 	chained(&desc[2], 3, 1);
 	client_submit(&c, desc, 3);
@@ -1352,7 +1352,7 @@ static void test_chains(struct daemon *d)
 	got = client_wait(&c, cqe, 8, 1, 2000);
 	tap_ok(got == 1 && cqe[0].user_data == 4 && cqe[0].status == -ECANCELED,
 	       "a task after the cancelled one: -ECANCELED at once");
-	tq_task(&desc[0], 5);
+	raw_task(&desc[0], 5);
 	client_submit(&c, desc, 1);
 	n = sched_collect(&s, ev, 16, 1, 2000);
 	k = tasks_of(ev, n, t);
@@ -1371,7 +1371,7 @@ static void test_chains(struct daemon *d)
 	sched_close(&s);
 
 	/* With TQ_ATTACH_F_CHAINS: the chain at once; the unmarked ones requeue in order. */
-	tq_task(&desc[0], 7);
+	raw_task(&desc[0], 7);
 	chained(&desc[1], 8, 1);
 	chained(&desc[2], 9, 1);
 	client_submit(&c, desc, 3);
@@ -1409,7 +1409,7 @@ static void test_chains(struct daemon *d)
 	       "a started head is abandoned (-EOWNERDEAD), its chain cancelled");
 
 	/* Unmarked, to a scheduler without the flag: the head, then the rest in turn. */
-	tq_task(&desc[0], 10);
+	raw_task(&desc[0], 10);
 	chained(&desc[1], 11, 1);
 	client_submit(&c, desc, 2);
 	if (sched_open_wait_flags(&s, d->ssock, TQ_ATTACH_F_CHAINS)) {
@@ -1522,7 +1522,7 @@ static void test_hostile_efd(struct daemon *d)
 	sched_collect(&s, ev, 32, 0, 200);
 	for (int round = 0; round < 3; round++) {
 		for (i = 0; i < 8; i++)
-			tq_nop(&desc[i], i);
+			raw_nop(&desc[i], i);
 		client_submit(&bad, desc, 8);
 		client_submit(&good, desc, 8);
 		n = sched_collect(&s, ev, 32, 16, 2000);
@@ -1539,7 +1539,7 @@ static void test_hostile_efd(struct daemon *d)
 		struct pollfd pf = { .fd = good.efd, .events = POLLIN };
 
 		for (i = 0; i < 8; i++)
-			tq_nop(&desc[i], i);
+			raw_nop(&desc[i], i);
 		client_submit(&good, desc, 8);
 		n = sched_collect(&s, ev, 32, 8, 2000);
 		for (i = 0; i < n; i++)
@@ -1567,7 +1567,7 @@ static void test_hostile_efd(struct daemon *d)
 		if (write(bad.efd, &w, 8) != 8)
 			tap_diag("could not fill the counter again");
 		for (i = 0; i < 8; i++)
-			tq_nop(&desc[i], i);
+			raw_nop(&desc[i], i);
 		client_submit(&bad, desc, 8);
 		n = sched_collect(&s, ev, 32, 8, 2000);
 		for (i = 0; i < n; i++)
@@ -1611,7 +1611,7 @@ static void test_sched_stalled(struct daemon *d)
 			break;
 	tap_ok(i == NC, "%d clients of %d-entry rings", NC, NT);
 	for (k = 0; k < NT; k++)
-		tq_nop(&desc[k], k);
+		raw_nop(&desc[k], k);
 	for (i = 0; i < NC; i++)
 		client_submit(&c[i], desc, NT);
 	for (i = 0; i < 300 && stat_of(d->csock, "stalled_sends") == st0; i++)
