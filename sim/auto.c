@@ -19,7 +19,7 @@
  * iterations (one cut short is dropped). One, to learn the pace, before any
  * was timed.
  */
-static unsigned int fit_destroy(struct tq_ws *ws, unsigned int nd, unsigned int n)
+static unsigned int fit_destroy(struct tqsim_ws *ws, unsigned int nd, unsigned int n)
 {
 	uint64_t now, done = ws->evals - ws->pace_evals;
 	double per, left;
@@ -28,7 +28,7 @@ static unsigned int fit_destroy(struct tq_ws *ws, unsigned int nd, unsigned int 
 		return nd;
 	if (!done)
 		return 1;
-	now = tq_clock_ns();
+	now = tqsim_clock_ns();
 	per = (double)(now - ws->pace_ns) / done;
 	left = ((double)ws->deadline_ns - now) / per - ws->tail_evals;
 	while (nd > 1 && nd * n > left)
@@ -37,9 +37,9 @@ static unsigned int fit_destroy(struct tq_ws *ws, unsigned int nd, unsigned int 
 }
 
 /* Whether @w has an iteration under way whose tasks are those of an @n-task TG, once each. */
-static bool walk_pending_ok(const struct tq_walk *w, unsigned int n)
+static bool walk_pending_ok(const struct tqsim_walk *w, unsigned int n)
 {
-	uint8_t all[TQ_MAX_TASKS];
+	uint8_t all[TQSIM_MAX_TASKS];
 
 	if (!w->nd || w->next >= w->nd || (unsigned int)(w->len + w->nd - w->next) != n)
 		return false;
@@ -57,8 +57,8 @@ enum { DESCENT_FIFO, DESCENT_BEST, DESCENT_DONE };
  * in a row that kept nothing the order is a local optimum, and the descent
  * from fifo's order goes on from the best order found if that is better.
  */
-static void descent_step(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
-			 double *cur_ms, struct tq_descent *ds)
+static void descent_step(struct tqsim_ws *ws, const struct tqsim_dev *dev, struct tqsim_decision *d,
+			 double *cur_ms, struct tqsim_descent *ds)
 {
 	unsigned int n = ws->tg.ntasks, i = ds->at;
 	uint8_t *o = ws->cur, a = o[i], b = o[i + 1];
@@ -68,7 +68,7 @@ static void descent_step(struct tq_ws *ws, const struct tq_dev *dev, struct tq_d
 		if (ds->stage == DESCENT_FIFO && d->makespan < *cur_ms) {
 			memcpy(ws->cur, d->order, n);
 			*cur_ms = d->makespan;
-			*ds = (struct tq_descent){ .stage = DESCENT_BEST };
+			*ds = (struct tqsim_descent){ .stage = DESCENT_BEST };
 		} else {
 			ds->stage = DESCENT_DONE;
 		}
@@ -107,21 +107,21 @@ static void descent_step(struct tq_ws *ws, const struct tq_dev *dev, struct tq_d
  * and fifo's order, round by round, may be a few swaps from the optimum
  * where neh's is not (Documentation/design/policies.md, the walk).
  */
-static void iterated_greedy(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
+static void iterated_greedy(struct tqsim_ws *ws, const struct tqsim_dev *dev, struct tqsim_decision *d)
 {
-	const struct tq_walk *from = ws->walk_from;
+	const struct tqsim_walk *from = ws->walk_from;
 	unsigned int n = ws->tg.ntasks, ndestroy = n / 2 < 4 ? n / 2 : 4;
 	unsigned int len = n, nd = 0, j = 0;
-	struct tq_descent ds = { .stage = DESCENT_FIFO };
+	struct tqsim_descent ds = { .stage = DESCENT_FIFO };
 	double cur_ms, total = 0, temp;
-	struct tq_ins ins = { .pos = 0 };
+	struct tqsim_ins ins = { .pos = 0 };
 
 	if (n < 3)
 		return;		/* neh already tried every order */
 	for (unsigned int t = 0; t < n; t++)
-		for (int s = 0; s < TQ_STAGES; s++)
+		for (int s = 0; s < TQSIM_STAGES; s++)
 			total += ws->work[t][s];
-	temp = 0.4 * total / (n * TQ_STAGES * 10);	/* their T = 0.4 */
+	temp = 0.4 * total / (n * TQSIM_STAGES * 10);	/* their T = 0.4 */
 	cur_ms = INFINITY;
 	if (from && from->valid && is_perm(from->cur, n))
 		cur_ms = sim(ws, dev, from->cur, n);
@@ -217,26 +217,26 @@ static void iterated_greedy(struct tq_ws *ws, const struct tq_dev *dev, struct t
  * When @order's first command may start: its first task's release or the
  * end of what keeps that task's first engine busy, whichever is later.
  */
-static double first_start(const struct tq_ws *ws, const struct tq_dev *dev,
+static double first_start(const struct tqsim_ws *ws, const struct tqsim_dev *dev,
 			  const uint8_t *order)
 {
 	unsigned int t = order[0];
 	int s = 0;
 
-	while (s < TQ_STAGES - 1 && !has(ws, t, s))
+	while (s < TQSIM_STAGES - 1 && !has(ws, t, s))
 		s++;
 	return max_d(ws->tg.release[t], dev->busy_until[s]);
 }
 
 /* auto's budget: budget_frac of @seed's device time (it ends at @seed_ms), else budget_ns. */
-static uint64_t budget_ns(const struct tq_problem *pb, struct tq_ws *ws, const uint8_t *seed,
+static uint64_t budget_ns(const struct tqsim_problem *pb, struct tqsim_ws *ws, const uint8_t *seed,
 			  double seed_ms)
 {
 	double ns = pb->budget_frac > 0 ?
 		    pb->budget_frac * (seed_ms - first_start(ws, pb->dev, seed)) : pb->budget_ns;
 
 	if (!(ns > 0)) {
-		uint8_t order[TQ_MAX_TASKS];
+		uint8_t order[TQSIM_MAX_TASKS];
 
 		for (unsigned int t = 0; t < ws->tg.ntasks; t++)
 			order[t] = t;
@@ -252,13 +252,13 @@ static uint64_t budget_ns(const struct tq_problem *pb, struct tq_ws *ws, const u
  * (usched's loop sleeps between TGs) takes several times longer than the
  * rest and would cut the search short.
  */
-static void greedy_rest(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
+static void greedy_rest(struct tqsim_ws *ws, const struct tqsim_dev *dev, struct tqsim_decision *d,
 			uint64_t end)
 {
 	ws->timed_out = false;
 	ws->deadline_ns = end;
 	ws->tail_evals = 6;
-	ws->pace_ns = tq_clock_ns();
+	ws->pace_ns = tqsim_clock_ns();
 	ws->pace_evals = ws->evals;
 	iterated_greedy(ws, dev, d);
 	ws->tail_evals = 0;
@@ -273,11 +273,11 @@ static void greedy_rest(struct tq_ws *ws, const struct tq_dev *dev, struct tq_de
  * and bound proves nothing in one budget and only takes time from the
  * search (Documentation/design/policies.md, chains).
  */
-static void chains_search(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
+static void chains_search(struct tqsim_ws *ws, const struct tqsim_dev *dev, struct tqsim_decision *d,
 			  uint64_t start, uint64_t budget)
 {
 	unsigned int n = ws->tg.ntasks;
-	uint8_t id[TQ_MAX_TASKS];
+	uint8_t id[TQSIM_MAX_TASKS];
 	double ms;
 
 	ws->deadline_ns = start + budget / 8;
@@ -306,11 +306,11 @@ static void chains_search(struct tq_ws *ws, const struct tq_dev *dev, struct tq_
  * spread over a few TGs. A stale order goes against neh's first. False: no
  * order to resume.
  */
-static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
+static bool auto_resume(const struct tqsim_problem *pb, struct tqsim_ws *ws, struct tqsim_decision *d,
 			uint64_t start)
 {
-	const struct tq_auto_state *st = pb->state;
-	const struct tq_bb_cursor *from;
+	const struct tqsim_auto_state *st = pb->state;
+	const struct tqsim_bb_cursor *from;
 	unsigned int n = ws->tg.ntasks;
 	uint64_t budget;
 	bool proven = false;
@@ -360,7 +360,7 @@ static bool auto_resume(const struct tq_problem *pb, struct tq_ws *ws, struct tq
  * (Documentation/design/policies.md, auto). TGs of more than 4 tasks with
  * chains go to chains_search() instead.
  */
-static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d)
+static int auto_order(const struct tqsim_problem *pb, struct tqsim_ws *ws, struct tqsim_decision *d)
 {
 	uint64_t start, budget;
 	int ret;
@@ -396,4 +396,4 @@ static int auto_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_d
 	return exact_finish(ws, d);
 }
 
-const struct tq_policy_ops tq_policy_auto = { .name = "auto", .order = auto_order };
+const struct tqsim_policy_ops tqsim_policy_auto = { .name = "auto", .order = auto_order };

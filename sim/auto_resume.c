@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * auto_resume.c - auto going on from an earlier search of the same tasks:
- * its state between calls (struct tq_auto_state, opaque outside the
+ * its state between calls (struct tqsim_auto_state, opaque outside the
  * library), the cursor's and walk's task indices mapped from one submission
  * order to another, and taking a proven order as it is. The resumed search
  * is auto.c's (auto_resume()).
@@ -18,44 +18,44 @@
 
 #include "policy.h"
 
-struct tq_auto_state *tq_auto_state_create(void)
+struct tqsim_auto_state *tqsim_auto_state_create(void)
 {
-	return calloc(1, sizeof(struct tq_auto_state));
+	return calloc(1, sizeof(struct tqsim_auto_state));
 }
 
-void tq_auto_state_destroy(struct tq_auto_state *st)
+void tqsim_auto_state_destroy(struct tqsim_auto_state *st)
 {
 	free(st);
 }
 
-void tq_auto_state_clear(struct tq_auto_state *st)
+void tqsim_auto_state_clear(struct tqsim_auto_state *st)
 {
-	*st = (struct tq_auto_state){ .order = NULL };
+	*st = (struct tqsim_auto_state){ .order = NULL };
 }
 
-void tq_auto_resume(struct tq_auto_state *st, const uint8_t *order, bool optimal, bool stale)
+void tqsim_auto_resume(struct tqsim_auto_state *st, const uint8_t *order, bool optimal, bool stale)
 {
 	st->order = order;
 	st->optimal = optimal;
 	st->stale = stale;
 }
 
-void tq_auto_resume_cursor(struct tq_auto_state *st, const struct tq_bb_cursor *cursor)
+void tqsim_auto_resume_cursor(struct tqsim_auto_state *st, const struct tqsim_bb_cursor *cursor)
 {
 	st->cursor = cursor;
 }
 
-void tq_auto_resume_walk(struct tq_auto_state *st, const struct tq_walk *walk)
+void tqsim_auto_resume_walk(struct tqsim_auto_state *st, const struct tqsim_walk *walk)
 {
 	st->walk = walk;
 }
 
-void tq_auto_prove_max(struct tq_auto_state *st, unsigned int n)
+void tqsim_auto_prove_max(struct tqsim_auto_state *st, unsigned int n)
 {
 	st->prove_max = n;
 }
 
-void tq_auto_start(struct tq_auto_state *st, uint64_t start_ns)
+void tqsim_auto_start(struct tqsim_auto_state *st, uint64_t start_ns)
 {
 	st->start_ns = start_ns;
 }
@@ -69,7 +69,7 @@ static uint8_t index_map(const uint8_t *map, uint8_t i, unsigned int n)
 	return i < n ? map[i] : i;
 }
 
-void tq_bb_cursor_map(struct tq_bb_cursor *to, const struct tq_bb_cursor *from,
+void tqsim_bb_cursor_map(struct tqsim_bb_cursor *to, const struct tqsim_bb_cursor *from,
 		      const uint8_t *map, unsigned int n)
 {
 	to->valid = from->valid && from->depth < n;
@@ -89,7 +89,7 @@ void tq_bb_cursor_map(struct tq_bb_cursor *to, const struct tq_bb_cursor *from,
 	}
 }
 
-void tq_walk_map(struct tq_walk *to, const struct tq_walk *from, const uint8_t *map,
+void tqsim_walk_map(struct tqsim_walk *to, const struct tqsim_walk *from, const uint8_t *map,
 		 unsigned int n)
 {
 	if (!from->valid || from->len > n || from->nd > n) {
@@ -105,12 +105,12 @@ void tq_walk_map(struct tq_walk *to, const struct tq_walk *from, const uint8_t *
 		to->removed[i] = index_map(map, from->removed[i], n);
 }
 
-uint64_t auto_start_ns(const struct tq_problem *pb)
+uint64_t auto_start_ns(const struct tqsim_problem *pb)
 {
-	return pb->state && pb->state->start_ns ? pb->state->start_ns : tq_clock_ns();
+	return pb->state && pb->state->start_ns ? pb->state->start_ns : tqsim_clock_ns();
 }
 
-bool auto_keeps_walk(const struct tq_problem *pb)
+bool auto_keeps_walk(const struct tqsim_problem *pb)
 {
 	return pb->state && pb->state->walk;
 }
@@ -119,19 +119,19 @@ bool auto_keeps_walk(const struct tq_problem *pb)
  * A lower bound without the search's setup: each engine's work after it is
  * free. With one copy engine both directions share it.
  */
-static double load_bound(const struct tq_tg *tg, const struct tq_dev *dev)
+static double load_bound(const struct tqsim_tg *tg, const struct tqsim_dev *dev)
 {
-	double work[TQ_STAGES] = { 0 }, lb;
+	double work[TQSIM_STAGES] = { 0 }, lb;
 
 	for (unsigned int t = 0; t < tg->ntasks; t++)
-		for (int s = 0; s < TQ_STAGES; s++)
-			work[s] += tq_task_work(tg, t, s);
-	lb = dev->busy_until[TQ_K] + work[TQ_K];
+		for (int s = 0; s < TQSIM_STAGES; s++)
+			work[s] += tqsim_task_work(tg, t, s);
+	lb = dev->busy_until[TQSIM_K] + work[TQSIM_K];
 	if (dev->dma == 2)
-		return max_d(lb, max_d(dev->busy_until[TQ_HTD] + work[TQ_HTD],
-				       dev->busy_until[TQ_DTH] + work[TQ_DTH]));
-	return max_d(lb, max_d(dev->busy_until[TQ_HTD], dev->busy_until[TQ_DTH]) +
-			 work[TQ_HTD] + work[TQ_DTH]);
+		return max_d(lb, max_d(dev->busy_until[TQSIM_HTD] + work[TQSIM_HTD],
+				       dev->busy_until[TQSIM_DTH] + work[TQSIM_DTH]));
+	return max_d(lb, max_d(dev->busy_until[TQSIM_HTD], dev->busy_until[TQSIM_DTH]) +
+			 work[TQSIM_HTD] + work[TQSIM_DTH]);
 }
 
 /*
@@ -140,17 +140,17 @@ static double load_bound(const struct tq_tg *tg, const struct tq_dev *dev)
  * time). False: no such order, or one against a chain (the search starts
  * afresh).
  */
-bool auto_take(const struct tq_problem *pb, struct tq_decision *d)
+bool auto_take(const struct tqsim_problem *pb, struct tqsim_decision *d)
 {
-	const struct tq_auto_state *st = pb->state;
-	const struct tq_tg *tg = pb->tg;
+	const struct tqsim_auto_state *st = pb->state;
+	const struct tqsim_tg *tg = pb->tg;
 	unsigned int n = tg->ntasks;
 	double lb;
 
 	if (!st || !st->order || !st->optimal || st->stale || !n ||
-	    tq_dev_check(pb->dev) || !is_perm(st->order, n))
+	    tqsim_dev_check(pb->dev) || !is_perm(st->order, n))
 		return false;
-	d->makespan = tq_makespan(tg, pb->dev, st->order, n);
+	d->makespan = tqsim_makespan(tg, pb->dev, st->order, n);
 	if (!(d->makespan < INFINITY))
 		return false;
 	memcpy(d->order, st->order, n);

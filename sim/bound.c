@@ -23,7 +23,7 @@ static bool johnson_before(const double *x, const double *y, int a)
 	return x_first ? x[a] < y[a] : x[a + 1] > y[a + 1];
 }
 
-static void johnson_order(struct tq_ws *ws, int a, uint8_t *order)
+static void johnson_order(struct tqsim_ws *ws, int a, uint8_t *order)
 {
 	for (unsigned int t = 0; t < ws->tg.ntasks; t++) {
 		unsigned int i;
@@ -35,14 +35,14 @@ static void johnson_order(struct tq_ws *ws, int a, uint8_t *order)
 }
 
 /* Whether tasks @a and @b of ws->tg have the same commands and release time. */
-static bool same_task(const struct tq_ws *ws, unsigned int a, unsigned int b)
+static bool same_task(const struct tqsim_ws *ws, unsigned int a, unsigned int b)
 {
-	const struct tq_tg *tg = &ws->tg;
+	const struct tqsim_tg *tg = &ws->tg;
 
 	if (tg->release[a] != tg->release[b])
 		return false;
-	for (int s = 0; s < TQ_STAGES; s++) {
-		const struct tq_task *x = &tg->task[a], *y = &tg->task[b];
+	for (int s = 0; s < TQSIM_STAGES; s++) {
+		const struct tqsim_task *x = &tg->task[a], *y = &tg->task[b];
 
 		if (x->n[s] != y->n[s] ||
 		    memcmp(&tg->cmd_ns[x->first[s]], &tg->cmd_ns[y->first[s]],
@@ -60,10 +60,10 @@ static bool same_task(const struct tq_ws *ws, unsigned int a, unsigned int b)
  * the nodes several times (Documentation/design/policies.md, twins). Only
  * where each task has at most one successor: chains then are paths.
  */
-static void find_twins(struct tq_ws *ws)
+static void find_twins(struct tqsim_ws *ws)
 {
 	unsigned int n = ws->tg.ntasks;
-	int8_t next[TQ_MAX_TASKS];
+	int8_t next[TQSIM_MAX_TASKS];
 
 	ws->has_twins = false;
 	memset(ws->twins, 0, n * sizeof(ws->twins[0]));
@@ -97,42 +97,42 @@ static void find_twins(struct tq_ws *ws)
 	}
 }
 
-void bb_prepare(struct tq_ws *ws)
+void bb_prepare(struct tqsim_ws *ws)
 {
-	johnson_order(ws, TQ_HTD, ws->johnson[0]);
-	johnson_order(ws, TQ_K, ws->johnson[1]);
+	johnson_order(ws, TQSIM_HTD, ws->johnson[0]);
+	johnson_order(ws, TQSIM_K, ws->johnson[1]);
 	find_twins(ws);
 }
 
 /* The root's state: the engines free when the device's busy times end. */
-static void bb_init(const struct tq_ws *ws, const struct tq_dev *dev, struct tq_bb_node *nd)
+static void bb_init(const struct tqsim_ws *ws, const struct tqsim_dev *dev, struct tqsim_bb_node *nd)
 {
-	struct tq_bb_state *st = &nd->st;
+	struct tqsim_bb_state *st = &nd->st;
 	const double *busy = dev->busy_until;
 
 	memset(st, 0, sizeof(*st));
-	st->k = busy[TQ_K];
+	st->k = busy[TQSIM_K];
 	for (unsigned int q = 1; ws->conc && q < dev->kq; q++)
 		st->k = min_d(st->k, dev->kq_busy[q]);
 	if (ws->bb_sim) {
-		tq_prefix_init(&nd->pf, dev);
-		st->h = busy[TQ_HTD];
-		st->d = busy[TQ_DTH];
+		tqsim_prefix_init(&nd->pf, dev);
+		st->h = busy[TQSIM_HTD];
+		st->d = busy[TQSIM_DTH];
 		return;
 	}
 	if (dev->dma == 2) {
-		st->h = busy[TQ_HTD];
-		st->d = busy[TQ_DTH];
+		st->h = busy[TQSIM_HTD];
+		st->d = busy[TQSIM_DTH];
 		return;
 	}
 	/*
 	 * one copy engine: every HtD of the TG runs before the first DtH,
 	 * unless a task waits for a predecessor (then DtHs may come first)
 	 */
-	st->h = max_d(busy[TQ_HTD], busy[TQ_DTH]);
+	st->h = max_d(busy[TQSIM_HTD], busy[TQSIM_DTH]);
 	st->d = st->h;
 	for (unsigned int t = 0; t < ws->tg.ntasks && !ws->tg.nafter; t++)
-		st->d += ws->work[t][TQ_HTD];
+		st->d += ws->work[t][TQSIM_HTD];
 }
 
 /*
@@ -157,17 +157,17 @@ static void bb_init(const struct tq_ws *ws, const struct tq_dev *dev, struct tq_
  * instead of alongside an HtD (and dep_ns delays `ready'), so x has no lower
  * limit but 0. The DtH engine may also run alone in the gap before h.
  */
-static double copy_bound(const struct tq_ws *ws, const struct tq_dev *dev,
-			 const struct tq_bb_state *st, const double *sum, uint64_t rest)
+static double copy_bound(const struct tqsim_ws *ws, const struct tqsim_dev *dev,
+			 const struct tqsim_bb_state *st, const double *sum, uint64_t rest)
 {
-	const double sh = dev->slow[TQ_HTD], sd = dev->slow[TQ_DTH];
-	double a = 1 - 1 / sh, hw = sum[TQ_HTD], dw = st->dres + sum[TQ_DTH], best = INFINITY;
+	const double sh = dev->slow[TQSIM_HTD], sd = dev->slow[TQSIM_DTH];
+	double a = 1 - 1 / sh, hw = sum[TQSIM_HTD], dw = st->dres + sum[TQSIM_DTH], best = INFINITY;
 	bool lat = dev->dep_ns > 0 || dev->gap_ns > 0 || dev->submit_ns > 0;
 
 	for (uint64_t m = rest; m; m &= m - 1) {
 		const double *w = ws->work[__builtin_ctzll(m)];
-		double tail = w[TQ_K] + w[TQ_DTH], before = dw - w[TQ_DTH];
-		double ready = max_d(st->k, st->h + sh * (hw - w[TQ_HTD])) + sum[TQ_K] - w[TQ_K];
+		double tail = w[TQSIM_K] + w[TQSIM_DTH], before = dw - w[TQSIM_DTH];
+		double ready = max_d(st->k, st->h + sh * (hw - w[TQSIM_HTD])) + sum[TQSIM_K] - w[TQSIM_K];
 		double lo = lat ? 0 : sd * min_d(before, max_d(0, (st->h + hw - ready) / sd));
 		double hi = max_d(lo, min_d(sh * hw, sd * before));
 		/* the least over [lo, hi]: below the kink the slope is a - 1/slow_d */
@@ -185,7 +185,7 @@ static double copy_bound(const struct tq_ws *ws, const struct tq_dev *dev,
  * free from @ra and @rb: Johnson's order is optimal, so its makespan is a
  * lower bound on when the later stage of the last task ends.
  */
-static double johnson(const struct tq_ws *ws, int a, uint64_t rest, double ra, double rb)
+static double johnson(const struct tqsim_ws *ws, int a, uint64_t rest, double ra, double rb)
 {
 	const uint8_t *order = ws->johnson[a];
 
@@ -204,10 +204,10 @@ static double johnson(const struct tq_ws *ws, int a, uint64_t rest, double ra, d
  * A lower bound on the makespan of every completion of the prefix by @rest;
  * once it reaches @cut, the costlier bounds are skipped.
  */
-double bb_bound(const struct tq_ws *ws, const struct tq_dev *dev, const struct tq_bb_state *st,
+double bb_bound(const struct tqsim_ws *ws, const struct tqsim_dev *dev, const struct tqsim_bb_state *st,
 		uint64_t rest, double cut)
 {
-	double sum[TQ_STAGES] = { 0 }, end[TQ_MAX_TASKS];
+	double sum[TQSIM_STAGES] = { 0 }, end[TQSIM_MAX_TASKS];
 	double tail_h = INFINITY, head_k = INFINITY, tail_k = INFINITY, head_d = INFINITY;
 	double dmin = INFINITY, lb = st->cmax, h = INFINITY, kwidth = 0;
 
@@ -220,53 +220,53 @@ double bb_bound(const struct tq_ws *ws, const struct tq_dev *dev, const struct t
 		/* after its predecessor's earliest end (a lower index: done already) */
 		if (p >= 0 && (rest >> p & 1))
 			eh = max_d(eh, end[p]);
-		if (has(ws, t, TQ_HTD)) {
+		if (has(ws, t, TQSIM_HTD)) {
 			h = min_d(h, eh);
-			eh = max_d(st->h, eh) + w[TQ_HTD];
-			tail_h = min_d(tail_h, w[TQ_K] + w[TQ_DTH]);
+			eh = max_d(st->h, eh) + w[TQSIM_HTD];
+			tail_h = min_d(tail_h, w[TQSIM_K] + w[TQSIM_DTH]);
 		}
 		ek = eh;
-		if (has(ws, t, TQ_K)) {
-			ek = max_d(st->k, eh) + w[TQ_K];
+		if (has(ws, t, TQSIM_K)) {
+			ek = max_d(st->k, eh) + w[TQSIM_K];
 			head_k = min_d(head_k, eh);
-			tail_k = min_d(tail_k, w[TQ_DTH]);
+			tail_k = min_d(tail_k, w[TQSIM_DTH]);
 		}
 		ed = ek;
-		if (has(ws, t, TQ_DTH)) {
-			ed = max_d(st->d, ek) + w[TQ_DTH];
+		if (has(ws, t, TQSIM_DTH)) {
+			ed = max_d(st->d, ek) + w[TQSIM_DTH];
 			head_d = min_d(head_d, ek);
 		}
-		dmin = min_d(dmin, w[TQ_DTH]);
+		dmin = min_d(dmin, w[TQSIM_DTH]);
 		lb = max_d(lb, ed);	/* the task's own stages, after its chain's */
 		end[t] = ed;
-		for (int s = 0; s < TQ_STAGES; s++)
+		for (int s = 0; s < TQSIM_STAGES; s++)
 			sum[s] += w[s];
-		kwidth += w[TQ_K] * ws->tg.kwidth[t];
+		kwidth += w[TQSIM_K] * ws->tg.kwidth[t];
 	}
 	/* the HtD engine starts on the rest at the earliest release among them */
 	h = max_d(st->h, h);
 	/* each engine: earliest start + its remaining work + least work after it */
 	if (tail_h < INFINITY)
-		lb = max_d(lb, h + sum[TQ_HTD] + tail_h);
+		lb = max_d(lb, h + sum[TQSIM_HTD] + tail_h);
 	if (head_k < INFINITY && ws->conc)
-		lb = max_d(lb, max_d(st->k, head_k) + max_d(kwidth, sum[TQ_K] / dev->kq) + tail_k);
+		lb = max_d(lb, max_d(st->k, head_k) + max_d(kwidth, sum[TQSIM_K] / dev->kq) + tail_k);
 	else if (head_k < INFINITY)
-		lb = max_d(lb, max_d(st->k, head_k) + sum[TQ_K] + tail_k);
+		lb = max_d(lb, max_d(st->k, head_k) + sum[TQSIM_K] + tail_k);
 	if (head_d < INFINITY)
-		lb = max_d(lb, max_d(st->d, head_d) + sum[TQ_DTH]);
+		lb = max_d(lb, max_d(st->d, head_d) + sum[TQSIM_DTH]);
 	/* copy_bound assumes the HtD engine never waits: no releases */
 	if (ws->bb_sim && !ws->released && rest && lb < cut)
 		lb = max_d(lb, copy_bound(ws, dev, st, sum, rest));
 	/* pairs of engines, valid when no task skips the first of the pair */
-	if (lb >= cut || !rest || !ws->all[TQ_HTD] || ws->conc)
+	if (lb >= cut || !rest || !ws->all[TQSIM_HTD] || ws->conc)
 		return lb;
-	lb = max_d(lb, johnson(ws, TQ_HTD, rest, h, st->k) + dmin);
-	if (lb < cut && ws->all[TQ_K])
-		lb = max_d(lb, johnson(ws, TQ_K, rest, max_d(st->k, head_k), st->d));
+	lb = max_d(lb, johnson(ws, TQSIM_HTD, rest, h, st->k) + dmin);
+	if (lb < cut && ws->all[TQSIM_K])
+		lb = max_d(lb, johnson(ws, TQSIM_K, rest, max_d(st->k, head_k), st->d));
 	return lb;
 }
 
-double root_bound(struct tq_ws *ws, const struct tq_dev *dev)
+double root_bound(struct tqsim_ws *ws, const struct tqsim_dev *dev)
 {
 	/*
 	 * Once per TG (ws_setup()): the search only copies node[0], and a

@@ -8,7 +8,7 @@
 
 #include "tqsim.h"
 
-uint64_t tq_clock_ns(void)
+uint64_t tqsim_clock_ns(void)
 {
 	return tq_now_ns();
 }

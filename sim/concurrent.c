@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * concurrent.c - the simulator for a device whose kernels run at once
- * (tq_dev.kq > 1, tqsim.h): every queue an in-order list of stages, and one
+ * (tqsim_dev.kq > 1, tqsim.h): every queue an in-order list of stages, and one
  * event loop over all of them. Kernels share the device by width, so a
  * kernel's end depends on every kernel that starts before it, and the K
  * stage is no longer the recurrence model.c computes ahead of the copies.
@@ -21,8 +21,8 @@
 
 /* One in-order queue: the stages it runs, in order, and how far it is. */
 struct queue {
-	uint8_t pos[2 * TQ_MAX_TASKS];		/* the entry's task, as a position in the order */
-	uint8_t stage[2 * TQ_MAX_TASKS];	/* and its stage */
+	uint8_t pos[2 * TQSIM_MAX_TASKS];		/* the entry's task, as a position in the order */
+	uint8_t stage[2 * TQSIM_MAX_TASKS];	/* and its stage */
 	unsigned int len, head;
 	unsigned int c;		/* the head's command within its stage */
 	unsigned int kq;	/* a kernel queue's index */
@@ -33,19 +33,19 @@ struct queue {
 };
 
 struct csim {
-	const struct tq_tg *tg;
+	const struct tqsim_tg *tg;
 	const uint8_t *order;
-	struct tq_sim_result *res;
+	struct tqsim_sim_result *res;
 	bool prec;
 	double dep, gap, makespan;
 	/* per position: its release, and a stage's end + dep_ns (INFINITY: not yet) */
-	double rel[TQ_MAX_TASKS], hend[TQ_MAX_TASKS], kend[TQ_MAX_TASKS], dend[TQ_MAX_TASKS];
-	int8_t ppos[TQ_MAX_TASKS];
+	double rel[TQSIM_MAX_TASKS], hend[TQSIM_MAX_TASKS], kend[TQSIM_MAX_TASKS], dend[TQSIM_MAX_TASKS];
+	int8_t ppos[TQSIM_MAX_TASKS];
 	unsigned int nq;
-	struct queue q[2 + TQ_MAX_KQ];
+	struct queue q[2 + TQSIM_MAX_KQ];
 };
 
-static inline const struct tq_task *task_at(const struct csim *sm, unsigned int pos)
+static inline const struct tqsim_task *task_at(const struct csim *sm, unsigned int pos)
 {
 	return &sm->tg->task[sm->order[pos]];
 }
@@ -68,13 +68,13 @@ static double first_ready(const struct csim *sm, unsigned int pos)
 	double r = sm->rel[pos];
 
 	for (int p = sm->prec ? sm->ppos[pos] : -1; p >= 0; p = sm->ppos[p]) {
-		const struct tq_task *t = task_at(sm, p);
+		const struct tqsim_task *t = task_at(sm, p);
 
-		if (t->n[TQ_DTH])
+		if (t->n[TQSIM_DTH])
 			return max_d(r, sm->dend[p]);
-		if (t->n[TQ_K])
+		if (t->n[TQSIM_K])
 			return max_d(r, sm->kend[p]);
-		if (t->n[TQ_HTD])
+		if (t->n[TQSIM_HTD])
 			return max_d(r, sm->hend[p]);
 		r = max_d(r, sm->rel[p]);	/* a predecessor without commands */
 	}
@@ -85,15 +85,15 @@ static double first_ready(const struct csim *sm, unsigned int pos)
 static double head_ready(const struct csim *sm, const struct queue *q)
 {
 	unsigned int pos = q->pos[q->head];
-	const struct tq_task *t = task_at(sm, pos);
+	const struct tqsim_task *t = task_at(sm, pos);
 	double dep;
 
 	if (q->c)
 		return q->free;
-	if (q->stage[q->head] == TQ_HTD || (q->stage[q->head] == TQ_K && !t->n[TQ_HTD]) ||
-	    (q->stage[q->head] == TQ_DTH && !t->n[TQ_K] && !t->n[TQ_HTD]))
+	if (q->stage[q->head] == TQSIM_HTD || (q->stage[q->head] == TQSIM_K && !t->n[TQSIM_HTD]) ||
+	    (q->stage[q->head] == TQSIM_DTH && !t->n[TQSIM_K] && !t->n[TQSIM_HTD]))
 		dep = first_ready(sm, pos);
-	else if (q->stage[q->head] == TQ_K || !t->n[TQ_K])
+	else if (q->stage[q->head] == TQSIM_K || !t->n[TQSIM_K])
 		dep = sm->hend[pos];
 	else
 		dep = sm->kend[pos];
@@ -109,7 +109,7 @@ static void retire(struct csim *sm, struct queue *q, double now)
 {
 	unsigned int pos = q->pos[q->head];
 	int s = q->stage[q->head];
-	struct tq_sim_result *res = sm->res;
+	struct tqsim_sim_result *res = sm->res;
 
 	sm->makespan = max_d(sm->makespan, now);
 	if (res) {
@@ -119,16 +119,16 @@ static void retire(struct csim *sm, struct queue *q, double now)
 		res->end[cmd] = now;
 		res->busy[s] += now - q->start;
 		res->engine_end[s] = max_d(res->engine_end[s], now);
-		if (s == TQ_K)
+		if (s == TQSIM_K)
 			res->kq_end[q->kq] = now;
 	}
 	q->run = false;
 	q->free = now + sm->gap;
 	if (++q->c < task_at(sm, pos)->n[s])
 		return;
-	if (s == TQ_HTD)
+	if (s == TQSIM_HTD)
 		sm->hend[pos] = now + sm->dep;
-	else if (s == TQ_K)
+	else if (s == TQSIM_K)
 		sm->kend[pos] = now + sm->dep;
 	else
 		sm->dend[pos] = now + sm->dep;
@@ -137,7 +137,7 @@ static void retire(struct csim *sm, struct queue *q, double now)
 }
 
 /* The queues' entries: the copy queue(s), then the kernel queues round-robin. */
-static void build_queues(struct csim *sm, const struct tq_dev *dev, unsigned int n)
+static void build_queues(struct csim *sm, const struct tqsim_dev *dev, unsigned int n)
 {
 	const double *busy = dev->busy_until;
 	unsigned int nk = 0, outs = 0;
@@ -145,34 +145,34 @@ static void build_queues(struct csim *sm, const struct tq_dev *dev, unsigned int
 	memset(sm->q, 0, sizeof(sm->q));
 	sm->nq = dev->dma + dev->kq;
 	if (dev->dma == 2) {
-		sm->q[0].free = engine_free(busy[TQ_HTD], sm->gap);
-		sm->q[1].free = engine_free(busy[TQ_DTH], sm->gap);
+		sm->q[0].free = engine_free(busy[TQSIM_HTD], sm->gap);
+		sm->q[1].free = engine_free(busy[TQSIM_DTH], sm->gap);
 	} else {
-		sm->q[0].free = engine_free(max_d(busy[TQ_HTD], busy[TQ_DTH]), sm->gap);
+		sm->q[0].free = engine_free(max_d(busy[TQSIM_HTD], busy[TQSIM_DTH]), sm->gap);
 	}
 	for (unsigned int k = 0; k < dev->kq; k++) {
 		struct queue *q = &sm->q[dev->dma + k];
 
 		q->kq = k;
-		q->free = engine_free(k ? dev->kq_busy[k] : busy[TQ_K], sm->gap);
+		q->free = engine_free(k ? dev->kq_busy[k] : busy[TQSIM_K], sm->gap);
 	}
 	for (unsigned int pos = 0; pos < n; pos++) {
-		const struct tq_task *t = task_at(sm, pos);
+		const struct tqsim_task *t = task_at(sm, pos);
 
 		/* one copy engine: the DtHs up to a predecessor's go before its successor */
 		for (; dev->dma == 1 && sm->prec && (int)outs <= sm->ppos[pos]; outs++)
-			if (task_at(sm, outs)->n[TQ_DTH])
-				push(&sm->q[0], outs, TQ_DTH);
-		if (t->n[TQ_HTD])
-			push(&sm->q[0], pos, TQ_HTD);
-		if (t->n[TQ_K])
-			push(&sm->q[dev->dma + nk++ % dev->kq], pos, TQ_K);
-		if (t->n[TQ_DTH] && dev->dma == 2)
-			push(&sm->q[1], pos, TQ_DTH);
+			if (task_at(sm, outs)->n[TQSIM_DTH])
+				push(&sm->q[0], outs, TQSIM_DTH);
+		if (t->n[TQSIM_HTD])
+			push(&sm->q[0], pos, TQSIM_HTD);
+		if (t->n[TQSIM_K])
+			push(&sm->q[dev->dma + nk++ % dev->kq], pos, TQSIM_K);
+		if (t->n[TQSIM_DTH] && dev->dma == 2)
+			push(&sm->q[1], pos, TQSIM_DTH);
 	}
 	for (; dev->dma == 1 && outs < n; outs++)
-		if (task_at(sm, outs)->n[TQ_DTH])
-			push(&sm->q[0], outs, TQ_DTH);
+		if (task_at(sm, outs)->n[TQSIM_DTH])
+			push(&sm->q[0], outs, TQSIM_DTH);
 }
 
 /*
@@ -180,9 +180,9 @@ static void build_queues(struct csim *sm, const struct tq_dev *dev, unsigned int
  * command its rate, step to the next end or start, charge the progress and
  * retire what ends there.
  */
-static void run(struct csim *sm, const struct tq_dev *dev)
+static void run(struct csim *sm, const struct tqsim_dev *dev)
 {
-	double now = 0, f[2 + TQ_MAX_KQ], end[2 + TQ_MAX_KQ];
+	double now = 0, f[2 + TQSIM_MAX_KQ], end[2 + TQSIM_MAX_KQ];
 
 	for (;;) {
 		double width = 0, next = INFINITY, kslow;
@@ -232,8 +232,8 @@ static void run(struct csim *sm, const struct tq_dev *dev)
 	}
 }
 
-double sim_concurrent(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
-		      unsigned int n, struct tq_sim_result *res)
+double sim_concurrent(const struct tqsim_tg *tg, const struct tqsim_dev *dev, const uint8_t *order,
+		      unsigned int n, struct tqsim_sim_result *res)
 {
 	const double *busy = dev->busy_until;
 	struct csim sm = { .tg = tg, .order = order, .res = res, .prec = tg->nafter != 0,
@@ -243,10 +243,10 @@ double sim_concurrent(const struct tq_tg *tg, const struct tq_dev *dev, const ui
 	if (res) {
 		memset(res->busy, 0, sizeof(res->busy));
 		memcpy(res->engine_end, busy, sizeof(res->engine_end));
-		res->kq_end[0] = busy[TQ_K];
+		res->kq_end[0] = busy[TQSIM_K];
 		for (unsigned int k = 1; k < dev->kq; k++) {
 			res->kq_end[k] = dev->kq_busy[k];
-			res->engine_end[TQ_K] = max_d(res->engine_end[TQ_K], dev->kq_busy[k]);
+			res->engine_end[TQSIM_K] = max_d(res->engine_end[TQSIM_K], dev->kq_busy[k]);
 		}
 		for (unsigned int c = 0; c < tg->ncmds; c++)
 			res->start[c] = res->end[c] = NAN;
@@ -264,15 +264,15 @@ double sim_concurrent(const struct tq_tg *tg, const struct tq_dev *dev, const ui
 	if (!feasible) {
 		sm.makespan = INFINITY;
 		if (res)
-			for (int s = 0; s < TQ_STAGES; s++)
+			for (int s = 0; s < TQSIM_STAGES; s++)
 				res->engine_end[s] = INFINITY;
 	}
 	if (res) {
 		res->makespan = sm.makespan;
 		if (dev->dma == 1)
-			res->engine_end[TQ_HTD] = res->engine_end[TQ_DTH] =
-				max_d(max_d(res->engine_end[TQ_HTD], res->engine_end[TQ_DTH]),
-				      max_d(busy[TQ_HTD], busy[TQ_DTH]));
+			res->engine_end[TQSIM_HTD] = res->engine_end[TQSIM_DTH] =
+				max_d(max_d(res->engine_end[TQSIM_HTD], res->engine_end[TQSIM_DTH]),
+				      max_d(busy[TQSIM_HTD], busy[TQSIM_DTH]));
 	}
 	return sm.makespan;
 }

@@ -57,23 +57,23 @@
  * one copy engine or without slowdown, never later than the simulation
  * otherwise, since a slowdown only delays commands.
  */
-static void bb_push(const struct tq_ws *ws, struct tq_bb_state *st, unsigned int t)
+static void bb_push(const struct tqsim_ws *ws, struct tqsim_bb_state *st, unsigned int t)
 {
 	const double *w = ws->work[t];
 	double e = ws->tg.release[t];	/* end of the task's latest stage */
 
-	if (has(ws, t, TQ_HTD)) {
-		st->h = max_d(st->h, e) + w[TQ_HTD];
+	if (has(ws, t, TQSIM_HTD)) {
+		st->h = max_d(st->h, e) + w[TQSIM_HTD];
 		e = st->h;
 	}
-	if (has(ws, t, TQ_K) && ws->conc) {
-		e = max_d(st->k, e) + w[TQ_K];
-	} else if (has(ws, t, TQ_K)) {
-		st->k = max_d(st->k, e) + w[TQ_K];
+	if (has(ws, t, TQSIM_K) && ws->conc) {
+		e = max_d(st->k, e) + w[TQSIM_K];
+	} else if (has(ws, t, TQSIM_K)) {
+		st->k = max_d(st->k, e) + w[TQSIM_K];
 		e = st->k;
 	}
-	if (has(ws, t, TQ_DTH)) {
-		st->d = max_d(st->d, e) + w[TQ_DTH];
+	if (has(ws, t, TQSIM_DTH)) {
+		st->d = max_d(st->d, e) + w[TQSIM_DTH];
 		e = st->d;
 	}
 	st->cmax = max_d(st->cmax, e);
@@ -86,26 +86,26 @@ static void bb_push(const struct tq_ws *ws, struct tq_bb_state *st, unsigned int
  * running them at full speed (and without gaps) gives a DtH release never
  * later than the true one.
  */
-static void bb_from_prefix(const struct tq_ws *ws, const struct tq_prefix *p,
-			   struct tq_bb_state *st)
+static void bb_from_prefix(const struct tqsim_ws *ws, const struct tqsim_prefix *p,
+			   struct tqsim_bb_state *st)
 {
-	const struct tq_prefix_buf *buf = &ws->pbuf;
+	const struct tqsim_prefix_buf *buf = &ws->pbuf;
 	double free = p->d.run ? p->now + p->d.rem : max_d(p->now, p->d.free);
 
 	st->dres = p->d.run ? p->d.rem : 0;
 	for (unsigned int pos = p->d.pos; pos < p->n; pos++) {
 		unsigned int t = buf->order[pos];
-		const struct tq_task *task = &ws->tg.task[t];
+		const struct tqsim_task *task = &ws->tg.task[t];
 		/* the head's commands after the running one (several if not collapsed) */
 		unsigned int c = pos == p->d.pos ? p->d.c + p->d.run : 0;
 
-		if (c >= task->n[TQ_DTH])
+		if (c >= task->n[TQSIM_DTH])
 			continue;
 		if (!c)
-			free = max_d(free, has(ws, t, TQ_K) ? buf->kend[pos] : buf->hend[pos]);
-		for (; c < task->n[TQ_DTH]; c++) {
-			free += ws->tg.cmd_ns[task->first[TQ_DTH] + c];
-			st->dres += ws->tg.cmd_ns[task->first[TQ_DTH] + c];
+			free = max_d(free, has(ws, t, TQSIM_K) ? buf->kend[pos] : buf->hend[pos]);
+		for (; c < task->n[TQSIM_DTH]; c++) {
+			free += ws->tg.cmd_ns[task->first[TQSIM_DTH] + c];
+			st->dres += ws->tg.cmd_ns[task->first[TQSIM_DTH] + c];
 		}
 	}
 	st->h = p->h.free;
@@ -115,28 +115,28 @@ static void bb_from_prefix(const struct tq_ws *ws, const struct tq_prefix *p,
 }
 
 /* Place task @t after the prefix ws->cur[0..depth-1], into ws->node[depth + 1]. */
-static void bb_place(struct tq_ws *ws, const struct tq_dev *dev, unsigned int depth,
+static void bb_place(struct tqsim_ws *ws, const struct tqsim_dev *dev, unsigned int depth,
 		     unsigned int t)
 {
-	struct tq_bb_node *nd = &ws->node[depth + 1];
+	struct tqsim_bb_node *nd = &ws->node[depth + 1];
 
 	*nd = ws->node[depth];
 	ws->cur[depth] = t;
 	if (ws->bb_sim)
-		tq_prefix_push(&ws->tg, dev, &ws->pbuf, &nd->pf, t);
+		tqsim_prefix_push(&ws->tg, dev, &ws->pbuf, &nd->pf, t);
 	else
 		bb_push(ws, &nd->st, t);
 }
 
 /* The makespan of the whole order just placed. */
-static double bb_leaf(struct tq_ws *ws, const struct tq_dev *dev)
+static double bb_leaf(struct tqsim_ws *ws, const struct tqsim_dev *dev)
 {
 	unsigned int n = ws->tg.ntasks;
 
 	if (!ws->bb_sim)
 		return sim(ws, dev, ws->cur, n);
 	ws->evals++;
-	return tq_prefix_finish(&ws->tg, dev, &ws->pbuf, &ws->node[n].pf);
+	return tqsim_prefix_finish(&ws->tg, dev, &ws->pbuf, &ws->node[n].pf);
 }
 
 /*
@@ -154,11 +154,11 @@ static double bb_leaf(struct tq_ws *ws, const struct tq_dev *dev)
  * resumption).
  */
 #define BB_MIN_PROGRESS	16
-static bool bb_expired(struct tq_ws *ws, unsigned int depth)
+static bool bb_expired(struct tqsim_ws *ws, unsigned int depth)
 {
 	if ((++ws->evals & 3) || ws->bb_resume || ws->evals < ws->bb_floor_evals)
 		return false;
-	if (ws->evals < ws->bb_min_evals && (!ws->bb_end_ns || tq_clock_ns() < ws->bb_end_ns))
+	if (ws->evals < ws->bb_min_evals && (!ws->bb_end_ns || tqsim_clock_ns() < ws->bb_end_ns))
 		return false;
 	if (!expired(ws))
 		return false;
@@ -170,11 +170,11 @@ static bool bb_expired(struct tq_ws *ws, unsigned int depth)
 }
 
 /* Off a resume cursor's path: BB_MIN_PROGRESS nodes more, or to the budget's end. */
-static void bb_leave_path(struct tq_ws *ws)
+static void bb_leave_path(struct tqsim_ws *ws)
 {
 	ws->bb_resume = NULL;
 	ws->bb_min_evals = ws->evals + BB_MIN_PROGRESS;
-	ws->bb_floor_evals = ws->bb_end_ns && tq_clock_ns() < ws->bb_end_ns ?
+	ws->bb_floor_evals = ws->bb_end_ns && tqsim_clock_ns() < ws->bb_end_ns ?
 			     ws->evals + ws->tg.ntasks + 1 : ws->bb_min_evals;
 }
 
@@ -184,9 +184,9 @@ static void bb_leave_path(struct tq_ws *ws)
  * (ws->bb_resume) not those it finished there; its own child first.
  * Returns that child, or -1.
  */
-static int bb_children(struct tq_ws *ws, unsigned int depth, uint64_t rest, uint64_t *av)
+static int bb_children(struct tqsim_ws *ws, unsigned int depth, uint64_t rest, uint64_t *av)
 {
-	const struct tq_bb_cursor *from = ws->bb_resume;
+	const struct tqsim_bb_cursor *from = ws->bb_resume;
 
 	*av = available(ws, rest);
 	/* a chain's twin: only while the first of them has not started (all of @rest) */
@@ -209,10 +209,10 @@ static int bb_children(struct tq_ws *ws, unsigned int depth, uint64_t rest, uint
 }
 
 /* Place task @t after the prefix ws->cur[0..depth-1]; a lower bound of the orders from there. */
-static double bb_child(struct tq_ws *ws, const struct tq_dev *dev, unsigned int depth,
+static double bb_child(struct tqsim_ws *ws, const struct tqsim_dev *dev, unsigned int depth,
 		       uint64_t rest, unsigned int t, double cut)
 {
-	struct tq_bb_node *nd = &ws->node[depth + 1];
+	struct tqsim_bb_node *nd = &ws->node[depth + 1];
 
 	bb_place(ws, dev, depth, t);
 	if (ws->bb_sim)
@@ -226,10 +226,10 @@ static double bb_child(struct tq_ws *ws, const struct tq_dev *dev, unsigned int 
  * the siblings' bounds wait until it is done, so that going back down
  * costs a bound per depth.
  */
-static void bb_dfs(struct tq_ws *ws, const struct tq_dev *dev, unsigned int depth,
-		   uint64_t rest, struct tq_decision *d)
+static void bb_dfs(struct tqsim_ws *ws, const struct tqsim_dev *dev, unsigned int depth,
+		   uint64_t rest, struct tqsim_decision *d)
 {
-	struct tq_bb_child *ch = ws->child[depth];
+	struct tqsim_bb_child *ch = ws->child[depth];
 	unsigned int n = ws->tg.ntasks, nc = 0;
 	uint64_t av;
 	int first;
@@ -290,8 +290,8 @@ static void bb_dfs(struct tq_ws *ws, const struct tq_dev *dev, unsigned int dept
  * and from where an earlier search stopped, @from (NULL: the start). Where
  * it runs out of time goes to d->cursor.
  */
-void bb_from(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
-	     const struct tq_bb_cursor *from)
+void bb_from(struct tqsim_ws *ws, const struct tqsim_dev *dev, struct tqsim_decision *d,
+	     const struct tqsim_bb_cursor *from)
 {
 	if (root_bound(ws, dev) >= d->makespan * (1 - BB_EPS))
 		return;
@@ -303,13 +303,13 @@ void bb_from(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
 }
 
 /* Branch and bound seeded with neh; proves optimality unless the deadline hits. */
-static void branch_and_bound(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
+static void branch_and_bound(struct tqsim_ws *ws, const struct tqsim_dev *dev, struct tqsim_decision *d)
 {
 	neh(ws, dev, d, false);
 	bb_from(ws, dev, d, NULL);
 }
 
-int exact_finish(struct tq_ws *ws, struct tq_decision *d)
+int exact_finish(struct tqsim_ws *ws, struct tqsim_decision *d)
 {
 	if (!ws->timed_out) {
 		d->lower_bound = d->makespan;
@@ -318,7 +318,7 @@ int exact_finish(struct tq_ws *ws, struct tq_decision *d)
 	return 0;
 }
 
-static int exact_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d)
+static int exact_order(const struct tqsim_problem *pb, struct tqsim_ws *ws, struct tqsim_decision *d)
 {
 	int ret = ws_setup(pb, ws);
 
@@ -328,7 +328,7 @@ static int exact_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_
 		return ret;
 	/* exact has no default budget: without one it always proves the optimum */
 	if (pb->budget_ns > 0)
-		ws->deadline_ns = tq_clock_ns() + (uint64_t)pb->budget_ns;
+		ws->deadline_ns = tqsim_clock_ns() + (uint64_t)pb->budget_ns;
 	branch_and_bound(ws, pb->dev, d);
 	d->lower_bound = fmin(root_bound(ws, pb->dev), d->makespan);
 	d->optimal = false;
@@ -336,4 +336,4 @@ static int exact_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_
 	return exact_finish(ws, d);
 }
 
-const struct tq_policy_ops tq_policy_exact = { .name = "exact", .order = exact_order };
+const struct tqsim_policy_ops tqsim_policy_exact = { .name = "exact", .order = exact_order };

@@ -6,16 +6,16 @@
  */
 #include "policy.h"
 
-static void fifo(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
+static void fifo(struct tqsim_ws *ws, const struct tqsim_dev *dev, struct tqsim_decision *d)
 {
 	for (unsigned int t = 0; t < ws->tg.ntasks; t++)
 		d->order[t] = t;
 	d->makespan = sim(ws, dev, d->order, ws->tg.ntasks);
 }
 
-static int fifo_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d)
+static int fifo_order(const struct tqsim_problem *pb, struct tqsim_ws *ws, struct tqsim_decision *d)
 {
 	return decide(pb, ws, d, fifo);
 }
 
-const struct tq_policy_ops tq_policy_fifo = { .name = "fifo", .order = fifo_order };
+const struct tqsim_policy_ops tqsim_policy_fifo = { .name = "fifo", .order = fifo_order };

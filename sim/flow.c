@@ -4,7 +4,7 @@
  *
  * A TG's makespan is what the tasks behind it wait for; its tasks' own
  * completion times are what their submitters wait for. The flow cost of an
- * order weighs both (tq_flow_cost()):
+ * order weighs both (tqsim_flow_cost()):
  *
  *	J = sum_i C_i + behind * C_max + rate * C_max^2 / 2
  *
@@ -28,23 +28,23 @@
 #include "tqsim.h"
 
 /* Task t's completion in res: its last command's end. */
-static double task_end(const struct tq_tg *tg, const struct tq_sim_result *res, unsigned int t)
+static double task_end(const struct tqsim_tg *tg, const struct tqsim_sim_result *res, unsigned int t)
 {
-	const struct tq_task *tk = &tg->task[t];
+	const struct tqsim_task *tk = &tg->task[t];
 	double end = 0;
 
-	for (int s = 0; s < TQ_STAGES; s++)
+	for (int s = 0; s < TQSIM_STAGES; s++)
 		for (unsigned int c = tk->first[s]; c < (unsigned int)tk->first[s] + tk->n[s]; c++)
 			end = fmax(end, res->end[c]);
 	return end;
 }
 
-double tq_flow_cost(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
-		    unsigned int n, double behind, double rate, struct tq_sim_result *res)
+double tqsim_flow_cost(const struct tqsim_tg *tg, const struct tqsim_dev *dev, const uint8_t *order,
+		    unsigned int n, double behind, double rate, struct tqsim_sim_result *res)
 {
 	double sum = 0;
 
-	tq_simulate(tg, dev, order, n, res);
+	tqsim_simulate(tg, dev, order, n, res);
 	if (!(res->makespan < INFINITY))
 		return INFINITY;
 	for (unsigned int i = 0; i < n; i++)
@@ -53,28 +53,28 @@ double tq_flow_cost(const struct tq_tg *tg, const struct tq_dev *dev, const uint
 }
 
 struct flow_search {
-	const struct tq_problem *pb;
-	struct tq_sim_result *res;
+	const struct tqsim_problem *pb;
+	struct tqsim_sim_result *res;
 	uint64_t deadline;
 	unsigned int sims;
 	bool out;		/* the deadline passed */
-	uint8_t best[TQ_MAX_TASKS];
+	uint8_t best[TQSIM_MAX_TASKS];
 	double best_j, best_ms;
 };
 
 /* J of order; INFINITY once the budget is spent (checked every 4th simulation). */
 static double flow_try(struct flow_search *fs, const uint8_t *order)
 {
-	const struct tq_problem *pb = fs->pb;
+	const struct tqsim_problem *pb = fs->pb;
 	unsigned int n = pb->tg->ntasks;
 	double j;
 
-	if (fs->out || (!(fs->sims & 3) && fs->sims && tq_clock_ns() >= fs->deadline)) {
+	if (fs->out || (!(fs->sims & 3) && fs->sims && tqsim_clock_ns() >= fs->deadline)) {
 		fs->out = true;
 		return INFINITY;
 	}
 	fs->sims++;
-	j = tq_flow_cost(pb->tg, pb->dev, order, n, pb->flow_behind, pb->flow_rate, fs->res);
+	j = tqsim_flow_cost(pb->tg, pb->dev, order, n, pb->flow_behind, pb->flow_rate, fs->res);
 	if (j < fs->best_j * (1 - 1e-12)) {
 		fs->best_j = j;
 		fs->best_ms = fs->res->makespan;
@@ -87,7 +87,7 @@ static double flow_try(struct flow_search *fs, const uint8_t *order)
 static void flow_swaps(struct flow_search *fs)
 {
 	unsigned int n = fs->pb->tg->ntasks;
-	uint8_t cur[TQ_MAX_TASKS];
+	uint8_t cur[TQSIM_MAX_TASKS];
 	bool better = true;
 
 	while (better && !fs->out) {
@@ -107,18 +107,18 @@ static void flow_swaps(struct flow_search *fs)
 /* Tasks by ascending total work, each inserted where J is least. */
 static void flow_insert(struct flow_search *fs)
 {
-	const struct tq_tg *tg = fs->pb->tg;
+	const struct tqsim_tg *tg = fs->pb->tg;
 	unsigned int n = tg->ntasks;
-	uint8_t by[TQ_MAX_TASKS], seq[TQ_MAX_TASKS + 1], tr[TQ_MAX_TASKS + 1];
-	double total[TQ_MAX_TASKS];
+	uint8_t by[TQSIM_MAX_TASKS], seq[TQSIM_MAX_TASKS + 1], tr[TQSIM_MAX_TASKS + 1];
+	double total[TQSIM_MAX_TASKS];
 	unsigned int len = 0;
 
 	for (unsigned int t = 0; t < n; t++) {
 		unsigned int i;
 
 		total[t] = 0;
-		for (int s = 0; s < TQ_STAGES; s++)
-			total[t] += tq_task_work(tg, t, s);
+		for (int s = 0; s < TQSIM_STAGES; s++)
+			total[t] += tqsim_task_work(tg, t, s);
 		for (i = t; i > 0 && total[by[i - 1]] > total[t]; i--)
 			by[i] = by[i - 1];
 		by[i] = (uint8_t)t;
@@ -138,13 +138,13 @@ static void flow_insert(struct flow_search *fs)
 			tr[pos] = by[k];
 			memcpy(tr + pos + 1, seq + pos, len - pos);
 			fs->sims++;
-			j = tq_flow_cost(tg, fs->pb->dev, tr, len + 1, fs->pb->flow_behind,
+			j = tqsim_flow_cost(tg, fs->pb->dev, tr, len + 1, fs->pb->flow_behind,
 					 fs->pb->flow_rate, fs->res);
 			if (j < bj) {
 				bj = j;
 				at = pos;
 			}
-			if (!(fs->sims & 3) && tq_clock_ns() >= fs->deadline)
+			if (!(fs->sims & 3) && tqsim_clock_ns() >= fs->deadline)
 				fs->out = true;
 		}
 		memmove(seq + at + 1, seq + at, len - at);
@@ -155,22 +155,22 @@ static void flow_insert(struct flow_search *fs)
 		flow_try(fs, seq);
 }
 
-int tq_flow_refine(const struct tq_problem *pb, struct tq_sim_result *res, struct tq_decision *d)
+int tqsim_flow_refine(const struct tqsim_problem *pb, struct tqsim_sim_result *res, struct tqsim_decision *d)
 {
-	const struct tq_tg *tg = pb->tg;
+	const struct tqsim_tg *tg = pb->tg;
 	unsigned int n = tg->ntasks;
 	struct flow_search fs = { .pb = pb, .res = res, .best_j = INFINITY };
-	uint8_t fifo[TQ_MAX_TASKS];
+	uint8_t fifo[TQSIM_MAX_TASKS];
 	double budget;
 
-	if (!n || tq_dev_check(pb->dev) || pb->flow_behind < 0 || pb->flow_rate < 0 ||
+	if (!n || tqsim_dev_check(pb->dev) || pb->flow_behind < 0 || pb->flow_rate < 0 ||
 	    !isfinite(pb->flow_behind) || !isfinite(pb->flow_rate))
 		return -EINVAL;
 	budget = pb->budget_ns > 0 ? pb->budget_ns :
 		 (pb->budget_frac > 0 ? pb->budget_frac : 0.01) * d->makespan;
-	fs.deadline = tq_clock_ns() + (uint64_t)fmax(budget, 1);
+	fs.deadline = tqsim_clock_ns() + (uint64_t)fmax(budget, 1);
 	memcpy(fs.best, d->order, n);
-	fs.best_j = tq_flow_cost(tg, pb->dev, d->order, n, pb->flow_behind, pb->flow_rate, res);
+	fs.best_j = tqsim_flow_cost(tg, pb->dev, d->order, n, pb->flow_behind, pb->flow_rate, res);
 	fs.best_ms = res->makespan;
 	fs.sims = 1;
 	if (n > 1) {
@@ -192,11 +192,11 @@ int tq_flow_refine(const struct tq_problem *pb, struct tq_sim_result *res, struc
 	return 0;
 }
 
-static int flow_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d)
+static int flow_order(const struct tqsim_problem *pb, struct tqsim_ws *ws, struct tqsim_decision *d)
 {
-	int ret = tq_policy_auto.order(pb, ws, d);
+	int ret = tqsim_policy_auto.order(pb, ws, d);
 
-	return ret ?: tq_flow_refine(pb, &ws->res, d);
+	return ret ?: tqsim_flow_refine(pb, &ws->res, d);
 }
 
-const struct tq_policy_ops tq_policy_flow = { .name = "flow", .order = flow_order };
+const struct tqsim_policy_ops tqsim_policy_flow = { .name = "flow", .order = flow_order };

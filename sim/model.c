@@ -8,22 +8,22 @@
 
 #include "model.h"
 
-void tq_tg_init(struct tq_tg *tg)
+void tqsim_tg_init(struct tqsim_tg *tg)
 {
 	tg->ntasks = 0;
 	tg->ncmds = 0;
 	tg->nafter = 0;
 }
 
-int tq_tg_add_task(struct tq_tg *tg)
+int tqsim_tg_add_task(struct tqsim_tg *tg)
 {
-	struct tq_task *t;
+	struct tqsim_task *t;
 
-	if (tg->ntasks >= TQ_MAX_TASKS)
+	if (tg->ntasks >= TQSIM_MAX_TASKS)
 		return -ENOSPC;
 	t = &tg->task[tg->ntasks];
 	memset(t, 0, sizeof(*t));
-	for (int s = 0; s < TQ_STAGES; s++)
+	for (int s = 0; s < TQSIM_STAGES; s++)
 		t->first[s] = tg->ncmds;
 	tg->release[tg->ntasks] = 0;
 	tg->after[tg->ntasks] = -1;
@@ -31,7 +31,7 @@ int tq_tg_add_task(struct tq_tg *tg)
 	return tg->ntasks++;
 }
 
-int tq_tg_set_release(struct tq_tg *tg, unsigned int t, double ns)
+int tqsim_tg_set_release(struct tqsim_tg *tg, unsigned int t, double ns)
 {
 	if (t >= tg->ntasks || !isfinite(ns) || ns < 0)
 		return -EINVAL;
@@ -39,7 +39,7 @@ int tq_tg_set_release(struct tq_tg *tg, unsigned int t, double ns)
 	return 0;
 }
 
-int tq_tg_set_after(struct tq_tg *tg, unsigned int t, unsigned int pred)
+int tqsim_tg_set_after(struct tqsim_tg *tg, unsigned int t, unsigned int pred)
 {
 	if (t >= tg->ntasks || pred >= t || tg->after[t] >= 0)
 		return -EINVAL;
@@ -48,7 +48,7 @@ int tq_tg_set_after(struct tq_tg *tg, unsigned int t, unsigned int pred)
 	return 0;
 }
 
-int tq_tg_set_width(struct tq_tg *tg, unsigned int t, double w)
+int tqsim_tg_set_width(struct tqsim_tg *tg, unsigned int t, double w)
 {
 	if (t >= tg->ntasks || !(w > 0 && w <= 1))
 		return -EINVAL;
@@ -56,36 +56,36 @@ int tq_tg_set_width(struct tq_tg *tg, unsigned int t, double w)
 	return 0;
 }
 
-int tq_tg_add_cmd(struct tq_tg *tg, enum tq_stage s, double ns)
+int tqsim_tg_add_cmd(struct tqsim_tg *tg, enum tqsim_stage s, double ns)
 {
-	struct tq_task *t;
+	struct tqsim_task *t;
 
-	if (!tg->ntasks || (unsigned int)s >= TQ_STAGES || !isfinite(ns) || ns < 0)
+	if (!tg->ntasks || (unsigned int)s >= TQSIM_STAGES || !isfinite(ns) || ns < 0)
 		return -EINVAL;
 	t = &tg->task[tg->ntasks - 1];
 	/* the stage's commands must stay contiguous: no later stage begun yet */
-	for (int later = s + 1; later < TQ_STAGES; later++)
+	for (int later = s + 1; later < TQSIM_STAGES; later++)
 		if (t->n[later])
 			return -EINVAL;
-	if (tg->ncmds >= TQ_MAX_CMDS || t->n[s] == UINT8_MAX)
+	if (tg->ncmds >= TQSIM_MAX_CMDS || t->n[s] == UINT8_MAX)
 		return -ENOSPC;
 	if (!t->n[s])
 		t->first[s] = tg->ncmds;
 	tg->cmd_ns[tg->ncmds++] = ns;
 	t->n[s]++;
-	for (int later = s + 1; later < TQ_STAGES; later++)
+	for (int later = s + 1; later < TQSIM_STAGES; later++)
 		t->first[later] = tg->ncmds;
 	return 0;
 }
 
-int tq_tg_add(struct tq_tg *tg, double htd_ns, double k_ns, double dth_ns)
+int tqsim_tg_add(struct tqsim_tg *tg, double htd_ns, double k_ns, double dth_ns)
 {
-	const double ns[TQ_STAGES] = { htd_ns, k_ns, dth_ns };
-	int idx = tq_tg_add_task(tg);
+	const double ns[TQSIM_STAGES] = { htd_ns, k_ns, dth_ns };
+	int idx = tqsim_tg_add_task(tg);
 
-	for (int s = 0; s < TQ_STAGES && idx >= 0; s++) {
+	for (int s = 0; s < TQSIM_STAGES && idx >= 0; s++) {
 		if (ns[s] != 0) {
-			int ret = tq_tg_add_cmd(tg, s, ns[s]);
+			int ret = tqsim_tg_add_cmd(tg, s, ns[s]);
 
 			if (ret) {
 				tg->ntasks--;	/* drop the half-built task */
@@ -97,9 +97,9 @@ int tq_tg_add(struct tq_tg *tg, double htd_ns, double k_ns, double dth_ns)
 	return idx;
 }
 
-double tq_task_work(const struct tq_tg *tg, unsigned int t, enum tq_stage s)
+double tqsim_task_work(const struct tqsim_tg *tg, unsigned int t, enum tqsim_stage s)
 {
-	const struct tq_task *task = &tg->task[t];
+	const struct tqsim_task *task = &tg->task[t];
 	double sum = 0;
 
 	for (unsigned int c = 0; c < task->n[s]; c++)
@@ -107,26 +107,26 @@ double tq_task_work(const struct tq_tg *tg, unsigned int t, enum tq_stage s)
 	return sum;
 }
 
-void tq_dev_init(struct tq_dev *dev)
+void tqsim_dev_init(struct tqsim_dev *dev)
 {
 	memset(dev, 0, sizeof(*dev));
 	dev->dma = 2;
 	dev->kq = 1;
-	for (int s = 0; s < TQ_STAGES; s++)
+	for (int s = 0; s < TQSIM_STAGES; s++)
 		dev->slow[s] = 1.0;
 }
 
-int tq_dev_check(const struct tq_dev *dev)
+int tqsim_dev_check(const struct tqsim_dev *dev)
 {
-	if ((dev->dma != 1 && dev->dma != 2) || dev->kq < 1 || dev->kq > TQ_MAX_KQ)
+	if ((dev->dma != 1 && dev->dma != 2) || dev->kq < 1 || dev->kq > TQSIM_MAX_KQ)
 		return -EINVAL;
 	for (unsigned int q = 1; q < dev->kq; q++)
 		if (!isfinite(dev->kq_busy[q]) || dev->kq_busy[q] < 0)
 			return -EINVAL;
-	for (int s = 0; s < TQ_STAGES; s++) {
+	for (int s = 0; s < TQSIM_STAGES; s++) {
 		if (!isfinite(dev->busy_until[s]) || dev->busy_until[s] < 0)
 			return -EINVAL;
-		if (s != TQ_K && !(dev->slow[s] >= 1.0 && isfinite(dev->slow[s])))
+		if (s != TQSIM_K && !(dev->slow[s] >= 1.0 && isfinite(dev->slow[s])))
 			return -EINVAL;
 	}
 	if (!(isfinite(dev->dep_ns) && dev->dep_ns >= 0 && isfinite(dev->gap_ns) &&
@@ -173,13 +173,13 @@ static inline double engine_free(double busy, double gap)
  * which would otherwise wait for them forever.
  */
 struct sim {
-	const struct tq_tg *tg;
+	const struct tqsim_tg *tg;
 	const uint8_t *order;
 	unsigned int n;
-	struct tq_sim_result *res;	/* NULL: makespan only */
+	struct tqsim_sim_result *res;	/* NULL: makespan only */
 	double makespan;
 	double dep, gap;		/* the device's latencies */
-	/* per position, a stage's end + dep (struct tq_prefix_buf) */
+	/* per position, a stage's end + dep (struct tqsim_prefix_buf) */
 	double *hend;			/* the HtD stage; the release until then or if absent */
 	double *kend;			/* the K stage, once placed */
 	double *dend;			/* the DtH stage, before d.pos */
@@ -187,10 +187,10 @@ struct sim {
 	unsigned int kpos;		/* tasks whose kernels are placed */
 	double kfree;			/* the K engine may start a kernel from then on */
 	double now;			/* two engines: the event loop's clock */
-	struct tq_copyq h, d;		/* the copy queues; one engine: d.pos only */
+	struct tqsim_copyq h, d;		/* the copy queues; one engine: d.pos only */
 };
 
-static inline const struct tq_task *task_at(const struct sim *sm, unsigned int pos)
+static inline const struct tqsim_task *task_at(const struct sim *sm, unsigned int pos)
 {
 	return &sm->tg->task[sm->order[pos]];
 }
@@ -220,13 +220,13 @@ SIM_STEP double first_ready(const struct sim *sm, bool prec, unsigned int hknown
 	if (!prec)
 		return r;
 	for (int p = sm->ppos[pos]; p >= 0; p = sm->ppos[p]) {
-		const struct tq_task *t = task_at(sm, p);
+		const struct tqsim_task *t = task_at(sm, p);
 
-		if (t->n[TQ_DTH])
+		if (t->n[TQSIM_DTH])
 			return max_d(r, (unsigned int)p < sm->d.pos ? sm->dend[p] : INFINITY);
-		if (t->n[TQ_K])
+		if (t->n[TQSIM_K])
 			return max_d(r, (unsigned int)p < sm->kpos ? sm->kend[p] : INFINITY);
-		if (t->n[TQ_HTD])
+		if (t->n[TQSIM_HTD])
 			return max_d(r, (unsigned int)p < hknown ? sm->hend[p] : INFINITY);
 		r = max_d(r, sm->hend[p]);
 	}
@@ -241,22 +241,22 @@ SIM_STEP double first_ready(const struct sim *sm, bool prec, unsigned int hknown
 SIM_STEP void place_kernels(struct sim *sm, bool prec, unsigned int hknown)
 {
 	for (; sm->kpos < sm->n; sm->kpos++) {
-		const struct tq_task *t = task_at(sm, sm->kpos);
+		const struct tqsim_task *t = task_at(sm, sm->kpos);
 		double ready = sm->hend[sm->kpos];
 
-		if (t->n[TQ_HTD] && sm->kpos >= hknown && t->n[TQ_K])
+		if (t->n[TQSIM_HTD] && sm->kpos >= hknown && t->n[TQSIM_K])
 			break;
-		if (prec && !t->n[TQ_HTD]) {
+		if (prec && !t->n[TQSIM_HTD]) {
 			ready = first_ready(sm, prec, hknown, sm->kpos);
-			if (ready == INFINITY && t->n[TQ_K])
+			if (ready == INFINITY && t->n[TQSIM_K])
 				break;
 		}
-		for (unsigned int c = 0; c < t->n[TQ_K]; c++) {
+		for (unsigned int c = 0; c < t->n[TQSIM_K]; c++) {
 			double start = max_d(sm->kfree, ready);
 
-			ready = start + sm->tg->cmd_ns[t->first[TQ_K] + c];
+			ready = start + sm->tg->cmd_ns[t->first[TQSIM_K] + c];
 			sm->kfree = ready + sm->gap;
-			record(sm, TQ_K, t->first[TQ_K] + c, start, ready);
+			record(sm, TQSIM_K, t->first[TQSIM_K] + c, start, ready);
 		}
 		/* read only when the task has kernels */
 		sm->kend[sm->kpos] = ready + sm->dep;
@@ -270,11 +270,11 @@ SIM_STEP void place_kernels(struct sim *sm, bool prec, unsigned int hknown)
 SIM_STEP double dth_ready(const struct sim *sm, bool prec, unsigned int hknown,
 			  unsigned int pos)
 {
-	const struct tq_task *t = task_at(sm, pos);
+	const struct tqsim_task *t = task_at(sm, pos);
 
-	if (t->n[TQ_K])
+	if (t->n[TQSIM_K])
 		return pos < sm->kpos ? sm->kend[pos] : INFINITY;
-	if (!t->n[TQ_HTD])
+	if (!t->n[TQSIM_HTD])
 		return first_ready(sm, prec, hknown, pos);
 	return pos < hknown ? sm->hend[pos] : INFINITY;
 }
@@ -282,7 +282,7 @@ SIM_STEP double dth_ready(const struct sim *sm, bool prec, unsigned int hknown,
 /* Run the (>= 1) commands of stage @s back to back from @start; returns the last end. */
 static inline double run_stage(struct sim *sm, unsigned int pos, int s, double start)
 {
-	const struct tq_task *t = task_at(sm, pos);
+	const struct tqsim_task *t = task_at(sm, pos);
 	double end = start;
 
 	for (unsigned int c = 0; c < t->n[s]; c++) {
@@ -299,8 +299,8 @@ SIM_STEP double run_dths(struct sim *sm, bool prec, unsigned int hknown, unsigne
 {
 	place_kernels(sm, prec, hknown);
 	for (; sm->d.pos < upto; sm->d.pos++) {
-		if (task_at(sm, sm->d.pos)->n[TQ_DTH]) {
-			double end = run_stage(sm, sm->d.pos, TQ_DTH,
+		if (task_at(sm, sm->d.pos)->n[TQSIM_DTH]) {
+			double end = run_stage(sm, sm->d.pos, TQSIM_DTH,
 					       max_d(free, dth_ready(sm, prec, hknown, sm->d.pos)));
 
 			sm->dend[sm->d.pos] = end + sm->dep;
@@ -319,8 +319,8 @@ SIM_STEP double copy_engine(struct sim *sm, bool prec, double free)
 	for (unsigned int pos = 0; pos < sm->n; pos++) {
 		if (prec && sm->ppos[pos] >= (int)sm->d.pos)
 			free = run_dths(sm, prec, pos, sm->ppos[pos] + 1, free);
-		if (task_at(sm, pos)->n[TQ_HTD]) {
-			double end = run_stage(sm, pos, TQ_HTD,
+		if (task_at(sm, pos)->n[TQSIM_HTD]) {
+			double end = run_stage(sm, pos, TQSIM_HTD,
 					       max_d(free, first_ready(sm, prec, pos, pos)));
 
 			sm->hend[pos] = end + sm->dep;
@@ -331,7 +331,7 @@ SIM_STEP double copy_engine(struct sim *sm, bool prec, double free)
 }
 
 /* Move @q past tasks without a command in stage @s. */
-static inline void seek(const struct sim *sm, struct tq_copyq *q, int s)
+static inline void seek(const struct sim *sm, struct tqsim_copyq *q, int s)
 {
 	while (q->pos < sm->n && q->c == task_at(sm, q->pos)->n[s]) {
 		q->pos++;
@@ -340,7 +340,7 @@ static inline void seek(const struct sim *sm, struct tq_copyq *q, int s)
 	q->any = q->pos < sm->n;
 }
 
-static inline void start(const struct sim *sm, struct tq_copyq *q, int s, double now)
+static inline void start(const struct sim *sm, struct tqsim_copyq *q, int s, double now)
 {
 	q->run = true;
 	q->start = now;
@@ -348,7 +348,7 @@ static inline void start(const struct sim *sm, struct tq_copyq *q, int s, double
 }
 
 /* Retire @q's running command at @now and move to the next. */
-static inline void retire(struct sim *sm, struct tq_copyq *q, int s, double now)
+static inline void retire(struct sim *sm, struct tqsim_copyq *q, int s, double now)
 {
 	record(sm, s, task_at(sm, q->pos)->first[s] + q->c, q->start, now);
 	q->run = false;
@@ -360,10 +360,10 @@ static inline void retire(struct sim *sm, struct tq_copyq *q, int s, double now)
  * Two copy engines: HtD and DtH progress at 1/slow while both run. Runs to
  * the end, or with @to_end false only until the HtD queue is empty.
  */
-SIM_STEP void copy_engines(struct sim *sm, bool prec, const struct tq_dev *dev, bool to_end)
+SIM_STEP void copy_engines(struct sim *sm, bool prec, const struct tqsim_dev *dev, bool to_end)
 {
-	const double slow_h = dev->slow[TQ_HTD], slow_d = dev->slow[TQ_DTH];
-	struct tq_copyq *h = &sm->h, *d = &sm->d;
+	const double slow_h = dev->slow[TQSIM_HTD], slow_d = dev->slow[TQSIM_DTH];
+	struct tqsim_copyq *h = &sm->h, *d = &sm->d;
 	double now = sm->now;
 
 	while (h->any || (to_end && d->any)) {
@@ -375,9 +375,9 @@ SIM_STEP void copy_engines(struct sim *sm, bool prec, const struct tq_dev *dev, 
 
 		/* an HtD waits for its engine and its task's release; a DtH for its task's K */
 		if (h->any && !h->run && h_ready <= now)
-			start(sm, h, TQ_HTD, now);
+			start(sm, h, TQSIM_HTD, now);
 		if (!d->run && d_ready <= now)
-			start(sm, d, TQ_DTH, now);
+			start(sm, d, TQSIM_DTH, now);
 		if (h->run && d->run) {
 			fh = slow_h;
 			fd = slow_d;
@@ -399,21 +399,21 @@ SIM_STEP void copy_engines(struct sim *sm, bool prec, const struct tq_dev *dev, 
 			d->rem = max_d(0, d->rem - (next - now) / fd);
 		now = next;
 		if (h->run && h_end == now) {
-			retire(sm, h, TQ_HTD, now);
-			if (h->c == task_at(sm, h->pos)->n[TQ_HTD])
+			retire(sm, h, TQSIM_HTD, now);
+			if (h->c == task_at(sm, h->pos)->n[TQSIM_HTD])
 				sm->hend[h->pos] = now + sm->dep;
-			seek(sm, h, TQ_HTD);
+			seek(sm, h, TQSIM_HTD);
 			place_kernels(sm, prec, h->pos);
 		}
 		if (d->run && d_end == now) {
-			retire(sm, d, TQ_DTH, now);
-			if (prec && d->c == task_at(sm, d->pos)->n[TQ_DTH]) {
+			retire(sm, d, TQSIM_DTH, now);
+			if (prec && d->c == task_at(sm, d->pos)->n[TQSIM_DTH]) {
 				sm->dend[d->pos] = now + sm->dep;
-				seek(sm, d, TQ_DTH);
+				seek(sm, d, TQSIM_DTH);
 				/* a kernel may wait for this end */
 				place_kernels(sm, prec, h->pos);
 			} else {
-				seek(sm, d, TQ_DTH);
+				seek(sm, d, TQSIM_DTH);
 			}
 		}
 	}
@@ -425,8 +425,8 @@ SIM_STEP void copy_engines(struct sim *sm, bool prec, const struct tq_dev *dev, 
 /* Bring both copy queues and the K queue up to the tasks added to the order. */
 SIM_STEP void copy_engines_seek(struct sim *sm, bool prec)
 {
-	seek(sm, &sm->h, TQ_HTD);
-	seek(sm, &sm->d, TQ_DTH);
+	seek(sm, &sm->h, TQSIM_HTD);
+	seek(sm, &sm->d, TQSIM_DTH);
 	place_kernels(sm, prec, sm->h.pos);	/* leading tasks without HtD */
 }
 
@@ -435,15 +435,15 @@ SIM_STEP void copy_engines_seek(struct sim *sm, bool prec)
  * entry points so the makespan path carries no record branches, and once
  * per value of @prec.
  */
-SIM_STEP double simulate(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
-			 unsigned int n, struct tq_sim_result *res, bool prec)
+SIM_STEP double simulate(const struct tqsim_tg *tg, const struct tqsim_dev *dev, const uint8_t *order,
+			 unsigned int n, struct tqsim_sim_result *res, bool prec)
 {
 	const double *busy = dev->busy_until;
-	double hend[TQ_MAX_TASKS], kend[TQ_MAX_TASKS], dend[TQ_MAX_TASKS];
-	int8_t ppos[TQ_MAX_TASKS];
+	double hend[TQSIM_MAX_TASKS], kend[TQSIM_MAX_TASKS], dend[TQSIM_MAX_TASKS];
+	int8_t ppos[TQSIM_MAX_TASKS];
 	struct sim sm = { .tg = tg, .order = order, .n = n, .res = res, .hend = hend,
 			  .kend = kend, .dend = dend, .dep = dev->dep_ns, .gap = dev->gap_ns,
-			  .kfree = engine_free(busy[TQ_K], dev->gap_ns) };
+			  .kfree = engine_free(busy[TQSIM_K], dev->gap_ns) };
 
 	if (res) {
 		memset(res->busy, 0, sizeof(res->busy));
@@ -454,7 +454,7 @@ SIM_STEP double simulate(const struct tq_tg *tg, const struct tq_dev *dev, const
 	if (prec) {
 		if (!sim_chain_positions(tg, order, n, ppos)) {
 			if (res) {
-				for (int s = 0; s < TQ_STAGES; s++)
+				for (int s = 0; s < TQSIM_STAGES; s++)
 					res->engine_end[s] = INFINITY;
 				res->makespan = INFINITY;
 			}
@@ -466,27 +466,27 @@ SIM_STEP double simulate(const struct tq_tg *tg, const struct tq_dev *dev, const
 	}
 	sim_releases(tg, dev, order, n, ppos, prec, hend);
 	if (dev->dma == 2) {
-		sm.h.free = engine_free(busy[TQ_HTD], sm.gap);
-		sm.d.free = engine_free(busy[TQ_DTH], sm.gap);
+		sm.h.free = engine_free(busy[TQSIM_HTD], sm.gap);
+		sm.d.free = engine_free(busy[TQSIM_DTH], sm.gap);
 		copy_engines_seek(&sm, prec);
 		copy_engines(&sm, prec, dev, true);
 	} else {
-		copy_engine(&sm, prec, engine_free(max_d(busy[TQ_HTD], busy[TQ_DTH]), sm.gap));
+		copy_engine(&sm, prec, engine_free(max_d(busy[TQSIM_HTD], busy[TQSIM_DTH]), sm.gap));
 		/* one engine: its last command, else its busy time */
 		if (res)
-			res->engine_end[TQ_HTD] = res->engine_end[TQ_DTH] =
-				max_d(max_d(res->engine_end[TQ_HTD], res->engine_end[TQ_DTH]),
-				      max_d(busy[TQ_HTD], busy[TQ_DTH]));
+			res->engine_end[TQSIM_HTD] = res->engine_end[TQSIM_DTH] =
+				max_d(max_d(res->engine_end[TQSIM_HTD], res->engine_end[TQSIM_DTH]),
+				      max_d(busy[TQSIM_HTD], busy[TQSIM_DTH]));
 	}
 	if (res) {
 		res->makespan = sm.makespan;
-		res->kq_end[0] = res->engine_end[TQ_K];
+		res->kq_end[0] = res->engine_end[TQSIM_K];
 	}
 	return sm.makespan;
 }
 
-void tq_simulate(const struct tq_tg *tg, const struct tq_dev *dev,
-		 const uint8_t *order, unsigned int n, struct tq_sim_result *res)
+void tqsim_simulate(const struct tqsim_tg *tg, const struct tqsim_dev *dev,
+		 const uint8_t *order, unsigned int n, struct tqsim_sim_result *res)
 {
 	if (dev->kq > 1)
 		sim_concurrent(tg, dev, order, n, res);
@@ -496,7 +496,7 @@ void tq_simulate(const struct tq_tg *tg, const struct tq_dev *dev,
 		simulate(tg, dev, order, n, res, false);
 }
 
-double tq_makespan(const struct tq_tg *tg, const struct tq_dev *dev,
+double tqsim_makespan(const struct tqsim_tg *tg, const struct tqsim_dev *dev,
 		   const uint8_t *order, unsigned int n)
 {
 	if (dev->kq > 1)
@@ -510,8 +510,8 @@ double tq_makespan(const struct tq_tg *tg, const struct tq_dev *dev,
  * queue runs dry and resumed when a task is appended. The same steps in the
  * same order, so the same makespan to the bit.
  */
-static inline void prefix_load(struct sim *sm, const struct tq_tg *tg, const struct tq_dev *dev,
-			       struct tq_prefix_buf *buf, const struct tq_prefix *p)
+static inline void prefix_load(struct sim *sm, const struct tqsim_tg *tg, const struct tqsim_dev *dev,
+			       struct tqsim_prefix_buf *buf, const struct tqsim_prefix *p)
 {
 	*sm = (struct sim){ .tg = tg, .order = buf->order, .n = p->n, .hend = buf->hend,
 			    .kend = buf->kend, .dend = buf->dend,
@@ -520,7 +520,7 @@ static inline void prefix_load(struct sim *sm, const struct tq_tg *tg, const str
 			    .kfree = p->kfree, .now = p->now, .h = p->h, .d = p->d };
 }
 
-static inline void prefix_store(const struct sim *sm, struct tq_prefix *p)
+static inline void prefix_store(const struct sim *sm, struct tqsim_prefix *p)
 {
 	p->n = sm->n;
 	p->kpos = sm->kpos;
@@ -531,24 +531,24 @@ static inline void prefix_store(const struct sim *sm, struct tq_prefix *p)
 	p->d = sm->d;
 }
 
-void tq_prefix_init(struct tq_prefix *p, const struct tq_dev *dev)
+void tqsim_prefix_init(struct tqsim_prefix *p, const struct tqsim_dev *dev)
 {
 	memset(p, 0, sizeof(*p));
-	p->kfree = engine_free(dev->busy_until[TQ_K], dev->gap_ns);
-	p->h.free = engine_free(dev->busy_until[TQ_HTD], dev->gap_ns);
-	p->d.free = engine_free(dev->busy_until[TQ_DTH], dev->gap_ns);
+	p->kfree = engine_free(dev->busy_until[TQSIM_K], dev->gap_ns);
+	p->h.free = engine_free(dev->busy_until[TQSIM_HTD], dev->gap_ns);
+	p->d.free = engine_free(dev->busy_until[TQSIM_DTH], dev->gap_ns);
 }
 
-void tq_prefix_push(const struct tq_tg *tg, const struct tq_dev *dev, struct tq_prefix_buf *buf,
-		    struct tq_prefix *p, unsigned int task)
+void tqsim_prefix_push(const struct tqsim_tg *tg, const struct tqsim_dev *dev, struct tqsim_prefix_buf *buf,
+		    struct tqsim_prefix *p, unsigned int task)
 {
-	const struct tq_task *t = &tg->task[task];
+	const struct tqsim_task *t = &tg->task[task];
 	struct sim sm;
 
 	buf->order[p->n] = task;
 	/* two copy engines: every command of the tasks before it, as releases() */
 	buf->hend[p->n] = max_d(tg->release[task], p->launch);
-	p->launch += dev->submit_ns * (t->n[TQ_HTD] + t->n[TQ_K] + t->n[TQ_DTH]);
+	p->launch += dev->submit_ns * (t->n[TQSIM_HTD] + t->n[TQSIM_K] + t->n[TQSIM_DTH]);
 	if (tg->nafter) {
 		int a = tg->after[task], pos = -1;
 
@@ -570,8 +570,8 @@ void tq_prefix_push(const struct tq_tg *tg, const struct tq_dev *dev, struct tq_
 	prefix_store(&sm, p);
 }
 
-double tq_prefix_finish(const struct tq_tg *tg, const struct tq_dev *dev,
-			struct tq_prefix_buf *buf, const struct tq_prefix *p)
+double tqsim_prefix_finish(const struct tqsim_tg *tg, const struct tqsim_dev *dev,
+			struct tqsim_prefix_buf *buf, const struct tqsim_prefix *p)
 {
 	struct sim sm;
 

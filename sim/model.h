@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * model.h - what the two simulators share: model.c's, for one kernel
- * queue, and concurrent.c's, for kernels that run at once (tq_dev.kq > 1);
+ * queue, and concurrent.c's, for kernels that run at once (tqsim_dev.kq > 1);
  * and the min and max every file of the library uses (policy.h includes
  * this). Internal to the library: not part of tqsim.h's API.
  */
@@ -34,9 +34,9 @@ static inline double max_d(double a, double b)
  * includes this.
  */
 static __attribute__((noinline, unused)) bool
-sim_chain_positions(const struct tq_tg *tg, const uint8_t *order, unsigned int n, int8_t *ppos)
+sim_chain_positions(const struct tqsim_tg *tg, const uint8_t *order, unsigned int n, int8_t *ppos)
 {
-	int8_t at[TQ_MAX_TASKS];
+	int8_t at[TQSIM_MAX_TASKS];
 
 	memset(at, -1, sizeof(at));
 	for (unsigned int pos = 0; pos < n; pos++)
@@ -62,7 +62,7 @@ sim_chain_positions(const struct tq_tg *tg, const uint8_t *order, unsigned int n
  * successor. Always inlined: model.c's simulator takes @prec as a constant.
  */
 static inline __attribute__((always_inline)) void
-sim_releases(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
+sim_releases(const struct tqsim_tg *tg, const struct tqsim_dev *dev, const uint8_t *order,
 	     unsigned int n, const int8_t *ppos, bool prec, double *rel)
 {
 	const double per_cmd = dev->submit_ns;
@@ -70,21 +70,21 @@ sim_releases(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *or
 	unsigned int outs = 0;	/* one copy engine: tasks whose DtHs are launched */
 
 	for (unsigned int pos = 0; pos < n; pos++) {
-		const struct tq_task *t = &tg->task[order[pos]];
+		const struct tqsim_task *t = &tg->task[order[pos]];
 
 		rel[pos] = tg->release[order[pos]];
 		if (per_cmd == 0)
 			continue;
 		for (; prec && dev->dma == 1 && (int)outs <= ppos[pos]; outs++)
-			launch += per_cmd * tg->task[order[outs]].n[TQ_DTH];
+			launch += per_cmd * tg->task[order[outs]].n[TQSIM_DTH];
 		rel[pos] = max_d(rel[pos], launch);
-		/* the same sum as tq_prefix_push()'s, to the bit */
-		launch += per_cmd * (t->n[TQ_HTD] + t->n[TQ_K] + (dev->dma == 2 ? t->n[TQ_DTH] : 0));
+		/* the same sum as tqsim_prefix_push()'s, to the bit */
+		launch += per_cmd * (t->n[TQSIM_HTD] + t->n[TQSIM_K] + (dev->dma == 2 ? t->n[TQSIM_DTH] : 0));
 	}
 }
 
-/* tq_simulate() with concurrent kernels; @res NULL: the makespan only. */
-double sim_concurrent(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
-		      unsigned int n, struct tq_sim_result *res);
+/* tqsim_simulate() with concurrent kernels; @res NULL: the makespan only. */
+double sim_concurrent(const struct tqsim_tg *tg, const struct tqsim_dev *dev, const uint8_t *order,
+		      unsigned int n, struct tqsim_sim_result *res);
 
 #endif /* TQSIM_MODEL_H */

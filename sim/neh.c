@@ -11,7 +11,7 @@
 #include "policy.h"
 
 /* Whether task @a comes before task @t in @t's chain of predecessors. */
-static bool ancestor(const struct tq_ws *ws, unsigned int a, unsigned int t)
+static bool ancestor(const struct tqsim_ws *ws, unsigned int a, unsigned int t)
 {
 	for (int p = ws->tg.after[t]; p >= 0; p = ws->tg.after[p])
 		if ((unsigned int)p == a)
@@ -23,7 +23,7 @@ static bool ancestor(const struct tq_ws *ws, unsigned int a, unsigned int t)
  * Where @t may go in seq[0..len-1]: after its last ancestor and up to its
  * first descendant, [*lo, *hi]; every position without precedence.
  */
-static void window(const struct tq_ws *ws, const uint8_t *seq, unsigned int len, uint8_t t,
+static void window(const struct tqsim_ws *ws, const uint8_t *seq, unsigned int len, uint8_t t,
 		   unsigned int *lo, unsigned int *hi)
 {
 	*lo = 0;
@@ -47,8 +47,8 @@ static void window(const struct tq_ws *ws, const uint8_t *seq, unsigned int len,
  * INFINITY, and how far it got in @part, to go on from there when called
  * again with it (part->pos == 0: from the start).
  */
-double insert_best(struct tq_ws *ws, const struct tq_dev *dev, uint8_t *seq, unsigned int len,
-		   uint8_t t, struct tq_ins *part)
+double insert_best(struct tqsim_ws *ws, const struct tqsim_dev *dev, uint8_t *seq, unsigned int len,
+		   uint8_t t, struct tqsim_ins *part)
 {
 	uint8_t *try = ws->tmp;
 	double best = INFINITY;
@@ -67,7 +67,7 @@ double insert_best(struct tq_ws *ws, const struct tq_dev *dev, uint8_t *seq, uns
 	memcpy(try + from + 1, seq + from, len - from);
 	for (unsigned int pos = from; pos <= hi; pos++) {
 		if (part && !((pos - from) & 3) && expired(ws)) {
-			*part = (struct tq_ins){ .pos = (uint8_t)pos, .at = (uint8_t)at, .best = best };
+			*part = (struct tqsim_ins){ .pos = (uint8_t)pos, .at = (uint8_t)at, .best = best };
 			return INFINITY;
 		}
 		double ms = sim(ws, dev, try, len + 1);
@@ -94,7 +94,7 @@ double insert_best(struct tq_ws *ws, const struct tq_dev *dev, uint8_t *seq, uns
  * insertion has a feasible position: after the predecessor, and no
  * successor placed yet.
  */
-static void neh_chains(const struct tq_ws *ws, const uint8_t *start, uint8_t *ins)
+static void neh_chains(const struct tqsim_ws *ws, const uint8_t *start, uint8_t *ins)
 {
 	unsigned int n = ws->tg.ntasks;
 	uint64_t rest = all_tasks(n);
@@ -117,16 +117,16 @@ static void neh_chains(const struct tq_ws *ws, const uint8_t *start, uint8_t *in
  * yet inserted go after the others in their insertion order (feasible:
  * that order has every task after its predecessor).
  */
-void neh(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d, bool timed)
+void neh(struct tqsim_ws *ws, const struct tqsim_dev *dev, struct tqsim_decision *d, bool timed)
 {
 	unsigned int n = ws->tg.ntasks;
 	uint8_t *start = ws->seq;
-	double total[TQ_MAX_TASKS], ms, start_ms;
+	double total[TQSIM_MAX_TASKS], ms, start_ms;
 
 	for (unsigned int t = 0; t < n; t++) {
 		unsigned int i;
 
-		total[t] = ws->work[t][TQ_HTD] + ws->work[t][TQ_K] + ws->work[t][TQ_DTH];
+		total[t] = ws->work[t][TQSIM_HTD] + ws->work[t][TQSIM_K] + ws->work[t][TQSIM_DTH];
 		/* with chains, round by round: a task after every task fewer links deep */
 		for (int p = ws->tg.after[t]; p >= 0; p = ws->tg.after[p])
 			total[t] -= 1e15;
@@ -153,14 +153,14 @@ void neh(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d, bool
 	d->makespan = ms;
 }
 
-static void neh_whole(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
+static void neh_whole(struct tqsim_ws *ws, const struct tqsim_dev *dev, struct tqsim_decision *d)
 {
 	neh(ws, dev, d, false);
 }
 
-static int neh_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d)
+static int neh_order(const struct tqsim_problem *pb, struct tqsim_ws *ws, struct tqsim_decision *d)
 {
 	return decide(pb, ws, d, neh_whole);
 }
 
-const struct tq_policy_ops tq_policy_neh = { .name = "neh", .order = neh_order };
+const struct tqsim_policy_ops tqsim_policy_neh = { .name = "neh", .order = neh_order };

@@ -12,15 +12,15 @@
  * update(OT): the completion time of the last HtD, K and DtH command when
  * the ordered tasks are simulated alone.
  */
-static void paper_update(struct tq_ws *ws, const struct tq_dev *dev, const uint8_t *ot,
+static void paper_update(struct tqsim_ws *ws, const struct tqsim_dev *dev, const uint8_t *ot,
 			 unsigned int len, double *tm)
 {
-	tq_simulate(&ws->tg, dev, ot, len, &ws->res);
+	tqsim_simulate(&ws->tg, dev, ot, len, &ws->res);
 	ws->evals++;
-	for (int s = 0; s < TQ_STAGES; s++)
+	for (int s = 0; s < TQSIM_STAGES; s++)
 		tm[s] = 0;
 	for (unsigned int i = 0; i < len; i++)
-		for (int s = 0; s < TQ_STAGES; s++)
+		for (int s = 0; s < TQSIM_STAGES; s++)
 			if (has(ws, ot[i], s))
 				tm[s] = fmax(tm[s], ws->res.end[ws->tg.task[ot[i]].first[s] +
 							      ws->tg.task[ot[i]].n[s] - 1]);
@@ -31,7 +31,7 @@ static void paper_update(struct tq_ws *ws, const struct tq_dev *dev, const uint8
  * others (no other task has both a shorter-or-equal HtD and a longer-or-equal
  * K), and of those the one with the longest DtH.
  */
-static unsigned int paper_first(const struct tq_ws *ws, uint64_t rest)
+static unsigned int paper_first(const struct tqsim_ws *ws, uint64_t rest)
 {
 	int best = -1;
 
@@ -43,10 +43,10 @@ static unsigned int paper_first(const struct tq_ws *ws, uint64_t rest)
 		for (uint64_t o = rest; o && !dominated; o &= o - 1) {
 			const double *v = ws->work[__builtin_ctzll(o)];
 
-			dominated = v[TQ_HTD] <= w[TQ_HTD] && v[TQ_K] >= w[TQ_K] &&
-				    (v[TQ_HTD] < w[TQ_HTD] || v[TQ_K] > w[TQ_K]);
+			dominated = v[TQSIM_HTD] <= w[TQSIM_HTD] && v[TQSIM_K] >= w[TQSIM_K] &&
+				    (v[TQSIM_HTD] < w[TQSIM_HTD] || v[TQSIM_K] > w[TQSIM_K]);
 		}
-		if (!dominated && (best < 0 || w[TQ_DTH] > ws->work[best][TQ_DTH]))
+		if (!dominated && (best < 0 || w[TQSIM_DTH] > ws->work[best][TQSIM_DTH]))
 			best = t;
 	}
 	return best;
@@ -58,7 +58,7 @@ static unsigned int paper_first(const struct tq_ws *ws, uint64_t rest)
  * whose HtD fits is preferred; among the same kind, the least misfit
  * |HtD slack| + |K vs DtH slack| wins.
  */
-static unsigned int paper_next(const struct tq_ws *ws, uint64_t rest, const double *tm)
+static unsigned int paper_next(const struct tqsim_ws *ws, uint64_t rest, const double *tm)
 {
 	double best_score = INFINITY;
 	bool best_fits = false;
@@ -67,9 +67,9 @@ static unsigned int paper_next(const struct tq_ws *ws, uint64_t rest, const doub
 	for (uint64_t m = rest; m; m &= m - 1) {
 		unsigned int t = __builtin_ctzll(m);
 		const double *w = ws->work[t];
-		double htd_end = tm[TQ_HTD] + w[TQ_HTD];
-		double fit_k = tm[TQ_K] - htd_end;
-		double fit_d = fmax(tm[TQ_K], htd_end) + w[TQ_K] - tm[TQ_DTH];
+		double htd_end = tm[TQSIM_HTD] + w[TQSIM_HTD];
+		double fit_k = tm[TQSIM_K] - htd_end;
+		double fit_d = fmax(tm[TQSIM_K], htd_end) + w[TQSIM_K] - tm[TQSIM_DTH];
 		double score = fabs(fit_k) + fabs(fit_d);
 		bool fits = fit_k >= 0;
 
@@ -84,12 +84,12 @@ static unsigned int paper_next(const struct tq_ws *ws, uint64_t rest, const doub
 }
 
 /* With precedence, paper picks each task among those whose predecessor is placed. */
-static void paper(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d)
+static void paper(struct tqsim_ws *ws, const struct tqsim_dev *dev, struct tqsim_decision *d)
 {
 	unsigned int n = ws->tg.ntasks, len = 0;
 	uint64_t rest = all_tasks(n);
 	uint8_t *ot = d->order;
-	double tm[TQ_STAGES];
+	double tm[TQSIM_STAGES];
 
 	ot[len] = paper_first(ws, available(ws, rest));
 	rest &= ~(1ULL << ot[len++]);
@@ -100,7 +100,7 @@ static void paper(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision
 	}
 	if (len + 2 == n) {
 		unsigned int a = __builtin_ctzll(rest), b = 63 - __builtin_clzll(rest);
-		double da = ws->work[a][TQ_DTH], db = ws->work[b][TQ_DTH];
+		double da = ws->work[a][TQSIM_DTH], db = ws->work[b][TQSIM_DTH];
 
 		/*
 		 * select_last_tasks: select_next_task with the DtH criterion first,
@@ -121,9 +121,9 @@ static void paper(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision
 	d->makespan = sim(ws, dev, ot, n);
 }
 
-static int paper_order(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d)
+static int paper_order(const struct tqsim_problem *pb, struct tqsim_ws *ws, struct tqsim_decision *d)
 {
 	return decide(pb, ws, d, paper);
 }
 
-const struct tq_policy_ops tq_policy_paper = { .name = "paper", .order = paper_order };
+const struct tqsim_policy_ops tqsim_policy_paper = { .name = "paper", .order = paper_order };

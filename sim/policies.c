@@ -9,15 +9,15 @@
 
 #include "tqsim.h"
 
-const struct tq_policy_ops *const tq_policies[] = {
-	&tq_policy_fifo, &tq_policy_paper, &tq_policy_neh, &tq_policy_exact, &tq_policy_auto,
-	&tq_policy_flow, NULL
+const struct tqsim_policy_ops *const tqsim_policies[] = {
+	&tqsim_policy_fifo, &tqsim_policy_paper, &tqsim_policy_neh, &tqsim_policy_exact, &tqsim_policy_auto,
+	&tqsim_policy_flow, NULL
 };
 
-const struct tq_policy_ops *tq_policy_find(const char *name)
+const struct tqsim_policy_ops *tqsim_policy_find(const char *name)
 {
-	for (int i = 0; tq_policies[i]; i++)
-		if (!strcmp(tq_policies[i]->name, name))
-			return tq_policies[i];
+	for (int i = 0; tqsim_policies[i]; i++)
+		if (!strcmp(tqsim_policies[i]->name, name))
+			return tqsim_policies[i];
 	return NULL;
 }

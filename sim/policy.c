@@ -12,7 +12,7 @@
  * between commands (dev->gap_ns): a collapsed copy would be slowed during
  * the gaps, so ws->tg is then the TG as given.
  *
- * Precedence (tq_tg_set_after()): every policy builds feasible orders only.
+ * Precedence (tqsim_tg_set_after()): every policy builds feasible orders only.
  * The searches branch on, pick or insert a task only where its predecessor
  * is before it; the simulator gives INFINITY for any other order, so an
  * insertion never chooses an infeasible position.
@@ -22,31 +22,31 @@
 
 #include "policy.h"
 
-int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
+int ws_setup(const struct tqsim_problem *pb, struct tqsim_ws *ws)
 {
-	const struct tq_tg *tg = pb->tg;
+	const struct tqsim_tg *tg = pb->tg;
 	/* the launch cost counts commands: collapsing would change it too */
 	bool collapse = pb->dev->gap_ns == 0 && pb->dev->submit_ns == 0;
 
-	if (!tg->ntasks || tq_dev_check(pb->dev))
+	if (!tg->ntasks || tqsim_dev_check(pb->dev))
 		return -EINVAL;
-	tq_tg_init(&ws->tg);
-	for (int s = 0; s < TQ_STAGES; s++)
+	tqsim_tg_init(&ws->tg);
+	for (int s = 0; s < TQSIM_STAGES; s++)
 		ws->all[s] = true;
 	ws->released = false;
 	for (unsigned int t = 0; t < tg->ntasks; t++) {
-		tq_tg_add_task(&ws->tg);
-		tq_tg_set_release(&ws->tg, t, tg->release[t]);
+		tqsim_tg_add_task(&ws->tg);
+		tqsim_tg_set_release(&ws->tg, t, tg->release[t]);
 		ws->tg.kwidth[t] = tg->kwidth[t];
 		if (tg->nafter && tg->after[t] >= 0)
-			tq_tg_set_after(&ws->tg, t, tg->after[t]);
+			tqsim_tg_set_after(&ws->tg, t, tg->after[t]);
 		ws->released |= tg->release[t] > 0 || ws->tg.after[t] >= 0;
-		for (int s = 0; s < TQ_STAGES; s++) {
-			ws->work[t][s] = tq_task_work(tg, t, s);
+		for (int s = 0; s < TQSIM_STAGES; s++) {
+			ws->work[t][s] = tqsim_task_work(tg, t, s);
 			if (tg->task[t].n[s] && collapse)
-				tq_tg_add_cmd(&ws->tg, s, ws->work[t][s]);
+				tqsim_tg_add_cmd(&ws->tg, s, ws->work[t][s]);
 			for (unsigned int c = 0; c < tg->task[t].n[s] && !collapse; c++)
-				tq_tg_add_cmd(&ws->tg, s, tg->cmd_ns[tg->task[t].first[s] + c]);
+				tqsim_tg_add_cmd(&ws->tg, s, tg->cmd_ns[tg->task[t].first[s] + c]);
 			ws->all[s] &= tg->task[t].n[s] != 0;
 		}
 	}
@@ -56,8 +56,8 @@ int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
 	 * stage and no search branches on it (exact.c).
 	 */
 	ws->conc = pb->dev->kq > 1;
-	ws->bb_sim = !ws->conc && pb->dev->dma == 2 && ws->all[TQ_HTD] &&
-		     (pb->dev->slow[TQ_HTD] > 1 || pb->dev->slow[TQ_DTH] > 1);
+	ws->bb_sim = !ws->conc && pb->dev->dma == 2 && ws->all[TQSIM_HTD] &&
+		     (pb->dev->slow[TQSIM_HTD] > 1 || pb->dev->slow[TQSIM_DTH] > 1);
 	ws->deadline_ns = 0;
 	ws->tail_evals = 0;
 	ws->timed_out = false;
@@ -74,8 +74,8 @@ int ws_setup(const struct tq_problem *pb, struct tq_ws *ws)
 	return 0;
 }
 
-int decide(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
-	   void (*run)(struct tq_ws *, const struct tq_dev *, struct tq_decision *))
+int decide(const struct tqsim_problem *pb, struct tqsim_ws *ws, struct tqsim_decision *d,
+	   void (*run)(struct tqsim_ws *, const struct tqsim_dev *, struct tqsim_decision *))
 {
 	int ret = ws_setup(pb, ws);
 
@@ -90,7 +90,7 @@ int decide(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
 	return 0;
 }
 
-bool tq_next_perm(uint8_t *p, unsigned int n)
+bool tqsim_next_perm(uint8_t *p, unsigned int n)
 {
 	int i = (int)n - 2, j = (int)n - 1;
 	uint8_t t;

@@ -12,7 +12,7 @@
 #include "model.h"
 
 /* Whether task @t of ws->tg has stage @s. */
-static inline bool has(const struct tq_ws *ws, unsigned int t, int s)
+static inline bool has(const struct tqsim_ws *ws, unsigned int t, int s)
 {
 	return ws->tg.task[t].n[s] != 0;
 }
@@ -24,15 +24,15 @@ static inline uint64_t all_tasks(unsigned int n)
 }
 
 /* One simulation of ws->tg, counted in ws->evals. */
-static inline double sim(struct tq_ws *ws, const struct tq_dev *dev, const uint8_t *order,
+static inline double sim(struct tqsim_ws *ws, const struct tqsim_dev *dev, const uint8_t *order,
 			 unsigned int n)
 {
 	ws->evals++;
-	return tq_makespan(&ws->tg, dev, order, n);
+	return tqsim_makespan(&ws->tg, dev, order, n);
 }
 
 /* The tasks of @rest whose predecessor is not in @rest: those that may go next. */
-static inline uint64_t available(const struct tq_ws *ws, uint64_t rest)
+static inline uint64_t available(const struct tqsim_ws *ws, uint64_t rest)
 {
 	uint64_t av = rest;
 
@@ -49,13 +49,13 @@ static inline uint64_t available(const struct tq_ws *ws, uint64_t rest)
 }
 
 /* The budget check; the only place a policy looks at a clock. */
-static inline bool expired(struct tq_ws *ws)
+static inline bool expired(struct tqsim_ws *ws)
 {
 	uint64_t now;
 
 	if (!ws->deadline_ns)
 		return ws->timed_out;
-	now = tq_clock_ns();
+	now = tqsim_clock_ns();
 	if (ws->tail_evals)
 		now += ws->tail_evals * (now - ws->pace_ns) / (ws->evals - ws->pace_evals + 1);
 	if (now >= ws->deadline_ns)
@@ -77,50 +77,50 @@ static inline bool is_perm(const uint8_t *order, unsigned int n)
 }
 
 /* policy.c: ws from pb's TG (collapsed where that keeps the makespan); 0 or -EINVAL. */
-int ws_setup(const struct tq_problem *pb, struct tq_ws *ws);
+int ws_setup(const struct tqsim_problem *pb, struct tqsim_ws *ws);
 /* policy.c: a policy without a budget: set up, @run, the root bound as lower bound. */
-int decide(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
-	   void (*run)(struct tq_ws *, const struct tq_dev *, struct tq_decision *));
+int decide(const struct tqsim_problem *pb, struct tqsim_ws *ws, struct tqsim_decision *d,
+	   void (*run)(struct tqsim_ws *, const struct tqsim_dev *, struct tqsim_decision *));
 
 /* neh.c: neh's order into d; @timed: it stops at the deadline. */
-void neh(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d, bool timed);
+void neh(struct tqsim_ws *ws, const struct tqsim_dev *dev, struct tqsim_decision *d, bool timed);
 /* neh.c: insert @t into seq[0..len-1] where the makespan is least; @part: resumable. */
-double insert_best(struct tq_ws *ws, const struct tq_dev *dev, uint8_t *seq, unsigned int len,
-		   uint8_t t, struct tq_ins *part);
+double insert_best(struct tqsim_ws *ws, const struct tqsim_dev *dev, uint8_t *seq, unsigned int len,
+		   uint8_t t, struct tqsim_ins *part);
 
 /* bound.c: Johnson's orders and the chains' twins, for the bounds and the search. */
-void bb_prepare(struct tq_ws *ws);
+void bb_prepare(struct tqsim_ws *ws);
 /* bound.c: the bound on every order of the TG, once per ws_setup(). */
-double root_bound(struct tq_ws *ws, const struct tq_dev *dev);
+double root_bound(struct tqsim_ws *ws, const struct tqsim_dev *dev);
 /* bound.c: the bound on every completion of a prefix in state @st by @rest; @cut: enough. */
-double bb_bound(const struct tq_ws *ws, const struct tq_dev *dev, const struct tq_bb_state *st,
+double bb_bound(const struct tqsim_ws *ws, const struct tqsim_dev *dev, const struct tqsim_bb_state *st,
 		uint64_t rest, double cut);
 
 /* exact.c: branch and bound from d's order and from cursor @from (NULL: the start). */
-void bb_from(struct tq_ws *ws, const struct tq_dev *dev, struct tq_decision *d,
-	     const struct tq_bb_cursor *from);
+void bb_from(struct tqsim_ws *ws, const struct tqsim_dev *dev, struct tqsim_decision *d,
+	     const struct tqsim_bb_cursor *from);
 /* exact.c: d proven optimal unless the search ran out of time; returns 0. */
-int exact_finish(struct tq_ws *ws, struct tq_decision *d);
+int exact_finish(struct tqsim_ws *ws, struct tqsim_decision *d);
 
 /*
- * auto's state between calls (tq_auto_*(), tqsim.h): auto_resume.c sets it
+ * auto's state between calls (tqsim_auto_*(), tqsim.h): auto_resume.c sets it
  * and auto.c's resumed search reads it.
  */
-struct tq_auto_state {
+struct tqsim_auto_state {
 	const uint8_t *order;			/* the order to go on from; NULL: none */
 	bool optimal;				/* proven optimal then */
 	bool stale;				/* made for times that have since moved */
-	const struct tq_bb_cursor *cursor;	/* where its proof stopped; NULL: none */
-	const struct tq_walk *walk;		/* its walk; not NULL: the caller keeps it */
+	const struct tqsim_bb_cursor *cursor;	/* where its proof stopped; NULL: none */
+	const struct tqsim_walk *walk;		/* its walk; not NULL: the caller keeps it */
 	unsigned int prove_max;			/* 0: AUTO_REPROVE_MAX, AUTO_CHAINS_PROVE_MAX */
 	uint64_t start_ns;			/* 0: auto's own entry */
 };
 
 /* auto_resume.c: where auto's budget counts from: pb's state's start, else now. */
-uint64_t auto_start_ns(const struct tq_problem *pb);
+uint64_t auto_start_ns(const struct tqsim_problem *pb);
 /* auto_resume.c: whether the caller keeps iterated greedy's walk from call to call. */
-bool auto_keeps_walk(const struct tq_problem *pb);
+bool auto_keeps_walk(const struct tqsim_problem *pb);
 /* auto_resume.c: a proven resume order taken as it is; false: none. */
-bool auto_take(const struct tq_problem *pb, struct tq_decision *d);
+bool auto_take(const struct tqsim_problem *pb, struct tqsim_decision *d);
 
 #endif /* TQSIM_POLICY_H */

@@ -14,7 +14,7 @@
 
 #define MAX_WORDS	12
 
-static int fail(struct tq_parse_err *err, unsigned int line, const char *fmt, ...)
+static int fail(struct tqsim_parse_err *err, unsigned int line, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -37,17 +37,17 @@ static bool number(const char *word, double *v)
 static int stage_of(const char *word)
 {
 	if (!strcmp(word, "htd"))
-		return TQ_HTD;
+		return TQSIM_HTD;
 	if (!strcmp(word, "dth"))
-		return TQ_DTH;
+		return TQSIM_DTH;
 	return -1;
 }
 
-static struct tq_kernel_model *kernel_find(const struct tq_profile *p, const char *name)
+static struct tqsim_kernel_model *kernel_find(const struct tqsim_profile *p, const char *name)
 {
 	for (unsigned int i = 0; i < p->nkernels; i++)
 		if (!strcmp(p->kernel[i].name, name))
-			return (struct tq_kernel_model *)&p->kernel[i];
+			return (struct tqsim_kernel_model *)&p->kernel[i];
 	return NULL;
 }
 
@@ -90,14 +90,14 @@ static const char *rest_of(struct line *l)
 enum { SEEN_DEVICE = 1, SEEN_DMA = 2, SEEN_DEP = 4, SEEN_GAP = 8, SEEN_SUBMIT = 16 };
 
 /* "width NAME M:W ...", after NAME's kernel line: m > 0 ascending, 0 < w <= 1. */
-static int parse_width(struct tq_profile *p, struct line *l, unsigned int ln,
-		       struct tq_parse_err *err)
+static int parse_width(struct tqsim_profile *p, struct line *l, unsigned int ln,
+		       struct tqsim_parse_err *err)
 {
-	struct tq_kernel_model *k = l->nwords >= 3 ? kernel_find(p, l->word[1]) : NULL;
+	struct tqsim_kernel_model *k = l->nwords >= 3 ? kernel_find(p, l->word[1]) : NULL;
 
-	if (l->nwords < 3 || l->nwords > 2 + TQ_WIDTH_POINTS)
+	if (l->nwords < 3 || l->nwords > 2 + TQSIM_WIDTH_POINTS)
 		return fail(err, ln, "expected: width NAME M:W ... (1 to %d points)",
-			    TQ_WIDTH_POINTS);
+			    TQSIM_WIDTH_POINTS);
 	if (!k)
 		return fail(err, ln, "width of kernel %s before its kernel line", l->word[1]);
 	if (k->nwidth)
@@ -120,8 +120,8 @@ static int parse_width(struct tq_profile *p, struct line *l, unsigned int ln,
 	return 0;
 }
 
-static int parse_line(struct tq_profile *p, struct line *l, unsigned int ln, unsigned int *seen,
-		      bool *xfer_seen, struct tq_parse_err *err)
+static int parse_line(struct tqsim_profile *p, struct line *l, unsigned int ln, unsigned int *seen,
+		      bool *xfer_seen, struct tqsim_parse_err *err)
 {
 	const char *key = l->word[0];
 	double v[2];
@@ -144,7 +144,7 @@ static int parse_line(struct tq_profile *p, struct line *l, unsigned int ln, uns
 	}
 	if (stage_of(key) >= 0) {
 		int s = stage_of(key), ov;
-		struct tq_xfer_model *x;
+		struct tqsim_xfer_model *x;
 
 		if (l->nwords != 4 || !number(l->word[2], &v[0]) || !number(l->word[3], &v[1]))
 			return fail(err, ln, "expected: %s alone|overlapped LATENCY_NS GB_PER_S", key);
@@ -181,16 +181,16 @@ static int parse_line(struct tq_profile *p, struct line *l, unsigned int ln, uns
 		return 0;
 	}
 	if (!strcmp(key, "kernel")) {
-		struct tq_kernel_model *k;
+		struct tqsim_kernel_model *k;
 
 		if (l->nwords != 4 || !number(l->word[2], &v[0]) || !number(l->word[3], &v[1]))
 			return fail(err, ln, "expected: kernel NAME ETA_NS GAMMA_NS");
-		if (strlen(l->word[1]) >= TQ_NAME_MAX)
-			return fail(err, ln, "kernel name longer than %d bytes", TQ_NAME_MAX - 1);
-		if (tq_profile_kernel_ns(p, l->word[1], 0) >= 0)
+		if (strlen(l->word[1]) >= TQSIM_NAME_MAX)
+			return fail(err, ln, "kernel name longer than %d bytes", TQSIM_NAME_MAX - 1);
+		if (tqsim_profile_kernel_ns(p, l->word[1], 0) >= 0)
 			return fail(err, ln, "kernel %s given twice", l->word[1]);
-		if (p->nkernels == TQ_PROFILE_KERNELS)
-			return fail(err, ln, "more than %d kernels", TQ_PROFILE_KERNELS);
+		if (p->nkernels == TQSIM_PROFILE_KERNELS)
+			return fail(err, ln, "more than %d kernels", TQSIM_PROFILE_KERNELS);
 		k = &p->kernel[p->nkernels++];
 		snprintf(k->name, sizeof(k->name), "%s", l->word[1]);
 		k->eta_ns = v[0];
@@ -202,10 +202,10 @@ static int parse_line(struct tq_profile *p, struct line *l, unsigned int ln, uns
 	return fail(err, ln, "unknown key '%s'", key);
 }
 
-int tq_profile_parse(struct tq_profile *p, const char *text, size_t len,
-		     struct tq_parse_err *err)
+int tqsim_profile_parse(struct tqsim_profile *p, const char *text, size_t len,
+		     struct tqsim_parse_err *err)
 {
-	bool xfer_seen[TQ_STAGES * 2] = { false };
+	bool xfer_seen[TQSIM_STAGES * 2] = { false };
 	unsigned int ln = 0, seen = 0;
 	bool versioned = false;
 	const char *end = text + len;
@@ -239,19 +239,19 @@ int tq_profile_parse(struct tq_profile *p, const char *text, size_t len,
 		return fail(err, ln, "empty profile");
 	if (!(seen & SEEN_DMA))
 		return fail(err, ln, "missing dma");
-	if (!xfer_seen[TQ_HTD * 2] || !xfer_seen[TQ_DTH * 2])
+	if (!xfer_seen[TQSIM_HTD * 2] || !xfer_seen[TQSIM_DTH * 2])
 		return fail(err, ln, "missing htd alone or dth alone");
-	if (p->dma == 2 && (!xfer_seen[TQ_HTD * 2 + 1] || !xfer_seen[TQ_DTH * 2 + 1]))
+	if (p->dma == 2 && (!xfer_seen[TQSIM_HTD * 2 + 1] || !xfer_seen[TQSIM_DTH * 2 + 1]))
 		return fail(err, ln, "dma 2 needs htd overlapped and dth overlapped");
 	return 0;
 }
 
-double tq_profile_xfer_ns(const struct tq_profile *p, enum tq_stage s, double bytes)
+double tqsim_profile_xfer_ns(const struct tqsim_profile *p, enum tqsim_stage s, double bytes)
 {
 	return p->alone[s].lat_ns + bytes / p->alone[s].bytes_per_ns;
 }
 
-double tq_profile_kernel_ns(const struct tq_profile *p, const char *name, double m)
+double tqsim_profile_kernel_ns(const struct tqsim_profile *p, const char *name, double m)
 {
 	for (unsigned int i = 0; i < p->nkernels; i++)
 		if (!strcmp(p->kernel[i].name, name))
@@ -259,9 +259,9 @@ double tq_profile_kernel_ns(const struct tq_profile *p, const char *name, double
 	return -1;
 }
 
-double tq_profile_kernel_width(const struct tq_profile *p, const char *name, double m)
+double tqsim_profile_kernel_width(const struct tqsim_profile *p, const char *name, double m)
 {
-	const struct tq_kernel_model *k = kernel_find(p, name);
+	const struct tqsim_kernel_model *k = kernel_find(p, name);
 	unsigned int i = 1;
 	double a;
 
@@ -277,9 +277,9 @@ double tq_profile_kernel_width(const struct tq_profile *p, const char *name, dou
 	return k->width[i - 1] + a * (k->width[i] - k->width[i - 1]);
 }
 
-void tq_profile_to_dev(const struct tq_profile *p, struct tq_dev *dev)
+void tqsim_profile_to_dev(const struct tqsim_profile *p, struct tqsim_dev *dev)
 {
-	tq_dev_init(dev);
+	tqsim_dev_init(dev);
 	dev->dma = p->dma;
 	dev->dep_ns = p->dep_ns;
 	dev->gap_ns = p->gap_ns;
@@ -287,6 +287,6 @@ void tq_profile_to_dev(const struct tq_profile *p, struct tq_dev *dev)
 	if (p->dma != 2)
 		return;
 	/* the model's slowdown is the bandwidth ratio; latency is paid once */
-	for (int s = TQ_HTD; s <= TQ_DTH; s += TQ_DTH - TQ_HTD)
+	for (int s = TQSIM_HTD; s <= TQSIM_DTH; s += TQSIM_DTH - TQSIM_HTD)
 		dev->slow[s] = fmax(1.0, p->alone[s].bytes_per_ns / p->overlapped[s].bytes_per_ns);
 }

@@ -55,11 +55,11 @@ static const char usage[] =
 	"Output is JSON on stdout; bad input exits 2 with FILE:LINE: reason.\n";
 
 struct opts {
-	struct tq_dev dev;
+	struct tqsim_dev dev;
 	const char *profile;
 	int dma;			/* 0: not given */
-	double slow[TQ_STAGES];		/* 0: not given */
-	double busy_ms[TQ_STAGES];
+	double slow[TQSIM_STAGES];		/* 0: not given */
+	double busy_ms[TQSIM_STAGES];
 	bool busy_given;
 	double lat_ms[3];		/* dependency, queue gap, launch; < 0: not given */
 	unsigned int kq;		/* kernel queues; 0: not given */
@@ -143,10 +143,10 @@ static int parse_slow(const char *arg, double *v)
 /* Device from the profile, then the explicit options on top. */
 static int make_device(struct opts *o)
 {
-	tq_dev_init(&o->dev);
+	tqsim_dev_init(&o->dev);
 	if (o->profile) {
-		struct tq_profile prof;
-		struct tq_parse_err err;
+		struct tqsim_profile prof;
+		struct tqsim_parse_err err;
 		size_t len;
 		char *text = file_read(o->profile, &len);
 
@@ -154,19 +154,19 @@ static int make_device(struct opts *o)
 			fprintf(stderr, "%s:0: cannot read: %s\n", o->profile, strerror(errno));
 			return EXIT_BAD_INPUT;
 		}
-		if (tq_profile_parse(&prof, text, len, &err)) {
+		if (tqsim_profile_parse(&prof, text, len, &err)) {
 			fprintf(stderr, "%s:%u: %s\n", o->profile, err.line, err.reason);
 			free(text);
 			return EXIT_BAD_INPUT;
 		}
 		free(text);
-		tq_profile_to_dev(&prof, &o->dev);
+		tqsim_profile_to_dev(&prof, &o->dev);
 	}
 	if (o->dma)
 		o->dev.dma = o->dma;
 	if (o->kq)
 		o->dev.kq = o->kq;
-	for (int s = 0; s < TQ_STAGES; s++) {
+	for (int s = 0; s < TQSIM_STAGES; s++) {
 		if (o->slow[s])
 			o->dev.slow[s] = o->slow[s];
 		o->dev.busy_until[s] = o->busy_ms[s] * NS_PER_MS;
@@ -196,18 +196,18 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_SLOW:
 			slow_both = true;
-			if ((ret = parse_slow(optarg, &o->slow[TQ_HTD])))
+			if ((ret = parse_slow(optarg, &o->slow[TQSIM_HTD])))
 				return ret;
-			o->slow[TQ_DTH] = o->slow[TQ_HTD];
+			o->slow[TQSIM_DTH] = o->slow[TQSIM_HTD];
 			break;
 		case OPT_SLOW_HTD:
 		case OPT_SLOW_DTH:
 			slow_one = true;
-			if ((ret = parse_slow(optarg, &o->slow[c == OPT_SLOW_HTD ? TQ_HTD : TQ_DTH])))
+			if ((ret = parse_slow(optarg, &o->slow[c == OPT_SLOW_HTD ? TQSIM_HTD : TQSIM_DTH])))
 				return ret;
 			break;
 		case OPT_BUSY:
-			if (parse_list(optarg, o->busy_ms, TQ_STAGES) != TQ_STAGES ||
+			if (parse_list(optarg, o->busy_ms, TQSIM_STAGES) != TQSIM_STAGES ||
 			    o->busy_ms[0] < 0 || o->busy_ms[1] < 0 || o->busy_ms[2] < 0)
 				return fail_usage("--busy wants three times >= 0 in ms, not '%s'",
 						  optarg);
@@ -225,7 +225,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_KQ: {
 			double v;
 
-			if (!parse_double(optarg, &v) || v != floor(v) || v < 1 || v > TQ_MAX_KQ)
+			if (!parse_double(optarg, &v) || v != floor(v) || v < 1 || v > TQSIM_MAX_KQ)
 				return fail_usage("--kernel-queues must be 1 to 8, not '%s'", optarg);
 			o->kq = (unsigned int)v;
 			break;
@@ -279,10 +279,10 @@ static void print_order(const uint8_t *order, unsigned int n)
 	printf("]");
 }
 
-static void print_device(const struct tq_dev *dev)
+static void print_device(const struct tqsim_dev *dev)
 {
 	printf("  \"dma\": %u,\n  \"slow_htd\": %g,\n  \"slow_dth\": %g,\n", dev->dma,
-	       dev->slow[TQ_HTD], dev->slow[TQ_DTH]);
+	       dev->slow[TQSIM_HTD], dev->slow[TQSIM_DTH]);
 	/* only when set, so the output of a device without them stays as it was */
 	if (dev->dep_ns || dev->gap_ns)
 		printf("  \"dep_ms\": %.6f,\n  \"gap_ms\": %.6f,\n", dev->dep_ns / NS_PER_MS,
@@ -308,15 +308,15 @@ static int draw(const struct opts *o, const uint8_t *order)
 static int parse_order(const struct opts *o, uint8_t *order)
 {
 	unsigned int n = o->ts.tg.ntasks;
-	double v[TQ_MAX_TASKS + 1];
-	bool seen[TQ_MAX_TASKS] = { false };
+	double v[TQSIM_MAX_TASKS + 1];
+	bool seen[TQSIM_MAX_TASKS] = { false };
 
 	if (!o->order) {
 		for (unsigned int i = 0; i < n; i++)
 			order[i] = i;
 		return 0;
 	}
-	if (parse_list(o->order, v, TQ_MAX_TASKS + 1) != (int)n)
+	if (parse_list(o->order, v, TQSIM_MAX_TASKS + 1) != (int)n)
 		return fail_usage("--order '%s' must list every task index once", o->order);
 	for (unsigned int i = 0; i < n; i++) {
 		if (v[i] < 0 || v[i] >= n || v[i] != floor(v[i]) || seen[(int)v[i]])
@@ -324,36 +324,36 @@ static int parse_order(const struct opts *o, uint8_t *order)
 		seen[(int)v[i]] = true;
 		order[i] = v[i];
 	}
-	if (tq_makespan(&o->ts.tg, &o->dev, order, n) == INFINITY)
+	if (tqsim_makespan(&o->ts.tg, &o->dev, order, n) == INFINITY)
 		return fail_usage("--order '%s' puts a task before its predecessor", o->order);
 	return 0;
 }
 
 static int cmd_makespan(int argc, char **argv)
 {
-	static const char *const stage[TQ_STAGES] = { "htd", "k", "dth" };
+	static const char *const stage[TQSIM_STAGES] = { "htd", "k", "dth" };
 	static struct opts o;
-	static struct tq_sim_result res;
-	uint8_t order[TQ_MAX_TASKS];
+	static struct tqsim_sim_result res;
+	uint8_t order[TQSIM_MAX_TASKS];
 	const char *sep = "";
 	int ret = parse_opts(argc, argv, &o);
 
 	if (ret || (ret = parse_order(&o, order)))
 		return ret;
-	tq_simulate(&o.ts.tg, &o.dev, order, o.ts.tg.ntasks, &res);
+	tqsim_simulate(&o.ts.tg, &o.dev, order, o.ts.tg.ntasks, &res);
 	printf("{\n  \"makespan_ms\": %.6f,\n  \"order\": ", res.makespan / NS_PER_MS);
 	print_order(order, o.ts.tg.ntasks);
 	printf(",\n");
 	print_device(&o.dev);
 	printf("  \"busy_ms\": {\"htd\": %.6f, \"k\": %.6f, \"dth\": %.6f}",
-	       res.busy[TQ_HTD] / NS_PER_MS, res.busy[TQ_K] / NS_PER_MS,
-	       res.busy[TQ_DTH] / NS_PER_MS);
+	       res.busy[TQSIM_HTD] / NS_PER_MS, res.busy[TQSIM_K] / NS_PER_MS,
+	       res.busy[TQSIM_DTH] / NS_PER_MS);
 	if (o.timeline) {
 		printf(",\n  \"commands\": [");
 		for (unsigned int t = 0; t < o.ts.tg.ntasks; t++) {
-			const struct tq_task *task = &o.ts.tg.task[t];
+			const struct tqsim_task *task = &o.ts.tg.task[t];
 
-			for (int s = 0; s < TQ_STAGES; s++) {
+			for (int s = 0; s < TQSIM_STAGES; s++) {
 				for (unsigned int c = 0; c < task->n[s]; c++) {
 					unsigned int i = task->first[s] + c;
 
@@ -374,10 +374,10 @@ static int cmd_makespan(int argc, char **argv)
 static int cmd_order(int argc, char **argv)
 {
 	static struct opts o;
-	static struct tq_ws ws;
-	const struct tq_policy_ops *pol;
-	struct tq_decision d;
-	struct tq_problem pb;
+	static struct tqsim_ws ws;
+	const struct tqsim_policy_ops *pol;
+	struct tqsim_decision d;
+	struct tqsim_problem pb;
 	uint64_t t0, t1;
 	int ret = parse_opts(argc, argv, &o);
 
@@ -385,10 +385,10 @@ static int cmd_order(int argc, char **argv)
 		return ret;
 	if (!o.policy)
 		return fail_usage("%s", "order needs --policy");
-	pol = tq_policy_find(o.policy);
+	pol = tqsim_policy_find(o.policy);
 	if (!pol)
 		return fail_usage("unknown policy '%s'", o.policy);
-	pb = (struct tq_problem){ .tg = &o.ts.tg, .dev = &o.dev, .budget_ns = o.budget_us * 1e3,
+	pb = (struct tqsim_problem){ .tg = &o.ts.tg, .dev = &o.dev, .budget_ns = o.budget_us * 1e3,
 				  .seed = o.seed };
 	/* time a second, warm run: the first pays for faulting in @ws */
 	pol->order(&pb, &ws, &d);
@@ -416,7 +416,7 @@ static int cmd_perms(int argc, char **argv)
 {
 	enum { MAX_PERM_TASKS = 10 };
 	static struct opts o;
-	uint8_t p[TQ_MAX_TASKS], best[TQ_MAX_TASKS], worst[TQ_MAX_TASKS];
+	uint8_t p[TQSIM_MAX_TASKS], best[TQSIM_MAX_TASKS], worst[TQSIM_MAX_TASKS];
 	size_t count = 1, k = 0;
 	double *ms, sum = 0, lo = 0, hi = 0, median;
 	unsigned int n;
@@ -440,7 +440,7 @@ static int cmd_perms(int argc, char **argv)
 	for (unsigned int i = 0; i < n; i++)
 		p[i] = i;
 	do {
-		ms[k] = tq_makespan(&o.ts.tg, &o.dev, p, n);
+		ms[k] = tqsim_makespan(&o.ts.tg, &o.dev, p, n);
 		if (ms[k] == INFINITY)
 			continue;	/* a task before its predecessor */
 		sum += ms[k];
@@ -453,7 +453,7 @@ static int cmd_perms(int argc, char **argv)
 			memcpy(worst, p, n);
 		}
 		k++;
-	} while (tq_next_perm(p, n));
+	} while (tqsim_next_perm(p, n));
 	count = k;	/* the feasible orders; TG order is one */
 	median = tq_median(ms, count);
 	printf("{\n  \"tasks\": %u,\n  \"permutations\": %zu,\n", n, count);

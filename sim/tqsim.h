@@ -14,8 +14,8 @@
  * a double holds whole nanoseconds exactly up to 104 days.
  *
  * Nothing here allocates, does I/O or reads a clock, except the policy time
- * budget, which reads one clock in one function (tq_clock_ns()), and auto's
- * state (tq_auto_state_create(), once per caller, never per decision).
+ * budget, which reads one clock in one function (tqsim_clock_ns()), and auto's
+ * state (tqsim_auto_state_create(), once per caller, never per decision).
  * Every other object is a fixed-size struct the caller owns, so a daemon can
  * keep them in static storage and call in from its decision loop.
  */
@@ -26,62 +26,62 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TQ_MAX_TASKS	64	/* tasks in one TG */
-#define TQ_MAX_CMDS	256	/* commands in one TG, all stages */
-#define TQ_MAX_KQ	8	/* kernel queues of a device (tq_dev.kq) */
+#define TQSIM_MAX_TASKS	64	/* tasks in one TG */
+#define TQSIM_MAX_CMDS	256	/* commands in one TG, all stages */
+#define TQSIM_MAX_KQ	8	/* kernel queues of a device (tqsim_dev.kq) */
 
-enum tq_stage {
-	TQ_HTD,			/* host-to-device copies */
-	TQ_K,			/* kernels */
-	TQ_DTH,			/* device-to-host copies */
-	TQ_STAGES
+enum tqsim_stage {
+	TQSIM_HTD,			/* host-to-device copies */
+	TQSIM_K,			/* kernels */
+	TQSIM_DTH,			/* device-to-host copies */
+	TQSIM_STAGES
 };
 
 /* One task: its commands are tg->cmd_ns[first[s]] .. [first[s] + n[s] - 1]. */
-struct tq_task {
-	uint16_t first[TQ_STAGES];
-	uint8_t n[TQ_STAGES];	/* 0: the stage is absent */
+struct tqsim_task {
+	uint16_t first[TQSIM_STAGES];
+	uint8_t n[TQSIM_STAGES];	/* 0: the stage is absent */
 };
 
-/* A task group. Build it with tq_tg_init() and tq_tg_add*(). */
-struct tq_tg {
+/* A task group. Build it with tqsim_tg_init() and tqsim_tg_add*(). */
+struct tqsim_tg {
 	unsigned int ntasks;
 	unsigned int ncmds;
-	struct tq_task task[TQ_MAX_TASKS];
-	double cmd_ns[TQ_MAX_CMDS];	/* standalone duration of each command */
+	struct tqsim_task task[TQSIM_MAX_TASKS];
+	double cmd_ns[TQSIM_MAX_CMDS];	/* standalone duration of each command */
 	/*
 	 * Per task: the earliest its first command may start (ns from t = 0),
-	 * e.g. when a predecessor in flight ends. 0 from tq_tg_add_task().
+	 * e.g. when a predecessor in flight ends. 0 from tqsim_tg_add_task().
 	 */
-	double release[TQ_MAX_TASKS];
-	/* Per task: the task it runs after (tq_tg_set_after()), -1: none. */
-	int8_t after[TQ_MAX_TASKS];
+	double release[TQSIM_MAX_TASKS];
+	/* Per task: the task it runs after (tqsim_tg_set_after()), -1: none. */
+	int8_t after[TQSIM_MAX_TASKS];
 	unsigned int nafter;		/* tasks with one */
 	/*
 	 * Per task: the share of the device its kernels fill, in (0, 1]
-	 * (tq_tg_set_width()); 1 from tq_tg_add_task(). Read only on a
-	 * device with concurrent kernels (tq_dev.kq > 1).
+	 * (tqsim_tg_set_width()); 1 from tqsim_tg_add_task(). Read only on a
+	 * device with concurrent kernels (tqsim_dev.kq > 1).
 	 */
-	double kwidth[TQ_MAX_TASKS];
+	double kwidth[TQSIM_MAX_TASKS];
 };
 
-void tq_tg_init(struct tq_tg *tg);
+void tqsim_tg_init(struct tqsim_tg *tg);
 /* Start a new task; returns its index or -ENOSPC. */
-int tq_tg_add_task(struct tq_tg *tg);
+int tqsim_tg_add_task(struct tqsim_tg *tg);
 /*
  * Append a command to stage @s of the newest task. A task's commands are
  * added stage by stage (all HtD, then K, then DtH): -EINVAL otherwise, or
  * for a negative or non-finite duration; -ENOSPC when the TG is full.
  */
-int tq_tg_add_cmd(struct tq_tg *tg, enum tq_stage s, double ns);
+int tqsim_tg_add_cmd(struct tqsim_tg *tg, enum tqsim_stage s, double ns);
 /* A task with at most one command per stage; 0 ns means the stage is absent. */
-int tq_tg_add(struct tq_tg *tg, double htd_ns, double k_ns, double dth_ns);
+int tqsim_tg_add(struct tqsim_tg *tg, double htd_ns, double k_ns, double dth_ns);
 /*
  * Task @t's first command (of its first present stage) starts no earlier
  * than @ns; its queue waits for it (FIFO). 0, or -EINVAL for a bad task or a
  * negative or non-finite time.
  */
-int tq_tg_set_release(struct tq_tg *tg, unsigned int t, double ns);
+int tqsim_tg_set_release(struct tqsim_tg *tg, unsigned int t, double ns);
 /*
  * Precedence: task @t's first command starts no earlier than task @pred's
  * last command ends, as when an in-order queue waits for @pred's last event
@@ -91,17 +91,17 @@ int tq_tg_set_release(struct tq_tg *tg, unsigned int t, double ns);
  * the device's queues: its makespan is INFINITY. In an order that leaves a
  * predecessor out, the task waits for its nearest ancestor in the order.
  */
-int tq_tg_set_after(struct tq_tg *tg, unsigned int t, unsigned int pred);
-/* Task @t's kernel width (struct tq_tg); 0, or -EINVAL unless 0 < @w <= 1. */
-int tq_tg_set_width(struct tq_tg *tg, unsigned int t, double w);
+int tqsim_tg_set_after(struct tqsim_tg *tg, unsigned int t, unsigned int pred);
+/* Task @t's kernel width (struct tqsim_tg); 0, or -EINVAL unless 0 < @w <= 1. */
+int tqsim_tg_set_width(struct tqsim_tg *tg, unsigned int t, double w);
 /* Total standalone work of stage @s of task @t. */
-double tq_task_work(const struct tq_tg *tg, unsigned int t, enum tq_stage s);
+double tqsim_task_work(const struct tqsim_tg *tg, unsigned int t, enum tqsim_stage s);
 
 /*
  * The device. With dma == 2, while an HtD and a DtH command run at once each
- * progresses at 1/slow[TQ_HTD] (resp. 1/slow[TQ_DTH]) of its standalone
+ * progresses at 1/slow[TQSIM_HTD] (resp. 1/slow[TQSIM_DTH]) of its standalone
  * rate. With dma == 1 there is one copy engine, busy until the later of
- * busy_until[TQ_HTD] and busy_until[TQ_DTH]; slow[] is unused.
+ * busy_until[TQSIM_HTD] and busy_until[TQSIM_DTH]; slow[] is unused.
  *
  * Command latencies (the paper's model has none; 0 by default): a command
  * waiting on another command's end starts dep_ns after it (K after its
@@ -121,71 +121,71 @@ double tq_task_work(const struct tq_tg *tg, unsigned int t, enum tq_stage s);
  * Concurrent kernels (kq > 1): the TG's kernels go to kq in-order queues
  * round-robin, the i-th task with a kernel (in the order) to queue i % kq,
  * and kernels on different queues run at once. While kernels of widths
- * w1, w2, ... (tq_tg.kwidth) run together, each progresses at
+ * w1, w2, ... (tqsim_tg.kwidth) run together, each progresses at
  * 1 / max(1, w1 + w2 + ...) of its standalone rate: kernels that leave
  * part of the device idle overlap for free, those that fill it share it.
- * Queue 0 is free from busy_until[TQ_K], queue i > 0 from kq_busy[i].
+ * Queue 0 is free from busy_until[TQSIM_K], queue i > 0 from kq_busy[i].
  * With kq == 1 kernels run one at a time, as in the paper.
  */
-struct tq_dev {
+struct tqsim_dev {
 	unsigned int dma;		/* copy engines: 1 or 2 */
-	double slow[TQ_STAGES];		/* [TQ_HTD], [TQ_DTH] >= 1; [TQ_K] unused */
-	double busy_until[TQ_STAGES];	/* ns from t = 0 each engine is still busy */
+	double slow[TQSIM_STAGES];		/* [TQSIM_HTD], [TQSIM_DTH] >= 1; [TQSIM_K] unused */
+	double busy_until[TQSIM_STAGES];	/* ns from t = 0 each engine is still busy */
 	double dep_ns;			/* a dependency's end to the waiting command's start */
 	double gap_ns;			/* one engine: a command's end to the next one's start */
 	double submit_ns;		/* the host's launch of one command */
-	unsigned int kq;		/* kernel queues: 1..TQ_MAX_KQ */
-	double kq_busy[TQ_MAX_KQ];	/* kq > 1: queue i > 0 busy until; [0] unused */
+	unsigned int kq;		/* kernel queues: 1..TQSIM_MAX_KQ */
+	double kq_busy[TQSIM_MAX_KQ];	/* kq > 1: queue i > 0 busy until; [0] unused */
 };
 
 /* dma 2, one kernel queue, no slowdown, no latencies, all engines idle. */
-void tq_dev_init(struct tq_dev *dev);
+void tqsim_dev_init(struct tqsim_dev *dev);
 /* 0, or -EINVAL when dma, kq, slow[], a busy-until or a latency is out of range. */
-int tq_dev_check(const struct tq_dev *dev);
+int tqsim_dev_check(const struct tqsim_dev *dev);
 
 /*
  * What a simulation gives. Engines are named by the stage they run; with
- * dma == 1 the copy engine's busy time is busy[TQ_HTD] + busy[TQ_DTH] and
- * engine_end[TQ_HTD] == engine_end[TQ_DTH]. With concurrent kernels,
- * busy[TQ_K] sums the kernels' run times (overlapped ones each count) and
- * engine_end[TQ_K] is the latest of kq_end[].
+ * dma == 1 the copy engine's busy time is busy[TQSIM_HTD] + busy[TQSIM_DTH] and
+ * engine_end[TQSIM_HTD] == engine_end[TQSIM_DTH]. With concurrent kernels,
+ * busy[TQSIM_K] sums the kernels' run times (overlapped ones each count) and
+ * engine_end[TQSIM_K] is the latest of kq_end[].
  */
-struct tq_sim_result {
+struct tqsim_sim_result {
 	double makespan;		/* t = 0 to the end of the last command */
-	double busy[TQ_STAGES];		/* time the engine ran this TG's commands */
-	double engine_end[TQ_STAGES];	/* when the engine is free again */
-	double kq_end[TQ_MAX_KQ];	/* when each kernel queue is free again (kq of them) */
-	double start[TQ_MAX_CMDS];	/* per command, indexed like tg->cmd_ns */
-	double end[TQ_MAX_CMDS];
+	double busy[TQSIM_STAGES];		/* time the engine ran this TG's commands */
+	double engine_end[TQSIM_STAGES];	/* when the engine is free again */
+	double kq_end[TQSIM_MAX_KQ];	/* when each kernel queue is free again (kq of them) */
+	double start[TQSIM_MAX_CMDS];	/* per command, indexed like tg->cmd_ns */
+	double end[TQSIM_MAX_CMDS];
 };
 
 /*
  * Simulate the tasks order[0..n-1] (distinct task indices; a subset of the
  * TG is fine, the others are left out). Only makes sense on a checked
- * device. tq_makespan() is the fast path for policies: no per-command
+ * device. tqsim_makespan() is the fast path for policies: no per-command
  * record. An infeasible order (a task before its predecessor) gives
  * makespan INFINITY and no command times (NaN).
  */
-void tq_simulate(const struct tq_tg *tg, const struct tq_dev *dev,
-		 const uint8_t *order, unsigned int n, struct tq_sim_result *res);
-double tq_makespan(const struct tq_tg *tg, const struct tq_dev *dev,
+void tqsim_simulate(const struct tqsim_tg *tg, const struct tqsim_dev *dev,
+		 const uint8_t *order, unsigned int n, struct tqsim_sim_result *res);
+double tqsim_makespan(const struct tqsim_tg *tg, const struct tqsim_dev *dev,
 		   const uint8_t *order, unsigned int n);
 
 /*
  * A two-copy-engine simulation grown one task at a time, for searches over
- * order prefixes (the exact policy). tq_prefix_push() appends a task and
+ * order prefixes (the exact policy). tqsim_prefix_push() appends a task and
  * simulates up to the end of the last HtD so far: nothing before that time
  * depends on the tasks appended later, as long as each has an HtD stage (a
- * task without one could start its DtH earlier). So tq_prefix_* need
- * dev->dma == 2, one kernel queue and an HtD stage in every task. tq_prefix_finish() runs the
- * rest: the makespan tq_makespan() gives for the same order, to the bit.
+ * task without one could start its DtH earlier). So tqsim_prefix_* need
+ * dev->dma == 2, one kernel queue and an HtD stage in every task. tqsim_prefix_finish() runs the
+ * rest: the makespan tqsim_makespan() gives for the same order, to the bit.
  * With precedence, push each task after its predecessor (feasible orders).
  *
- * The per-position arrays sit in a struct tq_prefix_buf shared along a
- * search path (a push writes only the new position); the struct tq_prefix is
+ * The per-position arrays sit in a struct tqsim_prefix_buf shared along a
+ * search path (a push writes only the new position); the struct tqsim_prefix is
  * the rest, small enough to copy at each branch.
  */
-struct tq_copyq {
+struct tqsim_copyq {
 	unsigned int pos, c;	/* head: command c of the stage of task pos */
 	bool any;		/* the queue has a head */
 	bool run;		/* the head is running */
@@ -194,30 +194,30 @@ struct tq_copyq {
 	double free;		/* the engine may start a command from then on (gap_ns in) */
 };
 
-struct tq_prefix {
+struct tqsim_prefix {
 	unsigned int n;		/* tasks in the prefix */
 	unsigned int kpos;	/* tasks whose kernels are placed */
 	double now;		/* where the simulation stopped: the last HtD's end */
 	double kfree;		/* the K engine may start a kernel from then on */
 	double makespan;	/* latest end so far */
 	double launch;		/* the next task's launch: submit_ns per command before it */
-	struct tq_copyq h, d;	/* the copy queues */
+	struct tqsim_copyq h, d;	/* the copy queues */
 };
 
-struct tq_prefix_buf {
-	uint8_t order[TQ_MAX_TASKS];
-	int8_t ppos[TQ_MAX_TASKS];	/* per position: its predecessor's, -1: none */
+struct tqsim_prefix_buf {
+	uint8_t order[TQSIM_MAX_TASKS];
+	int8_t ppos[TQSIM_MAX_TASKS];	/* per position: its predecessor's, -1: none */
 	/* when a command waiting on it may start: the stage's end + dep_ns */
-	double hend[TQ_MAX_TASKS];	/* its HtD stage (its release until then) */
-	double kend[TQ_MAX_TASKS];	/* its K stage, once placed */
-	double dend[TQ_MAX_TASKS];	/* its DtH stage, once run */
+	double hend[TQSIM_MAX_TASKS];	/* its HtD stage (its release until then) */
+	double kend[TQSIM_MAX_TASKS];	/* its K stage, once placed */
+	double dend[TQSIM_MAX_TASKS];	/* its DtH stage, once run */
 };
 
-void tq_prefix_init(struct tq_prefix *p, const struct tq_dev *dev);
-void tq_prefix_push(const struct tq_tg *tg, const struct tq_dev *dev, struct tq_prefix_buf *buf,
-		    struct tq_prefix *p, unsigned int task);
-double tq_prefix_finish(const struct tq_tg *tg, const struct tq_dev *dev,
-			struct tq_prefix_buf *buf, const struct tq_prefix *p);
+void tqsim_prefix_init(struct tqsim_prefix *p, const struct tqsim_dev *dev);
+void tqsim_prefix_push(const struct tqsim_tg *tg, const struct tqsim_dev *dev, struct tqsim_prefix_buf *buf,
+		    struct tqsim_prefix *p, unsigned int task);
+double tqsim_prefix_finish(const struct tqsim_tg *tg, const struct tqsim_dev *dev,
+			struct tqsim_prefix_buf *buf, const struct tqsim_prefix *p);
 
 /*
  * The device profile (text format "tq-profile 1", Documentation/sim.md):
@@ -225,57 +225,57 @@ double tq_prefix_finish(const struct tq_tg *tg, const struct tq_dev *dev,
  * the other direction running; kernel time = eta * m + gamma (the paper's
  * equation 1), and a kernel's width by size, for concurrent kernels.
  */
-#define TQ_PROFILE_KERNELS	32
-#define TQ_NAME_MAX		32
+#define TQSIM_PROFILE_KERNELS	32
+#define TQSIM_NAME_MAX		32
 
-struct tq_xfer_model {
+struct tqsim_xfer_model {
 	double lat_ns;			/* latency */
 	double bytes_per_ns;		/* bandwidth; 1 byte/ns == 1 GB/s */
 };
 
-#define TQ_WIDTH_POINTS		10
+#define TQSIM_WIDTH_POINTS		10
 
-struct tq_kernel_model {
-	char name[TQ_NAME_MAX];
+struct tqsim_kernel_model {
+	char name[TQSIM_NAME_MAX];
 	double eta_ns;			/* per unit of the kernel's size m */
 	double gamma_ns;		/* launch latency */
-	/* its width (struct tq_tg) by size, m ascending; none: 1 */
+	/* its width (struct tqsim_tg) by size, m ascending; none: 1 */
 	unsigned int nwidth;
-	double width_m[TQ_WIDTH_POINTS], width[TQ_WIDTH_POINTS];
+	double width_m[TQSIM_WIDTH_POINTS], width[TQSIM_WIDTH_POINTS];
 };
 
-struct tq_profile {
+struct tqsim_profile {
 	char device[64];
 	unsigned int dma;
-	/* [TQ_HTD] and [TQ_DTH]; alone, and overlapped by the other direction */
-	struct tq_xfer_model alone[TQ_STAGES];
-	struct tq_xfer_model overlapped[TQ_STAGES];
+	/* [TQSIM_HTD] and [TQSIM_DTH]; alone, and overlapped by the other direction */
+	struct tqsim_xfer_model alone[TQSIM_STAGES];
+	struct tqsim_xfer_model overlapped[TQSIM_STAGES];
 	unsigned int nkernels;
-	struct tq_kernel_model kernel[TQ_PROFILE_KERNELS];
-	double dep_ns, gap_ns;		/* tq_dev's command latencies; 0 if absent */
-	double submit_ns;		/* tq_dev's launch cost per command; 0 if absent */
+	struct tqsim_kernel_model kernel[TQSIM_PROFILE_KERNELS];
+	double dep_ns, gap_ns;		/* tqsim_dev's command latencies; 0 if absent */
+	double submit_ns;		/* tqsim_dev's launch cost per command; 0 if absent */
 };
 
 /* Where parsing stopped and why. */
-struct tq_parse_err {
+struct tqsim_parse_err {
 	unsigned int line;
 	char reason[96];
 };
 
 /* Parse @len bytes of profile text; 0, or -EINVAL with @err filled in. */
-int tq_profile_parse(struct tq_profile *p, const char *text, size_t len,
-		     struct tq_parse_err *err);
+int tqsim_profile_parse(struct tqsim_profile *p, const char *text, size_t len,
+		     struct tqsim_parse_err *err);
 /* Standalone time of one transfer of @bytes in direction @s. */
-double tq_profile_xfer_ns(const struct tq_profile *p, enum tq_stage s, double bytes);
+double tqsim_profile_xfer_ns(const struct tqsim_profile *p, enum tqsim_stage s, double bytes);
 /* Time of kernel @name on size @m, or -1 when the profile lacks it. */
-double tq_profile_kernel_ns(const struct tq_profile *p, const char *name, double m);
+double tqsim_profile_kernel_ns(const struct tqsim_profile *p, const char *name, double m);
 /*
  * Width of kernel @name on size @m: its width line's points, interpolated
  * in log m and held at the ends; 1 (it fills the device) without one.
  */
-double tq_profile_kernel_width(const struct tq_profile *p, const char *name, double m);
+double tqsim_profile_kernel_width(const struct tqsim_profile *p, const char *name, double m);
 /* dma, the slowdowns (alone / overlapped bandwidth) and the latencies; busy_until = 0. */
-void tq_profile_to_dev(const struct tq_profile *p, struct tq_dev *dev);
+void tqsim_profile_to_dev(const struct tqsim_profile *p, struct tqsim_dev *dev);
 
 /*
  * Where a branch and bound ran out of time, to go on from there with the
@@ -283,15 +283,15 @@ void tq_profile_to_dev(const struct tq_profile *p, struct tq_dev *dev);
  * at each depth of it and below it (done[0..depth]), the tasks whose
  * subtrees it had finished there (bits).
  */
-struct tq_bb_cursor {
+struct tqsim_bb_cursor {
 	bool valid;			/* false: none */
 	unsigned int depth;
-	uint8_t path[TQ_MAX_TASKS];
-	uint64_t done[TQ_MAX_TASKS];
+	uint8_t path[TQSIM_MAX_TASKS];
+	uint64_t done[TQSIM_MAX_TASKS];
 };
 
 /* A reinsertion cut short: the positions before @pos tried (0: none), the best at @at. */
-struct tq_ins {
+struct tqsim_ins {
 	uint8_t pos, at;
 	double best;
 };
@@ -301,7 +301,7 @@ struct tq_ins {
  * then from the best order found (1), done (2): the adjacent pair of the
  * walk's order to try next, and how many steps in a row found nothing.
  */
-struct tq_descent {
+struct tqsim_descent {
 	uint8_t stage, at, fails;
 };
 
@@ -312,14 +312,14 @@ struct tq_descent {
  * it removed that are still to go back in, removed[next..nd-1], the first
  * of them perhaps part-way in (@ins); and its descents (@descent).
  */
-struct tq_walk {
+struct tqsim_walk {
 	bool valid;			/* false: none */
 	uint8_t nd, next, len;
-	struct tq_ins ins;
-	struct tq_descent descent;
-	uint8_t cur[TQ_MAX_TASKS];
-	uint8_t seq[TQ_MAX_TASKS];
-	uint8_t removed[TQ_MAX_TASKS];
+	struct tqsim_ins ins;
+	struct tqsim_descent descent;
+	uint8_t cur[TQSIM_MAX_TASKS];
+	uint8_t seq[TQSIM_MAX_TASKS];
+	uint8_t removed[TQSIM_MAX_TASKS];
 };
 
 /*
@@ -331,13 +331,13 @@ struct tq_walk {
  * and walk it is given, without a copy: they must stay until the call that
  * reads them.
  */
-struct tq_auto_state;
+struct tqsim_auto_state;
 
 /* A state that resumes nothing, as pb->state NULL; NULL without memory. */
-struct tq_auto_state *tq_auto_state_create(void);
-void tq_auto_state_destroy(struct tq_auto_state *st);
+struct tqsim_auto_state *tqsim_auto_state_create(void);
+void tqsim_auto_state_destroy(struct tqsim_auto_state *st);
 /* Back to as created: no order, cursor or walk, default proof bound, auto's own start. */
-void tq_auto_state_clear(struct tq_auto_state *st);
+void tqsim_auto_state_clear(struct tqsim_auto_state *st);
 /*
  * Go on from @order, an order of these same tasks found before (usched keeps
  * the best one per recurring mix), or NULL: none. auto goes on from it with
@@ -347,7 +347,7 @@ void tq_auto_state_clear(struct tq_auto_state *st);
  * little since). With @stale it was made for times that have since moved:
  * neh's order is computed too and the search goes on from the better.
  */
-void tq_auto_resume(struct tq_auto_state *st, const uint8_t *order, bool optimal, bool stale);
+void tqsim_auto_resume(struct tqsim_auto_state *st, const uint8_t *order, bool optimal, bool stale);
 /*
  * With an order to resume (not stale), where the branch and bound of that
  * search stopped (its decision's cursor), or NULL: auto goes on from there
@@ -356,7 +356,7 @@ void tq_auto_resume(struct tq_auto_state *st, const uint8_t *order, bool optimal
  * again, so the times should not have moved much since (usched: within its
  * plans' drift).
  */
-void tq_auto_resume_cursor(struct tq_auto_state *st, const struct tq_bb_cursor *cursor);
+void tqsim_auto_resume_cursor(struct tqsim_auto_state *st, const struct tqsim_bb_cursor *cursor);
 /*
  * With an order to resume, where iterated greedy's walk stood at the end of
  * that search (its decision's walk, valid or not), or NULL. Not NULL says
@@ -364,20 +364,20 @@ void tq_auto_resume_cursor(struct tq_auto_state *st, const struct tq_bb_cursor *
  * it (not stale), and an iteration may span TGs, so a TG whose budget fits
  * less than one still moves the walk on.
  */
-void tq_auto_resume_walk(struct tq_auto_state *st, const struct tq_walk *walk);
+void tqsim_auto_resume_walk(struct tqsim_auto_state *st, const struct tqsim_walk *walk);
 /*
  * With an order to resume, prove TGs of up to @n tasks (branch and bound
  * from the cursor before iterated greedy), chains or not; 0: 6 without
  * chains, 8 with. A caller with more time than a TG's budget (usched's idle
  * time) proves larger TGs over a few calls.
  */
-void tq_auto_prove_max(struct tq_auto_state *st, unsigned int n);
+void tqsim_auto_prove_max(struct tqsim_auto_state *st, unsigned int n);
 /*
- * The tq_clock_ns() (tq_now_ns()) reading auto's budget counts from; 0: its
+ * The tqsim_clock_ns() (tq_now_ns()) reading auto's budget counts from; 0: its
  * own entry. A caller that spends time on the TG before the call (usched
  * looks up its plan) sets it, so that the whole choice keeps to the budget.
  */
-void tq_auto_start(struct tq_auto_state *st, uint64_t start_ns);
+void tqsim_auto_start(struct tqsim_auto_state *st, uint64_t start_ns);
 /*
  * A cursor and a walk with each task index i as map[i] (i < n), for a caller
  * that keeps them across TGs whose tasks come in another order (usched's
@@ -385,9 +385,9 @@ void tq_auto_start(struct tq_auto_state *st, uint64_t start_ns);
  * is, for auto to ignore; a cursor or walk that makes no sense comes out
  * invalid.
  */
-void tq_bb_cursor_map(struct tq_bb_cursor *to, const struct tq_bb_cursor *from,
+void tqsim_bb_cursor_map(struct tqsim_bb_cursor *to, const struct tqsim_bb_cursor *from,
 		      const uint8_t *map, unsigned int n);
-void tq_walk_map(struct tq_walk *to, const struct tq_walk *from, const uint8_t *map,
+void tqsim_walk_map(struct tqsim_walk *to, const struct tqsim_walk *from, const uint8_t *map,
 		 unsigned int n);
 
 /*
@@ -395,24 +395,24 @@ void tq_walk_map(struct tq_walk *to, const struct tq_walk *from, const uint8_t *
  * simulated makespan, and a lower bound on the best makespan of any order,
  * so every decision can be reported as within X% of the bound.
  */
-struct tq_decision {
-	uint8_t order[TQ_MAX_TASKS];
+struct tqsim_decision {
+	uint8_t order[TQSIM_MAX_TASKS];
 	double makespan;
 	double lower_bound;
 	bool optimal;			/* proven: lower_bound == makespan */
 	uint64_t evals;			/* simulations and search nodes spent */
-	/* auto: where its branch and bound stopped unfinished (tq_auto_resume_cursor()) */
-	struct tq_bb_cursor cursor;
-	/* auto: where its iterated greedy's walk stood at its end (tq_auto_resume_walk()) */
-	struct tq_walk walk;
-	/* flow (tq_flow_refine()): the order's flow cost, tq_flow_cost() */
+	/* auto: where its branch and bound stopped unfinished (tqsim_auto_resume_cursor()) */
+	struct tqsim_bb_cursor cursor;
+	/* auto: where its iterated greedy's walk stood at its end (tqsim_auto_resume_walk()) */
+	struct tqsim_walk walk;
+	/* flow (tqsim_flow_refine()): the order's flow cost, tqsim_flow_cost() */
 	double flow;
 };
 
 /* The problem handed to a policy. */
-struct tq_problem {
-	const struct tq_tg *tg;
-	const struct tq_dev *dev;
+struct tqsim_problem {
+	const struct tqsim_tg *tg;
+	const struct tqsim_dev *dev;
 	double budget_ns;	/* auto, exact: time allowed; 0: 1% of the fifo makespan */
 	/*
 	 * auto: if > 0, the time allowed instead, as this fraction of the
@@ -425,9 +425,9 @@ struct tq_problem {
 	double budget_frac;
 	uint64_t seed;		/* auto's iterated greedy */
 	/* auto: where to go on from and when its budget began; NULL: afresh, from its entry */
-	const struct tq_auto_state *state;
+	const struct tqsim_auto_state *state;
 	/*
-	 * flow (tq_flow_cost()): tasks waiting behind this TG, each held up
+	 * flow (tqsim_flow_cost()): tasks waiting behind this TG, each held up
 	 * by its makespan, and arrivals per ns expected while it runs; 0 and
 	 * 0: the TG's own total flow time alone.
 	 */
@@ -440,27 +440,27 @@ struct tq_problem {
  * stage (same makespan, fewer events), the search state and its stacks.
  * Internal; the caller only provides one so that no decision allocates.
  */
-struct tq_bb_child {
+struct tqsim_bb_child {
 	double lb;
 	uint8_t task;
 };
 
 /* A search node: when each engine can take the next task, bounds on the prefix. */
-struct tq_bb_state {
+struct tqsim_bb_state {
 	double h, k, d;		/* earliest start of the next HtD, K and DtH */
 	double cmax;		/* the prefix ends no earlier */
 	double dres;		/* DtH work of the prefix still to run at h */
 };
 
-struct tq_bb_node {
-	struct tq_bb_state st;
-	struct tq_prefix pf;	/* the prefix simulated (two engines, every task has HtD) */
+struct tqsim_bb_node {
+	struct tqsim_bb_state st;
+	struct tqsim_prefix pf;	/* the prefix simulated (two engines, every task has HtD) */
 };
 
-struct tq_ws {
-	struct tq_tg tg;
-	double work[TQ_MAX_TASKS][TQ_STAGES];
-	bool all[TQ_STAGES];		/* every task has the stage */
+struct tqsim_ws {
+	struct tqsim_tg tg;
+	double work[TQSIM_MAX_TASKS][TQSIM_STAGES];
+	bool all[TQSIM_STAGES];		/* every task has the stage */
 	bool bb_sim;			/* exact's nodes simulate their prefix */
 	bool conc;			/* kernels run at once (kq > 1): no branch and bound */
 	bool released;			/* some task has a release time or a predecessor */
@@ -468,26 +468,26 @@ struct tq_ws {
 	 * Per task that heads a chain: the lower-indexed heads of chains just
 	 * like its own (branch and bound tries only the first); 0: none.
 	 */
-	uint64_t twins[TQ_MAX_TASKS];
+	uint64_t twins[TQSIM_MAX_TASKS];
 	bool has_twins;
-	uint8_t johnson[2][TQ_MAX_TASKS];	/* HtD-K and K-DtH orders */
-	struct tq_sim_result res;
+	uint8_t johnson[2][TQSIM_MAX_TASKS];	/* HtD-K and K-DtH orders */
+	struct tqsim_sim_result res;
 	double root_lb;			/* the root's bound, once root_valid */
 	bool root_valid;
-	struct tq_bb_child child[TQ_MAX_TASKS][TQ_MAX_TASKS];
-	struct tq_bb_node node[TQ_MAX_TASKS + 1];
-	struct tq_prefix_buf pbuf;
-	uint8_t cur[TQ_MAX_TASKS];
-	uint8_t seq[TQ_MAX_TASKS];
-	uint8_t tmp[TQ_MAX_TASKS];
-	uint8_t removed[TQ_MAX_TASKS];
-	uint64_t bb_done[TQ_MAX_TASKS];	/* per depth of the prefix: children finished */
-	const struct tq_bb_cursor *bb_resume;	/* still on the way down its path; NULL: not */
-	struct tq_bb_cursor bb_stop;	/* where branch and bound ran out of time */
+	struct tqsim_bb_child child[TQSIM_MAX_TASKS][TQSIM_MAX_TASKS];
+	struct tqsim_bb_node node[TQSIM_MAX_TASKS + 1];
+	struct tqsim_prefix_buf pbuf;
+	uint8_t cur[TQSIM_MAX_TASKS];
+	uint8_t seq[TQSIM_MAX_TASKS];
+	uint8_t tmp[TQSIM_MAX_TASKS];
+	uint8_t removed[TQSIM_MAX_TASKS];
+	uint64_t bb_done[TQSIM_MAX_TASKS];	/* per depth of the prefix: children finished */
+	const struct tqsim_bb_cursor *bb_resume;	/* still on the way down its path; NULL: not */
+	struct tqsim_bb_cursor bb_stop;	/* where branch and bound ran out of time */
 	uint64_t bb_min_evals;		/* nor before this while bb_end_ns is ahead */
 	uint64_t bb_floor_evals;	/* it may not stop before (progress from a cursor) */
 	uint64_t bb_end_ns;		/* the whole budget's end; 0: none */
-	const struct tq_walk *walk_from;	/* iterated greedy goes on from it; NULL: not */
+	const struct tqsim_walk *walk_from;	/* iterated greedy goes on from it; NULL: not */
 	bool walk_kept;			/* the caller keeps the walk: iterations span TGs */
 	uint64_t deadline_ns;		/* 0: none */
 	/*
@@ -501,19 +501,19 @@ struct tq_ws {
 	bool timed_out;
 };
 
-struct tq_policy_ops {
+struct tqsim_policy_ops {
 	const char *name;
 	/* 0, or -EINVAL for an empty TG or a bad device */
-	int (*order)(const struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d);
+	int (*order)(const struct tqsim_problem *pb, struct tqsim_ws *ws, struct tqsim_decision *d);
 };
 
-extern const struct tq_policy_ops tq_policy_fifo;
-extern const struct tq_policy_ops tq_policy_paper;
-extern const struct tq_policy_ops tq_policy_neh;
-extern const struct tq_policy_ops tq_policy_exact;
-extern const struct tq_policy_ops tq_policy_auto;
+extern const struct tqsim_policy_ops tqsim_policy_fifo;
+extern const struct tqsim_policy_ops tqsim_policy_paper;
+extern const struct tqsim_policy_ops tqsim_policy_neh;
+extern const struct tqsim_policy_ops tqsim_policy_exact;
+extern const struct tqsim_policy_ops tqsim_policy_auto;
 /* auto's order, then the order of least flow cost found in the same budget (flow.c) */
-extern const struct tq_policy_ops tq_policy_flow;
+extern const struct tqsim_policy_ops tqsim_policy_flow;
 
 /*
  * The latency objective (flow.c): the sum of the tasks' completion times
@@ -521,8 +521,8 @@ extern const struct tq_policy_ops tq_policy_flow;
  * (arrivals during the TG wait on average half of it); INFINITY for an
  * infeasible order. @res gets the simulation.
  */
-double tq_flow_cost(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
-		    unsigned int n, double behind, double rate, struct tq_sim_result *res);
+double tqsim_flow_cost(const struct tqsim_tg *tg, const struct tqsim_dev *dev, const uint8_t *order,
+		    unsigned int n, double behind, double rate, struct tqsim_sim_result *res);
 /*
  * From d's order (a feasible one: a policy's decision), the order of least
  * flow cost under pb->flow_behind and pb->flow_rate that fifo's order,
@@ -531,20 +531,20 @@ double tq_flow_cost(const struct tq_tg *tg, const struct tq_dev *dev, const uint
  * order, makespan and flow; d's lower bound stays the makespan's. 0, or
  * -EINVAL for an empty TG, a bad device or weights.
  */
-int tq_flow_refine(const struct tq_problem *pb, struct tq_sim_result *res, struct tq_decision *d);
+int tqsim_flow_refine(const struct tqsim_problem *pb, struct tqsim_sim_result *res, struct tqsim_decision *d);
 
 /* @p to the next permutation of its n entries in lexicographic order; false after the last. */
-bool tq_next_perm(uint8_t *p, unsigned int n);
+bool tqsim_next_perm(uint8_t *p, unsigned int n);
 
 /* NULL-terminated list of all policies, and lookup by name. */
-extern const struct tq_policy_ops *const tq_policies[];
-const struct tq_policy_ops *tq_policy_find(const char *name);
+extern const struct tqsim_policy_ops *const tqsim_policies[];
+const struct tqsim_policy_ops *tqsim_policy_find(const char *name);
 
 /*
  * The one clock the library reads (policy budgets): tq_now_ns() of
  * <tq/clock.h>, CLOCK_MONOTONIC ns, the clock its callers read, behind a
  * function of the library's own so that a test can put its own in front.
  */
-uint64_t tq_clock_ns(void);
+uint64_t tqsim_clock_ns(void);
 
 #endif /* TQSIM_H */

@@ -202,7 +202,7 @@ int clu_cal_xfers(cl_context ctx, cl_command_queue htd, cl_command_queue dth,
  * that caches (PoCL) and fixed costs bend the line: fit from
  * CLU_CAL_FIT_MIN up, unless that leaves fewer than three sizes.
  */
-static int fit_series(const struct clu_cal_xfers *x, int k, struct tq_xfer_model *xm)
+static int fit_series(const struct clu_cal_xfers *x, int k, struct tqsim_xfer_model *xm)
 {
 	double bx[CLU_CAL_SIZES], ty[CLU_CAL_SIZES], lat, slope;
 	unsigned int first = 0;
@@ -232,7 +232,7 @@ static int fit_series(const struct clu_cal_xfers *x, int k, struct tq_xfer_model
  * and the overlapped line is the alone one with that much less bandwidth.
  */
 static int fit_overlapped(const struct clu_cal_xfers *x, int alone, int ov,
-			  const struct tq_xfer_model *a, struct tq_xfer_model *xm)
+			  const struct tqsim_xfer_model *a, struct tqsim_xfer_model *xm)
 {
 	double slow = clu_tail_ratio(x->t[ov], x->t[alone], x->n, CLU_CAL_SLOW_SIZES);
 
@@ -243,20 +243,20 @@ static int fit_overlapped(const struct clu_cal_xfers *x, int alone, int ov,
 	return 0;
 }
 
-int clu_cal_fit(const struct clu_cal_xfers *x, struct tq_profile *p)
+int clu_cal_fit(const struct clu_cal_xfers *x, struct tqsim_profile *p)
 {
 	/* two copy engines when the largest copies overlap the other way */
 	double big_cover = fmin(x->cover[CLU_HTD][x->n - 1], x->cover[CLU_DTH][x->n - 1]);
 
 	p->dma = big_cover > 0.5 ? 2 : 1;
-	if (fit_series(x, CLU_HTD_ALONE, &p->alone[TQ_HTD]) ||
-	    fit_series(x, CLU_DTH_ALONE, &p->alone[TQ_DTH]))
+	if (fit_series(x, CLU_HTD_ALONE, &p->alone[TQSIM_HTD]) ||
+	    fit_series(x, CLU_DTH_ALONE, &p->alone[TQSIM_DTH]))
 		return -1;
 	if (p->dma == 2 &&
-	    (fit_overlapped(x, CLU_HTD_ALONE, CLU_HTD_OV, &p->alone[TQ_HTD],
-			    &p->overlapped[TQ_HTD]) ||
-	     fit_overlapped(x, CLU_DTH_ALONE, CLU_DTH_OV, &p->alone[TQ_DTH],
-			    &p->overlapped[TQ_DTH]))) {
+	    (fit_overlapped(x, CLU_HTD_ALONE, CLU_HTD_OV, &p->alone[TQSIM_HTD],
+			    &p->overlapped[TQSIM_HTD]) ||
+	     fit_overlapped(x, CLU_DTH_ALONE, CLU_DTH_OV, &p->alone[TQSIM_DTH],
+			    &p->overlapped[TQSIM_DTH]))) {
 		p->dma = 1;
 		return 1;
 	}
@@ -285,7 +285,7 @@ static double fastest(struct clu_cal *m, bool htd, bool dth, uint64_t bytes, dou
 }
 
 /* latency + bytes / bandwidth through the two sizes' times. */
-static void line2(struct tq_xfer_model *x, double t_small, double t_large)
+static void line2(struct tqsim_xfer_model *x, double t_small, double t_large)
 {
 	double slope = fmax((t_large - t_small) / (QUICK_LARGE - QUICK_SMALL), 1e-6);
 
@@ -294,7 +294,7 @@ static void line2(struct tq_xfer_model *x, double t_small, double t_large)
 }
 
 int clu_cal_quick(cl_context ctx, cl_command_queue htd, cl_command_queue dth,
-		  struct tq_profile *p)
+		  struct tqsim_profile *p)
 {
 	double small[2], large[2], both[2], span, dummy[2];
 	struct clu_cal m;
@@ -319,8 +319,8 @@ int clu_cal_quick(cl_context ctx, cl_command_queue htd, cl_command_queue dth,
 	ret = 0;
 
 	for (int d = 0; d < 2; d++) {
-		enum tq_stage s = d ? TQ_DTH : TQ_HTD;
-		struct tq_xfer_model *x = &p->alone[s];
+		enum tqsim_stage s = d ? TQSIM_DTH : TQSIM_HTD;
+		struct tqsim_xfer_model *x = &p->alone[s];
 
 		line2(x, small[d], large[d]);
 		/* the latency stays; only the bandwidth suffers from the other direction */

@@ -2,7 +2,7 @@
 /*
  * tqcl_calib.h - the one transfer calibration: timing copies between
  * registered host memory and the device, the sweeps and the fits that turn
- * them into a profile's transfer lines and copy engines (struct tq_profile,
+ * them into a profile's transfer lines and copy engines (struct tqsim_profile,
  * sim/tqsim.h). Two callers, two sweeps over the same measurements:
  *
  * - tqcalib: clu_cal_xfers() times every size from 4 KiB up, each
@@ -109,7 +109,7 @@ int clu_cal_xfers(cl_context ctx, cl_command_queue htd, cl_command_queue dth,
  * overlapped copy was fully covered (then dma 1); -1 when the times do not
  * fit a line.
  */
-int clu_cal_fit(const struct clu_cal_xfers *x, struct tq_profile *p);
+int clu_cal_fit(const struct clu_cal_xfers *x, struct tqsim_profile *p);
 
 /* usched's start-up */
 
@@ -118,6 +118,6 @@ int clu_cal_fit(const struct clu_cal_xfers *x, struct tq_profile *p);
  * lines; the rest of p is left as it is. 0, -ENOMEM or -EIO.
  */
 int clu_cal_quick(cl_context ctx, cl_command_queue htd, cl_command_queue dth,
-		  struct tq_profile *p);
+		  struct tqsim_profile *p);
 
 #endif /* TQCL_CALIB_H */

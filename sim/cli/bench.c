@@ -24,19 +24,19 @@ static double uniform(double lo, double hi)
 }
 
 /* @n TGs of @T tasks from a fixed seed, so every policy meets the same ones. */
-static void random_tgs(struct tq_tg *tgs, unsigned int n, unsigned int T)
+static void random_tgs(struct tqsim_tg *tgs, unsigned int n, unsigned int T)
 {
 	rng = 0x9e3779b97f4a7c15ULL + T;
 	for (unsigned int i = 0; i < n; i++) {
-		struct tq_tg *tg = &tgs[i];
+		struct tqsim_tg *tg = &tgs[i];
 
-		tq_tg_init(tg);
+		tqsim_tg_init(tg);
 		for (unsigned int t = 0; t < T; t++) {
 			if (t % 2)	/* dominant kernel */
-				tq_tg_add(tg, uniform(0.05, 2) * NS_PER_MS,
+				tqsim_tg_add(tg, uniform(0.05, 2) * NS_PER_MS,
 					  uniform(3, 10) * NS_PER_MS, uniform(0.05, 2) * NS_PER_MS);
 			else		/* dominant transfer */
-				tq_tg_add(tg, uniform(1, 6) * NS_PER_MS,
+				tqsim_tg_add(tg, uniform(1, 6) * NS_PER_MS,
 					  uniform(0.1, 2) * NS_PER_MS, uniform(1, 6) * NS_PER_MS);
 		}
 	}
@@ -47,10 +47,10 @@ struct stat {
 	unsigned int n;
 };
 
-static void bench_sim(FILE *f, const struct tq_dev *dev, const char *what)
+static void bench_sim(FILE *f, const struct tqsim_dev *dev, const char *what)
 {
 	enum { TGS = 64, REPS = 20000 };
-	static struct tq_tg tgs[TGS];
+	static struct tqsim_tg tgs[TGS];
 	uint8_t order[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 	volatile double sink = 0;
 	uint64_t t0;
@@ -60,7 +60,7 @@ static void bench_sim(FILE *f, const struct tq_dev *dev, const char *what)
 	t0 = tq_now_ns();
 	for (int r = 0; r < REPS; r++)
 		for (int i = 0; i < TGS; i++)
-			sink += tq_makespan(&tgs[i], dev, order, 8);
+			sink += tqsim_makespan(&tgs[i], dev, order, 8);
 	ns = (double)(tq_now_ns() - t0) / (REPS * TGS);
 	fprintf(f, "simulate   T=8  %-16s %8.3f us/sim   (%s)\n", what, ns / 1e3,
 		dev->kq > 1 ? "the general event loop: no target" : "target <= 0.3");
@@ -71,16 +71,16 @@ static void bench_sim(FILE *f, const struct tq_dev *dev, const char *what)
  * Each TG's best of three runs (noise), then mean and max over the TGs; the
  * max is returned.
  */
-static double bench_policy(FILE *f, const struct tq_policy_ops *pol, const struct tq_dev *dev,
-			   const struct tq_tg *tgs, unsigned int ntgs, const char *what,
+static double bench_policy(FILE *f, const struct tqsim_policy_ops *pol, const struct tqsim_dev *dev,
+			   const struct tqsim_tg *tgs, unsigned int ntgs, const char *what,
 			   const char *target)
 {
-	static struct tq_ws ws;
+	static struct tqsim_ws ws;
 	struct stat st = { 0 };
-	struct tq_decision d;
+	struct tqsim_decision d;
 
 	for (unsigned int i = 0; i < ntgs; i++) {
-		struct tq_problem pb = { .tg = &tgs[i], .dev = dev };
+		struct tqsim_problem pb = { .tg = &tgs[i], .dev = dev };
 		double best = INFINITY;
 
 		for (int r = 0; r < 3; r++) {
@@ -111,14 +111,14 @@ static double bench_policy(FILE *f, const struct tq_policy_ops *pol, const struc
 static void bench_auto(FILE *f, const char *data_dir, unsigned int T, bool chains)
 {
 	enum { REPS = 3 };
-	static struct tq_tg tgs[EVAL_TGS];
-	static struct tq_ws ws;
+	static struct tqsim_tg tgs[EVAL_TGS];
+	static struct tqsim_ws ws;
 	static double ms[40320];
 	struct stat share = { 0 }, ratio = { 0 }, resumed = { 0 };
-	uint8_t from[TQ_MAX_TASKS];
-	struct tq_auto_state *st = tq_auto_state_create();
-	struct tq_decision d;
-	struct tq_dev dev;
+	uint8_t from[TQSIM_MAX_TASKS];
+	struct tqsim_auto_state *st = tqsim_auto_state_create();
+	struct tqsim_decision d;
+	struct tqsim_dev dev;
 
 	if (!st) {
 		fprintf(f, "auto       T=%-2u at 0.1%% budget: no memory\n", T);
@@ -128,42 +128,42 @@ static void bench_auto(FILE *f, const char *data_dir, unsigned int T, bool chain
 		eval_dev(&dev, di);
 		if (eval_tgs(data_dir, T, di, EVAL_SEEDS, tgs) != EVAL_TGS) {
 			fprintf(f, "auto       T=%-2u at 0.1%% budget: no data\n", T);
-			tq_auto_state_destroy(st);
+			tqsim_auto_state_destroy(st);
 			return;
 		}
 		for (unsigned int i = 0; i < EVAL_TGS && chains; i++)
 			for (unsigned int t = T / 2; t < T; t++)
-				tq_tg_set_after(&tgs[i], t, t - T / 2);
+				tqsim_tg_set_after(&tgs[i], t, t - T / 2);
 		/* warm up: reading the data leaves the first run several times slower */
 		for (unsigned int i = 0; i < EVAL_TGS; i++) {
-			struct tq_problem pb = { .tg = &tgs[i], .dev = &dev, .budget_ns = 1e3 };
+			struct tqsim_problem pb = { .tg = &tgs[i], .dev = &dev, .budget_ns = 1e3 };
 
-			tq_policy_auto.order(&pb, &ws, &d);
+			tqsim_policy_auto.order(&pb, &ws, &d);
 		}
 		for (unsigned int i = 0; i < EVAL_TGS; i++) {
-			uint8_t p[TQ_MAX_TASKS];
+			uint8_t p[TQSIM_MAX_TASKS];
 			double fifo, worst, best;
 			unsigned int n = 0;
 
 			for (unsigned int t = 0; t < T; t++)
 				p[t] = t;
-			fifo = tq_makespan(&tgs[i], &dev, p, T);
+			fifo = tqsim_makespan(&tgs[i], &dev, p, T);
 			do
-				if ((ms[n] = tq_makespan(&tgs[i], &dev, p, T)) < INFINITY)
+				if ((ms[n] = tqsim_makespan(&tgs[i], &dev, p, T)) < INFINITY)
 					n++;
-			while (T <= 8 && tq_next_perm(p, T));
+			while (T <= 8 && tqsim_next_perm(p, T));
 			qsort(ms, n, sizeof(ms[0]), tq_cmp_double);
 			best = ms[0];
 			worst = ms[n - 1];
 			double tmin = INFINITY;
 
 			for (int r = 0; r < REPS; r++) {
-				struct tq_problem pb = { .tg = &tgs[i], .dev = &dev,
+				struct tqsim_problem pb = { .tg = &tgs[i], .dev = &dev,
 							 .budget_ns = 1e-3 * fifo, .seed = r + 1 };
 				uint64_t t0 = tq_now_ns();
 				double x;
 
-				tq_policy_auto.order(&pb, &ws, &d);
+				tqsim_policy_auto.order(&pb, &ws, &d);
 				tmin = fmin(tmin, (tq_now_ns() - t0) / fifo);
 				/* as tqsim eval: 1 when every order is as good */
 				x = worst / best - 1 < 1e-12 ? 1 :
@@ -179,13 +179,13 @@ static void bench_auto(FILE *f, const char *data_dir, unsigned int T, bool chain
 			ratio.n++;
 			/* the third TG of these tasks, each resumed from the order before */
 			for (int r = 0; r < 3 && T <= 8; r++) {
-				struct tq_problem pb = { .tg = &tgs[i], .dev = &dev,
+				struct tqsim_problem pb = { .tg = &tgs[i], .dev = &dev,
 							 .budget_ns = 1e-3 * fifo, .seed = 10 + r,
 							 .state = st };
 				double x;
 
-				tq_auto_resume(st, r ? from : NULL, false, false);
-				tq_policy_auto.order(&pb, &ws, &d);
+				tqsim_auto_resume(st, r ? from : NULL, false, false);
+				tqsim_policy_auto.order(&pb, &ws, &d);
 				memcpy(from, d.order, T);
 				if (r < 2)
 					continue;
@@ -207,15 +207,15 @@ static void bench_auto(FILE *f, const char *data_dir, unsigned int T, bool chain
 		fprintf(f, ", third TG resumed %.2f%% mean %.2f%% min",
 			100 * resumed.sum / resumed.n, 100 * (1 - resumed.max));
 	fputc('\n', f);
-	tq_auto_state_destroy(st);
+	tqsim_auto_state_destroy(st);
 }
 
 void bench_all(FILE *f, const char *data_dir)
 {
 	enum { BENCH_TGS = 200 };
 	static const char *const what[EVAL_DEVS] = { "dma2 slow1.00", "dma2 slow1.08", "dma1" };
-	static struct tq_tg tgs8[BENCH_TGS], tgs10[BENCH_TGS], eval8[EVAL_DEVS][EVAL_TGS];
-	struct tq_dev dev[EVAL_DEVS], lat_dev;
+	static struct tqsim_tg tgs8[BENCH_TGS], tgs10[BENCH_TGS], eval8[EVAL_DEVS][EVAL_TGS];
+	struct tqsim_dev dev[EVAL_DEVS], lat_dev;
 	double worst = 0;
 	char label[64];
 	bool have_eval = true;
@@ -237,26 +237,26 @@ void bench_all(FILE *f, const char *data_dir)
 	lat_dev.kq = 2;
 	bench_sim(f, &lat_dev, "dma2 1.08 +lat kq2");
 	for (int i = 0; i < EVAL_DEVS; i++)
-		bench_policy(f, &tq_policy_paper, &dev[i], tgs8, BENCH_TGS, what[i], "");
+		bench_policy(f, &tqsim_policy_paper, &dev[i], tgs8, BENCH_TGS, what[i], "");
 	for (int i = 0; i < EVAL_DEVS; i++)
-		bench_policy(f, &tq_policy_neh, &dev[i], tgs8, BENCH_TGS, what[i],
+		bench_policy(f, &tqsim_policy_neh, &dev[i], tgs8, BENCH_TGS, what[i],
 			     "(target mean <= 10)");
 	/* exact's target is its worst case over the bench's and the evaluation's T = 8 TGs */
 	for (int i = 0; i < EVAL_DEVS; i++) {
 		snprintf(label, sizeof(label), "%s bench", what[i]);
-		worst = fmax(worst, bench_policy(f, &tq_policy_exact, &dev[i], tgs8, BENCH_TGS,
+		worst = fmax(worst, bench_policy(f, &tqsim_policy_exact, &dev[i], tgs8, BENCH_TGS,
 						 label, ""));
 		if (!have_eval)
 			continue;
 		snprintf(label, sizeof(label), "%s eval", what[i]);
-		worst = fmax(worst, bench_policy(f, &tq_policy_exact, &dev[i], eval8[i],
+		worst = fmax(worst, bench_policy(f, &tqsim_policy_exact, &dev[i], eval8[i],
 						 EVAL_TGS, label, ""));
 	}
 	fprintf(f, "exact      T=8  worst of the %u TGs above %9.3f us max  (target max <= 1000)%s\n",
 		EVAL_DEVS * (BENCH_TGS + (have_eval ? EVAL_TGS : 0)), worst / 1e3,
 		have_eval ? "" : " without the evaluation's TGs: no data");
 	for (int i = 0; i < EVAL_DEVS; i++)
-		bench_policy(f, &tq_policy_exact, &dev[i], tgs10, 20, what[i], "");
+		bench_policy(f, &tqsim_policy_exact, &dev[i], tgs10, 20, what[i], "");
 	for (unsigned int T = 4; T <= 16; T += T < 8 ? 2 : 4) {
 		bench_auto(f, data_dir, T, false);
 		bench_auto(f, data_dir, T, true);

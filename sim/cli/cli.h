@@ -14,8 +14,8 @@
 
 /* A task file: the TG and each task's name. */
 struct taskset {
-	struct tq_tg tg;
-	char name[TQ_MAX_TASKS][TQ_NAME_MAX];
+	struct tqsim_tg tg;
+	char name[TQSIM_MAX_TASKS][TQSIM_NAME_MAX];
 };
 
 /*
@@ -30,9 +30,9 @@ int taskfile_load(const char *path, const char *select, struct taskset *ts);
 char *file_read(const char *path, size_t *len);
 
 /* The Gantt chart of one simulated order, as Chrome trace JSON and as SVG. */
-int draw_trace(const char *path, const struct taskset *ts, const struct tq_dev *dev,
+int draw_trace(const char *path, const struct taskset *ts, const struct tqsim_dev *dev,
 	       const uint8_t *order, unsigned int n);
-int draw_svg(const char *path, const struct taskset *ts, const struct tq_dev *dev,
+int draw_svg(const char *path, const struct taskset *ts, const struct tqsim_dev *dev,
 	     const uint8_t *order, unsigned int n);
 
 /* SVG helpers shared with the evaluation's plot. */
@@ -59,22 +59,22 @@ void bench_all(FILE *f, const char *data_dir);
 #define EVAL_TGS	(EVAL_SEEDS * EVAL_NMIXES)
 
 struct eval_data {
-	double syn[8][TQ_STAGES];		/* T0..T7, ms */
+	double syn[8][TQSIM_STAGES];		/* T0..T7, ms */
 	uint8_t bk[5][4];
 	/* Table 5: per device and task, [stage][min, max] ms, and its dominance */
 	unsigned int nreal;
-	double real[24][TQ_STAGES][2];
+	double real[24][TQSIM_STAGES][2];
 	bool real_dk[24];
 };
 
 extern const int eval_sizes[EVAL_NSIZES];
-void eval_dev(struct tq_dev *dev, unsigned int i);
+void eval_dev(struct tqsim_dev *dev, unsigned int i);
 const char *eval_dev_name(unsigned int i);
 int eval_load(const char *dir, struct eval_data *d);
 unsigned int eval_row_tgs(const struct eval_data *d, unsigned int si, unsigned int di,
-			  unsigned int seeds, struct tq_tg *tgs);
+			  unsigned int seeds, struct tqsim_tg *tgs);
 int eval_tgs(const char *dir, unsigned int T, unsigned int dev, unsigned int seeds,
-	     struct tq_tg *tgs);
+	     struct tqsim_tg *tgs);
 double eval_uniform(double lo, double hi);
 
 int cmd_eval(int argc, char **argv);

@@ -9,24 +9,24 @@
 
 #include "cli.h"
 
-static const char *const stage_name[TQ_STAGES] = { "HtD", "K", "DtH" };
-static const char *const stage_color[TQ_STAGES] = { "#3b75c4", "#4caf50", "#f39c12" };
+static const char *const stage_name[TQSIM_STAGES] = { "HtD", "K", "DtH" };
+static const char *const stage_color[TQSIM_STAGES] = { "#3b75c4", "#4caf50", "#f39c12" };
 
 /*
  * The track (queue) a stage's commands run on: the copy queue(s) and the
  * first kernel queue, then the other kernel queues ("K1", ...); @kq is the
  * kernel queue of the task's kernels (kq_of()).
  */
-static int track_of(const struct tq_dev *dev, int s, unsigned int kq)
+static int track_of(const struct tqsim_dev *dev, int s, unsigned int kq)
 {
-	if (s == TQ_K && kq)
+	if (s == TQSIM_K && kq)
 		return (int)(dev->dma + kq);
 	if (dev->dma == 1)
-		return s == TQ_K ? 1 : 0;
+		return s == TQSIM_K ? 1 : 0;
 	return s;
 }
 
-static const char *track_name(const struct tq_dev *dev, int track)
+static const char *track_name(const struct tqsim_dev *dev, int track)
 {
 	static const char *const more[] = { "K1", "K2", "K3", "K4", "K5", "K6", "K7" };
 
@@ -37,25 +37,25 @@ static const char *track_name(const struct tq_dev *dev, int track)
 	return stage_name[track];
 }
 
-static int ntracks(const struct tq_dev *dev)
+static int ntracks(const struct tqsim_dev *dev)
 {
 	return (int)(dev->dma + dev->kq);
 }
 
 /* Each position's kernel queue: the tasks with a kernel go round-robin, as the model has them. */
-static void kq_of(const struct taskset *ts, const struct tq_dev *dev, const uint8_t *order,
+static void kq_of(const struct taskset *ts, const struct tqsim_dev *dev, const uint8_t *order,
 		  unsigned int n, unsigned int *kq)
 {
 	unsigned int nk = 0;
 
 	for (unsigned int i = 0; i < n; i++)
-		kq[i] = ts->tg.task[order[i]].n[TQ_K] ? nk++ % dev->kq : 0;
+		kq[i] = ts->tg.task[order[i]].n[TQSIM_K] ? nk++ % dev->kq : 0;
 }
 
 /* Visit every simulated command. */
 #define for_each_cmd(ts, order, n, i, s, c, idx)					\
 	for (unsigned int i = 0; i < (n); i++)					\
-		for (int s = 0; s < TQ_STAGES; s++)				\
+		for (int s = 0; s < TQSIM_STAGES; s++)				\
 			for (unsigned int c = 0, idx = (ts)->tg.task[(order)[i]].first[s]; \
 			     c < (ts)->tg.task[(order)[i]].n[s]; c++, idx++)
 
@@ -68,19 +68,19 @@ static int finish(FILE *f, const char *path)
 	return 0;
 }
 
-int draw_trace(const char *path, const struct taskset *ts, const struct tq_dev *dev,
+int draw_trace(const char *path, const struct taskset *ts, const struct tqsim_dev *dev,
 	       const uint8_t *order, unsigned int n)
 {
-	static struct tq_sim_result res;
+	static struct tqsim_sim_result res;
 	FILE *f = fopen(path, "w");
 	const char *sep = "";
-	unsigned int kq[TQ_MAX_TASKS];
+	unsigned int kq[TQSIM_MAX_TASKS];
 
 	if (!f) {
 		fprintf(stderr, "tqsim: cannot create %s\n", path);
 		return -1;
 	}
-	tq_simulate(&ts->tg, dev, order, n, &res);
+	tqsim_simulate(&ts->tg, dev, order, n, &res);
 	kq_of(ts, dev, order, n, kq);
 	fprintf(f, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
 	for (int t = 0; t < ntracks(dev); t++) {
@@ -128,21 +128,21 @@ static double tick_step(double span)
 	return step;
 }
 
-int draw_svg(const char *path, const struct taskset *ts, const struct tq_dev *dev,
+int draw_svg(const char *path, const struct taskset *ts, const struct tqsim_dev *dev,
 	     const uint8_t *order, unsigned int n)
 {
 	enum { LEFT = 110, TOP = 30, ROW = 40, PLOT_W = 900 };
-	static struct tq_sim_result res;
+	static struct tqsim_sim_result res;
 	FILE *f = fopen(path, "w");
 	double span, scale, step;
 	int rows = ntracks(dev), height = TOP + rows * ROW + 40;
-	unsigned int kq[TQ_MAX_TASKS];
+	unsigned int kq[TQSIM_MAX_TASKS];
 
 	if (!f) {
 		fprintf(stderr, "tqsim: cannot create %s\n", path);
 		return -1;
 	}
-	tq_simulate(&ts->tg, dev, order, n, &res);
+	tqsim_simulate(&ts->tg, dev, order, n, &res);
 	kq_of(ts, dev, order, n, kq);
 	span = res.makespan > 0 ? res.makespan / NS_PER_MS : 1;
 	scale = PLOT_W / span;

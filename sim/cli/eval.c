@@ -21,7 +21,7 @@
 
 #include "cli.h"
 
-#define NPOL		5	/* fifo paper neh exact auto, as in tq_policies[] */
+#define NPOL		5	/* fifo paper neh exact auto, as in tqsim_policies[] */
 #define MAX_ROWS	64
 #define SAMPLES		20000	/* random orders for worst and median when T > 8 */
 
@@ -41,11 +41,11 @@ struct row {
 
 
 /* Worst, median and best makespan over every order (T <= 8) or SAMPLES random ones. */
-static bool spread(const struct tq_tg *tg, const struct tq_dev *dev, double *ms_buf,
+static bool spread(const struct tqsim_tg *tg, const struct tqsim_dev *dev, double *ms_buf,
 		   double *worst, double *median, double *best)
 {
 	unsigned int n = tg->ntasks;
-	uint8_t p[TQ_MAX_TASKS];
+	uint8_t p[TQSIM_MAX_TASKS];
 	size_t k = 0;
 	bool all = n <= 8;
 
@@ -53,8 +53,8 @@ static bool spread(const struct tq_tg *tg, const struct tq_dev *dev, double *ms_
 		p[i] = i;
 	if (all) {
 		do
-			ms_buf[k++] = tq_makespan(tg, dev, p, n);
-		while (tq_next_perm(p, n));
+			ms_buf[k++] = tqsim_makespan(tg, dev, p, n);
+		while (tqsim_next_perm(p, n));
 	} else {
 		for (; k < SAMPLES; k++) {
 			for (unsigned int i = n - 1; i > 0; i--) {
@@ -64,7 +64,7 @@ static bool spread(const struct tq_tg *tg, const struct tq_dev *dev, double *ms_
 				p[i] = p[j];
 				p[j] = t;
 			}
-			ms_buf[k] = tq_makespan(tg, dev, p, n);
+			ms_buf[k] = tqsim_makespan(tg, dev, p, n);
 		}
 	}
 	*median = tq_median(ms_buf, k);
@@ -81,36 +81,36 @@ static double share(double ref, double t, double best)
 	return (ref / t - 1) / (ref / best - 1);
 }
 
-static void run_instance(const struct tq_tg *tg, const struct tq_dev *dev, struct row *r,
+static void run_instance(const struct tqsim_tg *tg, const struct tqsim_dev *dev, struct row *r,
 			 double *ms_buf)
 {
-	static struct tq_ws ws;
-	struct tq_decision d[NPOL];
+	static struct tqsim_ws ws;
+	struct tqsim_decision d[NPOL];
 	double worst, median, best, us[NPOL];
 	bool exhaustive;
 
 	for (int p = 0; p < NPOL; p++) {
-		struct tq_problem pb = { .tg = tg, .dev = dev, .seed = r->n + 1 };
+		struct tqsim_problem pb = { .tg = tg, .dev = dev, .seed = r->n + 1 };
 
 		/* exact past T = 10 could run for hours: give it 100 ms */
-		if (tq_policies[p] == &tq_policy_exact && tg->ntasks > 10)
+		if (tqsim_policies[p] == &tqsim_policy_exact && tg->ntasks > 10)
 			pb.budget_ns = 100e6;
 		/* up to T = 8 the best of three runs, as the bench: the machine is shared */
 		us[p] = INFINITY;
 		for (int rep = 0; rep < (tg->ntasks <= 8 ? 3 : 1); rep++) {
 			uint64_t t0 = tq_now_ns();
 
-			tq_policies[p]->order(&pb, &ws, &d[p]);
+			tqsim_policies[p]->order(&pb, &ws, &d[p]);
 			us[p] = fmin(us[p], (tq_now_ns() - t0) / 1e3);
 		}
 	}
 	exhaustive = spread(tg, dev, ms_buf, &worst, &median, &best);
 	if (!exhaustive) {
 		/* best known: the policies' best and auto given 50 ms */
-		struct tq_problem pb = { .tg = tg, .dev = dev, .budget_ns = 50e6, .seed = 99 };
-		struct tq_decision dd;
+		struct tqsim_problem pb = { .tg = tg, .dev = dev, .budget_ns = 50e6, .seed = 99 };
+		struct tqsim_decision dd;
 
-		tq_policy_auto.order(&pb, &ws, &dd);
+		tqsim_policy_auto.order(&pb, &ws, &dd);
 		best = fmin(best, dd.makespan);
 		for (int p = 0; p < NPOL; p++)
 			best = fmin(best, d[p].makespan);
@@ -137,12 +137,12 @@ static void run_instance(const struct tq_tg *tg, const struct tq_dev *dev, struc
 static void pol_header(FILE *f, const char *what)
 {
 	for (int p = 0; p < NPOL; p++)
-		fprintf(f, " %s %s |", tq_policies[p]->name, what);
+		fprintf(f, " %s %s |", tqsim_policies[p]->name, what);
 }
 
 static void synthetic_table(FILE *f, const struct eval_data *d, double *ms_buf, unsigned int *better)
 {
-	static struct tq_ws ws;
+	static struct tqsim_ws ws;
 
 	fprintf(f, "| benchmark | device | worst | median | best |");
 	pol_header(f, "ms");
@@ -150,28 +150,28 @@ static void synthetic_table(FILE *f, const struct eval_data *d, double *ms_buf, 
 	*better = 0;
 	for (unsigned int b = 0; b < 5; b++) {
 		for (unsigned int i = 0; i < EVAL_DEVS; i++) {
-			struct tq_tg tg;
-			struct tq_dev dev;
+			struct tqsim_tg tg;
+			struct tqsim_dev dev;
 			double worst, median, best;
 
-			tq_tg_init(&tg);
+			tqsim_tg_init(&tg);
 			for (int t = 0; t < 4; t++) {
 				const double *ms = d->syn[d->bk[b][t]];
 
-				tq_tg_add(&tg, ms[0] * NS_PER_MS, ms[1] * NS_PER_MS, ms[2] * NS_PER_MS);
+				tqsim_tg_add(&tg, ms[0] * NS_PER_MS, ms[1] * NS_PER_MS, ms[2] * NS_PER_MS);
 			}
 			eval_dev(&dev, i);
 			spread(&tg, &dev, ms_buf, &worst, &median, &best);
 			fprintf(f, "| BK%u | %s | %.2f | %.2f | %.2f |", b * 25, eval_dev_name(i),
 				worst / NS_PER_MS, median / NS_PER_MS, best / NS_PER_MS);
 			for (int p = 0; p < NPOL; p++) {
-				struct tq_problem pb = { .tg = &tg, .dev = &dev };
-				struct tq_decision dd;
+				struct tqsim_problem pb = { .tg = &tg, .dev = &dev };
+				struct tqsim_decision dd;
 
-				tq_policies[p]->order(&pb, &ws, &dd);
+				tqsim_policies[p]->order(&pb, &ws, &dd);
 				fprintf(f, " %.2f |", dd.makespan / NS_PER_MS);
 				/* better than the median, unless no order is */
-				if (tq_policies[p] == &tq_policy_paper)
+				if (tqsim_policies[p] == &tqsim_policy_paper)
 					*better += dd.makespan < median ||
 						   (dd.makespan == median && median == best);
 			}
@@ -246,7 +246,7 @@ static int plot(const char *path, const struct row *rows, unsigned int nrows)
 
 			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\">"
 				"<title>%s T=%d: %.1f%%</title></rect>\n", x0 + p * BAR,
-				TOP + H - h, BAR - 2, h, color[p], tq_policies[p]->name, eval_sizes[g],
+				TOP + H - h, BAR - 2, h, color[p], tqsim_policies[p]->name, eval_sizes[g],
 				100 * v);
 		}
 		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">T = %d</text>\n",
@@ -255,7 +255,7 @@ static int plot(const char *path, const struct row *rows, unsigned int nrows)
 	for (int p = 0; p < NPOL; p++)
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"%d\">%s</text>\n", LEFT + W + 20, TOP + 20 * p,
-			color[p], LEFT + W + 40, TOP + 20 * p + 12, tq_policies[p]->name);
+			color[p], LEFT + W + 40, TOP + 20 * p + 12, tqsim_policies[p]->name);
 	svg_end(f);
 	if (ferror(f) | fclose(f))
 		return -1;
@@ -314,7 +314,7 @@ int cmd_eval(int argc, char **argv)
 	static struct eval_data d;
 	static struct row rows[MAX_ROWS];
 	unsigned int nrows = 0, seeds = EVAL_SEEDS, paper_better, ntgs;
-	struct tq_tg *tgs;
+	struct tqsim_tg *tgs;
 	double *ms_buf = malloc(SAMPLES * sizeof(double) > 40320 * sizeof(double) ?
 				SAMPLES * sizeof(double) : 40320 * sizeof(double));
 	uint64_t t0 = tq_now_ns();
@@ -354,7 +354,7 @@ int cmd_eval(int argc, char **argv)
 	for (unsigned int si = 0; si < EVAL_NSIZES; si++) {
 		for (unsigned int di = 0; di < EVAL_DEVS; di++) {
 			struct row *r = &rows[nrows++];
-			struct tq_dev dev;
+			struct tqsim_dev dev;
 
 			memset(r, 0, sizeof(*r));
 			r->T = eval_sizes[si];
@@ -375,8 +375,8 @@ int cmd_eval(int argc, char **argv)
 		"times: every makespan here is the simulator's. Policies: %s, %s, %s, %s, %s "
 		"(Documentation/sim.md). auto runs with its default budget, 1%% of the TG's fifo "
 		"makespan; exact without a budget up to T = 10 and with 100 ms beyond.\n\n",
-		tq_policies[0]->name, tq_policies[1]->name, tq_policies[2]->name,
-		tq_policies[3]->name, tq_policies[4]->name);
+		tqsim_policies[0]->name, tqsim_policies[1]->name, tqsim_policies[2]->name,
+		tqsim_policies[3]->name, tqsim_policies[4]->name);
 	/* the synthetic table first, since the targets above it count from it */
 	syn = open_memstream(&syn_text, &syn_len);
 	if (!syn)

@@ -75,7 +75,7 @@ int eval_load(const char *dir, struct eval_data *d)
 		return -1;
 	while (data_line(f, buf, sizeof(buf), &hdr))
 		if (nsyn < 8 && sscanf(buf, "T%*d,%lf,%lf,%lf", &v[0], &v[1], &v[2]) == 3) {
-			for (int s = 0; s < TQ_STAGES; s++)
+			for (int s = 0; s < TQSIM_STAGES; s++)
 				d->syn[nsyn][s] = v[s] * 10;	/* the paper's unit: 10 ms */
 			nsyn++;
 		}
@@ -103,7 +103,7 @@ int eval_load(const char *dir, struct eval_data *d)
 			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 9)
 			continue;
 		d->real_dk[i] = !strcmp(dom, "DK");
-		for (int s = 0; s < TQ_STAGES; s++) {
+		for (int s = 0; s < TQSIM_STAGES; s++) {
 			/* two cells are garbled in the source (min > max): take them swapped */
 			d->real[i][s][0] = fmin(v[2 * s], v[2 * s + 1]);
 			d->real[i][s][1] = fmax(v[2 * s], v[2 * s + 1]);
@@ -138,26 +138,26 @@ const char *eval_dev_name(unsigned int i)
 	return devs[i].name;
 }
 
-void eval_dev(struct tq_dev *dev, unsigned int i)
+void eval_dev(struct tqsim_dev *dev, unsigned int i)
 {
-	tq_dev_init(dev);
+	tqsim_dev_init(dev);
 	dev->dma = devs[i].dma;
-	dev->slow[TQ_HTD] = dev->slow[TQ_DTH] = devs[i].slow;
+	dev->slow[TQSIM_HTD] = dev->slow[TQSIM_DTH] = devs[i].slow;
 }
 
 /* ---- instances ---- */
 
 /* A random TG of @T tasks, @dk_pct% dominant kernel, from one device's real tasks. */
-static void random_tg(const struct eval_data *d, struct tq_tg *tg, unsigned int T, int dk_pct,
+static void random_tg(const struct eval_data *d, struct tqsim_tg *tg, unsigned int T, int dk_pct,
 		      unsigned int device)
 {
 	unsigned int ndk = (T * dk_pct + 50) / 100;
 
-	tq_tg_init(tg);
+	tqsim_tg_init(tg);
 	for (unsigned int t = 0; t < T; t++) {
 		bool dk = t < ndk;
 		unsigned int pick[8], np = 0, i;
-		double ms[TQ_STAGES];
+		double ms[TQSIM_STAGES];
 
 		/* the device's tasks of that dominance (rows 8*device ..) */
 		for (i = 8 * device; i < 8 * device + 8; i++)
@@ -167,9 +167,9 @@ static void random_tg(const struct eval_data *d, struct tq_tg *tg, unsigned int 
 			for (i = 8 * device; i < 8 * device + 8; i++)
 				pick[np++] = i;
 		i = pick[(unsigned int)eval_uniform(0, np)];
-		for (int s = 0; s < TQ_STAGES; s++)
+		for (int s = 0; s < TQSIM_STAGES; s++)
 			ms[s] = eval_uniform(d->real[i][s][0], d->real[i][s][1]);
-		tq_tg_add(tg, ms[0] * NS_PER_MS, ms[1] * NS_PER_MS, ms[2] * NS_PER_MS);
+		tqsim_tg_add(tg, ms[0] * NS_PER_MS, ms[1] * NS_PER_MS, ms[2] * NS_PER_MS);
 	}
 }
 
@@ -178,7 +178,7 @@ static void random_tg(const struct eval_data *d, struct tq_tg *tg, unsigned int 
  * device taken in turn, each instance from its own seed.
  */
 unsigned int eval_row_tgs(const struct eval_data *d, unsigned int si, unsigned int di,
-			  unsigned int seeds, struct tq_tg *tgs)
+			  unsigned int seeds, struct tqsim_tg *tgs)
 {
 	unsigned int n = 0;
 
@@ -192,7 +192,7 @@ unsigned int eval_row_tgs(const struct eval_data *d, unsigned int si, unsigned i
 }
 
 int eval_tgs(const char *dir, unsigned int T, unsigned int dev, unsigned int seeds,
-	     struct tq_tg *tgs)
+	     struct tqsim_tg *tgs)
 {
 	static struct eval_data d;
 

@@ -8,8 +8,8 @@
  * line. A time of 0 means the stage is absent; "a+b+..." gives a stage
  * several commands. Optional columns after those, in either order: "after"
  * names the task's predecessor, a task on an earlier line
- * (tq_tg_set_after()), or is empty; "width" is the share of the device its
- * kernel fills, in (0, 1] (tq_tg_set_width()), or empty for 1.
+ * (tqsim_tg_set_after()), or is empty; "width" is the share of the device its
+ * kernel fills, in (0, 1] (tqsim_tg_set_width()), or empty for 1.
  *
  * The tables, as data/ has them: Table 2 (synthetic_tasks.csv, times in
  * the paper's unit of 10 ms) is a TG of its tasks; Table 3
@@ -89,9 +89,9 @@ static char *trim(char *s)
 }
 
 /* One stage's cell: "0", "1.5" or "1+0.5+2" (ms). Returns a reason or NULL. */
-static const char *add_cell(struct tq_tg *tg, enum tq_stage s, char *cell)
+static const char *add_cell(struct tqsim_tg *tg, enum tqsim_stage s, char *cell)
 {
-	static const char *const col[TQ_STAGES] = { "htd_ms", "k_ms", "dth_ms" };
+	static const char *const col[TQSIM_STAGES] = { "htd_ms", "k_ms", "dth_ms" };
 	static char why[80];
 	bool list = strchr(cell, '+') != NULL;
 	char *part, *save;
@@ -112,7 +112,7 @@ static const char *add_cell(struct tq_tg *tg, enum tq_stage s, char *cell)
 		}
 		if (ms == 0)
 			return NULL;	/* a lone 0: the stage is absent */
-		if (tq_tg_add_cmd(tg, s, ms * NS_PER_MS)) {
+		if (tqsim_tg_add_cmd(tg, s, ms * NS_PER_MS)) {
 			snprintf(why, sizeof(why), "%s: too many commands", col[s]);
 			return why;
 		}
@@ -125,7 +125,7 @@ static const char *add_cell(struct tq_tg *tg, enum tq_stage s, char *cell)
 }
 
 /* The "after" cell of task @t: empty, or the name of an earlier task. */
-static const char *add_after(struct tq_tg *tg, const struct taskset *ts, unsigned int t,
+static const char *add_after(struct tqsim_tg *tg, const struct taskset *ts, unsigned int t,
 			     char *cell)
 {
 	cell = trim(cell);
@@ -133,7 +133,7 @@ static const char *add_after(struct tq_tg *tg, const struct taskset *ts, unsigne
 		return NULL;
 	for (unsigned int p = 0; p < t; p++)
 		if (!strcmp(ts->name[p], cell))
-			return tq_tg_set_after(tg, t, p) ? "after: cannot set" : NULL;
+			return tqsim_tg_set_after(tg, t, p) ? "after: cannot set" : NULL;
 	return "after: not the name of a task on an earlier line";
 }
 
@@ -197,8 +197,8 @@ static const char *check_name(const char *name)
 
 	if (!*name)
 		return "empty task name";
-	if (strlen(name) >= TQ_NAME_MAX) {
-		snprintf(why, sizeof(why), "task name longer than %d bytes", TQ_NAME_MAX - 1);
+	if (strlen(name) >= TQSIM_NAME_MAX) {
+		snprintf(why, sizeof(why), "task name longer than %d bytes", TQSIM_NAME_MAX - 1);
 		return why;
 	}
 	/* names go into JSON and SVG unescaped */
@@ -214,9 +214,9 @@ static const char *new_task(struct taskset *ts, const char *name, int *t)
 
 	if (why)
 		return why;
-	*t = tq_tg_add_task(&ts->tg);
+	*t = tqsim_tg_add_task(&ts->tg);
 	if (*t < 0) {
-		snprintf(why_full, sizeof(why_full), "more than %d tasks", TQ_MAX_TASKS);
+		snprintf(why_full, sizeof(why_full), "more than %d tasks", TQSIM_MAX_TASKS);
 		return why_full;
 	}
 	strcpy(ts->name[*t], name);
@@ -237,14 +237,14 @@ static const char *number(const char *cell, const char *col, double *v)
 }
 
 /* The "width" cell of task @t: empty (1), or a number in (0, 1]. */
-static const char *add_width(struct tq_tg *tg, unsigned int t, char *cell)
+static const char *add_width(struct tqsim_tg *tg, unsigned int t, char *cell)
 {
 	double w;
 
 	cell = trim(cell);
 	if (!*cell)
 		return NULL;
-	if (number(cell, "width", &w) || tq_tg_set_width(tg, t, w))
+	if (number(cell, "width", &w) || tqsim_tg_set_width(tg, t, w))
 		return "width: not a number in (0, 1]";
 	return NULL;
 }
@@ -258,7 +258,7 @@ static const char *task_file_row(struct taskset *ts, char **f, unsigned int nf)
 	(void)nf;	/* the header's count, checked by the caller */
 	if ((why = new_task(ts, trim(f[0]), &t)))
 		return why;
-	for (int s = 0; s < TQ_STAGES; s++)
+	for (int s = 0; s < TQSIM_STAGES; s++)
 		if ((why = add_cell(&ts->tg, s, f[s + 1])))
 			return why;
 	if (col_after >= 0 && (why = add_after(&ts->tg, ts, t, f[col_after])))
@@ -271,20 +271,20 @@ static const char *task_file_row(struct taskset *ts, char **f, unsigned int nf)
 /* Table 2's line: name, htd, k, dth in units of 10 ms, class DK or DT. */
 static const char *table2_row(struct taskset *ts, char **f)
 {
-	static const char *const col[TQ_STAGES] = { "htd", "k", "dth" };
-	double v[TQ_STAGES];
+	static const char *const col[TQSIM_STAGES] = { "htd", "k", "dth" };
+	double v[TQSIM_STAGES];
 	const char *why;
 	int t;
 
-	for (int s = 0; s < TQ_STAGES; s++)
+	for (int s = 0; s < TQSIM_STAGES; s++)
 		if ((why = number(trim(f[s + 1]), col[s], &v[s])))
 			return why;
 	if (strcmp(trim(f[4]), "DK") && strcmp(trim(f[4]), "DT"))
 		return "class: not DK or DT";
 	if ((why = new_task(ts, trim(f[0]), &t)))
 		return why;
-	for (int s = 0; s < TQ_STAGES; s++)
-		if (v[s] > 0 && tq_tg_add_cmd(&ts->tg, s, v[s] * PAPER_UNIT_MS * NS_PER_MS))
+	for (int s = 0; s < TQSIM_STAGES; s++)
+		if (v[s] > 0 && tqsim_tg_add_cmd(&ts->tg, s, v[s] * PAPER_UNIT_MS * NS_PER_MS))
 			return "too many commands";
 	return NULL;
 }
@@ -296,21 +296,21 @@ static const char *table2_row(struct taskset *ts, char **f)
  */
 static const char *table5_row(struct taskset *ts, char **f)
 {
-	static const char *const col[2 * TQ_STAGES] = { "htd_min", "htd_max", "k_min", "k_max",
+	static const char *const col[2 * TQSIM_STAGES] = { "htd_min", "htd_max", "k_min", "k_max",
 							 "dth_min", "dth_max" };
-	double v[2 * TQ_STAGES];
+	double v[2 * TQSIM_STAGES];
 	const char *why;
 	int t;
 
-	for (int i = 0; i < 2 * TQ_STAGES; i++)
+	for (int i = 0; i < 2 * TQSIM_STAGES; i++)
 		if ((why = number(trim(f[3 + i]), col[i], &v[i])))
 			return why;
 	if ((why = new_task(ts, trim(f[1]), &t)))
 		return why;
-	for (int s = 0; s < TQ_STAGES; s++) {
+	for (int s = 0; s < TQSIM_STAGES; s++) {
 		double ms = (v[2 * s] + v[2 * s + 1]) / 2;
 
-		if (ms > 0 && tq_tg_add_cmd(&ts->tg, s, ms * NS_PER_MS))
+		if (ms > 0 && tqsim_tg_add_cmd(&ts->tg, s, ms * NS_PER_MS))
 			return "too many commands";
 	}
 	return NULL;
@@ -319,7 +319,7 @@ static const char *table5_row(struct taskset *ts, char **f)
 /* Table 3's line of benchmark @select: its tasks (names of Table 2) from @t2. */
 static const char *table3_row(struct taskset *ts, const struct taskset *t2, char *list)
 {
-	static char why[TQ_NAME_MAX + 64];
+	static char why[TQSIM_NAME_MAX + 64];
 	char *name, *save;
 
 	for (name = strtok_r(list, " \t", &save); name; name = strtok_r(NULL, " \t", &save)) {
@@ -330,15 +330,15 @@ static const char *table3_row(struct taskset *ts, const struct taskset *t2, char
 		for (i = 0; i < t2->tg.ntasks && strcmp(t2->name[i], name); i++)
 			;
 		if (i == t2->tg.ntasks) {
-			snprintf(why, sizeof(why), "tasks: '%.*s' is not a task of %s", TQ_NAME_MAX,
+			snprintf(why, sizeof(why), "tasks: '%.*s' is not a task of %s", TQSIM_NAME_MAX,
 				 name, "synthetic_tasks.csv");
 			return why;
 		}
 		if ((err = new_task(ts, name, &t)))
 			return err;
-		for (int s = 0; s < TQ_STAGES; s++)
+		for (int s = 0; s < TQSIM_STAGES; s++)
 			for (unsigned int c = 0; c < t2->tg.task[i].n[s]; c++)
-				if (tq_tg_add_cmd(&ts->tg, s,
+				if (tqsim_tg_add_cmd(&ts->tg, s,
 						  t2->tg.cmd_ns[t2->tg.task[i].first[s] + c]))
 					return "too many commands";
 	}
@@ -382,7 +382,7 @@ static int parse(const char *path, char *text, const char *select, struct taskse
 	int ret = -1;
 	char *l;
 
-	tq_tg_init(&ts->tg);
+	tqsim_tg_init(&ts->tg);
 	*table = NOT_A_TABLE;
 	for (l = strsep(&text, "\n"); l; l = strsep(&text, "\n")) {
 		char *f[MAX_FIELDS + 1], *p = l, *hash = strchr(l, '#');

@@ -30,7 +30,7 @@ static double uniform(double lo, double hi)
 /* A queue: its list of (position, stage) entries, the head at entry i, command c. */
 struct rq {
 	unsigned int len, i, c, pos;
-	uint8_t epos[2 * TQ_MAX_TASKS], estage[2 * TQ_MAX_TASKS];
+	uint8_t epos[2 * TQSIM_MAX_TASKS], estage[2 * TQSIM_MAX_TASKS];
 	int stage;
 	bool alive, run;
 	double free, rem, end, start;
@@ -42,7 +42,7 @@ static void rq_add(struct rq *q, unsigned int pos, int stage)
 	q->estage[q->len++] = stage;
 }
 
-static bool rq_seek(const struct tq_tg *tg, const uint8_t *order, struct rq *q)
+static bool rq_seek(const struct tqsim_tg *tg, const uint8_t *order, struct rq *q)
 {
 	for (; q->i < q->len; q->i++, q->c = 0) {
 		q->pos = q->epos[q->i];
@@ -53,9 +53,9 @@ static bool rq_seek(const struct tq_tg *tg, const uint8_t *order, struct rq *q)
 	return false;
 }
 
-static int first_stage_from(const struct tq_task *t, int s)
+static int first_stage_from(const struct tqsim_task *t, int s)
 {
-	while (s < TQ_STAGES && !t->n[s])
+	while (s < TQSIM_STAGES && !t->n[s])
 		s++;
 	return s;
 }
@@ -64,7 +64,7 @@ static int first_stage_from(const struct tq_task *t, int s)
  * Precedence by its definition: each position's nearest ancestor in the
  * order, found by search; INFINITY as the makespan when one comes later.
  */
-static bool ref_chains(const struct tq_tg *tg, const uint8_t *order, unsigned int n, int *pp)
+static bool ref_chains(const struct tqsim_tg *tg, const uint8_t *order, unsigned int n, int *pp)
 {
 	for (unsigned int i = 0; i < n; i++) {
 		pp[i] = -1;
@@ -79,21 +79,21 @@ static bool ref_chains(const struct tq_tg *tg, const uint8_t *order, unsigned in
 	return true;
 }
 
-static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order,
+static double ref_simulate(const struct tqsim_tg *tg, const struct tqsim_dev *dev, const uint8_t *order,
 			   unsigned int n, double *start, double *end)
 {
-	static struct rq q[2 + TQ_MAX_KQ];
+	static struct rq q[2 + TQSIM_MAX_KQ];
 	/* the kernel queues: q[1], then q[base ...] */
 	int base = dev->dma == 2 ? 3 : 2, nq = base + dev->kq - 1, nk = 0;
-	int next_stage[TQ_MAX_TASKS], pp[TQ_MAX_TASKS];
+	int next_stage[TQSIM_MAX_TASKS], pp[TQSIM_MAX_TASKS];
 	struct rq *qh = &q[0], *qd = dev->dma == 2 ? &q[2] : NULL;
 	/*
 	 * tend: when a successor may start (a task with commands: its end +
 	 * dep_ns); sready: when the task's next stage may start
 	 */
-	double now = 0, makespan = 0, tend[TQ_MAX_TASKS], sready[TQ_MAX_TASKS];
-	double rel[TQ_MAX_TASKS], launched = 0;
-	bool done[TQ_MAX_TASKS], out[TQ_MAX_TASKS] = { false };
+	double now = 0, makespan = 0, tend[TQSIM_MAX_TASKS], sready[TQSIM_MAX_TASKS];
+	double rel[TQSIM_MAX_TASKS], launched = 0;
+	bool done[TQSIM_MAX_TASKS], out[TQSIM_MAX_TASKS] = { false };
 
 	if (!ref_chains(tg, order, n, pp))
 		return INFINITY;
@@ -103,17 +103,17 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 	 * the DtHs up to a predecessor's before its successor, the rest last).
 	 */
 	for (unsigned int i = 0; i < n; i++) {
-		const struct tq_task *t = &tg->task[order[i]];
+		const struct tqsim_task *t = &tg->task[order[i]];
 
 		for (int j = 0; dev->dma == 1 && j <= pp[i]; j++) {
 			if (!out[j])
-				launched += dev->submit_ns * tg->task[order[j]].n[TQ_DTH];
+				launched += dev->submit_ns * tg->task[order[j]].n[TQSIM_DTH];
 			out[j] = true;
 		}
 		rel[i] = fmax(tg->release[order[i]], launched);
-		launched += dev->submit_ns * (t->n[TQ_HTD] + t->n[TQ_K]);
+		launched += dev->submit_ns * (t->n[TQSIM_HTD] + t->n[TQSIM_K]);
 		if (dev->dma == 2)
-			launched += dev->submit_ns * t->n[TQ_DTH];
+			launched += dev->submit_ns * t->n[TQSIM_DTH];
 	}
 	memset(q, 0, sizeof(q));
 	for (unsigned int i = 0; i < n; i++) {
@@ -121,16 +121,16 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 		done[i] = false;
 	}
 	for (int k = 1; k < (int)dev->kq; k++) {
-		q[base + k - 1].stage = TQ_K;
+		q[base + k - 1].stage = TQSIM_K;
 		q[base + k - 1].free = dev->kq_busy[k];
 		q[base + k - 1].free += q[base + k - 1].free > 0 ? dev->gap_ns : 0;
 	}
 	if (dev->dma == 2) {
 		for (int s = 0; s < 3; s++) {
 			for (unsigned int i = 0; i < n; i++) {
-				int k = s == TQ_K && tg->task[order[i]].n[TQ_K] ? nk++ % dev->kq : 0;
+				int k = s == TQSIM_K && tg->task[order[i]].n[TQSIM_K] ? nk++ % dev->kq : 0;
 
-				rq_add(s == TQ_K && k ? &q[base + k - 1] : &q[s], i, s);
+				rq_add(s == TQSIM_K && k ? &q[base + k - 1] : &q[s], i, s);
 			}
 			q[s].free = dev->busy_until[s];
 			/* an engine busy at t = 0 starts gap_ns after */
@@ -142,30 +142,30 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 
 		for (unsigned int i = 0; i < n; i++) {
 			for (; (int)dnext <= pp[i]; dnext++)
-				rq_add(&q[0], dnext, TQ_DTH);
-			rq_add(&q[0], i, TQ_HTD);
+				rq_add(&q[0], dnext, TQSIM_DTH);
+			rq_add(&q[0], i, TQSIM_HTD);
 		}
 		for (; dnext < n; dnext++)
-			rq_add(&q[0], dnext, TQ_DTH);
-		q[0].free = fmax(dev->busy_until[TQ_HTD], dev->busy_until[TQ_DTH]);
+			rq_add(&q[0], dnext, TQSIM_DTH);
+		q[0].free = fmax(dev->busy_until[TQSIM_HTD], dev->busy_until[TQSIM_DTH]);
 		q[0].free += q[0].free > 0 ? dev->gap_ns : 0;
 		for (unsigned int i = 0; i < n; i++) {
-			int k = tg->task[order[i]].n[TQ_K] ? nk++ % dev->kq : 0;
+			int k = tg->task[order[i]].n[TQSIM_K] ? nk++ % dev->kq : 0;
 
-			rq_add(k ? &q[base + k - 1] : &q[1], i, TQ_K);
+			rq_add(k ? &q[base + k - 1] : &q[1], i, TQSIM_K);
 		}
-		q[1].free = dev->busy_until[TQ_K];
+		q[1].free = dev->busy_until[TQSIM_K];
 		q[1].free += q[1].free > 0 ? dev->gap_ns : 0;
 	}
 	for (int i = 0; i < nq; i++)
 		q[i].alive = rq_seek(tg, order, &q[i]);
 	for (;;) {
-		double next = INFINITY, f[2 + TQ_MAX_KQ], width = 0;
+		double next = INFINITY, f[2 + TQSIM_MAX_KQ], width = 0;
 		bool both;
 
 		/* a task without commands ends when it may start */
 		for (unsigned int i = 0; i < n; i++)
-			if (!done[i] && next_stage[i] == TQ_STAGES && (pp[i] < 0 || done[pp[i]])) {
+			if (!done[i] && next_stage[i] == TQSIM_STAGES && (pp[i] < 0 || done[pp[i]])) {
 				done[i] = true;
 				tend[i] = fmax(rel[i], pp[i] < 0 ? 0 : tend[pp[i]]);
 			}
@@ -196,12 +196,12 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 		/* rates: copies slowed while both run, kernels sharing by width */
 		both = qd && qh->run && qd->run;
 		for (int i = 0; i < nq; i++)
-			if (q[i].run && q[i].stage == TQ_K)
+			if (q[i].run && q[i].stage == TQSIM_K)
 				width += tg->kwidth[order[q[i].pos]];
 		for (int i = 0; i < nq; i++) {
 			if (!q[i].run)
 				continue;
-			if (q[i].stage == TQ_K)
+			if (q[i].stage == TQSIM_K)
 				f[i] = fmax(1, width);
 			else
 				f[i] = qd && both ? dev->slow[q[i].stage] : 1;
@@ -215,7 +215,7 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 				q[i].rem -= (next - now) / f[i];
 		now = next;
 		for (int i = 0; i < nq; i++) {
-			const struct tq_task *t;
+			const struct tqsim_task *t;
 			unsigned int cmd, pos = q[i].pos;
 
 			if (!q[i].run || q[i].end != now)
@@ -230,7 +230,7 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 			if (++q[i].c == t->n[q[i].stage]) {
 				next_stage[pos] = first_stage_from(t, q[i].stage + 1);
 				sready[pos] = now + dev->dep_ns;
-				if (next_stage[pos] == TQ_STAGES) {
+				if (next_stage[pos] == TQSIM_STAGES) {
 					done[pos] = true;
 					tend[pos] = now + dev->dep_ns;
 				}
@@ -243,44 +243,44 @@ static double ref_simulate(const struct tq_tg *tg, const struct tq_dev *dev, con
 
 /* ---- random TGs ---- */
 
-static void random_tg(struct tq_tg *tg, unsigned int n, bool multi)
+static void random_tg(struct tqsim_tg *tg, unsigned int n, bool multi)
 {
-	tq_tg_init(tg);
+	tqsim_tg_init(tg);
 	for (unsigned int t = 0; t < n; t++) {
-		tq_tg_add_task(tg);
-		for (int s = 0; s < TQ_STAGES; s++) {
+		tqsim_tg_add_task(tg);
+		for (int s = 0; s < TQSIM_STAGES; s++) {
 			/* a stage is absent one time in five */
 			unsigned int ncmd = uniform(0, 1) < 0.2 ? 0 : 1 + (multi ? uniform(0, 3) : 0);
 
 			for (unsigned int c = 0; c < ncmd; c++)
-				tq_tg_add_cmd(tg, s, uniform(0.01, 10) * 1e6);
+				tqsim_tg_add_cmd(tg, s, uniform(0.01, 10) * 1e6);
 		}
 	}
 }
 
 /* Release times for about half the tasks, in the range of their work. */
-static void random_release(struct tq_tg *tg)
+static void random_release(struct tqsim_tg *tg)
 {
 	for (unsigned int t = 0; t < tg->ntasks; t++)
 		if (uniform(0, 1) < 0.5)
-			tq_tg_set_release(tg, t, uniform(0, 20e6));
+			tqsim_tg_set_release(tg, t, uniform(0, 20e6));
 }
 
 /* A predecessor for about half the tasks, any earlier task. */
-static void random_after(struct tq_tg *tg)
+static void random_after(struct tqsim_tg *tg)
 {
 	for (unsigned int t = 1; t < tg->ntasks; t++)
 		if (uniform(0, 1) < 0.5)
-			tq_tg_set_after(tg, t, uniform(0, t));
+			tqsim_tg_set_after(tg, t, uniform(0, t));
 }
 
 /* A random order of the TG with each task after its predecessor. */
-static void feasible_order(const struct tq_tg *tg, uint8_t *order)
+static void feasible_order(const struct tqsim_tg *tg, uint8_t *order)
 {
-	bool placed[TQ_MAX_TASKS] = { false };
+	bool placed[TQSIM_MAX_TASKS] = { false };
 
 	for (unsigned int i = 0; i < tg->ntasks; i++) {
-		unsigned int cand[TQ_MAX_TASKS], nc = 0, pick;
+		unsigned int cand[TQSIM_MAX_TASKS], nc = 0, pick;
 
 		for (unsigned int t = 0; t < tg->ntasks; t++)
 			if (!placed[t] && (tg->after[t] < 0 || placed[tg->after[t]]))
@@ -291,13 +291,13 @@ static void feasible_order(const struct tq_tg *tg, uint8_t *order)
 	}
 }
 
-static void random_dev(struct tq_dev *dev)
+static void random_dev(struct tqsim_dev *dev)
 {
-	tq_dev_init(dev);
+	tqsim_dev_init(dev);
 	dev->dma = uniform(0, 1) < 0.5 ? 1 : 2;
-	dev->slow[TQ_HTD] = uniform(0, 1) < 0.3 ? 1 : uniform(1, 2);
-	dev->slow[TQ_DTH] = uniform(0, 1) < 0.3 ? 1 : uniform(1, 2);
-	for (int s = 0; s < TQ_STAGES; s++)
+	dev->slow[TQSIM_HTD] = uniform(0, 1) < 0.3 ? 1 : uniform(1, 2);
+	dev->slow[TQSIM_DTH] = uniform(0, 1) < 0.3 ? 1 : uniform(1, 2);
+	for (int s = 0; s < TQSIM_STAGES; s++)
 		dev->busy_until[s] = uniform(0, 1) < 0.5 ? 0 : uniform(0, 5e6);
 	/* latencies half the time, each alone or both, up to a tenth of a command */
 	if (uniform(0, 1) < 0.5) {
@@ -309,13 +309,13 @@ static void random_dev(struct tq_dev *dev)
 }
 
 /* Two or three kernel queues, some busy, and kernels of random widths; returns 1. */
-static unsigned int random_kq(struct tq_tg *tg, struct tq_dev *dev)
+static unsigned int random_kq(struct tqsim_tg *tg, struct tqsim_dev *dev)
 {
 	dev->kq = 2 + uniform(0, 2);
 	for (unsigned int k = 1; k < dev->kq; k++)
 		dev->kq_busy[k] = uniform(0, 1) < 0.5 ? 0 : uniform(0, 5e6);
 	for (unsigned int t = 0; t < tg->ntasks; t++)
-		tq_tg_set_width(tg, t, uniform(0, 1) < 0.3 ? 1 : uniform(0.05, 1));
+		tqsim_tg_set_width(tg, t, uniform(0, 1) < 0.3 ? 1 : uniform(0.05, 1));
 	return 1;
 }
 
@@ -339,17 +339,17 @@ static bool close_to(double a, double b)
 
 static void test_against_reference(void)
 {
-	static struct tq_sim_result res;
-	static double start[TQ_MAX_CMDS], end[TQ_MAX_CMDS];
+	static struct tqsim_sim_result res;
+	static double start[TQSIM_MAX_CMDS], end[TQSIM_MAX_CMDS];
 	unsigned int bad_cmd = 0, bad_ms = 0, bad_fast = 0, bad_busy = 0, runs = 4000;
 	unsigned int chained = 0, infeasible = 0, conc = 0;
-	struct tq_tg tg;
-	struct tq_dev dev;
-	uint8_t order[TQ_MAX_TASKS];
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
+	uint8_t order[TQSIM_MAX_TASKS];
 
 	for (unsigned int r = 0; r < runs; r++) {
 		unsigned int n = 1 + uniform(0, 12), keep;
-		double busy[TQ_STAGES] = { 0 };
+		double busy[TQSIM_STAGES] = { 0 };
 
 		random_tg(&tg, n, r % 2);
 		if (r % 3 == 2)
@@ -368,11 +368,11 @@ static void test_against_reference(void)
 			start[c] = end[c] = NAN;
 		double ref = ref_simulate(&tg, &dev, order, keep, start, end);
 
-		tq_simulate(&tg, &dev, order, keep, &res);
+		tqsim_simulate(&tg, &dev, order, keep, &res);
 		chained += tg.nafter && ref < INFINITY;
 		infeasible += ref == INFINITY;
 		bad_ms += ref != res.makespan && !close_to(ref, res.makespan);
-		bad_fast += tq_makespan(&tg, &dev, order, keep) != res.makespan;
+		bad_fast += tqsim_makespan(&tg, &dev, order, keep) != res.makespan;
 		if (ref == INFINITY)
 			continue;
 		for (unsigned int c = 0; c < tg.ncmds; c++) {
@@ -385,13 +385,13 @@ static void test_against_reference(void)
 			}
 		}
 		for (unsigned int i = 0; i < keep; i++) {
-			const struct tq_task *t = &tg.task[order[i]];
+			const struct tqsim_task *t = &tg.task[order[i]];
 
-			for (int s = 0; s < TQ_STAGES; s++)
+			for (int s = 0; s < TQSIM_STAGES; s++)
 				for (unsigned int c = 0; c < t->n[s]; c++)
 					busy[s] += end[t->first[s] + c] - start[t->first[s] + c];
 		}
-		for (int s = 0; s < TQ_STAGES; s++)
+		for (int s = 0; s < TQSIM_STAGES; s++)
 			bad_busy += !close_to(busy[s], res.busy[s]);
 	}
 	tap_ok(!bad_cmd, "every command's start and end match the reference (%u runs, %u with "
@@ -399,7 +399,7 @@ static void test_against_reference(void)
 	tap_ok(chained > 500 && infeasible > 30, "precedence covered: feasible and infeasible orders");
 	tap_ok(conc > 1000, "concurrent kernels covered (%u runs with 2 or 3 kernel queues)", conc);
 	tap_ok(!bad_ms, "makespan matches the reference");
-	tap_ok(!bad_fast, "tq_makespan equals tq_simulate's makespan");
+	tap_ok(!bad_fast, "tqsim_makespan equals tqsim_simulate's makespan");
 	tap_ok(!bad_busy, "per-engine busy time is the sum of the command times");
 }
 
@@ -409,11 +409,11 @@ static void test_against_reference(void)
  */
 static void test_concurrent_one_queue(void)
 {
-	static struct tq_sim_result a, b;
+	static struct tqsim_sim_result a, b;
 	unsigned int bad = 0, runs = 2000;
-	struct tq_tg tg;
-	struct tq_dev dev;
-	uint8_t order[TQ_MAX_TASKS];
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
+	uint8_t order[TQSIM_MAX_TASKS];
 
 	for (unsigned int r = 0; r < runs; r++) {
 		unsigned int n = 1 + uniform(0, 12);
@@ -428,13 +428,13 @@ static void test_concurrent_one_queue(void)
 			feasible_order(&tg, order);
 		}
 		for (unsigned int t = 0; t < n; t++)
-			tq_tg_set_width(&tg, t, uniform(0.05, 1));	/* unread with one queue */
-		tq_simulate(&tg, &dev, order, n, &a);
+			tqsim_tg_set_width(&tg, t, uniform(0.05, 1));	/* unread with one queue */
+		tqsim_simulate(&tg, &dev, order, n, &a);
 		sim_concurrent(&tg, &dev, order, n, &b);
 		bad += !close_to(a.makespan, b.makespan);
 		for (unsigned int c = 0; c < tg.ncmds; c++)
 			bad += !close_to(a.start[c], b.start[c]) || !close_to(a.end[c], b.end[c]);
-		for (int s = 0; s < TQ_STAGES; s++)
+		for (int s = 0; s < TQSIM_STAGES; s++)
 			bad += !close_to(a.engine_end[s], b.engine_end[s]) ||
 			       !close_to(a.busy[s], b.busy[s]);
 		bad += !close_to(a.kq_end[0], b.kq_end[0]);
@@ -446,84 +446,84 @@ static void test_concurrent_one_queue(void)
 /* Kernels on two queues by hand: overlap by width, sharing, queues and their busy times. */
 static void test_concurrent(void)
 {
-	static struct tq_sim_result res;
+	static struct tqsim_sim_result res;
 	const uint8_t ab[] = { 0, 1 }, abc[] = { 0, 1, 2 };
-	struct tq_tg tg;
-	struct tq_dev dev;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
 
-	tq_dev_init(&dev);
+	tqsim_dev_init(&dev);
 	dev.kq = 2;
-	tq_tg_init(&tg);
-	tq_tg_add(&tg, 0, 10, 0);
-	tq_tg_add(&tg, 0, 10, 0);
-	tap_ok(tq_makespan(&tg, &dev, ab, 2) == 20, "two kernels that fill the device share it");
-	tq_tg_set_width(&tg, 0, 0.5);
-	tq_tg_set_width(&tg, 1, 0.5);
-	tap_ok(tq_makespan(&tg, &dev, ab, 2) == 10, "two kernels of half the device overlap");
-	tq_tg_set_width(&tg, 0, 0.75);
-	tq_tg_set_width(&tg, 1, 0.75);
-	tap_ok(tq_makespan(&tg, &dev, ab, 2) == 15, "widths 0.75 + 0.75: each at 1/1.5");
+	tqsim_tg_init(&tg);
+	tqsim_tg_add(&tg, 0, 10, 0);
+	tqsim_tg_add(&tg, 0, 10, 0);
+	tap_ok(tqsim_makespan(&tg, &dev, ab, 2) == 20, "two kernels that fill the device share it");
+	tqsim_tg_set_width(&tg, 0, 0.5);
+	tqsim_tg_set_width(&tg, 1, 0.5);
+	tap_ok(tqsim_makespan(&tg, &dev, ab, 2) == 10, "two kernels of half the device overlap");
+	tqsim_tg_set_width(&tg, 0, 0.75);
+	tqsim_tg_set_width(&tg, 1, 0.75);
+	tap_ok(tqsim_makespan(&tg, &dev, ab, 2) == 15, "widths 0.75 + 0.75: each at 1/1.5");
 	dev.kq = 1;
-	tap_ok(tq_makespan(&tg, &dev, ab, 2) == 20, "one kernel queue: widths do not matter");
+	tap_ok(tqsim_makespan(&tg, &dev, ab, 2) == 20, "one kernel queue: widths do not matter");
 
 	/* 10 and 4 filling the device: both at half speed to 8, the rest alone */
 	dev.kq = 2;
-	tq_tg_init(&tg);
-	tq_tg_add(&tg, 0, 10, 0);
-	tq_tg_add(&tg, 0, 4, 0);
-	tq_simulate(&tg, &dev, ab, 2, &res);
+	tqsim_tg_init(&tg);
+	tqsim_tg_add(&tg, 0, 10, 0);
+	tqsim_tg_add(&tg, 0, 4, 0);
+	tqsim_simulate(&tg, &dev, ab, 2, &res);
 	tap_ok(res.end[1] == 8 && res.makespan == 14 && res.kq_end[0] == 14 && res.kq_end[1] == 8 &&
-	       res.engine_end[TQ_K] == 14 && res.busy[TQ_K] == 22,
+	       res.engine_end[TQSIM_K] == 14 && res.busy[TQSIM_K] == 22,
 	       "a short kernel beside a long one: ends 8 and 14, queues free at 14 and 8");
 
 	/* round-robin: the third kernel goes to queue 0 behind the first */
-	tq_tg_init(&tg);
+	tqsim_tg_init(&tg);
 	for (int i = 0; i < 3; i++) {
-		tq_tg_add(&tg, 0, 10, 0);
-		tq_tg_set_width(&tg, i, 0.5);
+		tqsim_tg_add(&tg, 0, 10, 0);
+		tqsim_tg_set_width(&tg, i, 0.5);
 	}
-	tq_simulate(&tg, &dev, abc, 3, &res);
+	tqsim_simulate(&tg, &dev, abc, 3, &res);
 	tap_ok(res.start[2] == 10 && res.makespan == 20, "kernels go to the queues round-robin");
 	dev.kq = 3;
-	tap_ok(tq_makespan(&tg, &dev, abc, 3) == 15, "three queues: 1.5 of the device shared");
+	tap_ok(tqsim_makespan(&tg, &dev, abc, 3) == 15, "three queues: 1.5 of the device shared");
 	dev.kq = 2;
-	dev.busy_until[TQ_K] = 6;
+	dev.busy_until[TQSIM_K] = 6;
 	dev.kq_busy[1] = 2;
-	tq_simulate(&tg, &dev, abc, 3, &res);
+	tqsim_simulate(&tg, &dev, abc, 3, &res);
 	tap_ok(res.start[0] == 6 && res.start[1] == 2 && res.start[2] == 16,
 	       "each kernel queue starts when it is free");
 
 	/* with copies: the kernels of (2, 10, 1) x 2 overlap at half width */
-	tq_dev_init(&dev);
+	tqsim_dev_init(&dev);
 	dev.kq = 2;
-	tq_tg_init(&tg);
+	tqsim_tg_init(&tg);
 	for (int i = 0; i < 2; i++) {
-		tq_tg_add(&tg, 2, 10, 1);
-		tq_tg_set_width(&tg, i, 0.5);
+		tqsim_tg_add(&tg, 2, 10, 1);
+		tqsim_tg_set_width(&tg, i, 0.5);
 	}
-	tap_ok(tq_makespan(&tg, &dev, ab, 2) == 15, "with copies: 15 with two kernel queues");
+	tap_ok(tqsim_makespan(&tg, &dev, ab, 2) == 15, "with copies: 15 with two kernel queues");
 	dev.kq = 1;
-	tap_ok(tq_makespan(&tg, &dev, ab, 2) == 23, "and 23 with one");
+	tap_ok(tqsim_makespan(&tg, &dev, ab, 2) == 23, "and 23 with one");
 
-	tap_ok(tq_tg_set_width(&tg, 0, 0) == -EINVAL && tq_tg_set_width(&tg, 0, 1.5) == -EINVAL &&
-	       tq_tg_set_width(&tg, 0, NAN) == -EINVAL && tq_tg_set_width(&tg, 2, 1) == -EINVAL &&
-	       !tq_tg_set_width(&tg, 0, 1), "a width outside (0, 1] or of no task is refused");
+	tap_ok(tqsim_tg_set_width(&tg, 0, 0) == -EINVAL && tqsim_tg_set_width(&tg, 0, 1.5) == -EINVAL &&
+	       tqsim_tg_set_width(&tg, 0, NAN) == -EINVAL && tqsim_tg_set_width(&tg, 2, 1) == -EINVAL &&
+	       !tqsim_tg_set_width(&tg, 0, 1), "a width outside (0, 1] or of no task is refused");
 	dev.kq = 0;
-	tap_ok(tq_dev_check(&dev) == -EINVAL, "no kernel queue is refused");
-	dev.kq = TQ_MAX_KQ + 1;
-	tap_ok(tq_dev_check(&dev) == -EINVAL, "more than TQ_MAX_KQ kernel queues are refused");
+	tap_ok(tqsim_dev_check(&dev) == -EINVAL, "no kernel queue is refused");
+	dev.kq = TQSIM_MAX_KQ + 1;
+	tap_ok(tqsim_dev_check(&dev) == -EINVAL, "more than TQSIM_MAX_KQ kernel queues are refused");
 	dev.kq = 2;
 	dev.kq_busy[1] = -1;
-	tap_ok(tq_dev_check(&dev) == -EINVAL, "a negative kernel queue busy time is refused");
+	tap_ok(tqsim_dev_check(&dev) == -EINVAL, "a negative kernel queue busy time is refused");
 }
 
 /* Without gaps a stage's commands behave as one command of their total time. */
 static void test_collapse(void)
 {
 	unsigned int bad = 0;
-	struct tq_tg tg, one;
-	struct tq_dev dev;
-	uint8_t order[TQ_MAX_TASKS];
+	struct tqsim_tg tg, one;
+	struct tqsim_dev dev;
+	uint8_t order[TQSIM_MAX_TASKS];
 
 	for (int r = 0; r < 1000; r++) {
 		unsigned int n = 1 + uniform(0, 10);
@@ -537,49 +537,49 @@ static void test_collapse(void)
 		if (r % 2)
 			random_after(&tg);
 		feasible_order(&tg, order);
-		tq_tg_init(&one);
+		tqsim_tg_init(&one);
 		for (unsigned int t = 0; t < n; t++) {
-			tq_tg_add_task(&one);
+			tqsim_tg_add_task(&one);
 			if (tg.after[t] >= 0)
-				tq_tg_set_after(&one, t, tg.after[t]);
-			for (int s = 0; s < TQ_STAGES; s++)
+				tqsim_tg_set_after(&one, t, tg.after[t]);
+			for (int s = 0; s < TQSIM_STAGES; s++)
 				if (tg.task[t].n[s])
-					tq_tg_add_cmd(&one, s, tq_task_work(&tg, t, s));
+					tqsim_tg_add_cmd(&one, s, tqsim_task_work(&tg, t, s));
 		}
-		bad += !close_to(tq_makespan(&tg, &dev, order, n), tq_makespan(&one, &dev, order, n));
+		bad += !close_to(tqsim_makespan(&tg, &dev, order, n), tqsim_makespan(&one, &dev, order, n));
 	}
 	tap_ok(!bad, "one command per stage gives the same makespan as the stage's commands");
 }
 
 /*
  * The prefix simulation: pushing an order task by task and finishing gives
- * tq_makespan() to the bit, and each prefix stops at the end of its last HtD
+ * tqsim_makespan() to the bit, and each prefix stops at the end of its last HtD
  * with the K engine where the whole order's simulation has them then (its
  * last kernel's end + gap_ns, the gap also after a busy engine).
  */
 static void test_prefix(void)
 {
-	static struct tq_sim_result res;
-	static struct tq_prefix_buf buf;
+	static struct tqsim_sim_result res;
+	static struct tqsim_prefix_buf buf;
 	unsigned int bad_ms = 0, bad_now = 0, runs = 2000, lat = 0;
-	struct tq_tg tg;
-	struct tq_dev dev;
-	uint8_t order[TQ_MAX_TASKS];
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
+	uint8_t order[TQSIM_MAX_TASKS];
 
 	for (unsigned int r = 0; r < runs; r++) {
 		unsigned int n = 1 + uniform(0, 12);
-		struct tq_prefix p;
+		struct tqsim_prefix p;
 
-		/* like random_tg(), but tq_prefix_* need an HtD in every task */
-		tq_tg_init(&tg);
+		/* like random_tg(), but tqsim_prefix_* need an HtD in every task */
+		tqsim_tg_init(&tg);
 		for (unsigned int t = 0; t < n; t++) {
-			tq_tg_add_task(&tg);
-			for (int s = 0; s < TQ_STAGES; s++) {
-				unsigned int ncmd = s == TQ_HTD || uniform(0, 1) >= 0.2 ?
+			tqsim_tg_add_task(&tg);
+			for (int s = 0; s < TQSIM_STAGES; s++) {
+				unsigned int ncmd = s == TQSIM_HTD || uniform(0, 1) >= 0.2 ?
 						    1 + (r % 2 ? uniform(0, 3) : 0) : 0;
 
 				for (unsigned int c = 0; c < ncmd; c++)
-					tq_tg_add_cmd(&tg, s, uniform(0.01, 10) * 1e6);
+					tqsim_tg_add_cmd(&tg, s, uniform(0.01, 10) * 1e6);
 			}
 		}
 		if (r % 3 == 2)
@@ -591,30 +591,30 @@ static void test_prefix(void)
 			random_after(&tg);
 			feasible_order(&tg, order);
 		}
-		tq_simulate(&tg, &dev, order, n, &res);
-		tq_prefix_init(&p, &dev);
+		tqsim_simulate(&tg, &dev, order, n, &res);
+		tqsim_prefix_init(&p, &dev);
 		for (unsigned int i = 0; i < n; i++) {
-			const struct tq_task *t = &tg.task[order[i]];
-			double kend = dev.busy_until[TQ_K] > 0 ?
-				      dev.busy_until[TQ_K] + dev.gap_ns : 0;
+			const struct tqsim_task *t = &tg.task[order[i]];
+			double kend = dev.busy_until[TQSIM_K] > 0 ?
+				      dev.busy_until[TQSIM_K] + dev.gap_ns : 0;
 
-			tq_prefix_push(&tg, &dev, &buf, &p, order[i]);
+			tqsim_prefix_push(&tg, &dev, &buf, &p, order[i]);
 			for (unsigned int j = 0; j <= i; j++) {
-				const struct tq_task *u = &tg.task[order[j]];
+				const struct tqsim_task *u = &tg.task[order[j]];
 
-				if (u->n[TQ_K])
-					kend = res.end[u->first[TQ_K] + u->n[TQ_K] - 1] +
+				if (u->n[TQSIM_K])
+					kend = res.end[u->first[TQSIM_K] + u->n[TQSIM_K] - 1] +
 					       dev.gap_ns;
 			}
-			bad_now += p.now != res.end[t->first[TQ_HTD] + t->n[TQ_HTD] - 1] ||
+			bad_now += p.now != res.end[t->first[TQSIM_HTD] + t->n[TQSIM_HTD] - 1] ||
 				   p.kfree != kend;
 		}
-		bad_ms += tq_prefix_finish(&tg, &dev, &buf, &p) != res.makespan;
+		bad_ms += tqsim_prefix_finish(&tg, &dev, &buf, &p) != res.makespan;
 		lat += dev.dep_ns > 0 && dev.gap_ns > 0;
 	}
 	tap_ok(!bad_now, "each prefix stops at its last HtD's end, K engine as in the whole "
 	       "order (%u runs, %u with both latencies)", runs, lat);
-	tap_ok(!bad_ms, "pushing the order task by task gives tq_makespan to the bit");
+	tap_ok(!bad_ms, "pushing the order task by task gives tqsim_makespan to the bit");
 }
 
 /*
@@ -630,34 +630,34 @@ static void test_launch(void)
 {
 	static const double ab[] = { 0, 0.01, 0.01, 1.01, 1.01, 1.02, 0.3, 2.3, 2.3, 2.4, 2.4, 4.4 };
 	static const double ba[] = { 2, 2.01, 2.1, 3.1, 4.1, 4.11, 0, 2, 2, 2.1, 2.1, 4.1 };
-	static struct tq_sim_result res;
+	static struct tqsim_sim_result res;
 	const uint8_t o_ab[] = { 0, 1 }, o_ba[] = { 1, 0 };
-	struct tq_tg tg;
-	struct tq_dev dev;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
 	bool ok_ab = true, ok_ba = true;
 
-	tq_tg_init(&tg);
-	tq_tg_add(&tg, 0.01e6, 1e6, 0.01e6);
-	tq_tg_add(&tg, 2e6, 0.1e6, 2e6);
-	tq_dev_init(&dev);
-	tap_ok(dev.submit_ns == 0 && close_to(tq_makespan(&tg, &dev, o_ab, 2), 4.11e6) &&
-	       close_to(tq_makespan(&tg, &dev, o_ba, 2), 4.11e6),
+	tqsim_tg_init(&tg);
+	tqsim_tg_add(&tg, 0.01e6, 1e6, 0.01e6);
+	tqsim_tg_add(&tg, 2e6, 0.1e6, 2e6);
+	tqsim_dev_init(&dev);
+	tap_ok(dev.submit_ns == 0 && close_to(tqsim_makespan(&tg, &dev, o_ab, 2), 4.11e6) &&
+	       close_to(tqsim_makespan(&tg, &dev, o_ba, 2), 4.11e6),
 	       "no launch cost by default: A, B and B, A tie at 4.11 ms");
 	dev.submit_ns = 0.1e6;
-	tq_simulate(&tg, &dev, o_ab, 2, &res);
+	tqsim_simulate(&tg, &dev, o_ab, 2, &res);
 	for (unsigned int c = 0; c < 6; c++)
 		ok_ab &= close_to(res.start[c], ab[2 * c] * 1e6) &&
 			 close_to(res.end[c], ab[2 * c + 1] * 1e6);
 	tap_ok(ok_ab && close_to(res.makespan, 4.4e6),
 	       "A, B: B's HtD waits for its launch after A's three commands (4.4 ms)");
-	tq_simulate(&tg, &dev, o_ba, 2, &res);
+	tqsim_simulate(&tg, &dev, o_ba, 2, &res);
 	for (unsigned int c = 0; c < 6; c++)
 		ok_ba &= close_to(res.start[c], ba[2 * c] * 1e6) &&
 			 close_to(res.end[c], ba[2 * c + 1] * 1e6);
 	tap_ok(ok_ba && close_to(res.makespan, 4.11e6),
 	       "B, A: A's launch is hidden behind B's HtD (4.11 ms, now the better order)");
 	dev.dma = 1;
-	tap_ok(close_to(tq_makespan(&tg, &dev, o_ab, 2), 4.3e6),
+	tap_ok(close_to(tqsim_makespan(&tg, &dev, o_ab, 2), 4.3e6),
 	       "one copy engine: the DtHs are launched last, B's HtD at 0.2 ms (4.3 ms)");
 }
 
@@ -672,34 +672,34 @@ static void test_release(void)
 {
 	static const double ab[] = { 0, 2, 2, 5, 5, 6, 4, 5, 5, 6, 6, 7 };
 	static const double ba[] = { 5, 7, 7, 10, 10, 11, 4, 5, 5, 6, 6, 7 };
-	static struct tq_sim_result res;
+	static struct tqsim_sim_result res;
 	const uint8_t o_ab[] = { 0, 1 }, o_ba[] = { 1, 0 }, o_c[] = { 2 };
-	struct tq_tg tg;
-	struct tq_dev dev;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
 	bool ok_ab = true, ok_ba = true;
 
-	tq_tg_init(&tg);
-	tq_tg_add(&tg, 2e6, 3e6, 1e6);
-	tq_tg_add(&tg, 1e6, 1e6, 1e6);
-	tq_tg_add(&tg, 0, 1e6, 0);
-	tap_ok(tq_tg_set_release(&tg, 1, 4e6) == 0 && tq_tg_set_release(&tg, 2, 3e6) == 0 &&
-	       tg.release[0] == 0, "tq_tg_set_release sets one task's release, 0 by default");
-	tap_ok(tq_tg_set_release(&tg, 3, 1) == -EINVAL && tq_tg_set_release(&tg, 0, -1) == -EINVAL &&
-	       tq_tg_set_release(&tg, 0, INFINITY) == -EINVAL, "and rejects bad tasks and times");
-	tq_dev_init(&dev);
-	tq_simulate(&tg, &dev, o_ab, 2, &res);
+	tqsim_tg_init(&tg);
+	tqsim_tg_add(&tg, 2e6, 3e6, 1e6);
+	tqsim_tg_add(&tg, 1e6, 1e6, 1e6);
+	tqsim_tg_add(&tg, 0, 1e6, 0);
+	tap_ok(tqsim_tg_set_release(&tg, 1, 4e6) == 0 && tqsim_tg_set_release(&tg, 2, 3e6) == 0 &&
+	       tg.release[0] == 0, "tqsim_tg_set_release sets one task's release, 0 by default");
+	tap_ok(tqsim_tg_set_release(&tg, 3, 1) == -EINVAL && tqsim_tg_set_release(&tg, 0, -1) == -EINVAL &&
+	       tqsim_tg_set_release(&tg, 0, INFINITY) == -EINVAL, "and rejects bad tasks and times");
+	tqsim_dev_init(&dev);
+	tqsim_simulate(&tg, &dev, o_ab, 2, &res);
 	for (unsigned int c = 0; c < 6; c++)
 		ok_ab &= res.start[c] == ab[2 * c] * 1e6 && res.end[c] == ab[2 * c + 1] * 1e6;
 	tap_ok(ok_ab && res.makespan == 7e6, "A, B: B's HtD waits for its release (7 ms)");
-	tq_simulate(&tg, &dev, o_ba, 2, &res);
+	tqsim_simulate(&tg, &dev, o_ba, 2, &res);
 	for (unsigned int c = 0; c < 6; c++)
 		ok_ba &= res.start[c] == ba[2 * c] * 1e6 && res.end[c] == ba[2 * c + 1] * 1e6;
 	tap_ok(ok_ba && res.makespan == 11e6, "B, A: A's HtD queues behind B's release (11 ms)");
-	tq_simulate(&tg, &dev, o_c, 1, &res);
+	tqsim_simulate(&tg, &dev, o_c, 1, &res);
 	tap_ok(res.start[6] == 3e6 && res.makespan == 4e6,
 	       "a task without HtD: its kernel waits for its release");
 	dev.dma = 1;
-	tap_ok(tq_makespan(&tg, &dev, o_ab, 2) == 7e6 && tq_makespan(&tg, &dev, o_ba, 2) == 11e6,
+	tap_ok(tqsim_makespan(&tg, &dev, o_ab, 2) == 7e6 && tqsim_makespan(&tg, &dev, o_ba, 2) == 11e6,
 	       "the same with one copy engine");
 }
 
@@ -718,116 +718,116 @@ static void test_after(void)
 	static const double acb[] = { 0, 2, 2, 5, 5, 6, 6, 7, 7, 8, 8, 9, 2, 3, 5, 6, 6, 7 };
 	static const double abc[] = { 0, 2, 2, 5, 5, 6, 6, 7, 7, 8, 8, 9, 7, 8, 8, 9, 9, 10 };
 	static const double acb1[] = { 0, 2, 2, 5, 5, 6, 6, 7, 7, 8, 8, 9, 2, 3, 5, 6, 7, 8 };
-	static struct tq_sim_result res;
+	static struct tqsim_sim_result res;
 	const uint8_t o_abc[] = { 0, 1, 2 }, o_acb[] = { 0, 2, 1 }, o_bac[] = { 1, 0, 2 };
 	const uint8_t o_b[] = { 1 }, o_cb[] = { 2, 1 };
-	struct tq_tg tg;
-	struct tq_dev dev;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
 	bool ok[3] = { true, true, true };
 
-	tq_tg_init(&tg);
-	tq_tg_add(&tg, 2e6, 3e6, 1e6);
-	tq_tg_add(&tg, 1e6, 1e6, 1e6);
-	tq_tg_add(&tg, 1e6, 1e6, 1e6);
-	tap_ok(tq_tg_set_after(&tg, 0, 0) == -EINVAL && tq_tg_set_after(&tg, 0, 1) == -EINVAL &&
-	       tq_tg_set_after(&tg, 3, 0) == -EINVAL && tg.nafter == 0 && tg.after[1] == -1,
-	       "tq_tg_set_after refuses pred >= t and a bad task");
-	tap_ok(tq_tg_set_after(&tg, 1, 0) == 0 && tq_tg_set_after(&tg, 1, 0) == -EINVAL &&
+	tqsim_tg_init(&tg);
+	tqsim_tg_add(&tg, 2e6, 3e6, 1e6);
+	tqsim_tg_add(&tg, 1e6, 1e6, 1e6);
+	tqsim_tg_add(&tg, 1e6, 1e6, 1e6);
+	tap_ok(tqsim_tg_set_after(&tg, 0, 0) == -EINVAL && tqsim_tg_set_after(&tg, 0, 1) == -EINVAL &&
+	       tqsim_tg_set_after(&tg, 3, 0) == -EINVAL && tg.nafter == 0 && tg.after[1] == -1,
+	       "tqsim_tg_set_after refuses pred >= t and a bad task");
+	tap_ok(tqsim_tg_set_after(&tg, 1, 0) == 0 && tqsim_tg_set_after(&tg, 1, 0) == -EINVAL &&
 	       tg.nafter == 1 && tg.after[1] == 0, "and a second predecessor (chains)");
-	tq_dev_init(&dev);
-	tq_simulate(&tg, &dev, o_abc, 3, &res);
+	tqsim_dev_init(&dev);
+	tqsim_simulate(&tg, &dev, o_abc, 3, &res);
 	for (unsigned int c = 0; c < 9; c++)
 		ok[0] &= res.start[c] == abc[2 * c] * 1e6 && res.end[c] == abc[2 * c + 1] * 1e6;
 	tap_ok(ok[0] && res.makespan == 10e6,
 	       "A, B, C: B's HtD waits for A's DtH and holds up C's (10 ms)");
-	tq_simulate(&tg, &dev, o_acb, 3, &res);
+	tqsim_simulate(&tg, &dev, o_acb, 3, &res);
 	for (unsigned int c = 0; c < 9; c++)
 		ok[1] &= res.start[c] == acb[2 * c] * 1e6 && res.end[c] == acb[2 * c + 1] * 1e6;
 	tap_ok(ok[1] && res.makespan == 9e6, "A, C, B: C runs while B waits (9 ms)");
-	tq_simulate(&tg, &dev, o_bac, 3, &res);
+	tqsim_simulate(&tg, &dev, o_bac, 3, &res);
 	tap_ok(res.makespan == INFINITY && isnan(res.start[0]) &&
-	       tq_makespan(&tg, &dev, o_bac, 3) == INFINITY &&
-	       tq_makespan(&tg, &dev, o_cb, 2) < INFINITY && tq_makespan(&tg, &dev, o_b, 1) == 3e6,
+	       tqsim_makespan(&tg, &dev, o_bac, 3) == INFINITY &&
+	       tqsim_makespan(&tg, &dev, o_cb, 2) < INFINITY && tqsim_makespan(&tg, &dev, o_b, 1) == 3e6,
 	       "B before A is infeasible (INFINITY); without A in the order, B is free");
 	dev.dma = 1;
-	tq_simulate(&tg, &dev, o_acb, 3, &res);
+	tqsim_simulate(&tg, &dev, o_acb, 3, &res);
 	for (unsigned int c = 0; c < 9; c++)
 		ok[2] &= res.start[c] == acb1[2 * c] * 1e6 && res.end[c] == acb1[2 * c + 1] * 1e6;
-	tap_ok(ok[2] && res.makespan == 9e6 && tq_makespan(&tg, &dev, o_abc, 3) == 10e6 &&
-	       tq_makespan(&tg, &dev, o_bac, 3) == INFINITY,
+	tap_ok(ok[2] && res.makespan == 9e6 && tqsim_makespan(&tg, &dev, o_abc, 3) == 10e6 &&
+	       tqsim_makespan(&tg, &dev, o_bac, 3) == INFINITY,
 	       "one copy engine: A's DtH goes before B's HtD (9 and 10 ms), B before A infeasible");
-	tq_tg_set_release(&tg, 1, 8e6);
+	tqsim_tg_set_release(&tg, 1, 8e6);
 	dev.dma = 2;
-	tap_ok(tq_makespan(&tg, &dev, o_acb, 3) == 11e6,
+	tap_ok(tqsim_makespan(&tg, &dev, o_acb, 3) == 11e6,
 	       "a release later than the predecessor's end wins (max of the two)");
 }
 
 static void test_builder(void)
 {
-	struct tq_tg tg;
-	struct tq_dev dev;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
 	int ret = 0;
 
-	tq_tg_init(&tg);
-	tap_ok(tq_tg_add_cmd(&tg, TQ_HTD, 1) == -EINVAL, "a command needs a task");
-	tap_ok(tq_tg_add(&tg, 1, 0, 2) == 0 && tg.task[0].n[TQ_K] == 0 && tg.ncmds == 2,
-	       "tq_tg_add: 0 ns makes the stage absent");
-	tq_tg_add_task(&tg);
-	tq_tg_add_cmd(&tg, TQ_K, 5);
-	tap_ok(tq_tg_add_cmd(&tg, TQ_HTD, 1) == -EINVAL, "stages are added in order");
-	tap_ok(tq_tg_add_cmd(&tg, TQ_DTH, -1) == -EINVAL, "negative duration refused");
-	tap_ok(tq_tg_add_cmd(&tg, TQ_DTH, NAN) == -EINVAL, "NaN duration refused");
-	tap_ok(tq_tg_add(&tg, 1, -1, 1) == -EINVAL && tg.ntasks == 2 && tg.ncmds == 3,
-	       "a refused tq_tg_add leaves the TG as it was");
-	tq_tg_init(&tg);
-	for (int t = 0; t < TQ_MAX_TASKS && !ret; t++)
-		ret = tq_tg_add(&tg, 1, 1, 1) < 0;
-	tap_ok(!ret && tq_tg_add_task(&tg) == -ENOSPC, "TQ_MAX_TASKS tasks, then -ENOSPC");
-	tq_tg_init(&tg);
-	tq_tg_add_task(&tg);
-	for (int c = 0; c < TQ_MAX_CMDS && !ret; c++)
-		ret = tq_tg_add_cmd(&tg, TQ_HTD, 1);
-	tap_ok(ret == -ENOSPC && tg.task[0].n[TQ_HTD] == UINT8_MAX,
+	tqsim_tg_init(&tg);
+	tap_ok(tqsim_tg_add_cmd(&tg, TQSIM_HTD, 1) == -EINVAL, "a command needs a task");
+	tap_ok(tqsim_tg_add(&tg, 1, 0, 2) == 0 && tg.task[0].n[TQSIM_K] == 0 && tg.ncmds == 2,
+	       "tqsim_tg_add: 0 ns makes the stage absent");
+	tqsim_tg_add_task(&tg);
+	tqsim_tg_add_cmd(&tg, TQSIM_K, 5);
+	tap_ok(tqsim_tg_add_cmd(&tg, TQSIM_HTD, 1) == -EINVAL, "stages are added in order");
+	tap_ok(tqsim_tg_add_cmd(&tg, TQSIM_DTH, -1) == -EINVAL, "negative duration refused");
+	tap_ok(tqsim_tg_add_cmd(&tg, TQSIM_DTH, NAN) == -EINVAL, "NaN duration refused");
+	tap_ok(tqsim_tg_add(&tg, 1, -1, 1) == -EINVAL && tg.ntasks == 2 && tg.ncmds == 3,
+	       "a refused tqsim_tg_add leaves the TG as it was");
+	tqsim_tg_init(&tg);
+	for (int t = 0; t < TQSIM_MAX_TASKS && !ret; t++)
+		ret = tqsim_tg_add(&tg, 1, 1, 1) < 0;
+	tap_ok(!ret && tqsim_tg_add_task(&tg) == -ENOSPC, "TQSIM_MAX_TASKS tasks, then -ENOSPC");
+	tqsim_tg_init(&tg);
+	tqsim_tg_add_task(&tg);
+	for (int c = 0; c < TQSIM_MAX_CMDS && !ret; c++)
+		ret = tqsim_tg_add_cmd(&tg, TQSIM_HTD, 1);
+	tap_ok(ret == -ENOSPC && tg.task[0].n[TQSIM_HTD] == UINT8_MAX,
 	       "at most 255 commands per stage");
 
-	tq_dev_init(&dev);
-	tap_ok(!tq_dev_check(&dev), "default device is valid");
+	tqsim_dev_init(&dev);
+	tap_ok(!tqsim_dev_check(&dev), "default device is valid");
 	dev.dma = 3;
-	tap_ok(tq_dev_check(&dev) == -EINVAL, "dma 3 refused");
-	tq_dev_init(&dev);
-	dev.slow[TQ_DTH] = 0.5;
-	tap_ok(tq_dev_check(&dev) == -EINVAL, "slowdown < 1 refused");
-	tq_dev_init(&dev);
-	dev.busy_until[TQ_K] = -1;
-	tap_ok(tq_dev_check(&dev) == -EINVAL, "negative busy_until refused");
-	tq_dev_init(&dev);
+	tap_ok(tqsim_dev_check(&dev) == -EINVAL, "dma 3 refused");
+	tqsim_dev_init(&dev);
+	dev.slow[TQSIM_DTH] = 0.5;
+	tap_ok(tqsim_dev_check(&dev) == -EINVAL, "slowdown < 1 refused");
+	tqsim_dev_init(&dev);
+	dev.busy_until[TQSIM_K] = -1;
+	tap_ok(tqsim_dev_check(&dev) == -EINVAL, "negative busy_until refused");
+	tqsim_dev_init(&dev);
 	tap_ok(dev.dep_ns == 0 && dev.gap_ns == 0, "no latencies by default");
 	dev.dep_ns = -1;
-	tap_ok(tq_dev_check(&dev) == -EINVAL, "negative dependency latency refused");
+	tap_ok(tqsim_dev_check(&dev) == -EINVAL, "negative dependency latency refused");
 	dev.dep_ns = 8000;
 	dev.gap_ns = INFINITY;
-	tap_ok(tq_dev_check(&dev) == -EINVAL, "infinite queue gap refused");
+	tap_ok(tqsim_dev_check(&dev) == -EINVAL, "infinite queue gap refused");
 	dev.gap_ns = NAN;
-	tap_ok(tq_dev_check(&dev) == -EINVAL, "NaN queue gap refused");
+	tap_ok(tqsim_dev_check(&dev) == -EINVAL, "NaN queue gap refused");
 	dev.gap_ns = 1300;
-	tap_ok(!tq_dev_check(&dev), "latencies >= 0 accepted");
+	tap_ok(!tqsim_dev_check(&dev), "latencies >= 0 accepted");
 	dev.submit_ns = -1;
-	tap_ok(tq_dev_check(&dev) == -EINVAL, "negative launch cost refused");
+	tap_ok(tqsim_dev_check(&dev) == -EINVAL, "negative launch cost refused");
 }
 
 static void test_empty(void)
 {
-	static struct tq_sim_result res;
-	struct tq_tg tg;
-	struct tq_dev dev;
+	static struct tqsim_sim_result res;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
 	uint8_t order[1] = { 0 };
 
-	tq_dev_init(&dev);
-	dev.busy_until[TQ_K] = 7;
-	tq_tg_init(&tg);
-	tq_tg_add_task(&tg);
-	tq_simulate(&tg, &dev, order, 1, &res);
-	tap_ok(res.makespan == 0 && res.engine_end[TQ_K] == 7,
+	tqsim_dev_init(&dev);
+	dev.busy_until[TQSIM_K] = 7;
+	tqsim_tg_init(&tg);
+	tqsim_tg_add_task(&tg);
+	tqsim_simulate(&tg, &dev, order, 1, &res);
+	tap_ok(res.makespan == 0 && res.engine_end[TQSIM_K] == 7,
 	       "a task without commands: makespan 0, busy engines keep their release time");
 }
 
@@ -884,36 +884,36 @@ static void test_profile(void)
 		"tq-profile 1\ndma 1\nhtd alone 1 1\ndth alone 1 1\n"
 		"latency dependency 8000.5\nlatency queue 1300 # back to back\n"
 		"latency submit 17000\n";
-	struct tq_profile p;
-	struct tq_parse_err err;
-	struct tq_dev dev;
-	int ret = tq_profile_parse(&p, good_profile, strlen(good_profile), &err);
+	struct tqsim_profile p;
+	struct tqsim_parse_err err;
+	struct tqsim_dev dev;
+	int ret = tqsim_profile_parse(&p, good_profile, strlen(good_profile), &err);
 
 	tap_ok(!ret, "a good profile parses");
 	tap_ok(!strcmp(p.device, "Test GPU 9000") && p.dma == 2 && p.nkernels == 2,
 	       "device name, dma and kernels read");
-	tap_ok(tq_profile_xfer_ns(&p, TQ_HTD, 1e6) == 8000 + 1e6 / 50, "transfer = latency + bytes/bw");
-	tap_ok(tq_profile_kernel_ns(&p, "mm", 1000) == 2.5 * 1000 + 4000, "kernel = eta*m + gamma");
-	tap_ok(tq_profile_kernel_ns(&p, "nope", 1) < 0, "unknown kernel gives -1");
-	tap_ok(fabs(tq_profile_kernel_width(&p, "mm", 1000) - 0.6) < 1e-12 &&
-	       tq_profile_kernel_width(&p, "mm", 10) == 0.2 &&
-	       tq_profile_kernel_width(&p, "mm", 1e6) == 1 &&
-	       tq_profile_kernel_width(&p, "va", 1000) == 1 &&
-	       tq_profile_kernel_width(&p, "nope", 1000) == 1,
+	tap_ok(tqsim_profile_xfer_ns(&p, TQSIM_HTD, 1e6) == 8000 + 1e6 / 50, "transfer = latency + bytes/bw");
+	tap_ok(tqsim_profile_kernel_ns(&p, "mm", 1000) == 2.5 * 1000 + 4000, "kernel = eta*m + gamma");
+	tap_ok(tqsim_profile_kernel_ns(&p, "nope", 1) < 0, "unknown kernel gives -1");
+	tap_ok(fabs(tqsim_profile_kernel_width(&p, "mm", 1000) - 0.6) < 1e-12 &&
+	       tqsim_profile_kernel_width(&p, "mm", 10) == 0.2 &&
+	       tqsim_profile_kernel_width(&p, "mm", 1e6) == 1 &&
+	       tqsim_profile_kernel_width(&p, "va", 1000) == 1 &&
+	       tqsim_profile_kernel_width(&p, "nope", 1000) == 1,
 	       "kernel width: interpolated in log m, held at the ends, 1 without a width line");
-	tq_profile_to_dev(&p, &dev);
-	tap_ok(dev.dma == 2 && dev.slow[TQ_HTD] == 1.25 && dev.slow[TQ_DTH] == 2 &&
-	       !tq_dev_check(&dev), "slowdowns are the alone/overlapped bandwidth ratios");
+	tqsim_profile_to_dev(&p, &dev);
+	tap_ok(dev.dma == 2 && dev.slow[TQSIM_HTD] == 1.25 && dev.slow[TQSIM_DTH] == 2 &&
+	       !tqsim_dev_check(&dev), "slowdowns are the alone/overlapped bandwidth ratios");
 	tap_ok(p.dep_ns == 0 && p.gap_ns == 0 && p.submit_ns == 0 && dev.dep_ns == 0 &&
 	       dev.gap_ns == 0 && dev.submit_ns == 0, "a profile without latency lines has none");
-	ret = tq_profile_parse(&p, lat_profile, strlen(lat_profile), &err);
-	tq_profile_to_dev(&p, &dev);
+	ret = tqsim_profile_parse(&p, lat_profile, strlen(lat_profile), &err);
+	tqsim_profile_to_dev(&p, &dev);
 	tap_ok(!ret && p.dep_ns == 8000.5 && p.gap_ns == 1300 && dev.dep_ns == 8000.5 &&
 	       dev.gap_ns == 1300 && p.submit_ns == 17000 && dev.submit_ns == 17000 &&
-	       dev.dma == 1 && !tq_dev_check(&dev),
+	       dev.dma == 1 && !tqsim_dev_check(&dev),
 	       "latency dependency, queue and submit read, and copied to the device");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ret = tq_profile_parse(&p, bad[i].text, strlen(bad[i].text), &err);
+		ret = tqsim_profile_parse(&p, bad[i].text, strlen(bad[i].text), &err);
 		tap_ok(ret == -EINVAL && err.line == bad[i].line &&
 		       !strncmp(err.reason, bad[i].reason, strlen(bad[i].reason)),
 		       "bad profile %zu: line %u '%s' (got %u '%s')", i, bad[i].line,

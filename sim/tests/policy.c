@@ -15,8 +15,8 @@
 #include "sim/tqsim.h"
 
 static uint64_t rng = 7;
-/* auto's resumption (tq_auto_*()), one for the program: each test clears it first */
-static struct tq_auto_state *as;
+/* auto's resumption (tqsim_auto_*()), one for the program: each test clears it first */
+static struct tqsim_auto_state *as;
 
 static double uniform(double lo, double hi)
 {
@@ -24,9 +24,9 @@ static double uniform(double lo, double hi)
 }
 
 /* Mixed dominant-kernel and dominant-transfer tasks, sometimes a stage absent. */
-static void random_tg(struct tq_tg *tg, unsigned int n)
+static void random_tg(struct tqsim_tg *tg, unsigned int n)
 {
-	tq_tg_init(tg);
+	tqsim_tg_init(tg);
 	for (unsigned int t = 0; t < n; t++) {
 		bool dk = uniform(0, 1) < 0.5;
 		double h = dk ? uniform(0.05, 2) : uniform(1, 6);
@@ -37,41 +37,41 @@ static void random_tg(struct tq_tg *tg, unsigned int n)
 			h = 0;
 		if (uniform(0, 1) < 0.1)
 			d = 0;
-		tq_tg_add(tg, h * 1e6, k * 1e6, d * 1e6);
+		tqsim_tg_add(tg, h * 1e6, k * 1e6, d * 1e6);
 	}
 }
 
-static void random_dev(struct tq_dev *dev, unsigned int i)
+static void random_dev(struct tqsim_dev *dev, unsigned int i)
 {
-	tq_dev_init(dev);
+	tqsim_dev_init(dev);
 	dev->dma = 1 + i % 2;
 	if (i % 3 == 1)
-		dev->slow[TQ_HTD] = dev->slow[TQ_DTH] = 1.08;
+		dev->slow[TQSIM_HTD] = dev->slow[TQSIM_DTH] = 1.08;
 	if (i % 3 == 2) {
-		dev->slow[TQ_HTD] = uniform(1, 1.5);
-		dev->slow[TQ_DTH] = uniform(1, 1.5);
+		dev->slow[TQSIM_HTD] = uniform(1, 1.5);
+		dev->slow[TQSIM_DTH] = uniform(1, 1.5);
 	}
 	if (i % 4 == 3)
-		for (int s = 0; s < TQ_STAGES; s++)
+		for (int s = 0; s < TQSIM_STAGES; s++)
 			dev->busy_until[s] = uniform(0, 4e6);
 }
 
-static double best_of_all(const struct tq_tg *tg, const struct tq_dev *dev)
+static double best_of_all(const struct tqsim_tg *tg, const struct tqsim_dev *dev)
 {
-	uint8_t p[TQ_MAX_TASKS];
+	uint8_t p[TQSIM_MAX_TASKS];
 	double best = INFINITY;
 
 	for (unsigned int i = 0; i < tg->ntasks; i++)
 		p[i] = i;
 	do
-		best = fmin(best, tq_makespan(tg, dev, p, tg->ntasks));
-	while (tq_next_perm(p, tg->ntasks));
+		best = fmin(best, tqsim_makespan(tg, dev, p, tg->ntasks));
+	while (tqsim_next_perm(p, tg->ntasks));
 	return best;
 }
 
 static bool is_perm(const uint8_t *order, unsigned int n)
 {
-	bool seen[TQ_MAX_TASKS] = { false };
+	bool seen[TQSIM_MAX_TASKS] = { false };
 
 	for (unsigned int i = 0; i < n; i++) {
 		if (order[i] >= n || seen[order[i]])
@@ -87,12 +87,12 @@ static bool close_to(double a, double b)
 }
 
 /* A device as tqcalib profiled the H200 (two copy engines, the host's latencies). */
-static void h200_dev(struct tq_dev *dev, double slow_htd, double slow_dth, double dep_ns,
+static void h200_dev(struct tqsim_dev *dev, double slow_htd, double slow_dth, double dep_ns,
 		     double submit_ns)
 {
-	tq_dev_init(dev);
-	dev->slow[TQ_HTD] = slow_htd;
-	dev->slow[TQ_DTH] = slow_dth;
+	tqsim_dev_init(dev);
+	dev->slow[TQSIM_HTD] = slow_htd;
+	dev->slow[TQSIM_DTH] = slow_dth;
 	dev->dep_ns = dep_ns;
 	dev->gap_ns = 1280;
 	dev->submit_ns = submit_ns;
@@ -103,7 +103,7 @@ static void h200_dev(struct tq_dev *dev, double slow_htd, double slow_dth, doubl
  * preemption does not count. Budgets in simulations' time let a slower
  * build (ASan) get as far.
  */
-static double sim_time_ns(const struct tq_tg *tg, const struct tq_dev *dev, const uint8_t *order)
+static double sim_time_ns(const struct tqsim_tg *tg, const struct tqsim_dev *dev, const uint8_t *order)
 {
 	double best = INFINITY;
 
@@ -111,39 +111,39 @@ static double sim_time_ns(const struct tq_tg *tg, const struct tq_dev *dev, cons
 		uint64_t t0 = tq_now_ns();
 
 		for (unsigned int k = 0; k < 20; k++)
-			tq_makespan(tg, dev, order, tg->ntasks);
+			tqsim_makespan(tg, dev, order, tg->ntasks);
 		best = fmin(best, (tq_now_ns() - t0) / 20.0);
 	}
 	return best;
 }
 
 /* neh's start order: descending total work, ties in TG order. */
-static double neh_start(const struct tq_tg *tg, const struct tq_dev *dev)
+static double neh_start(const struct tqsim_tg *tg, const struct tqsim_dev *dev)
 {
-	uint8_t order[TQ_MAX_TASKS];
-	double total[TQ_MAX_TASKS];
+	uint8_t order[TQSIM_MAX_TASKS];
+	double total[TQSIM_MAX_TASKS];
 
 	for (unsigned int t = 0; t < tg->ntasks; t++) {
 		unsigned int i;
 
 		total[t] = 0;
-		for (int s = 0; s < TQ_STAGES; s++)
-			total[t] += tq_task_work(tg, t, s);
+		for (int s = 0; s < TQSIM_STAGES; s++)
+			total[t] += tqsim_task_work(tg, t, s);
 		for (i = t; i > 0 && total[order[i - 1]] < total[t]; i--)
 			order[i] = order[i - 1];
 		order[i] = t;
 	}
-	return tq_makespan(tg, dev, order, tg->ntasks);
+	return tqsim_makespan(tg, dev, order, tg->ntasks);
 }
 
 static void test_properties(void)
 {
 	enum { RUNS = 240 };
-	static struct tq_ws ws;
+	static struct tqsim_ws ws;
 	unsigned int not_perm = 0, wrong_ms = 0, lb_over = 0, exact_off = 0, neh_worse = 0;
 	unsigned int auto_off = 0, not_optimal = 0, runs = 0;
-	struct tq_tg tg;
-	struct tq_dev dev;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
 
 	for (unsigned int r = 0; r < RUNS; r++) {
 		unsigned int n = 1 + r % 7;
@@ -152,27 +152,27 @@ static void test_properties(void)
 		random_tg(&tg, n);
 		random_dev(&dev, r);
 		best = best_of_all(&tg, &dev);
-		for (int p = 0; tq_policies[p]; p++) {
-			struct tq_problem pb = { .tg = &tg, .dev = &dev, .seed = r,
+		for (int p = 0; tqsim_policies[p]; p++) {
+			struct tqsim_problem pb = { .tg = &tg, .dev = &dev, .seed = r,
 						 .budget_ns = 50e6 };
-			struct tq_decision d;
+			struct tqsim_decision d;
 
-			if (tq_policies[p]->order(&pb, &ws, &d)) {
+			if (tqsim_policies[p]->order(&pb, &ws, &d)) {
 				not_perm++;
 				continue;
 			}
 			runs++;
 			not_perm += !is_perm(d.order, n);
-			wrong_ms += !close_to(d.makespan, tq_makespan(&tg, &dev, d.order, n));
+			wrong_ms += !close_to(d.makespan, tqsim_makespan(&tg, &dev, d.order, n));
 			lb_over += d.lower_bound > best * (1 + 1e-12);
-			if (tq_policies[p] == &tq_policy_exact) {
+			if (tqsim_policies[p] == &tqsim_policy_exact) {
 				exact_off += !close_to(d.makespan, best);
 				not_optimal += !d.optimal;
 			}
 			/* with a 50 ms budget, auto proves the optimum of these small TGs */
-			if (tq_policies[p] == &tq_policy_auto)
+			if (tqsim_policies[p] == &tqsim_policy_auto)
 				auto_off += !close_to(d.makespan, best) || !d.optimal;
-			if (tq_policies[p] == &tq_policy_neh)
+			if (tqsim_policies[p] == &tqsim_policy_neh)
 				neh_worse += d.makespan > neh_start(&tg, &dev);
 		}
 	}
@@ -194,41 +194,41 @@ static void test_properties(void)
 static void test_exact_slowdown(void)
 {
 	enum { RUNS = 48 };
-	static struct tq_ws ws;
+	static struct tqsim_ws ws;
 	unsigned int off = 0, lb_over = 0;
 
 	for (unsigned int r = 0; r < RUNS; r++) {
-		struct tq_problem pb;
-		struct tq_decision d;
-		struct tq_tg tg;
-		struct tq_dev dev;
+		struct tqsim_problem pb;
+		struct tqsim_decision d;
+		struct tqsim_tg tg;
+		struct tqsim_dev dev;
 		double best;
 
-		tq_tg_init(&tg);
+		tqsim_tg_init(&tg);
 		for (unsigned int t = 0; t < 8; t++) {
 			bool dk = uniform(0, 1) < (r % 5) / 4.0;
 
-			tq_tg_add(&tg, (dk ? uniform(0.05, 3) : uniform(1, 12)) * 1e6,
+			tqsim_tg_add(&tg, (dk ? uniform(0.05, 3) : uniform(1, 12)) * 1e6,
 				  (dk ? uniform(2, 10) : uniform(0.1, 4)) * 1e6,
 				  (r % 8 == 7 && t == 3 ? 0 : dk ? uniform(0.05, 3) : uniform(1, 6)) * 1e6);
 		}
-		tq_dev_init(&dev);
+		tqsim_dev_init(&dev);
 		dev.dma = r % 6 == 5 ? 1 : 2;
-		dev.slow[TQ_HTD] = r % 3 ? 1.08 : uniform(1, 1.6);
-		dev.slow[TQ_DTH] = r % 3 ? 1.08 : uniform(1, 1.6);
+		dev.slow[TQSIM_HTD] = r % 3 ? 1.08 : uniform(1, 1.6);
+		dev.slow[TQSIM_DTH] = r % 3 ? 1.08 : uniform(1, 1.6);
 		if (r % 4 == 3)
-			for (int s = 0; s < TQ_STAGES; s++)
+			for (int s = 0; s < TQSIM_STAGES; s++)
 				dev.busy_until[s] = uniform(0, 4e6);
 		best = best_of_all(&tg, &dev);
-		pb = (struct tq_problem){ .tg = &tg, .dev = &dev };
-		tq_policy_exact.order(&pb, &ws, &d);
+		pb = (struct tqsim_problem){ .tg = &tg, .dev = &dev };
+		tqsim_policy_exact.order(&pb, &ws, &d);
 		if (!close_to(d.makespan, best) || !d.optimal) {
 			if (!off++)
 				tap_diag("run %u: exact %.6f ms, best %.6f ms", r, d.makespan / 1e6,
 					 best / 1e6);
 		}
 		lb_over += d.lower_bound > best * (1 + 1e-12);
-		tq_policy_neh.order(&pb, &ws, &d);
+		tqsim_policy_neh.order(&pb, &ws, &d);
 		lb_over += d.lower_bound > best * (1 + 1e-12);
 	}
 	tap_ok(!off, "exact equals the best of all permutations on %d T = 8 TGs with slowdown",
@@ -244,36 +244,36 @@ static void test_exact_slowdown(void)
 static void test_release(void)
 {
 	enum { RUNS = 180 };
-	static struct tq_ws ws;
+	static struct tqsim_ws ws;
 	unsigned int off = 0, lb_over = 0, not_optimal = 0;
 
 	for (unsigned int r = 0; r < RUNS; r++) {
 		unsigned int n = r < RUNS - 12 ? 1 + r % 7 : 8;
-		struct tq_problem pb;
-		struct tq_decision d;
-		struct tq_tg tg;
-		struct tq_dev dev;
+		struct tqsim_problem pb;
+		struct tqsim_decision d;
+		struct tqsim_tg tg;
+		struct tqsim_dev dev;
 		double best;
 
 		random_tg(&tg, n);
 		for (unsigned int t = 0; t < n; t++)
 			if (uniform(0, 1) < 0.6)
-				tq_tg_set_release(&tg, t, uniform(0, 12e6));
+				tqsim_tg_set_release(&tg, t, uniform(0, 12e6));
 		random_dev(&dev, r);
 		if (n == 8) {
 			dev.dma = 2;
-			dev.slow[TQ_HTD] = uniform(1, 1.6);
-			dev.slow[TQ_DTH] = uniform(1, 1.6);
+			dev.slow[TQSIM_HTD] = uniform(1, 1.6);
+			dev.slow[TQSIM_DTH] = uniform(1, 1.6);
 		}
 		best = best_of_all(&tg, &dev);
-		pb = (struct tq_problem){ .tg = &tg, .dev = &dev };
-		tq_policy_exact.order(&pb, &ws, &d);
+		pb = (struct tqsim_problem){ .tg = &tg, .dev = &dev };
+		tqsim_policy_exact.order(&pb, &ws, &d);
 		if (!close_to(d.makespan, best) && !off++)
 			tap_diag("run %u: exact %.6f ms, best %.6f ms", r, d.makespan / 1e6,
 				 best / 1e6);
 		not_optimal += !d.optimal;
 		lb_over += d.lower_bound > best * (1 + 1e-12);
-		tq_policy_fifo.order(&pb, &ws, &d);
+		tqsim_policy_fifo.order(&pb, &ws, &d);
 		lb_over += d.lower_bound > best * (1 + 1e-12);
 	}
 	tap_ok(!off, "with release times exact equals the best of all permutations (%d TGs)", RUNS);
@@ -286,15 +286,15 @@ static void test_release(void)
  * (task t after task t - W), half with each task after a random earlier one
  * about half the time.
  */
-static void random_after(struct tq_tg *tg, unsigned int r)
+static void random_after(struct tqsim_tg *tg, unsigned int r)
 {
 	unsigned int w = 1 + r % 3;
 
 	for (unsigned int t = 1; t < tg->ntasks; t++) {
 		if (r % 2 && t >= w)
-			tq_tg_set_after(tg, t, t - w);
+			tqsim_tg_set_after(tg, t, t - w);
 		else if (!(r % 2) && uniform(0, 1) < 0.5)
-			tq_tg_set_after(tg, t, uniform(0, t));
+			tqsim_tg_set_after(tg, t, uniform(0, t));
 	}
 }
 
@@ -306,19 +306,19 @@ static void random_after(struct tq_tg *tg, unsigned int r)
  */
 static void test_chain_bound(void)
 {
-	static struct tq_ws ws;
-	struct tq_decision d;
-	struct tq_tg tg;
-	struct tq_dev dev;
+	static struct tqsim_ws ws;
+	struct tqsim_decision d;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
 
-	tq_tg_init(&tg);
+	tqsim_tg_init(&tg);
 	for (unsigned int t = 0; t < 3; t++)
-		tq_tg_add(&tg, 1e6, 1e6, 1e6);
-	tq_tg_add(&tg, 0.5e6, 0.5e6, 0.5e6);
-	tq_tg_set_after(&tg, 1, 0);
-	tq_tg_set_after(&tg, 2, 1);
-	tq_dev_init(&dev);
-	tq_policy_exact.order(&(struct tq_problem){ .tg = &tg, .dev = &dev, .budget_ns = 1 },
+		tqsim_tg_add(&tg, 1e6, 1e6, 1e6);
+	tqsim_tg_add(&tg, 0.5e6, 0.5e6, 0.5e6);
+	tqsim_tg_set_after(&tg, 1, 0);
+	tqsim_tg_set_after(&tg, 2, 1);
+	tqsim_dev_init(&dev);
+	tqsim_policy_exact.order(&(struct tqsim_problem){ .tg = &tg, .dev = &dev, .budget_ns = 1 },
 			      &ws, &d);
 	tap_ok(d.lower_bound >= 9e6 && d.lower_bound <= d.makespan,
 	       "a chain of three 3 ms tasks: the lower bound %.3f ms is at least their 9 ms "
@@ -335,13 +335,13 @@ static void test_chain_bound(void)
 static void test_after(void)
 {
 	enum { RUNS = 150 };
-	static struct tq_ws ws;
+	static struct tqsim_ws ws;
 	unsigned int infeasible = 0, wrong_ms = 0, off = 0, lb_over = 0, decisions = 0;
 
 	for (unsigned int r = 0; r < RUNS; r++) {
 		unsigned int n = r < RUNS - 10 ? 2 + r % 6 : 8;
-		struct tq_tg tg;
-		struct tq_dev dev;
+		struct tqsim_tg tg;
+		struct tqsim_dev dev;
 		double best;
 
 		random_tg(&tg, n);
@@ -349,14 +349,14 @@ static void test_after(void)
 		if (r % 5 == 4)
 			for (unsigned int t = 0; t < n; t++)
 				if (uniform(0, 1) < 0.4)
-					tq_tg_set_release(&tg, t, uniform(0, 12e6));
+					tqsim_tg_set_release(&tg, t, uniform(0, 12e6));
 		random_dev(&dev, r);
 		best = best_of_all(&tg, &dev);
-		for (int p = 0; tq_policies[p]; p++) {
-			struct tq_problem pb = { .tg = &tg, .dev = &dev, .seed = r,
+		for (int p = 0; tqsim_policies[p]; p++) {
+			struct tqsim_problem pb = { .tg = &tg, .dev = &dev, .seed = r,
 						 .budget_ns = 50e6 };
-			const struct tq_policy_ops *pol = tq_policies[p];
-			struct tq_decision d;
+			const struct tqsim_policy_ops *pol = tqsim_policies[p];
+			struct tqsim_decision d;
 			double ms;
 
 			if (pol->order(&pb, &ws, &d)) {
@@ -364,11 +364,11 @@ static void test_after(void)
 				continue;
 			}
 			decisions++;
-			ms = tq_makespan(&tg, &dev, d.order, n);
+			ms = tqsim_makespan(&tg, &dev, d.order, n);
 			infeasible += !is_perm(d.order, n) || ms == INFINITY;
 			wrong_ms += !close_to(d.makespan, ms);
 			lb_over += d.lower_bound > best * (1 + 1e-12);
-			if ((pol == &tq_policy_exact || pol == &tq_policy_auto) &&
+			if ((pol == &tqsim_policy_exact || pol == &tqsim_policy_auto) &&
 			    (!close_to(d.makespan, best) || !d.optimal) && !off++)
 				tap_diag("run %u %s: %.6f ms, best %.6f ms", r, pol->name,
 					 d.makespan / 1e6, best / 1e6);
@@ -376,26 +376,26 @@ static void test_after(void)
 	}
 	tap_ok(!infeasible, "with chains every policy's order is feasible (%u decisions)",
 	       decisions);
-	tap_ok(!wrong_ms, "and its reported makespan is tq_makespan of its order");
+	tap_ok(!wrong_ms, "and its reported makespan is tqsim_makespan of its order");
 	tap_ok(!off, "exact and auto equal the best feasible permutation (%d TGs, T = 2..8)",
 	       RUNS);
 	tap_ok(!lb_over, "no lower bound exceeds it");
 	infeasible = 0;
 	for (unsigned int r = 0; r < 24; r++) {
-		struct tq_problem pb;
-		struct tq_decision d;
-		struct tq_tg tg;
-		struct tq_dev dev;
+		struct tqsim_problem pb;
+		struct tqsim_decision d;
+		struct tqsim_tg tg;
+		struct tqsim_dev dev;
 
 		random_tg(&tg, 16);
 		random_after(&tg, r);
 		random_dev(&dev, r);
-		pb = (struct tq_problem){ .tg = &tg, .dev = &dev, .seed = r + 1, .budget_ns = 2e5 };
-		for (int p = 0; tq_policies[p]; p++) {
-			tq_policies[p]->order(&pb, &ws, &d);
+		pb = (struct tqsim_problem){ .tg = &tg, .dev = &dev, .seed = r + 1, .budget_ns = 2e5 };
+		for (int p = 0; tqsim_policies[p]; p++) {
+			tqsim_policies[p]->order(&pb, &ws, &d);
 			infeasible += !is_perm(d.order, 16) ||
-				      tq_makespan(&tg, &dev, d.order, 16) == INFINITY ||
-				      !close_to(d.makespan, tq_makespan(&tg, &dev, d.order, 16));
+				      tqsim_makespan(&tg, &dev, d.order, 16) == INFINITY ||
+				      !close_to(d.makespan, tqsim_makespan(&tg, &dev, d.order, 16));
 		}
 	}
 	tap_ok(!infeasible, "T = 16 with chains, 200 us budget: every order feasible, "
@@ -409,24 +409,24 @@ static void test_after(void)
  * pool's (w % 2 + j) % 3, so that workers 0 and 2 (1 and 3) are the same
  * chain. Some tasks released later (twins then only where equal).
  */
-static void twin_tg(struct tq_tg *tg, unsigned int n, unsigned int r)
+static void twin_tg(struct tqsim_tg *tg, unsigned int n, unsigned int r)
 {
 	unsigned int workers = 2 + r / 2 % 3;
-	double pool[3][TQ_STAGES];
+	double pool[3][TQSIM_STAGES];
 
 	for (int i = 0; i < 3; i++)
-		for (int s = 0; s < TQ_STAGES; s++)
+		for (int s = 0; s < TQSIM_STAGES; s++)
 			pool[i][s] = uniform(0.1, 6) * 1e6;
-	tq_tg_init(tg);
+	tqsim_tg_init(tg);
 	for (unsigned int t = 0; t < n; t++) {
 		unsigned int k = r % 2 ? (t % workers % 2 + t / workers) % 3 :
 				 (unsigned int)uniform(0, 3);
 
-		tq_tg_add(tg, pool[k][TQ_HTD], pool[k][TQ_K], pool[k][TQ_DTH]);
+		tqsim_tg_add(tg, pool[k][TQSIM_HTD], pool[k][TQSIM_K], pool[k][TQSIM_DTH]);
 		if (r % 2 && t >= workers)
-			tq_tg_set_after(tg, t, t - workers);
+			tqsim_tg_set_after(tg, t, t - workers);
 		if (r % 5 == 4 && uniform(0, 1) < 0.3)
-			tq_tg_set_release(tg, t, uniform(0, 1) < 0.5 ? 2e6 : 5e6);
+			tqsim_tg_set_release(tg, t, uniform(0, 1) < 0.5 ? 2e6 : 5e6);
 	}
 }
 
@@ -441,11 +441,11 @@ static void twin_tg(struct tq_tg *tg, unsigned int n, unsigned int r)
 static void test_twins(void)
 {
 	enum { RUNS = 120 };
-	static struct tq_ws ws;
+	static struct tqsim_ws ws;
 	unsigned int off = 0, bad = 0;
-	struct tq_decision d;
-	struct tq_tg tg;
-	struct tq_dev dev;
+	struct tqsim_decision d;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
 
 	for (unsigned int r = 0; r < RUNS; r++) {
 		unsigned int n = 3 + r % 6;
@@ -460,12 +460,12 @@ static void test_twins(void)
 		}
 		best = best_of_all(&tg, &dev);
 		for (int p = 0; p < 2; p++) {
-			const struct tq_policy_ops *pol = p ? &tq_policy_auto : &tq_policy_exact;
-			struct tq_problem pb = { .tg = &tg, .dev = &dev, .seed = r,
+			const struct tqsim_policy_ops *pol = p ? &tqsim_policy_auto : &tqsim_policy_exact;
+			struct tqsim_problem pb = { .tg = &tg, .dev = &dev, .seed = r,
 						 .budget_ns = 50e6 };
 
 			bad += pol->order(&pb, &ws, &d) || !is_perm(d.order, n) ||
-			       !close_to(d.makespan, tq_makespan(&tg, &dev, d.order, n));
+			       !close_to(d.makespan, tqsim_makespan(&tg, &dev, d.order, n));
 			if ((!close_to(d.makespan, best) || !d.optimal) && !off++)
 				tap_diag("run %u %s: %.6f ms, best %.6f ms", r, pol->name,
 					 d.makespan / 1e6, best / 1e6);
@@ -475,17 +475,17 @@ static void test_twins(void)
 	tap_ok(!off, "exact and auto equal the best feasible permutation (%d TGs of 3-8 tasks "
 	       "drawn from 3)", RUNS);
 	for (unsigned int chains = 0; chains < 2; chains++) {
-		struct tq_problem pb = { .tg = &tg, .dev = &dev };
+		struct tqsim_problem pb = { .tg = &tg, .dev = &dev };
 
-		tq_dev_init(&dev);
-		dev.slow[TQ_HTD] = dev.slow[TQ_DTH] = 1.08;
-		tq_tg_init(&tg);
+		tqsim_dev_init(&dev);
+		dev.slow[TQSIM_HTD] = dev.slow[TQSIM_DTH] = 1.08;
+		tqsim_tg_init(&tg);
 		for (unsigned int t = 0; t < 12; t++) {
-			tq_tg_add(&tg, chains && t >= 6 ? 1e6 : 3e6, 2e6, 2e6);
+			tqsim_tg_add(&tg, chains && t >= 6 ? 1e6 : 3e6, 2e6, 2e6);
 			if (chains && t >= 6)
-				tq_tg_set_after(&tg, t, t - 6);
+				tqsim_tg_set_after(&tg, t, t - 6);
 		}
-		tq_policy_exact.order(&pb, &ws, &d);
+		tqsim_policy_exact.order(&pb, &ws, &d);
 		tap_ok(d.optimal && d.evals <= (chains ? 1000 : 200),
 		       "exact proves 12 same %s in %llu nodes", chains ? "chains of two" : "tasks",
 		       (unsigned long long)d.evals);
@@ -512,35 +512,35 @@ static void test_walk(void)
 		{ 0.8027, 3.9198, 0.3998 }, { 1.2111, 0.0829, 1.2202 },
 		{ 4.8427, 0.2514, 4.8541 }, { 0.0058, 2.8428, 0.0046 },
 	};
-	static struct tq_ws ws;
-	struct tq_decision d, start;
-	struct tq_walk walk = { .valid = false };
-	uint8_t resume[TQ_MAX_TASKS];
+	static struct tqsim_ws ws;
+	struct tqsim_decision d, start;
+	struct tqsim_walk walk = { .valid = false };
+	uint8_t resume[TQSIM_MAX_TASKS];
 	unsigned int bad = 0, spanned = 0, moved = 0;
 	double sim_ns;
-	struct tq_tg tg;
-	struct tq_dev dev;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
 
 	h200_dev(&dev, 1.1181, 1.0845, 13952, 16967);
-	tq_tg_init(&tg);
+	tqsim_tg_init(&tg);
 	for (unsigned int t = 0; t < 12; t++) {
-		tq_tg_add(&tg, ms[t][0] * 1e6, ms[t][1] * 1e6, ms[t][2] * 1e6);
+		tqsim_tg_add(&tg, ms[t][0] * 1e6, ms[t][1] * 1e6, ms[t][2] * 1e6);
 		if (t >= 6)
-			tq_tg_set_after(&tg, t, t - 6);
+			tqsim_tg_set_after(&tg, t, t - 6);
 	}
-	tq_policy_neh.order(&(struct tq_problem){ .tg = &tg, .dev = &dev }, &ws, &start);
+	tqsim_policy_neh.order(&(struct tqsim_problem){ .tg = &tg, .dev = &dev }, &ws, &start);
 	sim_ns = sim_time_ns(&tg, &dev, start.order);
 	memcpy(resume, start.order, 12);
-	tq_auto_state_clear(as);
-	tq_auto_resume(as, resume, false, false);
-	tq_auto_resume_walk(as, &walk);
+	tqsim_auto_state_clear(as);
+	tqsim_auto_resume(as, resume, false, false);
+	tqsim_auto_resume_walk(as, &walk);
 	for (unsigned int k = 0; k < 300; k++) {
-		struct tq_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 48 * sim_ns,
+		struct tqsim_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 48 * sim_ns,
 					 .seed = k + 1, .state = as };
 
-		tq_policy_auto.order(&pb, &ws, &d);
+		tqsim_policy_auto.order(&pb, &ws, &d);
 		bad += !is_perm(d.order, 12) ||
-		       !close_to(d.makespan, tq_makespan(&tg, &dev, d.order, 12)) ||
+		       !close_to(d.makespan, tqsim_makespan(&tg, &dev, d.order, 12)) ||
 		       (d.walk.valid && !is_perm(d.walk.cur, 12));
 		spanned += walk.valid && walk.nd && d.walk.valid;
 		memcpy(resume, d.order, 12);
@@ -558,10 +558,10 @@ static void test_walk(void)
 	walk.valid = false;
 	memcpy(resume, start.order, 12);
 	for (unsigned int k = 0; k < 400; k++) {
-		struct tq_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 16 * sim_ns,
+		struct tqsim_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 16 * sim_ns,
 					 .seed = k + 1, .state = as };
 
-		tq_policy_auto.order(&pb, &ws, &d);
+		tqsim_policy_auto.order(&pb, &ws, &d);
 		moved += walk.valid && d.walk.valid &&
 			 (d.walk.nd != walk.nd || d.walk.next != walk.next ||
 			  memcmp(d.walk.removed, walk.removed, walk.nd));
@@ -573,10 +573,10 @@ static void test_walk(void)
 	walk.cur[0] = 200;
 	walk.len = 40;
 	memcpy(resume, start.order, 12);
-	tq_policy_auto.order(&(struct tq_problem){ .tg = &tg, .dev = &dev, .budget_ns = 48 * sim_ns,
+	tqsim_policy_auto.order(&(struct tqsim_problem){ .tg = &tg, .dev = &dev, .budget_ns = 48 * sim_ns,
 						     .state = as },
 			     &ws, &d);
-	tap_ok(is_perm(d.order, 12) && tq_makespan(&tg, &dev, d.order, 12) < INFINITY &&
+	tap_ok(is_perm(d.order, 12) && tqsim_makespan(&tg, &dev, d.order, 12) < INFINITY &&
 	       d.makespan <= start.makespan, "a walk out of range is ignored: feasible, no worse");
 }
 
@@ -590,28 +590,28 @@ static void test_paper_synthetic(void)
 	static const uint8_t bk[5][4] = {
 		{ 6, 7, 4, 5 }, { 0, 4, 6, 7 }, { 0, 1, 4, 5 }, { 0, 1, 2, 4 }, { 0, 1, 2, 3 },
 	};
-	static struct tq_ws ws;
+	static struct tqsim_ws ws;
 	unsigned int worse = 0;
 
 	for (int b = 0; b < 5; b++) {
 		for (int slow = 0; slow < 2; slow++) {
-			struct tq_problem pb;
-			struct tq_decision d;
-			struct tq_tg tg;
-			struct tq_dev dev;
+			struct tqsim_problem pb;
+			struct tqsim_decision d;
+			struct tqsim_tg tg;
+			struct tqsim_dev dev;
 			uint8_t p[4] = { 0, 1, 2, 3 };
 			double ms[24];
 			int k = 0;
 
-			tq_tg_init(&tg);
+			tqsim_tg_init(&tg);
 			for (int t = 0; t < 4; t++)
-				tq_tg_add(&tg, task[bk[b][t]][0] * 10e6, task[bk[b][t]][1] * 10e6,
+				tqsim_tg_add(&tg, task[bk[b][t]][0] * 10e6, task[bk[b][t]][1] * 10e6,
 					  task[bk[b][t]][2] * 10e6);
-			tq_dev_init(&dev);
-			dev.slow[TQ_HTD] = dev.slow[TQ_DTH] = slow ? 1.08 : 1;
+			tqsim_dev_init(&dev);
+			dev.slow[TQSIM_HTD] = dev.slow[TQSIM_DTH] = slow ? 1.08 : 1;
 			do
-				ms[k++] = tq_makespan(&tg, &dev, p, 4);
-			while (tq_next_perm(p, 4));
+				ms[k++] = tqsim_makespan(&tg, &dev, p, 4);
+			while (tqsim_next_perm(p, 4));
 			/* insertion sort; the median of 24 is the mean of the middle two */
 			for (int i = 1; i < 24; i++)
 				for (int j = i; j > 0 && ms[j - 1] > ms[j]; j--) {
@@ -620,8 +620,8 @@ static void test_paper_synthetic(void)
 					ms[j] = ms[j - 1];
 					ms[j - 1] = t;
 				}
-			pb = (struct tq_problem){ .tg = &tg, .dev = &dev };
-			tq_policy_paper.order(&pb, &ws, &d);
+			pb = (struct tqsim_problem){ .tg = &tg, .dev = &dev };
+			tqsim_policy_paper.order(&pb, &ws, &d);
 			if (d.makespan >= (ms[11] + ms[12]) / 2) {
 				worse++;
 				tap_diag("BK%d slow %d: paper %.3f ms, median %.3f ms", b * 25, slow,
@@ -634,19 +634,19 @@ static void test_paper_synthetic(void)
 
 static void test_budget_and_errors(void)
 {
-	static struct tq_ws ws;
-	struct tq_tg tg;
-	struct tq_dev dev;
-	struct tq_decision d;
-	struct tq_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 1 };
+	static struct tqsim_ws ws;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
+	struct tqsim_decision d;
+	struct tqsim_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 1 };
 	unsigned int bad = 0;
 
-	tq_dev_init(&dev);
-	dev.slow[TQ_HTD] = dev.slow[TQ_DTH] = 1.08;
+	tqsim_dev_init(&dev);
+	dev.slow[TQSIM_HTD] = dev.slow[TQSIM_DTH] = 1.08;
 	for (int r = 0; r < 5; r++) {
 		random_tg(&tg, 16);
 		for (const char *name = "exact"; name; name = strcmp(name, "exact") ? NULL : "auto") {
-			int ret = tq_policy_find(name)->order(&pb, &ws, &d);
+			int ret = tqsim_policy_find(name)->order(&pb, &ws, &d);
 
 			bad += ret || !is_perm(d.order, 16) ||
 			       (!d.optimal && !(d.lower_bound < d.makespan)) ||
@@ -659,23 +659,23 @@ static void test_budget_and_errors(void)
 	bad = 0;
 	pb.budget_ns = 1e6;
 	for (int r = 0; r < 20; r++) {	/* about a third go past exact */
-		struct tq_decision dn;
+		struct tqsim_decision dn;
 
 		random_tg(&tg, 16);
 		pb.seed = r + 1;
-		tq_policy_neh.order(&pb, &ws, &dn);
-		bad += tq_policy_auto.order(&pb, &ws, &d) || !is_perm(d.order, 16) ||
-		       d.makespan != tq_makespan(&tg, &dev, d.order, 16) ||
+		tqsim_policy_neh.order(&pb, &ws, &dn);
+		bad += tqsim_policy_auto.order(&pb, &ws, &d) || !is_perm(d.order, 16) ||
+		       d.makespan != tqsim_makespan(&tg, &dev, d.order, 16) ||
 		       d.makespan > dn.makespan;
 	}
 	tap_ok(!bad, "auto cut by its deadline returns a whole order, as good as neh's or better");
 	pb.budget_ns = 1;
-	tq_tg_init(&tg);
-	tap_ok(tq_policy_neh.order(&pb, &ws, &d) == -EINVAL, "an empty TG is refused");
-	tq_tg_add(&tg, 1, 1, 1);
+	tqsim_tg_init(&tg);
+	tap_ok(tqsim_policy_neh.order(&pb, &ws, &d) == -EINVAL, "an empty TG is refused");
+	tqsim_tg_add(&tg, 1, 1, 1);
 	dev.dma = 0;
-	tap_ok(tq_policy_fifo.order(&pb, &ws, &d) == -EINVAL, "a bad device is refused");
-	tap_ok(tq_policy_find("paper") == &tq_policy_paper && !tq_policy_find("nope"),
+	tap_ok(tqsim_policy_fifo.order(&pb, &ws, &d) == -EINVAL, "a bad device is refused");
+	tap_ok(tqsim_policy_find("paper") == &tqsim_policy_paper && !tqsim_policy_find("nope"),
 	       "policies are found by name");
 }
 
@@ -689,62 +689,62 @@ static void test_budget_and_errors(void)
 static void test_latency(void)
 {
 	enum { RUNS = 240 };
-	static struct tq_ws ws;
+	static struct tqsim_ws ws;
 	unsigned int off = 0, lb_over = 0, not_optimal = 0, bad_ms = 0;
 
 	for (unsigned int r = 0; r < RUNS; r++) {
 		unsigned int n = r < RUNS - 40 ? 1 + r % 7 : 8;
-		const struct tq_policy_ops *const *pol;
-		struct tq_problem pb;
-		struct tq_decision d;
-		struct tq_tg tg;
-		struct tq_dev dev;
+		const struct tqsim_policy_ops *const *pol;
+		struct tqsim_problem pb;
+		struct tqsim_decision d;
+		struct tqsim_tg tg;
+		struct tqsim_dev dev;
 		double best;
 
 		random_tg(&tg, n);
 		if (r % 3 == 1) {	/* a second command in some stages */
-			struct tq_tg one = tg;
+			struct tqsim_tg one = tg;
 
-			tq_tg_init(&tg);
+			tqsim_tg_init(&tg);
 			for (unsigned int t = 0; t < n; t++) {
-				tq_tg_add_task(&tg);
-				for (int s = 0; s < TQ_STAGES; s++)
+				tqsim_tg_add_task(&tg);
+				for (int s = 0; s < TQSIM_STAGES; s++)
 					for (unsigned int c = 0; c < one.task[t].n[s]; c++) {
 						double ns = one.cmd_ns[one.task[t].first[s] + c];
 						bool two = uniform(0, 1) < 0.5;
 
-						tq_tg_add_cmd(&tg, s, two ? ns / 3 : ns);
+						tqsim_tg_add_cmd(&tg, s, two ? ns / 3 : ns);
 						if (two)
-							tq_tg_add_cmd(&tg, s, ns * 2 / 3);
+							tqsim_tg_add_cmd(&tg, s, ns * 2 / 3);
 					}
 			}
 		}
 		if (r % 5 == 2)
 			for (unsigned int t = 0; t < n; t++)
 				if (uniform(0, 1) < 0.5)
-					tq_tg_set_release(&tg, t, uniform(0, 12e6));
+					tqsim_tg_set_release(&tg, t, uniform(0, 12e6));
 		if (r % 4 == 3)
 			random_after(&tg, r);
 		random_dev(&dev, r);
 		if (n == 8) {
 			dev.dma = 2;
-			dev.slow[TQ_HTD] = uniform(1, 1.6);
-			dev.slow[TQ_DTH] = uniform(1, 1.6);
+			dev.slow[TQSIM_HTD] = uniform(1, 1.6);
+			dev.slow[TQSIM_DTH] = uniform(1, 1.6);
 		}
 		dev.dep_ns = r % 7 == 3 ? 0 : uniform(0, 1e6);
 		dev.gap_ns = r % 7 == 5 ? 0 : uniform(0, 0.5e6);
 		dev.submit_ns = r % 3 ? uniform(0, 0.5e6) : 0;
 		best = best_of_all(&tg, &dev);
-		pb = (struct tq_problem){ .tg = &tg, .dev = &dev };
-		tq_policy_exact.order(&pb, &ws, &d);
+		pb = (struct tqsim_problem){ .tg = &tg, .dev = &dev };
+		tqsim_policy_exact.order(&pb, &ws, &d);
 		if (!close_to(d.makespan, best) && !off++)
 			tap_diag("run %u: exact %.6f ms, best %.6f ms", r, d.makespan / 1e6,
 				 best / 1e6);
 		not_optimal += !d.optimal;
-		for (pol = tq_policies; *pol; pol++) {
+		for (pol = tqsim_policies; *pol; pol++) {
 			(*pol)->order(&pb, &ws, &d);
 			lb_over += d.lower_bound > best * (1 + 1e-12);
-			bad_ms += !close_to(d.makespan, tq_makespan(&tg, &dev, d.order, n));
+			bad_ms += !close_to(d.makespan, tqsim_makespan(&tg, &dev, d.order, n));
 		}
 	}
 	tap_ok(!off, "with latencies exact equals the best of all permutations (%d TGs)", RUNS);
@@ -754,7 +754,7 @@ static void test_latency(void)
 }
 
 /* Random device @r and TG of @n tasks, and the reverse of fifo in @order. */
-static void reversed_case(struct tq_dev *dev, struct tq_tg *tg, unsigned int n, unsigned int r,
+static void reversed_case(struct tqsim_dev *dev, struct tqsim_tg *tg, unsigned int n, unsigned int r,
 			  uint8_t *order)
 {
 	random_dev(dev, r);
@@ -773,15 +773,15 @@ static void reversed_case(struct tq_dev *dev, struct tq_tg *tg, unsigned int n, 
  */
 static void test_resume(void)
 {
-	static struct tq_ws ws;
-	struct tq_tg tg;
-	struct tq_dev dev;
-	struct tq_decision d, dn, dx;
-	struct tq_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 2e4, .state = as };
+	static struct tqsim_ws ws;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
+	struct tqsim_decision d, dn, dx;
+	struct tqsim_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 2e4, .state = as };
 	unsigned int bad_opt = 0, bad_seed = 0, bad_chain = 0;
-	uint8_t bogus[TQ_MAX_TASKS];
+	uint8_t bogus[TQSIM_MAX_TASKS];
 
-	tq_auto_state_clear(as);
+	tqsim_auto_state_clear(as);
 	for (unsigned int r = 0; r < 40; r++) {
 		unsigned int n = 4 + r % 5;
 		bool claimed = r % 3 == 0;	/* a false claim: infeasible with chains */
@@ -790,26 +790,26 @@ static void test_resume(void)
 		random_tg(&tg, n);
 		if (r % 2)
 			for (unsigned int t = n / 2; t < n; t++)
-				tq_tg_set_after(&tg, t, t - n / 2);
-		tq_auto_resume(as, NULL, false, false);
-		tq_policy_exact.order(&(struct tq_problem){ .tg = &tg, .dev = &dev }, &ws, &dx);
-		tq_auto_resume(as, dx.order, true, false);
-		bad_opt += tq_policy_auto.order(&pb, &ws, &d) || d.evals != 1 ||
+				tqsim_tg_set_after(&tg, t, t - n / 2);
+		tqsim_auto_resume(as, NULL, false, false);
+		tqsim_policy_exact.order(&(struct tqsim_problem){ .tg = &tg, .dev = &dev }, &ws, &dx);
+		tqsim_auto_resume(as, dx.order, true, false);
+		bad_opt += tqsim_policy_auto.order(&pb, &ws, &d) || d.evals != 1 ||
 			   d.optimal != !(d.lower_bound < d.makespan) ||
 			   memcmp(d.order, dx.order, n) || !close_to(d.makespan, dx.makespan);
 		/* a worse order as the seed: the reverse of fifo */
 		for (unsigned int i = 0; i < n; i++)
 			bogus[i] = n - 1 - i;
-		tq_auto_resume(as, bogus, claimed, false);
-		tq_policy_neh.order(&pb, &ws, &dn);
+		tqsim_auto_resume(as, bogus, claimed, false);
+		tqsim_policy_neh.order(&pb, &ws, &dn);
 		pb.seed = r + 1;
-		if (tq_policy_auto.order(&pb, &ws, &d) || !is_perm(d.order, n) ||
-		    !close_to(d.makespan, tq_makespan(&tg, &dev, d.order, n)))
+		if (tqsim_policy_auto.order(&pb, &ws, &d) || !is_perm(d.order, n) ||
+		    !close_to(d.makespan, tqsim_makespan(&tg, &dev, d.order, n)))
 			bad_seed++;
 		else if (r % 2)
 			bad_chain += !(d.makespan < INFINITY) || d.makespan > dn.makespan;
 		else if (!claimed)
-			bad_seed += d.makespan > tq_makespan(&tg, &dev, bogus, n);
+			bad_seed += d.makespan > tqsim_makespan(&tg, &dev, bogus, n);
 	}
 	tap_ok(!bad_opt, "auto returns a proven resume order as it is, after one simulation");
 	tap_ok(!bad_seed, "auto resumed from an unproven order returns an order no worse "
@@ -822,9 +822,9 @@ static void test_resume(void)
 		unsigned int n = 4 + r % 5;
 
 		reversed_case(&dev, &tg, n, r, bogus);
-		tq_auto_resume(as, bogus, false, true);
-		tq_policy_neh.order(&pb, &ws, &dn);
-		bad_seed += tq_policy_auto.order(&pb, &ws, &d) || !is_perm(d.order, n) ||
+		tqsim_auto_resume(as, bogus, false, true);
+		tqsim_policy_neh.order(&pb, &ws, &dn);
+		bad_seed += tqsim_policy_auto.order(&pb, &ws, &d) || !is_perm(d.order, n) ||
 			    d.makespan > dn.makespan * (1 + 1e-12);
 	}
 	tap_ok(!bad_seed, "auto resumed from a stale order is no worse than neh's order");
@@ -834,17 +834,17 @@ static void test_resume(void)
 		unsigned int n = 4 + r % 3;
 
 		reversed_case(&dev, &tg, n, r, bogus);
-		tq_policy_exact.order(&(struct tq_problem){ .tg = &tg, .dev = &dev }, &ws, &dx);
-		tq_auto_resume(as, bogus, false, false);
-		bad_opt += tq_policy_auto.order(&pb, &ws, &d) || !d.optimal ||
+		tqsim_policy_exact.order(&(struct tqsim_problem){ .tg = &tg, .dev = &dev }, &ws, &dx);
+		tqsim_auto_resume(as, bogus, false, false);
+		bad_opt += tqsim_policy_auto.order(&pb, &ws, &d) || !d.optimal ||
 			   !close_to(d.makespan, dx.makespan);
 	}
 	pb.budget_ns = 2e4;
 	tap_ok(!bad_opt, "auto resumed from an unproven order of 4-6 tasks proves the optimum "
 	       "again");
 	bogus[0] = bogus[1];
-	tq_auto_resume(as, bogus, true, false);
-	tap_ok(!tq_policy_auto.order(&pb, &ws, &d) && is_perm(d.order, tg.ntasks) && d.evals > 1,
+	tqsim_auto_resume(as, bogus, true, false);
+	tap_ok(!tqsim_policy_auto.order(&pb, &ws, &d) && is_perm(d.order, tg.ntasks) && d.evals > 1,
 	       "a resume order that is no permutation is ignored: auto searches");
 }
 
@@ -853,17 +853,17 @@ static void test_resume(void)
  * @d, the one before in @prev) until it proves its order, @max TGs at
  * most; the TGs it took, the most evaluations one took in *@max_evals.
  */
-static unsigned int prove_over_tgs(struct tq_problem *pb, struct tq_ws *ws, struct tq_decision *d,
-				   struct tq_decision *prev, unsigned int max, unsigned int *max_evals)
+static unsigned int prove_over_tgs(struct tqsim_problem *pb, struct tqsim_ws *ws, struct tqsim_decision *d,
+				   struct tqsim_decision *prev, unsigned int max, unsigned int *max_evals)
 {
 	unsigned int tgs = 0;
 
 	do {
 		*prev = *d;
-		tq_auto_resume(as, prev->order, false, false);
-		tq_auto_resume_cursor(as, &prev->cursor);
+		tqsim_auto_resume(as, prev->order, false, false);
+		tqsim_auto_resume_cursor(as, &prev->cursor);
 		pb->state = as;
-		if (tq_policy_auto.order(pb, ws, d))
+		if (tqsim_policy_auto.order(pb, ws, d))
 			break;
 		if (max_evals && d->evals > *max_evals)
 			*max_evals = d->evals;
@@ -880,32 +880,32 @@ static unsigned int prove_over_tgs(struct tq_problem *pb, struct tq_ws *ws, stru
  */
 static void test_cursor(void)
 {
-	static struct tq_ws ws;
-	struct tq_tg tg;
-	struct tq_dev dev;
-	struct tq_decision d, dr, dx, first;
-	struct tq_problem pb = { .tg = &tg, .dev = &dev, .state = as };
+	static struct tqsim_ws ws;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
+	struct tqsim_decision d, dr, dx, first;
+	struct tqsim_problem pb = { .tg = &tg, .dev = &dev, .state = as };
 	unsigned int cursors = 0, bad = 0, slow = 0, bad_slow = 0, bad_junk = 0, bad_spent = 0;
 	unsigned int spent_evals = 0;
 
-	tq_auto_state_clear(as);
+	tqsim_auto_state_clear(as);
 	for (unsigned int r = 0; r < 40; r++) {
 		unsigned int n = 6, tgs = 0;
 
 		random_dev(&dev, r);
 		random_tg(&tg, n);
-		tq_policy_exact.order(&(struct tq_problem){ .tg = &tg, .dev = &dev }, &ws, &dx);
-		tq_auto_resume(as, NULL, false, false);
-		tq_auto_resume_cursor(as, NULL);
+		tqsim_policy_exact.order(&(struct tqsim_problem){ .tg = &tg, .dev = &dev }, &ws, &dx);
+		tqsim_auto_resume(as, NULL, false, false);
+		tqsim_auto_resume_cursor(as, NULL);
 		pb.budget_ns = 2e3;
-		if (tq_policy_auto.order(&pb, &ws, &d) || !d.cursor.valid)
+		if (tqsim_policy_auto.order(&pb, &ws, &d) || !d.cursor.valid)
 			continue;
 		cursors++;
 		first = d;
-		tq_auto_resume(as, d.order, false, false);
-		tq_auto_resume_cursor(as, &d.cursor);
+		tqsim_auto_resume(as, d.order, false, false);
+		tqsim_auto_resume_cursor(as, &d.cursor);
 		pb.budget_ns = 1e9;
-		bad += tq_policy_auto.order(&pb, &ws, &dr) || !dr.optimal ||
+		bad += tqsim_policy_auto.order(&pb, &ws, &dr) || !dr.optimal ||
 		       !close_to(dr.makespan, dx.makespan);
 		/* 2 us a TG: a few dozen nodes here */
 		pb.budget_ns = 2e3;
@@ -913,23 +913,23 @@ static void test_cursor(void)
 		slow += tgs > 1;
 		bad_slow += !d.optimal || !close_to(d.makespan, dx.makespan);
 		/* the whole budget spent before the search: 16 nodes a TG, still a proof */
-		tq_auto_start(as, tq_now_ns() - 1000000000);
+		tqsim_auto_start(as, tq_now_ns() - 1000000000);
 		d = first;
 		prove_over_tgs(&pb, &ws, &d, &dr, 20000, &spent_evals);
-		tq_auto_start(as, 0);
+		tqsim_auto_start(as, 0);
 		bad_spent += !d.optimal || !close_to(d.makespan, dx.makespan);
 		/* junk: a path out of range, every child done below it */
 		d.cursor.depth = 70;
-		for (unsigned int i = 0; i < TQ_MAX_TASKS; i++) {
+		for (unsigned int i = 0; i < TQSIM_MAX_TASKS; i++) {
 			d.cursor.path[i] = 200 + i;
 			d.cursor.done[i] = ~0ULL << 3;
 		}
-		tq_auto_resume(as, dr.order, false, false);
-		tq_auto_resume_cursor(as, &d.cursor);
-		bad_junk += tq_policy_auto.order(&pb, &ws, &dr) || !is_perm(dr.order, n) ||
-			    !close_to(dr.makespan, tq_makespan(&tg, &dev, dr.order, n));
+		tqsim_auto_resume(as, dr.order, false, false);
+		tqsim_auto_resume_cursor(as, &d.cursor);
+		bad_junk += tqsim_policy_auto.order(&pb, &ws, &dr) || !is_perm(dr.order, n) ||
+			    !close_to(dr.makespan, tqsim_makespan(&tg, &dev, dr.order, n));
 	}
-	tq_auto_resume_cursor(as, NULL);
+	tqsim_auto_resume_cursor(as, NULL);
 	tap_ok(cursors >= 5, "auto stopped by its budget leaves a cursor (%u of 40 TGs)", cursors);
 	tap_ok(!bad, "resumed from its cursor with time enough, auto proves exact's optimum");
 	tap_ok(!bad_slow && slow, "resumed at 2 us a TG, the proof gets there over TGs (%u took "
@@ -943,18 +943,18 @@ static void test_cursor(void)
  * T workers' chained tasks, one row of @ms a task (HtD commands, K, DtH
  * commands, ms; 0: none): task t after task t - T.
  */
-static void chained_tg(struct tq_tg *tg, const double (*ms)[6], unsigned int n, unsigned int T)
+static void chained_tg(struct tqsim_tg *tg, const double (*ms)[6], unsigned int n, unsigned int T)
 {
-	tq_tg_init(tg);
+	tqsim_tg_init(tg);
 	for (unsigned int t = 0; t < n; t++) {
-		tq_tg_add_task(tg);
+		tqsim_tg_add_task(tg);
 		for (int c = 0; c < 3 && ms[t][c] > 0; c++)
-			tq_tg_add_cmd(tg, TQ_HTD, ms[t][c] * 1e6);
-		tq_tg_add_cmd(tg, TQ_K, ms[t][3] * 1e6);
+			tqsim_tg_add_cmd(tg, TQSIM_HTD, ms[t][c] * 1e6);
+		tqsim_tg_add_cmd(tg, TQSIM_K, ms[t][3] * 1e6);
 		for (int c = 4; c < 6 && ms[t][c] > 0; c++)
-			tq_tg_add_cmd(tg, TQ_DTH, ms[t][c] * 1e6);
+			tqsim_tg_add_cmd(tg, TQSIM_DTH, ms[t][c] * 1e6);
 		if (t >= T)
-			tq_tg_set_after(tg, t, t - T);
+			tqsim_tg_set_after(tg, t, t - T);
 	}
 }
 
@@ -966,36 +966,36 @@ static void chained_tg(struct tq_tg *tg, const double (*ms)[6], unsigned int n, 
  * many took more than @max_tgs, the most any took in *most, and a TG's
  * budget in *budget_us.
  */
-static unsigned int slow_tries(const struct tq_tg *tg, const struct tq_dev *dev, double sims,
+static unsigned int slow_tries(const struct tqsim_tg *tg, const struct tqsim_dev *dev, double sims,
 			       double within, unsigned int max_tgs, unsigned int *most,
 			       double *budget_us)
 {
-	static struct tq_ws ws;
-	struct tq_decision d, prev, dx;
+	static struct tqsim_ws ws;
+	struct tqsim_decision d, prev, dx;
 	unsigned int slow = 0;
 	double budget_ns;
 
-	tq_policy_exact.order(&(struct tq_problem){ .tg = tg, .dev = dev }, &ws, &dx);
+	tqsim_policy_exact.order(&(struct tqsim_problem){ .tg = tg, .dev = dev }, &ws, &dx);
 	budget_ns = sims * sim_time_ns(tg, dev, dx.order);
 	*budget_us = budget_ns / 1e3;
 	*most = 0;
-	tq_auto_state_clear(as);
+	tqsim_auto_state_clear(as);
 	for (unsigned int try = 0; try < 15; try++) {
-		struct tq_problem pb = { .tg = tg, .dev = dev, .budget_ns = budget_ns,
+		struct tqsim_problem pb = { .tg = tg, .dev = dev, .budget_ns = budget_ns,
 					 .seed = try / 3 * 100 + 1 };
 		bool proven = false;
 		unsigned int tgs = 0;
 
-		tq_policy_auto.order(&pb, &ws, &d);
+		tqsim_policy_auto.order(&pb, &ws, &d);
 		while (d.makespan > (1 + within) * dx.makespan && ++tgs < 40) {
 			proven = proven || d.optimal;
 			prev = d;
 			pb.seed += 2;	/* seeds 2k and 2k + 1 are one stream */
-			tq_auto_resume(as, prev.order, proven, false);
-			tq_auto_resume_cursor(as, &prev.cursor);
-			tq_auto_resume_walk(as, &prev.walk);
+			tqsim_auto_resume(as, prev.order, proven, false);
+			tqsim_auto_resume_cursor(as, &prev.cursor);
+			tqsim_auto_resume_walk(as, &prev.walk);
 			pb.state = as;
-			tq_policy_auto.order(&pb, &ws, &d);
+			tqsim_policy_auto.order(&pb, &ws, &d);
 		}
 		slow += tgs > max_tgs;
 		*most = tgs > *most ? tgs : *most;
@@ -1028,8 +1028,8 @@ static void test_chains_proof(void)
 		{ 6.2523, 6.2563, 0, 0.2997, 6.2682, 0 },
 	};
 	unsigned int slow, most;
-	struct tq_tg tg;
-	struct tq_dev dev;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
 	double us;
 
 	h200_dev(&dev, 1.14584, 1.07985, 13056, 15591);
@@ -1065,8 +1065,8 @@ static void test_walk_swaps(void)
 		{ 0.0059, 0, 0, 2.8262, 0.0046, 0 },
 	};
 	unsigned int slow, most;
-	struct tq_tg tg;
-	struct tq_dev dev;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
 	double us;
 
 	h200_dev(&dev, 1.10003, 1.08425, 11264, 16299);
@@ -1085,29 +1085,29 @@ static void test_walk_swaps(void)
  */
 static void test_start(void)
 {
-	static struct tq_ws ws;
-	struct tq_tg tg;
-	struct tq_dev dev;
-	struct tq_decision d, dn;
-	struct tq_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 2e5, .seed = 1 };
-	uint8_t order[TQ_MAX_TASKS];
+	static struct tqsim_ws ws;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
+	struct tqsim_decision d, dn;
+	struct tqsim_problem pb = { .tg = &tg, .dev = &dev, .budget_ns = 2e5, .seed = 1 };
+	uint8_t order[TQSIM_MAX_TASKS];
 
 	/* a TG that neh's bound does not settle */
 	for (unsigned int r = 0; r < 50; r++) {
 		random_dev(&dev, r);
 		random_tg(&tg, 10);
-		tq_policy_neh.order(&pb, &ws, &dn);
-		tq_policy_auto.order(&pb, &ws, &d);
+		tqsim_policy_neh.order(&pb, &ws, &dn);
+		tqsim_policy_auto.order(&pb, &ws, &d);
 		if (d.evals > dn.evals + 1)
 			break;
 	}
 	tap_ok(d.evals > dn.evals + 1,
 	       "auto from its own entry searches past neh (%llu evals, neh %llu)",
 	       (unsigned long long)d.evals, (unsigned long long)dn.evals);
-	tq_auto_state_clear(as);
-	tq_auto_start(as, tq_now_ns() - 1000000000);
+	tqsim_auto_state_clear(as);
+	tqsim_auto_start(as, tq_now_ns() - 1000000000);
 	pb.state = as;
-	tq_policy_auto.order(&pb, &ws, &d);
+	tqsim_policy_auto.order(&pb, &ws, &d);
 	/* the searches read the clock every 4th simulation or child */
 	tap_ok(d.evals < dn.evals + 8 && d.makespan <= dn.makespan,
 	       "auto from a start_ns a second ago stops at its neh seed (%llu evals)",
@@ -1115,8 +1115,8 @@ static void test_start(void)
 	/* resumed from a stale order: neh reads the clock at each insertion */
 	for (unsigned int i = 0; i < tg.ntasks; i++)
 		order[i] = tg.ntasks - 1 - i;
-	tq_auto_resume(as, order, false, true);
-	tq_policy_auto.order(&pb, &ws, &d);
+	tqsim_auto_resume(as, order, false, true);
+	tqsim_policy_auto.order(&pb, &ws, &d);
 	tap_ok(d.evals < 8 && is_perm(d.order, tg.ntasks) && d.makespan < INFINITY,
 	       "and from a stale resume order it stops in neh (%llu evals)",
 	       (unsigned long long)d.evals);
@@ -1133,25 +1133,25 @@ static void test_start(void)
  */
 static void test_flow(void)
 {
-	static struct tq_ws ws;
-	static struct tq_sim_result res;
+	static struct tqsim_ws ws;
+	static struct tqsim_sim_result res;
 	const double k[5] = { 9e6, 1e6, 4e6, 2e6, 6e6 };
-	struct tq_decision da, df;
-	struct tq_problem pb;
-	struct tq_tg tg;
-	struct tq_dev dev;
+	struct tqsim_decision da, df;
+	struct tqsim_problem pb;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
 	double ja, sum = 0, j;
 	uint8_t o[5] = { 0, 1, 2, 3, 4 };
 	unsigned int worse = 0, runs = 0;
 
-	tq_dev_init(&dev);
-	tq_tg_init(&tg);
+	tqsim_dev_init(&dev);
+	tqsim_tg_init(&tg);
 	for (int i = 0; i < 5; i++)
-		tq_tg_add(&tg, 0, k[i], 0);
-	pb = (struct tq_problem){ .tg = &tg, .dev = &dev, .budget_ns = 50e6 };
-	tq_policy_auto.order(&pb, &ws, &da);
-	tq_policy_flow.order(&pb, &ws, &df);
-	ja = tq_flow_cost(&tg, &dev, da.order, 5, 0, 0, &res);
+		tqsim_tg_add(&tg, 0, k[i], 0);
+	pb = (struct tqsim_problem){ .tg = &tg, .dev = &dev, .budget_ns = 50e6 };
+	tqsim_policy_auto.order(&pb, &ws, &da);
+	tqsim_policy_flow.order(&pb, &ws, &df);
+	ja = tqsim_flow_cost(&tg, &dev, da.order, 5, 0, 0, &res);
 	tap_ok(close_to(df.makespan, da.makespan), "flow: kernels alone, the same makespan as "
 	       "auto (%.1f ms)", df.makespan / 1e6);
 	tap_ok(df.flow <= ja * (1 + 1e-12), "flow: no higher a total flow time than auto's "
@@ -1159,11 +1159,11 @@ static void test_flow(void)
 	tap_ok(df.order[0] == 1 && df.order[1] == 3 && df.order[2] == 2 && df.order[3] == 4 &&
 	       df.order[4] == 0, "flow: shortest first with nobody behind");
 	/* the cost itself: ends 9, 10, 14, 16, 22 ms in fifo order */
-	j = tq_flow_cost(&tg, &dev, o, 5, 2, 1e-9, &res);
+	j = tqsim_flow_cost(&tg, &dev, o, 5, 2, 1e-9, &res);
 	for (int i = 0; i < 5; i++)
-		sum += res.end[tg.task[i].first[TQ_K]];
+		sum += res.end[tg.task[i].first[TQSIM_K]];
 	tap_ok(close_to(j, sum + 2 * 22e6 + 1e-9 * 22e6 * 22e6 / 2) && close_to(sum, 71e6),
-	       "tq_flow_cost: sum of ends + behind * makespan + rate * makespan^2 / 2");
+	       "tqsim_flow_cost: sum of ends + behind * makespan + rate * makespan^2 / 2");
 	/* a long queue behind: flow's makespan is a best one */
 	for (unsigned int r = 0; r < 60; r++) {
 		unsigned int n = 2 + r % 6;
@@ -1172,9 +1172,9 @@ static void test_flow(void)
 		random_tg(&tg, n);
 		random_dev(&dev, r);
 		best = best_of_all(&tg, &dev);
-		pb = (struct tq_problem){ .tg = &tg, .dev = &dev, .seed = r, .budget_ns = 50e6,
+		pb = (struct tqsim_problem){ .tg = &tg, .dev = &dev, .seed = r, .budget_ns = 50e6,
 					  .flow_behind = 1e4 };
-		tq_policy_flow.order(&pb, &ws, &df);
+		tqsim_policy_flow.order(&pb, &ws, &df);
 		worse += !close_to(df.makespan, best);
 		runs++;
 	}
@@ -1187,24 +1187,24 @@ static void test_flow(void)
 
 		random_tg(&tg, n);
 		random_dev(&dev, r);
-		pb = (struct tq_problem){ .tg = &tg, .dev = &dev, .seed = r, .budget_ns = 50e6 };
-		tq_policy_auto.order(&pb, &ws, &da);
-		tq_policy_flow.order(&pb, &ws, &df);
-		ja = tq_flow_cost(&tg, &dev, da.order, n, 0, 0, &res);
+		pb = (struct tqsim_problem){ .tg = &tg, .dev = &dev, .seed = r, .budget_ns = 50e6 };
+		tqsim_policy_auto.order(&pb, &ws, &da);
+		tqsim_policy_flow.order(&pb, &ws, &df);
+		ja = tqsim_flow_cost(&tg, &dev, da.order, n, 0, 0, &res);
 		worse += df.flow > ja * (1 + 1e-12);
 		runs += df.flow < ja * (1 - 1e-6);
 	}
 	tap_ok(!worse, "flow's cost is never above auto's order's");
 	tap_ok(runs >= 10, "and lower than auto's, a makespan-only order, in %u of 60 TGs", runs);
-	pb = (struct tq_problem){ .tg = &tg, .dev = &dev, .flow_behind = -1 };
-	tap_ok(tq_flow_refine(&pb, &res, &df) == -EINVAL, "tq_flow_refine: negative weight: "
+	pb = (struct tqsim_problem){ .tg = &tg, .dev = &dev, .flow_behind = -1 };
+	tap_ok(tqsim_flow_refine(&pb, &res, &df) == -EINVAL, "tqsim_flow_refine: negative weight: "
 	       "-EINVAL");
 	pb.flow_behind = 0;
 	pb.flow_rate = NAN;
-	tap_ok(tq_flow_refine(&pb, &res, &df) == -EINVAL, "tq_flow_refine: NaN rate: -EINVAL");
-	tq_tg_init(&tg);
+	tap_ok(tqsim_flow_refine(&pb, &res, &df) == -EINVAL, "tqsim_flow_refine: NaN rate: -EINVAL");
+	tqsim_tg_init(&tg);
 	pb.flow_rate = 0;
-	tap_ok(tq_policy_flow.order(&pb, &ws, &df) == -EINVAL, "flow: empty TG: -EINVAL");
+	tap_ok(tqsim_policy_flow.order(&pb, &ws, &df) == -EINVAL, "flow: empty TG: -EINVAL");
 }
 
 /*
@@ -1216,10 +1216,10 @@ static void test_flow(void)
 static void test_concurrent(void)
 {
 	enum { RUNS = 150 };
-	static struct tq_ws ws;
+	static struct tqsim_ws ws;
 	unsigned int bad = 0, lb_over = 0, exact_off = 0, auto_off = 0, runs = 0, gain = 0;
-	struct tq_tg tg;
-	struct tq_dev dev;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
 
 	for (unsigned int r = 0; r < RUNS; r++) {
 		unsigned int n = 1 + r % 7;
@@ -1228,7 +1228,7 @@ static void test_concurrent(void)
 		random_tg(&tg, n);
 		random_dev(&dev, r);
 		for (unsigned int t = 0; t < n; t++)
-			tq_tg_set_width(&tg, t, uniform(0, 1) < 0.3 ? 1 : uniform(0.1, 1));
+			tqsim_tg_set_width(&tg, t, uniform(0, 1) < 0.3 ? 1 : uniform(0.1, 1));
 		if (r % 3 == 0)
 			random_after(&tg, r);
 		best1 = best_of_all(&tg, &dev);
@@ -1237,22 +1237,22 @@ static void test_concurrent(void)
 			dev.kq_busy[1] = uniform(0, 4e6);
 		best = best_of_all(&tg, &dev);
 		gain += best < best1;
-		for (int p = 0; tq_policies[p]; p++) {
-			struct tq_problem pb = { .tg = &tg, .dev = &dev, .seed = r,
+		for (int p = 0; tqsim_policies[p]; p++) {
+			struct tqsim_problem pb = { .tg = &tg, .dev = &dev, .seed = r,
 						 .budget_ns = 50e6 };
-			struct tq_decision d;
+			struct tqsim_decision d;
 
-			if (tq_policies[p]->order(&pb, &ws, &d)) {
+			if (tqsim_policies[p]->order(&pb, &ws, &d)) {
 				bad++;
 				continue;
 			}
 			runs++;
 			bad += !is_perm(d.order, n) || !(d.makespan < INFINITY) ||
-			       !close_to(d.makespan, tq_makespan(&tg, &dev, d.order, n));
+			       !close_to(d.makespan, tqsim_makespan(&tg, &dev, d.order, n));
 			lb_over += d.lower_bound > best * (1 + 1e-12);
-			if (tq_policies[p] == &tq_policy_exact)
+			if (tqsim_policies[p] == &tqsim_policy_exact)
 				exact_off += !close_to(d.makespan, best) || !d.optimal;
-			if (tq_policies[p] == &tq_policy_auto)
+			if (tqsim_policies[p] == &tqsim_policy_auto)
 				auto_off += d.makespan > best * 1.02;
 		}
 	}
@@ -1266,7 +1266,7 @@ static void test_concurrent(void)
 
 int main(void)
 {
-	as = tq_auto_state_create();
+	as = tqsim_auto_state_create();
 	if (!as) {
 		printf("Bail out! no memory for auto's state\n");
 		return 1;
@@ -1287,6 +1287,6 @@ int main(void)
 	test_start();
 	test_flow();
 	test_concurrent();
-	tq_auto_state_destroy(as);
+	tqsim_auto_state_destroy(as);
 	return tap_done();
 }

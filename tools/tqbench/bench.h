@@ -232,8 +232,8 @@ struct steady {
 struct env {
 	struct opts *o;
 	struct clx c;
-	struct tq_profile prof;
-	struct tq_dev dev;		/* the model's device, from the profile */
+	struct tqsim_profile prof;
+	struct tqsim_dev dev;		/* the model's device, from the profile */
 	uint64_t out_base;		/* tasks' host layout: inputs at 0, outputs here */
 	size_t arena_len;
 	void *arena;			/* c's host memory, shared by every task slot */
@@ -254,7 +254,7 @@ int result_init(struct env *e, const struct suite *s, unsigned int bench, unsign
 		unsigned int N, uint64_t seed, struct result *r);
 void result_fini(struct result *r);
 /* Standalone-time TG of the slots in r, one task per slot. */
-void result_tg(const struct result *r, struct tq_tg *tg);
+void result_tg(const struct result *r, struct tqsim_tg *tg);
 double predict_ms(const struct env *e, const struct result *r, const uint8_t *order);
 
 /* runners.c: what the setups run on, opened on first use */

@@ -84,7 +84,7 @@ static void *usched_client(void *arg)
 		int ret;
 
 		ol_sleep_until(at);
-		lag = fmax(lag, (double)(tq_clock_ns() - at));
+		lag = fmax(lag, (double)(tqsim_clock_ns() - at));
 		ret = runner_task(r->e, r->p, r->arr[c->w][k].pool, r->s, c->w + 1, &t);
 		t.flags = 0;		/* independent tasks */
 		t.user_data = (uint64_t)c->w << 32 | k;
@@ -114,7 +114,7 @@ static void usched_done(void *arg, const struct usched_completion *c)
 	if (w >= r->P || k >= r->narr[w])
 		return;
 	d = &r->done[w][k];
-	d->done = tq_clock_ns();
+	d->done = tqsim_clock_ns();
 	d->failed = c->status != 0;
 	for (int s = 0; s < CLX_STAGES; s++) {
 		d->iv[s][0] = c->stage_start[s];
@@ -230,7 +230,7 @@ static int run_go(struct ol_run *r)
 	}
 	pthread_mutex_init(&r->lock, NULL);
 	/* a little ahead, so that the clients' first arrivals are on time */
-	r->t0 = tq_clock_ns() + (r->p == OL_INDEP_PROCS || r->proc ? 20000000 : 2000000);
+	r->t0 = tqsim_clock_ns() + (r->p == OL_INDEP_PROCS || r->proc ? 20000000 : 2000000);
 	if (r->proc)
 		ret = run_procs_point(r, olp);
 	else

@@ -59,7 +59,7 @@ static void *indep_submitter(void *arg)
 		int ret;
 
 		ol_sleep_until(at);
-		lag = fmax(lag, (double)(tq_clock_ns() - at));
+		lag = fmax(lag, (double)(tqsim_clock_ns() - at));
 		if (!in->b) {
 			ol_bt[id->w][i] = r->s->pool[i];
 			btask_layout(&ol_bt[id->w][i], r->e->out_base);
@@ -127,10 +127,10 @@ static void *indep_completer(void *arg)
 				st = -1;
 			if (st <= CL_COMPLETE)
 				break;
-			ol_sleep_until(tq_clock_ns() + OL_POLL_NS);
+			ol_sleep_until(tqsim_clock_ns() + OL_POLL_NS);
 		}
 		d = &r->done[id->w][f->k];
-		d->done = tq_clock_ns();
+		d->done = tqsim_clock_ns();
 		d->failed = st < 0;
 		for (unsigned int c = 0; c < f->nev; c++) {
 			int s = f->stage[c];

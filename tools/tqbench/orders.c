@@ -149,13 +149,13 @@ static void timeline_write(struct env *e, struct result *r, const struct binst *
 			   unsigned int order_no, unsigned int run)
 {
 	static const char *const stage[CLX_STAGES] = { "htd", "k", "dth" };
-	static struct tq_sim_result res;
+	static struct tqsim_sim_result res;
 	static struct stamps t;
 	const uint8_t *order = r->perm[order_no];
-	struct tq_tg tg;
+	struct tqsim_tg tg;
 
 	result_tg(r, &tg);
-	tq_simulate(&tg, &e->dev, order, r->nslots, &res);
+	tqsim_simulate(&tg, &e->dev, order, r->nslots, &res);
 	stamps_read(r, in, &t);
 	for (unsigned int pos = 0; pos < r->nslots; pos++) {
 		unsigned int s = order[pos];
@@ -273,15 +273,15 @@ int run_noreorder(struct env *e, struct result *r)
  */
 static int policy_order(struct env *e, const struct result *r, int p, uint8_t *order)
 {
-	static struct tq_ws ws;
-	const struct tq_policy_ops *ops = tq_policy_find(policy_names[p]);
-	struct tq_tg tg;
-	struct tq_decision d;
+	static struct tqsim_ws ws;
+	const struct tqsim_policy_ops *ops = tqsim_policy_find(policy_names[p]);
+	struct tqsim_tg tg;
+	struct tqsim_decision d;
 
 	if (!ops)
 		return -EINVAL;
 	if (e->dev.dma == 2) {
-		struct tq_problem pb = { .tg = &tg, .dev = &e->dev, .seed = e->o->seed,
+		struct tqsim_problem pb = { .tg = &tg, .dev = &e->dev, .seed = e->o->seed,
 					 .budget_ns = r->nslots > 8 ? 2e8 : 0 };
 
 		result_tg(r, &tg);
@@ -291,15 +291,15 @@ static int policy_order(struct env *e, const struct result *r, int p, uint8_t *o
 		return 0;
 	}
 	for (unsigned int rd = 0; rd < r->N; rd++) {
-		struct tq_problem pb = { .tg = &tg, .dev = &e->dev, .seed = e->o->seed };
+		struct tqsim_problem pb = { .tg = &tg, .dev = &e->dev, .seed = e->o->seed };
 
-		tq_tg_init(&tg);
+		tqsim_tg_init(&tg);
 		for (unsigned int w = 0; w < r->T; w++) {
 			const struct btask *b = &r->slot[rd * r->T + w];
 
-			tq_tg_add_task(&tg);
+			tqsim_tg_add_task(&tg);
 			for (unsigned int c = 0; c < b->ncmds; c++)
-				tq_tg_add_cmd(&tg, b->cmd_stage[c], b->cmd_ns[c]);
+				tqsim_tg_add_cmd(&tg, b->cmd_stage[c], b->cmd_ns[c]);
 		}
 		if (ops->order(&pb, &ws, &d))
 			return -EINVAL;

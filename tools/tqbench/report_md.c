@@ -40,10 +40,10 @@ static double tally_mean(const struct tally *t)
  * copies did not overlap as calibrated.
  */
 static void slowdowns_off(FILE *f, const char *what, double htd, double dth,
-			  const struct tq_dev *dev)
+			  const struct tqsim_dev *dev)
 {
-	bool off = (htd > 0 && fabs(htd / dev->slow[TQ_HTD] - 1) > 0.01) ||
-		   (dth > 0 && fabs(dth / dev->slow[TQ_DTH] - 1) > 0.01);
+	bool off = (htd > 0 && fabs(htd / dev->slow[TQSIM_HTD] - 1) > 0.01) ||
+		   (dth > 0 && fabs(dth / dev->slow[TQSIM_DTH] - 1) > 0.01);
 
 	if (!off || dev->dma != 2)
 		return;

@@ -101,13 +101,13 @@ int steady_init(struct env *e)
 	st->alone_ns = probe(e, false);
 	if (!(st->alone_ns > 0))
 		goto fail;
-	st->limit = e->dev.slow[TQ_HTD] * (1 + tol / 100);
+	st->limit = e->dev.slow[TQSIM_HTD] * (1 + tol / 100);
 	/* for tools/tqbench/test.c: a limit no probe meets */
 	if (getenv("TQBENCH_STEADY_LIMIT"))
 		st->limit = atof(getenv("TQBENCH_STEADY_LIMIT"));
 	st->on = true;
 	fprintf(stderr, "tqbench: steady host: overlapped HtD within x%.3f (profile x%.3f + %g%%)\n",
-		st->limit, e->dev.slow[TQ_HTD], tol);
+		st->limit, e->dev.slow[TQSIM_HTD], tol);
 	return 0;
 fail:
 	fprintf(stderr, "tqbench: cannot set up the host probe\n");

@@ -99,7 +99,7 @@ static void stream_complete(void *arg, const struct usched_completion *c)
 		double alone[CLX_STAGES] = { 0 };
 
 		/* to the completion's delivery, as the independent workers' wait returns */
-		st->lat_ms[st->counted] = (tq_clock_ns() - c->queued_ns) / 1e6;
+		st->lat_ms[st->counted] = (tqsim_clock_ns() - c->queued_ns) / 1e6;
 		for (int s = 0; s < CLX_STAGES; s++) {
 			for (unsigned int k = 0; k < b->ncmds; k++)
 				if (b->cmd_stage[k] == s)
@@ -110,7 +110,7 @@ static void stream_complete(void *arg, const struct usched_completion *c)
 		if (st->e->stream_tasks)
 			stream_task_write(st, c, b, alone);
 	}
-	if (tq_clock_ns() < st->t_end)
+	if (tqsim_clock_ns() < st->t_end)
 		stream_submit(st, c->owner);
 }
 
@@ -119,7 +119,7 @@ static bool stream_finished(void *arg)
 {
 	const struct stream *st = arg;
 
-	return !st->outstanding && tq_clock_ns() >= st->t_end;
+	return !st->outstanding && tqsim_clock_ns() >= st->t_end;
 }
 
 static void stream_submit(struct stream *st, uint64_t owner)
@@ -235,7 +235,7 @@ static int stream_usched(struct env *e, const struct suite *real, int p,
 		goto out;
 	}
 	usched_stats(st.u, &a);
-	now = tq_clock_ns();
+	now = tqsim_clock_ns();
 	/* the first tenth warms the core up and is not counted */
 	st.t_win = now + dur / 10;
 	st.t_end = now + dur;
@@ -309,7 +309,7 @@ static void *sworker_main(void *arg)
 		return NULL;
 	q = c->q[CLX_HTD];
 	for (;;) {
-		uint64_t t0 = tq_clock_ns(), t1;
+		uint64_t t0 = tqsim_clock_ns(), t1;
 		unsigned int i = stream_draw(sw->s, &sw->rng), k;
 		struct binst *in;
 
@@ -336,7 +336,7 @@ static void *sworker_main(void *arg)
 		sw->ret = sw->ret ?: clx_wait(binst_last(in));
 		if (sw->ret)
 			break;
-		t1 = tq_clock_ns();
+		t1 = tqsim_clock_ns();
 		if (t1 < sw->t_win || t1 > sw->t_end || sw->n >= sw->cap)
 			continue;
 		sw->lat_ms[sw->n] = (t1 - t0) / 1e6;
@@ -425,7 +425,7 @@ static int stream_independent_procs(struct env *e, const struct suite *real,
 	for (unsigned int w = 0; w < P && !ret; w++)
 		ret = indep_recv(w, &r);
 	/* the window as the threads have it, from now (their contexts were open at start) */
-	shift = tq_clock_ns() - start;
+	shift = tqsim_clock_ns() - start;
 	for (unsigned int w = 0; w < P && !ret; w++) {
 		struct ic_stream q = { .w = w, .rng = sw[w].rng, .t_win = sw[w].t_win + shift,
 				       .t_end = sw[w].t_end + shift };
@@ -482,7 +482,7 @@ static int stream_independent(struct env *e, const struct suite *real,
 	}
 	if (ret)
 		return ret;
-	now = tq_clock_ns();
+	now = tqsim_clock_ns();
 	for (unsigned int w = 0; w < P; w++) {
 		sw[w] = (struct sworker){ .e = e, .s = real, .w = w, .rng = e->o->seed + w,
 					  .t_win = now + dur / 10, .t_end = now + dur,

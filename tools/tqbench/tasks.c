@@ -128,7 +128,7 @@ static double stage_ns(const struct btask *b, int s)
 }
 
 /* Bytes a copy takes to last ns, by the profile; at least a page. */
-static uint64_t bytes_for(const struct tq_profile *p, int s, double ns)
+static uint64_t bytes_for(const struct tqsim_profile *p, int s, double ns)
 {
 	double b = (ns - p->alone[s].lat_ns) * p->alone[s].bytes_per_ns;
 
@@ -143,8 +143,8 @@ int suite_synthetic(struct env *e, struct suite *s)
 	uint64_t n_k = clx_syn_n(&e->c);
 	int passes = e->o->quick ? 2 : 4;
 	const char *syn = tqk_find("SYN")->kernel;
-	double eta = tq_profile_kernel_ns(&e->prof, syn, 1);
-	double gamma = tq_profile_kernel_ns(&e->prof, syn, 0);
+	double eta = tqsim_profile_kernel_ns(&e->prof, syn, 1);
+	double gamma = tqsim_profile_kernel_ns(&e->prof, syn, 0);
 	FILE *in;
 	int n;
 
@@ -180,8 +180,8 @@ int suite_synthetic(struct env *e, struct suite *s)
 		memcpy(name, b->name, sizeof(name));
 		for (int st = 0; st < CLX_STAGES; st++)
 			want[st] = frac[i][st] * unit;
-		bytes[CLX_HTD] = bytes_for(&e->prof, TQ_HTD, want[CLX_HTD]);
-		bytes[CLX_DTH] = bytes_for(&e->prof, TQ_DTH, want[CLX_DTH]);
+		bytes[CLX_HTD] = bytes_for(&e->prof, TQSIM_HTD, want[CLX_HTD]);
+		bytes[CLX_DTH] = bytes_for(&e->prof, TQSIM_DTH, want[CLX_DTH]);
 		iters = fmax(1, (want[CLX_K] - gamma) / (eta * n_k));
 		/* measure, rescale each stage towards its target; quick: once */
 		for (int pass = 0; pass < passes && !ret; pass++) {
@@ -238,11 +238,11 @@ static void predict_stages(const struct env *e, const struct tqk_task *t, struct
 		return;
 	for (uint32_t i = 0; i < b.l.nbufs; i++) {
 		if (b.dir[i] & BT_IN)
-			ns[CLX_HTD] += tq_profile_xfer_ns(&e->prof, TQ_HTD, b.l.buf[i].bytes);
+			ns[CLX_HTD] += tqsim_profile_xfer_ns(&e->prof, TQSIM_HTD, b.l.buf[i].bytes);
 		if (b.dir[i] & BT_OUT)
-			ns[CLX_DTH] += tq_profile_xfer_ns(&e->prof, TQ_DTH, b.l.buf[i].bytes);
+			ns[CLX_DTH] += tqsim_profile_xfer_ns(&e->prof, TQSIM_DTH, b.l.buf[i].bytes);
 	}
-	ns[CLX_K] = tq_profile_kernel_ns(&e->prof, t->kernel, b.l.m);
+	ns[CLX_K] = tqsim_profile_kernel_ns(&e->prof, t->kernel, b.l.m);
 }
 
 /* The largest n whose task fits the device and the host budget. */
@@ -498,18 +498,18 @@ void result_fini(struct result *r)
 	r->perm_ms = r->perm_pred_ms = NULL;
 }
 
-void result_tg(const struct result *r, struct tq_tg *tg)
+void result_tg(const struct result *r, struct tqsim_tg *tg)
 {
-	tq_tg_init(tg);
+	tqsim_tg_init(tg);
 	for (unsigned int i = 0; i < r->nslots; i++) {
 		const struct btask *b = &r->slot[i];
 
-		tq_tg_add_task(tg);
+		tqsim_tg_add_task(tg);
 		for (unsigned int c = 0; c < b->ncmds; c++)
-			tq_tg_add_cmd(tg, b->cmd_stage[c], b->cmd_ns[c]);
+			tqsim_tg_add_cmd(tg, b->cmd_stage[c], b->cmd_ns[c]);
 		/* a worker's next task starts once its previous one has ended */
 		if (i >= r->T)
-			tq_tg_set_after(tg, i, i - r->T);
+			tqsim_tg_set_after(tg, i, i - r->T);
 	}
 }
 
@@ -522,10 +522,10 @@ void result_tg(const struct result *r, struct tq_tg *tg)
  */
 double predict_ms(const struct env *e, const struct result *r, const uint8_t *order)
 {
-	struct tq_tg tg;
+	struct tqsim_tg tg;
 
 	if (r->N != 1 && e->dev.dma != 2)
 		return 0;
 	result_tg(r, &tg);
-	return tq_makespan(&tg, &e->dev, order, r->nslots) / 1e6;
+	return tqsim_makespan(&tg, &e->dev, order, r->nslots) / 1e6;
 }

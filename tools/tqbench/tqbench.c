@@ -320,7 +320,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 
 static int load_profile(struct env *e)
 {
-	struct tq_parse_err err;
+	struct tqsim_parse_err err;
 	char *text;
 	size_t len;
 	FILE *f = fopen(e->o->profile, "r");
@@ -334,13 +334,13 @@ static int load_profile(struct env *e)
 	fclose(f);
 	if (!text)
 		return -ENOMEM;
-	if (tq_profile_parse(&e->prof, text, len, &err)) {
+	if (tqsim_profile_parse(&e->prof, text, len, &err)) {
 		fprintf(stderr, "%s:%u: %s\n", e->o->profile, err.line, err.reason);
 		free(text);
 		return -EINVAL;
 	}
 	free(text);
-	tq_profile_to_dev(&e->prof, &e->dev);
+	tqsim_profile_to_dev(&e->prof, &e->dev);
 	if (strncmp(e->prof.device, e->c.name, sizeof(e->prof.device) - 1))
 		fprintf(stderr, "tqbench: warning: the profile is of '%s', running on '%s'\n",
 			e->prof.device, e->c.name);

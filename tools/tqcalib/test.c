@@ -71,8 +71,8 @@ static void test_fits(void)
 int main(void)
 {
 	char path[] = "/tmp/tqcalib-test.XXXXXX", cmd[512], text[8192];
-	struct tq_profile p;
-	struct tq_parse_err err;
+	struct tqsim_profile p;
+	struct tqsim_parse_err err;
 	size_t len;
 	FILE *f;
 	int fd, st;
@@ -101,26 +101,26 @@ int main(void)
 		fclose(f);
 	unlink(path);
 	tap_ok(len > 0 && len < sizeof(text), "the profile was written");
-	if (!tap_ok(tq_profile_parse(&p, text, len, &err) == 0, "the profile parses"))
+	if (!tap_ok(tqsim_profile_parse(&p, text, len, &err) == 0, "the profile parses"))
 		tap_diag("line %u: %s", err.line, err.reason);
 	tap_ok(p.dma == 1 || p.dma == 2, "dma is 1 or 2 (%u)", p.dma);
 	text[len < sizeof(text) ? len : 0] = 0;
 	tap_ok(strstr(text, "\nlatency dependency ") && strstr(text, "\nlatency queue "),
 	       "both command latencies written (dependency %.1f us, queue %.1f us)",
 	       p.dep_ns / 1e3, p.gap_ns / 1e3);
-	tap_ok(p.alone[TQ_HTD].bytes_per_ns > 0 && p.alone[TQ_DTH].bytes_per_ns > 0,
+	tap_ok(p.alone[TQSIM_HTD].bytes_per_ns > 0 && p.alone[TQSIM_DTH].bytes_per_ns > 0,
 	       "both directions have a bandwidth (%.2f, %.2f GB/s)",
-	       p.alone[TQ_HTD].bytes_per_ns, p.alone[TQ_DTH].bytes_per_ns);
-	tap_ok(tq_profile_xfer_ns(&p, TQ_HTD, 1 << 20) > tq_profile_xfer_ns(&p, TQ_HTD, 4096),
+	       p.alone[TQSIM_HTD].bytes_per_ns, p.alone[TQSIM_DTH].bytes_per_ns);
+	tap_ok(tqsim_profile_xfer_ns(&p, TQSIM_HTD, 1 << 20) > tqsim_profile_xfer_ns(&p, TQSIM_HTD, 4096),
 	       "a larger copy is predicted to take longer");
 	for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
-		double t1 = tq_profile_kernel_ns(&p, tasks[i], 1e6);
+		double t1 = tqsim_profile_kernel_ns(&p, tasks[i], 1e6);
 
-		tap_ok(t1 > 0 && t1 > tq_profile_kernel_ns(&p, tasks[i], 1e3),
+		tap_ok(t1 > 0 && t1 > tqsim_profile_kernel_ns(&p, tasks[i], 1e3),
 		       "kernel %s: time grows with m", tasks[i]);
 	}
 	for (unsigned int i = 0; i < p.nkernels; i++) {
-		const struct tq_kernel_model *k = &p.kernel[i];
+		const struct tqsim_kernel_model *k = &p.kernel[i];
 		bool in_range = k->nwidth > 0;
 
 		for (unsigned int j = 0; j < k->nwidth; j++)

@@ -164,7 +164,7 @@ static int time_pair(struct clx *c, const struct binst *in, double *ns)
 
 /*
  * One size of a kernel sweep: median kernel time in ns, and its width
- * (struct tq_tg): two runs at once take max(1, 2 w) times one run alone, so
+ * (struct tqsim_tg): two runs at once take max(1, 2 w) times one run alone, so
  * w is half their ratio, which cannot tell widths under 0.5 apart.
  */
 static int time_kernel(struct clx *c, const struct tqk_task *t, struct tqk_size sz,
@@ -240,7 +240,7 @@ static struct tqk_size next_size(const struct tqk_task *t, struct tqk_size sz)
 }
 
 static int sweep_kernel(struct clx *c, const struct tqk_task *t, const struct opts *o,
-			struct tq_kernel_model *km, FILE *csv)
+			struct tqsim_kernel_model *km, FILE *csv)
 {
 	struct tqk_size sz = { t->n_min, 1 };
 	double m[MAX_STEPS], ns[MAX_STEPS], fm[MAX_STEPS], fns[MAX_STEPS], w[MAX_STEPS];
@@ -301,12 +301,12 @@ static int sweep_kernel(struct clx *c, const struct tqk_task *t, const struct op
 	snprintf(km->name, sizeof(km->name), "%s", t->kernel);
 	km->eta_ns = eta;
 	km->gamma_ns = gamma;
-	/* the widths at up to TQ_WIDTH_POINTS sizes spread over the sweep, both ends kept */
+	/* the widths at up to TQSIM_WIDTH_POINTS sizes spread over the sweep, both ends kept */
 	km->nwidth = 0;
 	for (size_t i = 0; i < n && n; i++) {
-		size_t at = n <= TQ_WIDTH_POINTS ? i : i * (n - 1) / (TQ_WIDTH_POINTS - 1);
+		size_t at = n <= TQSIM_WIDTH_POINTS ? i : i * (n - 1) / (TQSIM_WIDTH_POINTS - 1);
 
-		if (at >= n || km->nwidth == TQ_WIDTH_POINTS ||
+		if (at >= n || km->nwidth == TQSIM_WIDTH_POINTS ||
 		    (km->nwidth && m[at] <= km->width_m[km->nwidth - 1]))
 			break;
 		km->width_m[km->nwidth] = m[at];
@@ -506,10 +506,10 @@ static bool wanted(const struct opts *o, const char *name)
 	return false;
 }
 
-static void print_profile(FILE *f, const struct clx *c, const struct tq_profile *p,
+static void print_profile(FILE *f, const struct clx *c, const struct tqsim_profile *p,
 			  const struct opts *o, const struct clu_cal_xfers *x)
 {
-	static const char *const dir[] = { [TQ_HTD] = "htd", [TQ_DTH] = "dth" };
+	static const char *const dir[] = { [TQSIM_HTD] = "htd", [TQSIM_DTH] = "dth" };
 	char when[64];
 	time_t now = time(NULL);
 
@@ -521,7 +521,7 @@ static void print_profile(FILE *f, const struct clx *c, const struct tq_profile 
 	fprintf(f, "device %s\n", p->device);
 	fprintf(f, "dma %u\n", p->dma);
 	fprintf(f, "# direction alone|overlapped latency_ns GB/s\n");
-	for (int s = TQ_HTD; s <= TQ_DTH; s += 2) {
+	for (int s = TQSIM_HTD; s <= TQSIM_DTH; s += 2) {
 		fprintf(f, "%s alone %.0f %.4f\n", dir[s], p->alone[s].lat_ns,
 			p->alone[s].bytes_per_ns);
 		if (p->dma == 2)
@@ -542,7 +542,7 @@ static void print_profile(FILE *f, const struct clx *c, const struct tq_profile 
 	fprintf(f, "# kernel function m:width ... (the share of the device it fills, from two "
 		   "runs at once;\n# 0.5: at most half)\n");
 	for (unsigned int i = 0; i < p->nkernels; i++) {
-		const struct tq_kernel_model *k = &p->kernel[i];
+		const struct tqsim_kernel_model *k = &p->kernel[i];
 
 		if (!k->nwidth)
 			continue;
@@ -554,16 +554,16 @@ static void print_profile(FILE *f, const struct clx *c, const struct tq_profile 
 }
 
 /* How well the fitted transfer lines match the measurements, on stderr. */
-static void report_xfers(const struct clu_cal_xfers *x, const struct tq_profile *p)
+static void report_xfers(const struct clu_cal_xfers *x, const struct tqsim_profile *p)
 {
 	fprintf(stderr, "%10s %10s %10s %10s %10s %7s %7s\n", "bytes", "htd us", "dth us",
 		"htd+ us", "dth+ us", "cover", "fit err");
 	for (unsigned int i = 0; i < x->n; i++) {
 		double e = 0;
 
-		for (int s = TQ_HTD; s <= TQ_DTH; s += 2) {
-			double pred = tq_profile_xfer_ns(p, s, x->bytes[i]);
-			double got = x->t[s == TQ_HTD ? CLU_HTD_ALONE : CLU_DTH_ALONE][i];
+		for (int s = TQSIM_HTD; s <= TQSIM_DTH; s += 2) {
+			double pred = tqsim_profile_xfer_ns(p, s, x->bytes[i]);
+			double got = x->t[s == TQSIM_HTD ? CLU_HTD_ALONE : CLU_DTH_ALONE][i];
 
 			e = fmax(e, fabs(pred - got) / got);
 		}
@@ -573,8 +573,8 @@ static void report_xfers(const struct clu_cal_xfers *x, const struct tq_profile 
 	}
 	if (p->dma == 2)
 		fprintf(stderr, "overlapped: htd x%.3f, dth x%.3f (median of the %d largest sizes)\n",
-			p->alone[TQ_HTD].bytes_per_ns / p->overlapped[TQ_HTD].bytes_per_ns,
-			p->alone[TQ_DTH].bytes_per_ns / p->overlapped[TQ_DTH].bytes_per_ns,
+			p->alone[TQSIM_HTD].bytes_per_ns / p->overlapped[TQSIM_HTD].bytes_per_ns,
+			p->alone[TQSIM_DTH].bytes_per_ns / p->overlapped[TQSIM_DTH].bytes_per_ns,
 			CLU_CAL_SLOW_SIZES);
 }
 
@@ -655,8 +655,8 @@ int main(int argc, char **argv)
 {
 	static struct clu_cal_xfers x;
 	struct lats lat;
-	struct tq_profile p = { 0 }, back;
-	struct tq_parse_err perr;
+	struct tqsim_profile p = { 0 }, back;
+	struct tqsim_parse_err perr;
 	struct opts o;
 	struct clx c;
 	char *text = NULL;
@@ -729,7 +729,7 @@ int main(int argc, char **argv)
 		goto out;
 	print_profile(mem, &c, &p, &o, &x);
 	fclose(mem);
-	if (tq_profile_parse(&back, text, len, &perr)) {
+	if (tqsim_profile_parse(&back, text, len, &perr)) {
 		fprintf(stderr, "tqcalib: the profile does not parse: line %u: %s\n", perr.line,
 			perr.reason);
 		goto out;

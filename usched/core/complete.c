@@ -33,7 +33,7 @@ static void tg_finish(struct usched *u, struct tg *tg)
 	/* the copy model (model.c): with one engine nothing overlaps */
 	for (int d = 0; d < 2 && u->dev.dma == 2; d++) {
 		xmodel_learn(&u->xm[d], tg->copy[d], tg->ncopy[d], tg->copy[!d], tg->ncopy[!d]);
-		u->dev.slow[d ? TQ_DTH : TQ_HTD] = u->xm[d].slow;
+		u->dev.slow[d ? TQSIM_DTH : TQSIM_HTD] = u->xm[d].slow;
 	}
 	ts = (struct usched_tg_stat){
 		.seq = tg->seq, .ntasks = tg->n, .inflight = tg->inflight,
@@ -52,8 +52,8 @@ static void tg_finish(struct usched *u, struct tg *tg)
 	u->st.policy_ns += ts.policy_ns;
 	u->st.planned[ts.plan]++;
 	u->st.last = ts;
-	u->st.copy_slow[0] = u->dev.slow[TQ_HTD];
-	u->st.copy_slow[1] = u->dev.slow[TQ_DTH];
+	u->st.copy_slow[0] = u->dev.slow[TQSIM_HTD];
+	u->st.copy_slow[1] = u->dev.slow[TQSIM_DTH];
 	if (measured) {
 		u->st.predicted_ns_sum += ts.predicted_ns;
 		u->st.measured_ns_sum += measured;

@@ -36,7 +36,7 @@
  *    the same formation may take it too: a T x N submission of ordered
  *    tasks forms a first TG of min(max_tg, T x N) tasks, round by round, and
  *    the policy orders the chains as a whole (tg_order() tells the model,
- *    tq_tg_set_after(); every policy keeps each task after its
+ *    tqsim_tg_set_after(); every policy keeps each task after its
  *    predecessor). A successor in a later TG, its predecessor in flight,
  *    gets a release time instead, the predecessor's predicted end. Either
  *    way its first command waits on the predecessor's last event on the
@@ -114,9 +114,9 @@
 
 #include "internal.h"
 
-_Static_assert((int)USCHED_HTD == (int)TQ_HTD && (int)USCHED_K == (int)TQ_K &&
-	       (int)USCHED_DTH == (int)TQ_DTH, "usched and sim name stages alike");
-_Static_assert(USCHED_MAX_TG <= TQ_MAX_TASKS, "a TG fits the simulator");
+_Static_assert((int)USCHED_HTD == (int)TQSIM_HTD && (int)USCHED_K == (int)TQSIM_K &&
+	       (int)USCHED_DTH == (int)TQSIM_DTH, "usched and sim name stages alike");
+_Static_assert(USCHED_MAX_TG <= TQSIM_MAX_TASKS, "a TG fits the simulator");
 
 void usched_stats(struct usched *u, struct usched_stats *s)
 {
@@ -399,7 +399,7 @@ static void usched_free(struct usched *u)
 	list_for_each_safe(p, n, &u->owners)
 		free(list_entry(p, struct owner, node));
 	free(u->ws);
-	tq_auto_state_destroy(u->auto_state);
+	tqsim_auto_state_destroy(u->auto_state);
 	free(u->res);
 	plans_destroy(u->plans);
 	free(u->match);
@@ -448,8 +448,8 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 	u->o.kqueues = o->kqueues ? o->kqueues : 1;
 	u->st.kqueues = u->o.kqueues;
 	u->st.max_tg = o->max_tg ? o->max_tg : 8;
-	u->policy = tq_policy_find(o->policy ? o->policy : "auto");
-	u->flow = u->policy == &tq_policy_flow;
+	u->policy = tqsim_policy_find(o->policy ? o->policy : "auto");
+	u->flow = u->policy == &tqsim_policy_flow;
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_mutex_init(&u->build_lock, NULL);
 	list_init(&u->owners);
@@ -462,7 +462,7 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 	u->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	u->epfd = epoll_create1(EPOLL_CLOEXEC);
 	u->ws = malloc(sizeof(*u->ws));
-	u->auto_state = tq_auto_state_create();
+	u->auto_state = tqsim_auto_state_create();
 	u->res = malloc(sizeof(*u->res));
 	if (!o->no_plans) {
 		u->plans = plans_create();

@@ -80,10 +80,10 @@ static bool tg_plannable(const struct usched *u)
 /* Simulate @order of u->simtg into u->res; its device time: first start to makespan. */
 static double tg_device_ns(struct usched *u, const uint8_t *order, unsigned int n)
 {
-	struct tq_sim_result *res = u->res;
+	struct tqsim_sim_result *res = u->res;
 	double first;
 
-	tq_simulate(&u->simtg, &u->dev, order, n, res);
+	tqsim_simulate(&u->simtg, &u->dev, order, n, res);
 	first = res->makespan;
 	for (unsigned int c = 0; c < u->simtg.ncmds; c++)
 		first = fmin(first, res->start[c]);
@@ -97,14 +97,14 @@ static double tg_device_ns(struct usched *u, const uint8_t *order, unsigned int 
  * device time (so flow takes up to twice auto's time). d stays as it was
  * if that fails.
  */
-static void tg_flow(struct usched *u, struct tg *tg, struct tq_problem *pb, struct tq_decision *d)
+static void tg_flow(struct usched *u, struct tg *tg, struct tqsim_problem *pb, struct tqsim_decision *d)
 {
-	struct tq_decision f = *d;
+	struct tqsim_decision f = *d;
 
 	pb->budget_ns = fmax(u->budget * tg_device_ns(u, d->order, tg->n), 1);
 	pb->flow_behind = tg->behind;
 	pb->flow_rate = tg->rate;
-	if (!tq_flow_refine(pb, u->res, &f))
+	if (!tqsim_flow_refine(pb, u->res, &f))
 		*d = f;
 }
 
@@ -130,24 +130,24 @@ static void tg_model_kqueues(struct usched *u, struct tg *tg)
  */
 static void tg_model(struct usched *u, struct tg *tg, struct task **tasks)
 {
-	tq_tg_init(&u->simtg);
+	tqsim_tg_init(&u->simtg);
 	tg->launch_ns = tq_now_ns();
 	for (unsigned int i = 0; i < tg->n; i++) {
 		const struct task *pred = tasks[i]->after;
 		unsigned int j = 0;
 
 		model_predict(u, tasks[i]);
-		tq_tg_add(&u->simtg, tasks[i]->pred[USCHED_HTD], tasks[i]->pred[USCHED_K],
+		tqsim_tg_add(&u->simtg, tasks[i]->pred[USCHED_HTD], tasks[i]->pred[USCHED_K],
 			  tasks[i]->pred[USCHED_DTH]);
-		tq_tg_set_width(&u->simtg, i, tasks[i]->kwidth);
+		tqsim_tg_set_width(&u->simtg, i, tasks[i]->kwidth);
 		/* a predecessor in this TG was taken before it (3) */
 		while (pred && j < i && tasks[j] != pred)
 			j++;
 		if (pred && j < i)
-			tq_tg_set_after(&u->simtg, i, j);
+			tqsim_tg_set_after(&u->simtg, i, j);
 		/* a predecessor in flight: not before its predicted end, corrected (4) */
 		else if (pred && (int64_t)(pred->pred_end + u->drift - tg->launch_ns) > 0)
-			tq_tg_set_release(&u->simtg, i, pred->pred_end + u->drift - tg->launch_ns);
+			tqsim_tg_set_release(&u->simtg, i, pred->pred_end + u->drift - tg->launch_ns);
 	}
 	for (int s = 0; s < USCHED_STAGES; s++) {
 		uint64_t busy = u->busy_abs[s] + u->drift;
@@ -164,16 +164,16 @@ static void tg_model(struct usched *u, struct tg *tg, struct task **tasks)
  * the fifo order, so that it proves small TGs but a large TG of chains cannot
  * hold the loop up.
  */
-static void tg_budget(struct usched *u, struct tg *tg, const struct tq_policy_ops *pol,
-		      uint64_t t0, struct tq_problem *pb)
+static void tg_budget(struct usched *u, struct tg *tg, const struct tqsim_policy_ops *pol,
+		      uint64_t t0, struct tqsim_problem *pb)
 {
-	uint8_t fifo[TQ_MAX_TASKS];
+	uint8_t fifo[TQSIM_MAX_TASKS];
 
 	pb->budget_frac = u->budget;
-	tq_auto_state_clear(u->auto_state);
-	tq_auto_start(u->auto_state, t0);
+	tqsim_auto_state_clear(u->auto_state);
+	tqsim_auto_start(u->auto_state, t0);
 	pb->state = u->auto_state;
-	if (pol != &tq_policy_exact)
+	if (pol != &tqsim_policy_exact)
 		return;
 	for (unsigned int i = 0; i < tg->n; i++)
 		fifo[i] = i;
@@ -186,7 +186,7 @@ static void tg_plan_find(struct usched *u, struct tg *tg, struct task **tasks)
 	bool optimal;
 
 	if (plans_resume(u->plans, tasks, &u->simtg,
-			 (double[]){ u->dev.slow[TQ_HTD], u->dev.slow[TQ_DTH] }, u->match,
+			 (double[]){ u->dev.slow[TQSIM_HTD], u->dev.slow[TQSIM_DTH] }, u->match,
 			 u->auto_state, &optimal))
 		tg->plan = optimal ? USCHED_PLAN_PROVEN : USCHED_PLAN_RESUMED;
 }
@@ -196,8 +196,8 @@ static void tg_plan_find(struct usched *u, struct tg *tg, struct task **tasks)
  * (always feasible) if it fails, which cannot happen: an error, or an order
  * against a chain. Returns whether the plan's order is proven optimal.
  */
-static bool tg_decide(struct usched *u, struct tg *tg, const struct tq_policy_ops *pol,
-		      const struct tq_problem *pb, bool planned, struct tq_decision *d)
+static bool tg_decide(struct usched *u, struct tg *tg, const struct tqsim_policy_ops *pol,
+		      const struct tqsim_problem *pb, bool planned, struct tqsim_decision *d)
 {
 	bool proven = true;
 
@@ -217,9 +217,9 @@ static bool tg_decide(struct usched *u, struct tg *tg, const struct tq_policy_op
  * order.
  */
 static void tg_predict(struct usched *u, struct tg *tg, struct task **tasks,
-		       const struct tq_decision *d)
+		       const struct tqsim_decision *d)
 {
-	struct tq_sim_result *res = u->res;
+	struct tqsim_sim_result *res = u->res;
 
 	tg->pred_ns = tg_device_ns(u, d->order, tg->n);
 	for (int s = 0; s < USCHED_STAGES; s++)
@@ -228,7 +228,7 @@ static void tg_predict(struct usched *u, struct tg *tg, struct task **tasks,
 		u->kq_busy_abs[(tg->kq_base + i) % u->o.kqueues] =
 			tg->launch_ns + (uint64_t)res->kq_end[i] - u->drift;
 	for (unsigned int i = 0; i < tg->n; i++) {
-		const struct tq_task *st = &u->simtg.task[i];
+		const struct tqsim_task *st = &u->simtg.task[i];
 		double end = 0, kran;
 
 		for (int s = 0; s < USCHED_STAGES; s++) {
@@ -255,16 +255,16 @@ static void tg_predict(struct usched *u, struct tg *tg, struct task **tasks,
  */
 void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 {
-	struct tq_problem pb = { .tg = &u->simtg, .dev = &u->dev, .seed = tg->seq };
-	const struct tq_policy_ops *pol = u->flow ? &tq_policy_auto : u->policy;
-	struct tq_decision d, dm;
+	struct tqsim_problem pb = { .tg = &u->simtg, .dev = &u->dev, .seed = tg->seq };
+	const struct tqsim_policy_ops *pol = u->flow ? &tqsim_policy_auto : u->policy;
+	struct tqsim_decision d, dm;
 	bool planned, proven;
 	uint64_t t0;
 
 	tg_model(u, tg, tasks);
 	t0 = tq_now_ns();
 	tg_budget(u, tg, pol, t0, &pb);
-	planned = pol == &tq_policy_auto && u->plans && tg_plannable(u);
+	planned = pol == &tqsim_policy_auto && u->plans && tg_plannable(u);
 	if (planned)
 		tg_plan_find(u, tg, tasks);
 	proven = tg_decide(u, tg, pol, &pb, planned, &d);

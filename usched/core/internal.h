@@ -174,7 +174,7 @@ struct task {
 	bool cb;		/* a callback is set on its last event (exec_launch()) */
 	struct tg *tg;
 	double pred[USCHED_STAGES];	/* predicted standalone ns per stage */
-	double kwidth;		/* its kernel's width (sim/tqsim.h's struct tq_tg) */
+	double kwidth;		/* its kernel's width (sim/tqsim.h's struct tqsim_tg) */
 	/*
 	 * its kernel's predicted standalone time over its predicted run time:
 	 * < 1 where the model has it share the device with concurrent kernels
@@ -247,8 +247,8 @@ struct plan_match {
 	double slow[2];			/* the copy model's HtD, DtH slowdowns */
 	struct plan *plan;		/* the mix's plan; NULL: none yet */
 	bool stale;			/* found, but made for times since moved past 5% */
-	struct tq_bb_cursor cursor;	/* where its proof stopped (TG indices); within drift */
-	struct tq_walk walk;		/* where its iterated greedy's walk stood (TG indices) */
+	struct tqsim_bb_cursor cursor;	/* where its proof stopped (TG indices); within drift */
+	struct tqsim_walk walk;		/* where its iterated greedy's walk stood (TG indices) */
 	uint8_t order[USCHED_MAX_TG];	/* its order (TG indices): plans_resume() */
 };
 
@@ -293,7 +293,7 @@ struct usched {
 	/* set up by usched_create(), read-only afterwards */
 	struct usched_opts o;
 	char *policy_name;
-	const struct tq_policy_ops *policy;
+	const struct tqsim_policy_ops *policy;
 	bool flow;		/* the flow policy: latency-aware formation and order (core.c, 4) */
 	cl_platform_id platform;
 	cl_device_id device;
@@ -304,7 +304,7 @@ struct usched {
 	uint64_t max_alloc, tg_bytes, inflight_max;	/* bytes */
 	double budget;		/* auto's, of a TG's predicted makespan */
 	double refine;		/* idle time for a plan, of its TG's predicted device time */
-	struct tq_profile prof;
+	struct tqsim_profile prof;
 	int64_t clock_off;	/* host CLOCK_MONOTONIC ns - device ns */
 	int efd;		/* submissions, completions */
 	int tfd;		/* the launch timer */
@@ -320,7 +320,7 @@ struct usched {
 	_Atomic(struct task *) held;
 
 	/* loop thread only */
-	struct tq_dev dev;	/* slow[] follows xm[] */
+	struct tqsim_dev dev;	/* slow[] follows xm[] */
 	struct xmodel xm[2];	/* [0] HtD, [1] DtH */
 	struct tg *inflight[TG_MAX_INFLIGHT];	/* in launch order */
 	unsigned int awaiting;	/* tasks completed by polling whose callback has not come */
@@ -337,11 +337,11 @@ struct usched {
 	uint64_t kq_busy_abs[MAX_KQUEUES];	/* likewise per kernel queue */
 	int64_t drift;		/* how late the last task completed against its prediction */
 	struct pool pool;
-	struct tq_tg simtg;
-	struct tq_tg jit_tg;	/* flow: the tasks the next TG would take (jit_gather()) */
-	struct tq_ws *ws;
-	struct tq_auto_state *auto_state;	/* auto's start and plan (tg_order()) */
-	struct tq_sim_result *res;
+	struct tqsim_tg simtg;
+	struct tqsim_tg jit_tg;	/* flow: the tasks the next TG would take (jit_gather()) */
+	struct tqsim_ws *ws;
+	struct tqsim_auto_state *auto_state;	/* auto's start and plan (tg_order()) */
+	struct tqsim_sim_result *res;
 	struct plans *plans;	/* NULL: o.no_plans */
 	struct plan_match *match;
 	struct trace *trace;
@@ -358,35 +358,35 @@ void plans_destroy(struct plans *p);
  * proof stopped, if the times moved no more than for a proven order;
  * m->walk: where its iterated greedy's walk stood); false: none.
  */
-bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
+bool plans_find(struct plans *p, struct task *const *tasks, const struct tqsim_tg *tg,
 		const double *slow, struct plan_match *m, uint8_t *resume, bool *optimal);
 /*
  * plans_find() for auto: set @st to go on from the plan's order, proof and
  * walk (kept in @m); false, @st untouched: none.
  */
-bool plans_resume(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
-		  const double *slow, struct plan_match *m, struct tq_auto_state *st,
+bool plans_resume(struct plans *p, struct task *const *tasks, const struct tqsim_tg *tg,
+		  const double *slow, struct plan_match *m, struct tqsim_auto_state *st,
 		  bool *optimal);
 /*
  * Keep @d, auto's decision for the TG plans_find() matched into @m, TG
  * number @seq; @proven: d's order is optimal (proven now or before).
  */
-void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision *d,
+void plans_keep(struct plans *p, struct plan_match *m, const struct tqsim_decision *d,
 		bool proven, uint64_t seq);
 /*
  * Keep TG @seq's problem (@tg on the idle @dev) and auto's decision @d for
  * it, whose plan plans_keep() just kept from @m, for plans_refine() to go
  * on with, for @allowed_ns in all; 0 leaves nothing to go on with.
  */
-void plans_arm(struct plans *p, const struct plan_match *m, const struct tq_tg *tg,
-	       const struct tq_dev *dev, const struct tq_decision *d, uint64_t seq,
+void plans_arm(struct plans *p, const struct plan_match *m, const struct tqsim_tg *tg,
+	       const struct tqsim_dev *dev, const struct tqsim_decision *d, uint64_t seq,
 	       uint64_t allowed_ns);
 /*
  * Go on with the armed plan's search for at most @slice_ns, in @ws, and
  * keep what it finds in the plan. Returns the ns spent (at least 1), 0 if
  * nothing is armed: none, proven, or its time spent.
  */
-uint64_t plans_refine(struct plans *p, struct tq_ws *ws, uint64_t slice_ns);
+uint64_t plans_refine(struct plans *p, struct tqsim_ws *ws, uint64_t slice_ns);
 
 /* The loop's eventfd: the loop has work (an OpenCL callback's task, a submission). */
 static inline void wake(struct usched *u)
@@ -416,7 +416,7 @@ void jit_gather(struct usched *u, struct jit_in *in);
  * The kernel queues' predicted ends @busy into @d relative to @at, the
  * queue free first as the model's queue 0; returns that queue.
  */
-unsigned int kq_place(const uint64_t *busy, unsigned int nq, uint64_t at, struct tq_dev *d);
+unsigned int kq_place(const uint64_t *busy, unsigned int nq, uint64_t at, struct tqsim_dev *d);
 /* When to launch the next TG: 0 now, JIT_WAIT not before an event, else at that time. */
 uint64_t jit_when(const struct jit_in *in);
 /*
@@ -427,8 +427,8 @@ uint64_t jit_when(const struct jit_in *in);
  * in->busy (and with kernel queues, in->kq_busy) as its engines' busy-until.
  * @res is scratch.
  */
-uint64_t jit_when_flow(const struct jit_in *in, const struct tq_tg *tg, const struct tq_dev *dev,
-		       struct tq_sim_result *res);
+uint64_t jit_when_flow(const struct jit_in *in, const struct tqsim_tg *tg, const struct tqsim_dev *dev,
+		       struct tqsim_sim_result *res);
 
 /* complete.c: the loop thread */
 /* A launched task is back: timestamps, buffers, its TG's accounting. */
@@ -469,7 +469,7 @@ int exec_trace_open(struct usched *u, const char *path);
 int cl_errno(cl_int err, int fallback);
 
 /* model.c */
-void kmodel_init(struct kmodel *km, const struct tq_profile *p, const char *name);
+void kmodel_init(struct kmodel *km, const struct tqsim_profile *p, const char *name);
 void kmodel_add(struct kmodel *km, double m, double ns);
 void kmodel_params(const struct kmodel *km, double *eta, double *gamma);
 double kmodel_predict(const struct kmodel *km, double m);

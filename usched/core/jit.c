@@ -23,11 +23,11 @@ static unsigned int kq_first(const uint64_t *busy, unsigned int nq)
 
 /*
  * The kernel queues' predicted ends @busy (host ns) into @d relative to @at:
- * the queue free first as the model's queue 0 (busy_until[TQ_K]), the others
+ * the queue free first as the model's queue 0 (busy_until[TQSIM_K]), the others
  * after it round-robin in kq_busy[], as exec_launch() sends a TG's kernels.
  * Returns the queue free first.
  */
-unsigned int kq_place(const uint64_t *busy, unsigned int nq, uint64_t at, struct tq_dev *d)
+unsigned int kq_place(const uint64_t *busy, unsigned int nq, uint64_t at, struct tqsim_dev *d)
 {
 	unsigned int base = kq_first(busy, nq);
 
@@ -38,7 +38,7 @@ unsigned int kq_place(const uint64_t *busy, unsigned int nq, uint64_t at, struct
 		if (i)
 			d->kq_busy[i] = rel;
 		else
-			d->busy_until[TQ_K] = rel;
+			d->busy_until[TQSIM_K] = rel;
 	}
 	return base;
 }
@@ -80,9 +80,9 @@ uint64_t jit_when(const struct jit_in *in)
 }
 
 /* Task t's end in res: its last command's. */
-static double sim_task_end(const struct tq_tg *tg, const struct tq_sim_result *res, unsigned int t)
+static double sim_task_end(const struct tqsim_tg *tg, const struct tqsim_sim_result *res, unsigned int t)
 {
-	const struct tq_task *tk = &tg->task[t];
+	const struct tqsim_task *tk = &tg->task[t];
 	double end = 0;
 
 	for (int s = 0; s < USCHED_STAGES; s++)
@@ -101,16 +101,16 @@ static double sim_task_end(const struct tq_tg *tg, const struct tq_sim_result *r
  * that needs work last, which lets a copy-heavy task's HtD copy wait while
  * its engine idles and then hold up its kernel.
  */
-uint64_t jit_when_flow(const struct jit_in *in, const struct tq_tg *tg, const struct tq_dev *dev,
-		       struct tq_sim_result *res)
+uint64_t jit_when_flow(const struct jit_in *in, const struct tqsim_tg *tg, const struct tqsim_dev *dev,
+		       struct tqsim_sim_result *res)
 {
-	static const uint8_t fifo[TQ_MAX_TASKS] = {
+	static const uint8_t fifo[TQSIM_MAX_TASKS] = {
 		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
 		22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
 		42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61,
 		62, 63 };
-	double e1[TQ_MAX_TASKS], slack = INFINITY;
-	struct tq_dev d = *dev;
+	double e1[TQSIM_MAX_TASKS], slack = INFINITY;
+	struct tqsim_dev d = *dev;
 
 	if (!in->ready || in->inflight >= TG_MAX_INFLIGHT)
 		return JIT_WAIT;
@@ -121,12 +121,12 @@ uint64_t jit_when_flow(const struct jit_in *in, const struct tq_tg *tg, const st
 	/* a kernel may start on the queue free first, not after the latest one */
 	if (d.kq > 1 && in->kqueues == d.kq)
 		kq_place(in->kq_busy, d.kq, in->now, &d);
-	tq_simulate(tg, &d, fifo, tg->ntasks, res);
+	tqsim_simulate(tg, &d, fifo, tg->ntasks, res);
 	for (unsigned int i = 0; i < tg->ntasks; i++)
 		e1[i] = sim_task_end(tg, res, i);
 	memset(d.busy_until, 0, sizeof(d.busy_until));
 	memset(d.kq_busy, 0, sizeof(d.kq_busy));
-	tq_simulate(tg, &d, fifo, tg->ntasks, res);
+	tqsim_simulate(tg, &d, fifo, tg->ntasks, res);
 	for (unsigned int i = 0; i < tg->ntasks; i++)
 		slack = fmin(slack, e1[i] - sim_task_end(tg, res, i));
 	if (!(slack > in->lead_ns))
@@ -141,10 +141,10 @@ uint64_t jit_when_flow(const struct jit_in *in, const struct tq_tg *tg, const st
  */
 static void jit_gather_flow(struct usched *u, unsigned int max)
 {
-	struct tq_tg *tg = &u->jit_tg;
+	struct tqsim_tg *tg = &u->jit_tg;
 	bool more = true;
 
-	tq_tg_init(tg);
+	tqsim_tg_init(tg);
 	for (unsigned int depth = 0; more && tg->ntasks < max; depth++) {
 		struct list *p, *n;
 
@@ -160,7 +160,7 @@ static void jit_gather_flow(struct usched *u, unsigned int max)
 				continue;
 			t = list_entry(q, struct task, node);
 			model_predict(u, t);
-			tq_tg_add(tg, t->pred[USCHED_HTD], t->pred[USCHED_K], t->pred[USCHED_DTH]);
+			tqsim_tg_add(tg, t->pred[USCHED_HTD], t->pred[USCHED_K], t->pred[USCHED_DTH]);
 			more = true;
 			if (tg->ntasks == max)
 				break;

@@ -26,7 +26,7 @@
 
 /* Kernels */
 
-void kmodel_init(struct kmodel *km, const struct tq_profile *p, const char *name)
+void kmodel_init(struct kmodel *km, const struct tqsim_profile *p, const char *name)
 {
 	memset(km, 0, sizeof(*km));
 	km->gamma0 = KM_GAMMA;
@@ -153,19 +153,19 @@ void model_predict(struct usched *u, struct task *t)
 		const struct usched_buf *b = &t->t.buf[i];
 
 		if (b->dir & USCHED_IN)
-			t->pred[USCHED_HTD] += tq_profile_xfer_ns(&u->prof, TQ_HTD, b->len);
+			t->pred[USCHED_HTD] += tqsim_profile_xfer_ns(&u->prof, TQSIM_HTD, b->len);
 		if (b->dir & USCHED_OUT)
-			t->pred[USCHED_DTH] += tq_profile_xfer_ns(&u->prof, TQ_DTH, b->len);
+			t->pred[USCHED_DTH] += tqsim_profile_xfer_ns(&u->prof, TQSIM_DTH, b->len);
 	}
 	t->pred[USCHED_K] = kmodel_predict(&t->kern->model, t->t.m);
-	t->kwidth = tq_profile_kernel_width(&u->prof, t->kern->name, t->t.m);
+	t->kwidth = tqsim_profile_kernel_width(&u->prof, t->kern->name, t->t.m);
 }
 
 /* Transfers */
 
 static int load_profile(struct usched *u, const char *path)
 {
-	struct tq_parse_err perr;
+	struct tqsim_parse_err perr;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -177,7 +177,7 @@ static int load_profile(struct usched *u, const char *path)
 	ret = getdelim(&text, &len, 0, f) < 0 ? -EIO : 0;
 	fclose(f);
 	if (!ret) {
-		ret = tq_profile_parse(&u->prof, text, strlen(text), &perr);
+		ret = tqsim_profile_parse(&u->prof, text, strlen(text), &perr);
 		if (ret)
 			fprintf(stderr, "usched: %s:%u: %s\n", path, perr.line, perr.reason);
 	}
@@ -268,14 +268,14 @@ int model_init(struct usched *u)
 		ret = calibrate(u);
 	if (ret)
 		return ret;
-	tq_profile_to_dev(&u->prof, &u->dev);
-	xmodel_init(&u->xm[0], u->dev.slow[TQ_HTD]);
-	xmodel_init(&u->xm[1], u->dev.slow[TQ_DTH]);
+	tqsim_profile_to_dev(&u->prof, &u->dev);
+	xmodel_init(&u->xm[0], u->dev.slow[TQSIM_HTD]);
+	xmodel_init(&u->xm[1], u->dev.slow[TQSIM_DTH]);
 	if (u->o.dma)
 		u->dev.dma = u->o.dma;
 	u->dev.kq = u->o.kqueues;
 	u->st.dma = u->dev.dma;
-	u->st.copy_slow[0] = u->dev.slow[TQ_HTD];
-	u->st.copy_slow[1] = u->dev.slow[TQ_DTH];
-	return tq_dev_check(&u->dev);
+	u->st.copy_slow[0] = u->dev.slow[TQSIM_HTD];
+	u->st.copy_slow[1] = u->dev.slow[TQSIM_DTH];
+	return tqsim_dev_check(&u->dev);
 }

@@ -21,8 +21,8 @@
  * the whole problem.
  *
  * What auto carries from TG to TG and how its task indices map lives in sim
- * (sim/auto_resume.c: struct tq_auto_state, tq_bb_cursor_map(),
- * tq_walk_map()), next to the search that reads it, since sim's tests and
+ * (sim/auto_resume.c: struct tqsim_auto_state, tqsim_bb_cursor_map(),
+ * tqsim_walk_map()), next to the search that reads it, since sim's tests and
  * tqsim resume too; this file only decides which plan a TG has and whether
  * its times still hold, and hands it to auto (plans_resume()).
  *
@@ -49,8 +49,8 @@ struct plan {
 	bool optimal;
 	double k_ns[USCHED_MAX_TG];	/* the kernel times it was ordered with */
 	double slow[2];			/* and the copies' slowdowns */
-	struct tq_bb_cursor cursor;	/* canonical indices */
-	struct tq_walk walk;		/* canonical indices */
+	struct tqsim_bb_cursor cursor;	/* canonical indices */
+	struct tqsim_walk walk;		/* canonical indices */
 };
 
 /*
@@ -64,14 +64,14 @@ struct plans {
 	/* the newest TG's problem, for the loop's idle time; TG indices */
 	struct {
 		struct plan_match match;	/* its plan: match.plan */
-		struct tq_tg tg;
-		struct tq_dev dev;
+		struct tqsim_tg tg;
+		struct tqsim_dev dev;
 		uint8_t order[USCHED_MAX_TG];	/* the best found */
-		struct tq_bb_cursor cursor;
-		struct tq_walk walk;
+		struct tqsim_bb_cursor cursor;
+		struct tqsim_walk walk;
 		uint64_t seq, calls;
 		uint64_t spent_ns, allowed_ns;
-		struct tq_auto_state *state;	/* auto's, to go on from the above */
+		struct tqsim_auto_state *state;	/* auto's, to go on from the above */
 	} idle;
 };
 
@@ -79,7 +79,7 @@ struct plans *plans_create(void)
 {
 	struct plans *p = calloc(1, sizeof(struct plans));
 
-	if (p && !(p->idle.state = tq_auto_state_create())) {
+	if (p && !(p->idle.state = tqsim_auto_state_create())) {
 		free(p);
 		p = NULL;
 	}
@@ -89,7 +89,7 @@ struct plans *plans_create(void)
 void plans_destroy(struct plans *p)
 {
 	if (p)
-		tq_auto_state_destroy(p->idle.state);
+		tqsim_auto_state_destroy(p->idle.state);
 	free(p);
 }
 
@@ -138,7 +138,7 @@ static uint64_t key_hash(const struct plan_key *k)
 }
 
 /* Build the key of the TG of @tasks (chains in @tg) into @m. */
-static void make_key(struct task *const *tasks, const struct tq_tg *tg, struct plan_match *m)
+static void make_key(struct task *const *tasks, const struct tqsim_tg *tg, struct plan_match *m)
 {
 	struct plan_task in[USCHED_MAX_TG];
 	struct plan_key *k = &m->key;
@@ -185,7 +185,7 @@ static double rel_move(double now, double then)
 	return now == then ? 0 : INFINITY;
 }
 
-bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
+bool plans_find(struct plans *p, struct task *const *tasks, const struct tqsim_tg *tg,
 		const double *slow, struct plan_match *m, uint8_t *resume, bool *optimal)
 {
 	make_key(tasks, tg, m);
@@ -209,26 +209,26 @@ bool plans_find(struct plans *p, struct task *const *tasks, const struct tq_tg *
 		m->stale = moved > PLAN_STALE;
 		m->cursor.valid = false;
 		if (moved <= PLAN_DRIFT)
-			tq_bb_cursor_map(&m->cursor, &pl->cursor, m->canon, m->key.n);
-		tq_walk_map(&m->walk, &pl->walk, m->canon, m->key.n);
+			tqsim_bb_cursor_map(&m->cursor, &pl->cursor, m->canon, m->key.n);
+		tqsim_walk_map(&m->walk, &pl->walk, m->canon, m->key.n);
 		return true;
 	}
 	return false;
 }
 
-bool plans_resume(struct plans *p, struct task *const *tasks, const struct tq_tg *tg,
-		  const double *slow, struct plan_match *m, struct tq_auto_state *st,
+bool plans_resume(struct plans *p, struct task *const *tasks, const struct tqsim_tg *tg,
+		  const double *slow, struct plan_match *m, struct tqsim_auto_state *st,
 		  bool *optimal)
 {
 	if (!plans_find(p, tasks, tg, slow, m, m->order, optimal))
 		return false;
-	tq_auto_resume(st, m->order, *optimal, m->stale);
-	tq_auto_resume_cursor(st, &m->cursor);
-	tq_auto_resume_walk(st, &m->walk);
+	tqsim_auto_resume(st, m->order, *optimal, m->stale);
+	tqsim_auto_resume_cursor(st, &m->cursor);
+	tqsim_auto_resume_walk(st, &m->walk);
 	return true;
 }
 
-void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision *d,
+void plans_keep(struct plans *p, struct plan_match *m, const struct tqsim_decision *d,
 		bool proven, uint64_t seq)
 {
 	struct plan *pl = m->plan;
@@ -251,8 +251,8 @@ void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision 
 	m->plan = pl;	/* for plans_arm() */
 	pl->used = seq;
 	pl->optimal = proven;
-	tq_bb_cursor_map(&pl->cursor, &d->cursor, m->rank, n);
-	tq_walk_map(&pl->walk, &d->walk, m->rank, n);
+	tqsim_bb_cursor_map(&pl->cursor, &d->cursor, m->rank, n);
+	tqsim_walk_map(&pl->walk, &d->walk, m->rank, n);
 	for (unsigned int pos = 0; pos < n; pos++)
 		pl->order[pos] = m->rank[d->order[pos]];
 	if (!taken) {
@@ -261,8 +261,8 @@ void plans_keep(struct plans *p, struct plan_match *m, const struct tq_decision 
 	}
 }
 
-void plans_arm(struct plans *p, const struct plan_match *m, const struct tq_tg *tg,
-	       const struct tq_dev *dev, const struct tq_decision *d, uint64_t seq,
+void plans_arm(struct plans *p, const struct plan_match *m, const struct tqsim_tg *tg,
+	       const struct tqsim_dev *dev, const struct tqsim_decision *d, uint64_t seq,
 	       uint64_t allowed_ns)
 {
 	p->idle.allowed_ns = m->plan ? allowed_ns : 0;
@@ -279,11 +279,11 @@ void plans_arm(struct plans *p, const struct plan_match *m, const struct tq_tg *
 	p->idle.calls = 0;
 }
 
-uint64_t plans_refine(struct plans *p, struct tq_ws *ws, uint64_t slice_ns)
+uint64_t plans_refine(struct plans *p, struct tqsim_ws *ws, uint64_t slice_ns)
 {
 	uint64_t start = tq_now_ns(), spent;
-	struct tq_decision d;
-	struct tq_problem pb = {
+	struct tqsim_decision d;
+	struct tqsim_problem pb = {
 		.tg = &p->idle.tg, .dev = &p->idle.dev, .state = p->idle.state,
 		.seed = p->idle.seq + ++p->idle.calls,
 	};
@@ -292,13 +292,13 @@ uint64_t plans_refine(struct plans *p, struct tq_ws *ws, uint64_t slice_ns)
 		return 0;
 	pb.budget_ns = fmin(slice_ns, p->idle.allowed_ns - p->idle.spent_ns);
 	/* auto goes on from the order, proof and walk where the last slice left them */
-	tq_auto_state_clear(p->idle.state);
-	tq_auto_resume(p->idle.state, p->idle.order, false, false);
-	tq_auto_resume_cursor(p->idle.state, &p->idle.cursor);
-	tq_auto_resume_walk(p->idle.state, &p->idle.walk);
-	tq_auto_prove_max(p->idle.state, IDLE_PROVE_MAX);
-	tq_auto_start(p->idle.state, start);
-	if (tq_policy_auto.order(&pb, ws, &d) || !(d.makespan < INFINITY)) {
+	tqsim_auto_state_clear(p->idle.state);
+	tqsim_auto_resume(p->idle.state, p->idle.order, false, false);
+	tqsim_auto_resume_cursor(p->idle.state, &p->idle.cursor);
+	tqsim_auto_resume_walk(p->idle.state, &p->idle.walk);
+	tqsim_auto_prove_max(p->idle.state, IDLE_PROVE_MAX);
+	tqsim_auto_start(p->idle.state, start);
+	if (tqsim_policy_auto.order(&pb, ws, &d) || !(d.makespan < INFINITY)) {
 		p->idle.allowed_ns = 0;
 		return 1;
 	}

@@ -113,7 +113,7 @@ static void test_decision(void)
  */
 static void test_flow_decision(void)
 {
-	static struct tq_sim_result res;
+	static struct tqsim_sim_result res;
 	const uint64_t now = 1000 * MS;
 	const uint8_t ab[2] = { 0, 1 };
 	struct jit_in in = {
@@ -121,15 +121,15 @@ static void test_flow_decision(void)
 		.busy = { now + 1 * MS, now + 20 * MS, now + 21 * MS },
 		.first = { 0, 0.1 * MS, 0.2 * MS },
 	};
-	struct tq_tg tg;
-	struct tq_dev dev;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
 	uint64_t flow, jit;
 	double b[3];
 
-	tq_dev_init(&dev);
-	tq_tg_init(&tg);
-	tq_tg_add(&tg, 0.1 * MS, 0.1 * MS, 5 * MS);
-	tq_tg_add(&tg, 5 * MS, 5 * MS, 0);
+	tqsim_dev_init(&dev);
+	tqsim_tg_init(&tg);
+	tqsim_tg_add(&tg, 0.1 * MS, 0.1 * MS, 5 * MS);
+	tqsim_tg_add(&tg, 5 * MS, 5 * MS, 0);
 	flow = jit_when_flow(&in, &tg, &dev, &res);
 	jit = jit_when(&in);
 	tap_ok(flow == now + 15 * MS - MS / 2, "flow: launch lead before the copy-heavy task's "
@@ -143,17 +143,17 @@ static void test_flow_decision(void)
 
 		for (int s = 0; s < USCHED_STAGES; s++)
 			dev.busy_until[s] = in.busy[s] > at ? (double)(in.busy[s] - at) : 0;
-		tq_simulate(&tg, &dev, ab, 2, &res);
-		end = res.end[tg.task[1].first[TQ_K]] + (at - now);
+		tqsim_simulate(&tg, &dev, ab, 2, &res);
+		end = res.end[tg.task[1].first[TQSIM_K]] + (at - now);
 		b[k] = end;
 	}
-	tq_dev_init(&dev);
+	tqsim_dev_init(&dev);
 	tap_ok(fabs(b[1] - b[0]) < 1 && b[2] > b[0] + 4 * MS, "the copy-heavy task ends "
 	       "at %.2f ms launched then or now, at %.2f ms at jit_when()'s time", b[1] / MS,
 	       b[2] / MS);
 	/* one kernel-only task behind the kernel: waiting costs it nothing, both wait */
-	tq_tg_init(&tg);
-	tq_tg_add(&tg, 0, 2 * MS, 0);
+	tqsim_tg_init(&tg);
+	tqsim_tg_add(&tg, 0, 2 * MS, 0);
 	in.ready = 1;
 	in.first[USCHED_K] = 0;
 	in.first[USCHED_DTH] = INFINITY;
@@ -184,7 +184,7 @@ static void test_flow_decision(void)
  */
 static void test_flow_kqueues(void)
 {
-	static struct tq_sim_result res;
+	static struct tqsim_sim_result res;
 	const uint64_t now = 1000 * MS;
 	struct jit_in in = {
 		.now = now, .inflight = 1, .ready = 1, .max_tg = 8, .lead_ns = MS / 2,
@@ -192,17 +192,17 @@ static void test_flow_kqueues(void)
 		.first = { 0, 0, INFINITY },
 		.kqueues = 2, .kq_busy = { now + 20 * MS, now + 1 * MS },
 	};
-	struct tq_tg tg;
-	struct tq_dev dev;
+	struct tqsim_tg tg;
+	struct tqsim_dev dev;
 	uint64_t at;
 
-	tq_dev_init(&dev);
-	tq_tg_init(&tg);
-	tq_tg_add(&tg, 0, 2 * MS, 0);
+	tqsim_dev_init(&dev);
+	tqsim_tg_init(&tg);
+	tqsim_tg_add(&tg, 0, 2 * MS, 0);
 	tap_ok(jit_when_flow(&in, &tg, &dev, &res) == now + 20 * MS - MS / 2,
 	       "flow, one kernel queue: held until the kernel in flight ends");
 	dev.kq = 2;
-	dev.busy_until[TQ_K] = 50 * MS;
+	dev.busy_until[TQSIM_K] = 50 * MS;
 	dev.kq_busy[1] = 50 * MS;
 	at = jit_when_flow(&in, &tg, &dev, &res);
 	tap_ok(at == now + 1 * MS - MS / 2, "flow, two kernel queues: launched lead time before "

@@ -77,7 +77,7 @@ static void test_copies(void)
 
 int main(void)
 {
-	struct tq_profile prof;
+	struct tqsim_profile prof;
 	struct kmodel km;
 	double eta, gamma;
 	uint64_t seed = 1;

@@ -32,21 +32,21 @@ static void task_init(struct task *t, unsigned int i, double k_scale)
  * submitted j-th), task 4 chained after task 1 when @chain (then 1 comes
  * first in @sub, as usched takes a predecessor into a TG first).
  */
-static void tg_build(struct task *tasks, struct task **ptr, struct tq_tg *tg,
+static void tg_build(struct task *tasks, struct task **ptr, struct tqsim_tg *tg,
 		     const unsigned int *sub, bool chain, double k_scale)
 {
 	int at[N];
 
-	tq_tg_init(tg);
+	tqsim_tg_init(tg);
 	for (unsigned int j = 0; j < N; j++) {
 		task_init(&tasks[j], sub[j], k_scale);
 		ptr[j] = &tasks[j];
-		tq_tg_add(tg, tasks[j].pred[USCHED_HTD], tasks[j].pred[USCHED_K],
+		tqsim_tg_add(tg, tasks[j].pred[USCHED_HTD], tasks[j].pred[USCHED_K],
 			  tasks[j].pred[USCHED_DTH]);
 		at[sub[j]] = j;
 	}
 	if (chain)
-		tq_tg_set_after(tg, at[4], at[1]);
+		tqsim_tg_set_after(tg, at[4], at[1]);
 }
 
 int main(void)
@@ -55,11 +55,11 @@ int main(void)
 		mixed_chain[N] = { 3, 1, 0, 4, 2 };
 	static struct plan_match m;
 	static double slow[2];
-	static struct tq_tg tg;
+	static struct tqsim_tg tg;
 	struct task tasks[N], *ptr[N];
-	struct tq_decision d = { .order = { 2, 0, 3, 1, 4 } };
+	struct tqsim_decision d = { .order = { 2, 0, 3, 1, 4 } };
 	struct plans *p = plans_create();
-	uint8_t resume[TQ_MAX_TASKS], want[N];
+	uint8_t resume[TQSIM_MAX_TASKS], want[N];
 	bool optimal, same = true;
 
 	if (!tap_ok(p != NULL, "plans_create"))
@@ -137,10 +137,10 @@ int main(void)
 	tap_ok(plans_find(p, ptr, &tg, slow, &m, resume, &optimal), "the newest is there");
 
 	/* an unfinished proof's cursor, kept in fwd's indices, comes back in mixed's */
-	d.cursor = (struct tq_bb_cursor){ .valid = true, .depth = 2, .path = { 2, 0 },
+	d.cursor = (struct tqsim_bb_cursor){ .valid = true, .depth = 2, .path = { 2, 0 },
 					  .done = { 1 << 1 | 1 << 3, 1 << 4, 1 << 1 } };
 	/* and iterated greedy's walk, an iteration under way: task 1 still to go back in */
-	d.walk = (struct tq_walk){ .valid = true, .nd = 2, .next = 1, .len = 4,
+	d.walk = (struct tqsim_walk){ .valid = true, .nd = 2, .next = 1, .len = 4,
 				   .ins = { .pos = 3, .at = 1, .best = 7e6 },
 				   .cur = { 0, 1, 2, 3, 4 }, .seq = { 2, 0, 4, 3 },
 				   .removed = { 4, 1 } };

@@ -23,7 +23,7 @@ static struct kern kern = { .id = 1 };
  * task's copies summed into one command a stage (the real BK75 mix at 4x2
  * of Documentation/sim.md's chain bound, its tasks repeated for more).
  */
-static void tg_build(struct task *tasks, struct task **ptr, struct tq_tg *tg, unsigned int n,
+static void tg_build(struct task *tasks, struct task **ptr, struct tqsim_tg *tg, unsigned int n,
 		     unsigned int T)
 {
 	static const double ms[8][3] = {
@@ -33,7 +33,7 @@ static void tg_build(struct task *tasks, struct task **ptr, struct tq_tg *tg, un
 		{ 0.8025, 3.9205, 0.3998 }, { 12.5086, 0.2997, 6.2682 },
 	};
 
-	tq_tg_init(tg);
+	tqsim_tg_init(tg);
 	for (unsigned int t = 0; t < n; t++) {
 		memset(&tasks[t], 0, sizeof(tasks[t]));
 		tasks[t].kern = &kern;
@@ -41,46 +41,46 @@ static void tg_build(struct task *tasks, struct task **ptr, struct tq_tg *tg, un
 		for (int s = 0; s < USCHED_STAGES; s++)
 			tasks[t].pred[s] = ms[t % 8][s] * 1e6 * (1 + t / 8 * 0.1);
 		ptr[t] = &tasks[t];
-		tq_tg_add(tg, tasks[t].pred[USCHED_HTD], tasks[t].pred[USCHED_K],
+		tqsim_tg_add(tg, tasks[t].pred[USCHED_HTD], tasks[t].pred[USCHED_K],
 			  tasks[t].pred[USCHED_DTH]);
 		if (t >= T) {
-			tq_tg_set_after(tg, t, t - T);
+			tqsim_tg_set_after(tg, t, t - T);
 			tasks[t].after = &tasks[t - T];
 		}
 	}
 }
 
 /* auto at @budget_ns for @tg, as usched orders a TG of a mix the first time. */
-static int order_once(struct tq_ws *ws, const struct tq_tg *tg, const struct tq_dev *dev,
-		      double budget_ns, struct tq_decision *d)
+static int order_once(struct tqsim_ws *ws, const struct tqsim_tg *tg, const struct tqsim_dev *dev,
+		      double budget_ns, struct tqsim_decision *d)
 {
-	struct tq_problem pb = { .tg = tg, .dev = dev, .budget_ns = budget_ns, .seed = 1 };
+	struct tqsim_problem pb = { .tg = tg, .dev = dev, .budget_ns = budget_ns, .seed = 1 };
 
-	return tq_policy_auto.order(&pb, ws, d);
+	return tqsim_policy_auto.order(&pb, ws, d);
 }
 
 int main(void)
 {
 	static struct plan_match m;
-	static struct tq_ws ws;
-	static struct tq_tg tg;
+	static struct tqsim_ws ws;
+	static struct tqsim_tg tg;
 	static const double slow[2] = { 1, 1 };
 	struct task tasks[16], *ptr[16];
-	struct tq_decision d, ex;
-	struct tq_problem pb = { .tg = &tg };
+	struct tqsim_decision d, ex;
+	struct tqsim_problem pb = { .tg = &tg };
 	struct plans *p = plans_create();
-	uint8_t resume[TQ_MAX_TASKS];
+	uint8_t resume[TQSIM_MAX_TASKS];
 	unsigned int calls = 0;
 	uint64_t spent = 0, got;
 	bool optimal = true;
-	struct tq_dev dev;
+	struct tqsim_dev dev;
 	double before;
 
 	if (!tap_ok(p != NULL, "plans_create"))
 		return tap_done();
-	tq_dev_init(&dev);
-	dev.slow[TQ_HTD] = 1.15;
-	dev.slow[TQ_DTH] = 1.08;
+	tqsim_dev_init(&dev);
+	dev.slow[TQSIM_HTD] = 1.15;
+	dev.slow[TQSIM_DTH] = 1.08;
 	pb.dev = &dev;
 	tg_build(tasks, ptr, &tg, 8, 4);
 	plans_find(p, ptr, &tg, slow, &m, resume, &optimal);
@@ -98,10 +98,10 @@ int main(void)
 	tap_ok(!got, "armed with 1 s: its slices end (%u slices, %.1f us)", calls, spent / 1e3);
 	tap_ok(plans_find(p, ptr, &tg, slow, &m, resume, &optimal) && optimal,
 	       "the plan is proven");
-	tq_policy_exact.order(&pb, &ws, &ex);
-	tap_ok(fabs(tq_makespan(&tg, &dev, resume, 8) - ex.makespan) <= 1e-6 * ex.makespan,
+	tqsim_policy_exact.order(&pb, &ws, &ex);
+	tap_ok(fabs(tqsim_makespan(&tg, &dev, resume, 8) - ex.makespan) <= 1e-6 * ex.makespan,
 	       "its order is exact's optimum (%.4f ms, exact %.4f ms, first TG's %.4f ms)",
-	       tq_makespan(&tg, &dev, resume, 8) / 1e6, ex.makespan / 1e6, d.makespan / 1e6);
+	       tqsim_makespan(&tg, &dev, resume, 8) / 1e6, ex.makespan / 1e6, d.makespan / 1e6);
 
 	/* 8 tasks without chains: a TG's resumed search only walks them; the idle time proves them */
 	tg_build(tasks, ptr, &tg, 8, 8);
@@ -111,9 +111,9 @@ int main(void)
 	plans_arm(p, &m, &tg, &dev, &d, 2, 1000000000);
 	for (calls = 0; plans_refine(p, &ws, SLICE_NS) && calls < 100000; calls++)
 		;
-	tq_policy_exact.order(&pb, &ws, &ex);
+	tqsim_policy_exact.order(&pb, &ws, &ex);
 	tap_ok(plans_find(p, ptr, &tg, slow, &m, resume, &optimal) && optimal &&
-	       fabs(tq_makespan(&tg, &dev, resume, 8) - ex.makespan) <= 1e-6 * ex.makespan,
+	       fabs(tqsim_makespan(&tg, &dev, resume, 8) - ex.makespan) <= 1e-6 * ex.makespan,
 	       "8 tasks without chains proven too, to exact's optimum (%u slices, %.4f ms)", calls,
 	       ex.makespan / 1e6);
 
@@ -139,8 +139,8 @@ int main(void)
 	plans_find(p, ptr, &tg, slow, &m, resume, &optimal);
 	tap_ok(!optimal && m.walk.valid, "16 chained tasks after 2 ms of slices: unproven, "
 	       "the walk kept (%u slices)", calls);
-	tap_ok(tq_makespan(&tg, &dev, resume, 16) <= before,
-	       "and the plan no worse: %.4f ms from %.4f ms", tq_makespan(&tg, &dev, resume, 16) / 1e6,
+	tap_ok(tqsim_makespan(&tg, &dev, resume, 16) <= before,
+	       "and the plan no worse: %.4f ms from %.4f ms", tqsim_makespan(&tg, &dev, resume, 16) / 1e6,
 	       before / 1e6);
 	plans_destroy(p);
 	return tap_done();
