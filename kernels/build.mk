@@ -3,8 +3,8 @@
 # kernels/: the built-in OpenCL tasks, libtqkernels.a (tqkernels.h, tqk_cl.h),
 # and the device with three queues that tqcalib and tqbench run them on
 # (clx.h). Users outside kernels/ include "kernels/tqkernels.h" and link
-# $(LIB)/libtqkernels.a, plus $(TQCL_UTIL) and -lOpenCL if they use tqk_cl.h
-# or clx.h (their OpenCL plumbing is kernels/cl/tqcl_util.h's, kernels/cl/build.mk).
+# $(LIB)/libtqkernels.a, plus $(CLU_LIB) and -lOpenCL if they use tqk_cl.h
+# or clx.h (their OpenCL plumbing is kernels/cl/clu.h's, kernels/cl/build.mk).
 
 KERNELS_TASKS := mm bs fwt flw conv va mt dct syn
 KERNELS_OBJS := $(addprefix $(OBJ)/kernels/,tasks.o cl.o clx.o $(addsuffix .o,$(KERNELS_TASKS)) \
@@ -38,6 +38,6 @@ $(TESTBIN)/kernels-table: $(OBJ)/kernels/test_table.o $(LIB)/libtqkernels.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(TESTBIN)/kernels-cl: $(OBJ)/kernels/test_cl.o $(LIB)/libtqkernels.a $(TQCL_UTIL)
+$(TESTBIN)/kernels-cl: $(OBJ)/kernels/test_cl.o $(LIB)/libtqkernels.a $(CLU_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)

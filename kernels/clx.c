@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * clx.c - the OpenCL device, registered host memory and task instances of
- * clx.h, on the helpers of kernels/cl/tqcl_util.h.
+ * clx.h, on the helpers of kernels/cl/clu.h.
  */
 #include <errno.h>
 #include <stdio.h>

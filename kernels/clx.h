@@ -5,7 +5,7 @@
  * kernels/ laid out as tq runs them: what tqcalib and tqbench measure on
  * (libtqkernels.a, above the kernels it binds). The
  * OpenCL plumbing under it (opening the device, queues, registration,
- * waits, stamps) is kernels/cl/tqcl_util.h's, which usched uses too.
+ * waits, stamps) is kernels/cl/clu.h's, which usched uses too.
  *
  * A task (struct btask) is device-independent: its buffers, which way each
  * is copied, its kernel and arguments. An instance (struct binst) is a task

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
  * tqk_cl.h - what running a kernels/ task on OpenCL needs beyond the
- * shared helpers of kernels/cl/tqcl_util.h (choosing a device, queues, building a
+ * shared helpers of kernels/cl/clu.h (choosing a device, queues, building a
  * program with its log, waiting for an event, error names; included here):
  * set a kernel's arguments from a struct tqk_launch and enqueue it over its
  * work sizes. The caller owns every OpenCL object; nothing here keeps
  * state.
  *
  * OpenCL 1.2 API only, so NVIDIA's OpenCL 3.0 and PoCL both work. Link
- * libtqkernels.a, then libtqcl_util.a and -lOpenCL.
+ * libtqkernels.a, then libclu.a and -lOpenCL.
  */
 #ifndef TQK_CL_H
 #define TQK_CL_H
 
-#include "kernels/cl/tqcl_util.h"
+#include "kernels/cl/clu.h"
 #include "tqkernels.h"
 
 #ifdef __cplusplus

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* calib.c - the transfer calibration of tqcl_calib.h: tqcalib's sweep and usched's quick one. */
+/* calib.c - the transfer calibration of clu_calib.h: tqcalib's sweep and usched's quick one. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
-#include "kernels/cl/tqcl_calib.h"
+#include "kernels/cl/clu_calib.h"
 #include "tq/num.h"
 
 #define QUICK_SMALL	(64 << 10)	/* clu_cal_quick()'s copy sizes, bytes */

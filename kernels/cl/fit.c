@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* fit.c - the line fit and ratio of tqcl_util.h: plain arithmetic, no OpenCL. */
-#include "kernels/cl/tqcl_util.h"
+/* fit.c - the line fit and ratio of clu.h: plain arithmetic, no OpenCL. */
+#include "kernels/cl/clu.h"
 #include "tq/num.h"
 
 int clu_fit_line(const double *x, const double *y, size_t n, double *a, double *b)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/cl/tqcl_util.h"
+#include "kernels/cl/clu.h"
 #include "selftests/tap.h"
 
 #define LEN	(16u << 20)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* util.c - the OpenCL helpers of tqcl_util.h, shared by usched, kernels/, tqcalib and tqbench. */
+/* util.c - the OpenCL helpers of clu.h, shared by usched, kernels/, tqcalib and tqbench. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "kernels/cl/tqcl_util.h"
+#include "kernels/cl/clu.h"
 
 #define MAX_PLATFORMS	16
 #define MAX_DEVICES	64

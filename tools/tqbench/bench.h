@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "kernels/cl/tqcl_calib.h"
+#include "kernels/cl/clu_calib.h"
 #include "sim/tqsim.h"
 #include "kernels/clx.h"
 
@@ -222,7 +222,7 @@ struct steady {
 	double limit;			/* steady: the probe's HtD within this of standalone */
 	double alone_ns;		/* the probe's HtD alone */
 	double last_s;			/* when it last probed */
-	struct clu_cal mem;		/* the probe's copies (kernels/cl/tqcl_calib.h) */
+	struct clu_cal mem;		/* the probe's copies (kernels/cl/clu_calib.h) */
 	/* for the summary */
 	unsigned int probes, slow_probes, waits;
 	double waited_s;

@@ -14,7 +14,7 @@ BINS += $(BIN)/tqbench
 
 # --workers process: the workers are libtq clients of the usched daemon.
 $(BIN)/tqbench: $(TQBENCH_OBJS) $(TOOLS_PROGRESS) $(LIB)/libusched.a $(LIB)/libtqsim.a \
-		$(LIB)/libtqkernels.a $(LIB)/libtqcl_util.a $(LIB)/libtq.a | $(BIN)/usched
+		$(LIB)/libtqkernels.a $(LIB)/libclu.a $(LIB)/libtq.a | $(BIN)/usched
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB)/libtq.a $(USCHED_LINK) $(LDLIBS)
 

@@ -9,7 +9,7 @@
  * comparison.
  *
  * So tqbench probes the host: one HtD and one DtH of PROBE_BYTES started
- * together (in the transfer memory of kernels/cl/tqcl_calib.h), three times, the
+ * together (in the transfer memory of kernels/cl/clu_calib.h), three times, the
  * median HtD time over its standalone time. A probe within the profile's
  * HtD slowdown times (1 + tolerance) is steady.
  * A pass of NoReorder or a trial starts once a probe is steady (waiting at

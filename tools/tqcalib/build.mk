@@ -3,20 +3,20 @@
 # tools/tqcalib/: tqcalib, the device calibration (the profile usched and
 # tqbench read). Its device with three queues and its tasks are
 # libtqkernels.a's (kernels/clx.h), the OpenCL helpers and the transfer
-# calibration with its fits libtqcl_util.a's (kernels/cl/build.mk), the
+# calibration with its fits libclu.a's (kernels/cl/build.mk), the
 # progress bar tools/build.mk's.
 
 BINS += $(BIN)/tqcalib
 TESTS += $(TESTBIN)/tqcalib
 
 $(BIN)/tqcalib: $(OBJ)/tools/tqcalib/tqcalib.o $(TOOLS_PROGRESS) $(LIB)/libtqkernels.a \
-		$(LIB)/libtqcl_util.a $(LIB)/libtqsim.a
+		$(LIB)/libclu.a $(LIB)/libtqsim.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)
 
 $(OBJ)/tools/tqcalib/test.o: CPPFLAGS += -DTQCALIB_BIN='"$(BIN)/tqcalib"'
 
 # the fits alone (kernels/cl/fit.o), no OpenCL
-$(TESTBIN)/tqcalib: $(OBJ)/tools/tqcalib/test.o $(LIB)/libtqcl_util.a $(LIB)/libtqsim.a | $(BIN)/tqcalib
+$(TESTBIN)/tqcalib: $(OBJ)/tools/tqcalib/test.o $(LIB)/libclu.a $(LIB)/libtqsim.a | $(BIN)/tqcalib
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

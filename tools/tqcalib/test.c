@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernels/cl/tqcl_util.h"
+#include "kernels/cl/clu.h"
 #include "sim/tqsim.h"
 #include "selftests/tap.h"
 #include "selftests/testutil.h"

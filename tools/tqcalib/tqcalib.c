@@ -12,7 +12,7 @@
  * alone on the relative error, from 256 KiB up; overlapped, the same line
  * slowed by the median overlapped / alone ratio of the three largest sizes.
  * Whether the directions overlap at all gives the number of copy engines.
- * The transfer sweep and its fits are kernels/cl/tqcl_calib.h's, the calibration
+ * The transfer sweep and its fits are kernels/cl/clu_calib.h's, the calibration
  * usched's start-up shares (in its quick form).
  * Kernels: every kernels/ task over growing sizes
  * until it takes --kernel-ms, T = eta * m + gamma fitted over the sizes
@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kernels/cl/tqcl_calib.h"
+#include "kernels/cl/clu_calib.h"
 #include "sim/tqsim.h"
 #include "kernels/clx.h"
 #include "tools/progress.h"

@@ -26,7 +26,7 @@
  * it (sim/model.c), since an HtD waiting for a DtH behind it would never run.
  *
  * The OpenCL plumbing itself (choosing and opening the device, profiled
- * queues, waits, stamps, copies) is kernels/cl/tqcl_util.h's, shared with tqcalib,
+ * queues, waits, stamps, copies) is kernels/cl/clu.h's, shared with tqcalib,
  * tqbench and kernels/; what is usched's own is here.
  */
 #include <errno.h>

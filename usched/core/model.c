@@ -2,7 +2,7 @@
 /*
  * model.c - what the policy's simulation is fed: transfer times per
  * direction, alone (from the device profile, or measured at startup by
- * kernels/cl/tqcl_calib.h's quick calibration, the one tqcalib's sweep shares) and
+ * kernels/cl/clu_calib.h's quick calibration, the one tqcalib's sweep shares) and
  * overlapped (from there at first, then learned from the TGs' copies), and
  * kernel times T = eta * m + gamma learned online from each
  * kernel's profiled runs, or a size's own mean time where that size has run
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/cl/tqcl_calib.h"
+#include "kernels/cl/clu_calib.h"
 #include "tq/num.h"
 #include "internal.h"
 
@@ -186,7 +186,7 @@ static int load_profile(struct usched *u, const char *path)
 }
 
 /*
- * The quick calibration of kernels/cl/tqcl_calib.h, shared with tqcalib: each
+ * The quick calibration of kernels/cl/clu_calib.h, shared with tqcalib: each
  * direction alone at two sizes, then both large copies at once: each
  * direction's line and overlapped bandwidth, and whether the device has two
  * copy engines.

@@ -6,7 +6,7 @@
 
 DAEMON_OBJS := $(addprefix $(OBJ)/usched/daemon/,conf.o loop.o ctx.o build.o state.o \
 	metrics.o log.o)
-DAEMON_LIBS := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a $(TQCL_UTIL)
+DAEMON_LIBS := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a $(CLU_LIB)
 
 BINS += $(BIN)/usched $(BIN)/usched-build
 TESTS += $(TESTBIN)/daemon-parts $(TESTBIN)/daemon-marks
@@ -16,7 +16,7 @@ $(BIN)/usched: $(OBJ)/usched/daemon/usched.o $(DAEMON_OBJS) $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(USCHED_LINK) -luring $(LDLIBS)
 
 # The process each build of OpenCL C source runs in (build.c).
-$(BIN)/usched-build: $(OBJ)/usched/daemon/build_child.o $(LIB)/libtqkernels.a $(TQCL_UTIL)
+$(BIN)/usched-build: $(OBJ)/usched/daemon/build_child.o $(LIB)/libtqkernels.a $(CLU_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL $(LDLIBS)
 

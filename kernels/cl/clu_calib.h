@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tqcl_calib.h - the one transfer calibration: timing copies between
+ * clu_calib.h - the one transfer calibration: timing copies between
  * registered host memory and the device, the sweeps and the fits that turn
  * them into a profile's transfer lines and copy engines (struct tqsim_profile,
  * sim/tqsim.h). Two callers, two sweeps over the same measurements:
@@ -18,15 +18,15 @@
  *   both at once are clearly shorter than one after the other.
  *
  * Copies come from host memory registered with the context and mapped
- * (tqcl_util.h), as usched copies; every time is the commands' profiling
+ * (clu.h), as usched copies; every time is the commands' profiling
  * stamps, and waits sleep.
  */
-#ifndef TQCL_CALIB_H
-#define TQCL_CALIB_H
+#ifndef CLU_CALIB_H
+#define CLU_CALIB_H
 
 #include <stdio.h>
 
-#include "kernels/cl/tqcl_util.h"
+#include "kernels/cl/clu.h"
 #include "sim/tqsim.h"
 
 enum { CLU_HTD, CLU_DTH };	/* the directions, index of the arrays below */
@@ -120,4 +120,4 @@ int clu_cal_fit(const struct clu_cal_xfers *x, struct tqsim_profile *p);
 int clu_cal_quick(cl_context ctx, cl_command_queue htd, cl_command_queue dth,
 		  struct tqsim_profile *p);
 
-#endif /* TQCL_CALIB_H */
+#endif /* CLU_CALIB_H */

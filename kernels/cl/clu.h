@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
- * tqcl_util.h - the OpenCL plumbing every part of tq that drives a device
- * shares (libtqcl_util.a): walking and choosing devices, opening one (its
+ * clu.h - the OpenCL plumbing every part of tq that drives a device
+ * shares (libclu.a): walking and choosing devices, opening one (its
  * context and the sizes work is planned by), in-order profiled queues, a
  * program built with its log, waiting for an event without spinning, the
  * profiling stamps of a finished command, copies between host and device,
  * host memory registered with a context (CL_MEM_USE_HOST_PTR, mapped for
  * good), and error names. usched, kernels/ (tqk_cl.h), tqcalib and tqbench
- * use it; the transfer calibration on top of it is tqcl_calib.h.
+ * use it; the transfer calibration on top of it is clu_calib.h.
  *
  * Nothing here keeps state: the caller owns every OpenCL object. OpenCL
  * 1.2 API only, so NVIDIA's OpenCL 3.0 and PoCL both work. Link with
  * -lOpenCL.
  */
-#ifndef TQCL_UTIL_H
-#define TQCL_UTIL_H
+#ifndef CLU_H
+#define CLU_H
 
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120
@@ -159,4 +159,4 @@ double clu_tail_ratio(const double *num, const double *den, size_t n, size_t k);
 }
 #endif
 
-#endif /* TQCL_UTIL_H */
+#endif /* CLU_H */
