@@ -179,23 +179,51 @@ static bool prog_has_globals(struct tqcl_prog *p)
 	return p->globals;
 }
 
+/* @p's tq kernel of @name, made (not yet registered) on first need; NULL: no memory. */
+static struct tqcl_pkern *prog_kernel(struct tqcl_prog *p, const char *name)
+{
+	struct tqcl_pkern *pk;
+	size_t len = strlen(name);
+
+	for (pk = p->kerns; pk; pk = pk->next)
+		if (!strcmp(pk->name, name))
+			return pk;
+	pk = calloc(1, sizeof(*pk) + len + 1);
+	if (!pk)
+		return NULL;
+	memcpy(pk->name, name, len + 1);
+	pk->next = p->kerns;
+	p->kerns = pk;
+	return pk;
+}
+
 /*
- * Register @k's program and then @k with usched, once (lock held; may
- * wait). The program's own source and its last build options: usched builds
- * them for its device, within its program policy. Returns 0, or the refusal.
+ * Register @k's program and then its kernel of @k's name with usched, once
+ * for every cl_kernel of that program and name (lock held; may wait): a
+ * program that makes a cl_kernel per launch must not spend usched's kernel
+ * quota on each. The program's own source and its last build options:
+ * usched builds them for its device, within its program policy. Returns 0,
+ * or the refusal.
  */
 int tqcl_register_kernel(struct tqcl_kern *k)
 {
 	struct tqcl_prog *p = k->p;
 	static int refused;	/* the policy said no: it will again */
+	struct tqcl_pkern *pk;
 	int ret;
 
-	while (k->tq_state == 1 || p->tq_state == 1)
+	if (!k->tqk) {
+		k->tqk = prog_kernel(p, k->name);
+		if (!k->tqk)
+			return -ENOMEM;
+	}
+	pk = k->tqk;
+	while (pk->tq_state == 1 || p->tq_state == 1)
 		tqcl_wait();
-	if (k->tq_state == 2)
+	if (pk->tq_state == 2)
 		return 0;
-	if (k->tq_state < 0)
-		return k->tq_state;
+	if (pk->tq_state < 0)
+		return pk->tq_state;
 	if (prog_has_globals(p))
 		return -EOPNOTSUPP;
 	if (p->tq_state == 0) {
@@ -222,23 +250,23 @@ int tqcl_register_kernel(struct tqcl_kern *k)
 		pthread_cond_broadcast(&tqcl.cond);
 	}
 	if (p->tq_state != 2) {
-		k->tq_state = p->tq_state;
-		return k->tq_state;
+		pk->tq_state = p->tq_state;
+		return pk->tq_state;
 	}
 	{
 		struct tq_desc d = { .opcode = TQ_OP_KERNEL, .program = p->tq_id };
 
-		k->tq_state = 1;
-		ret = reg_run(&d, k->name, strlen(k->name), NULL, 0, &k->tq_id);
-		k->tq_state = ret ? (ret < 0 ? ret : -EINVAL) : 2;
+		pk->tq_state = 1;
+		ret = reg_run(&d, pk->name, strlen(pk->name), NULL, 0, &pk->tq_id);
+		pk->tq_state = ret ? (ret < 0 ? ret : -EINVAL) : 2;
 		if (!ret)
 			tqcl.st.kerns_registered++;
 		else if (tqcl.stats_fd >= 0)
-			fprintf(stderr, "tqcl: usched refused kernel %s: %s\n", k->name,
+			fprintf(stderr, "tqcl: usched refused kernel %s: %s\n", pk->name,
 				tq_strerror(ret));
 		pthread_cond_broadcast(&tqcl.cond);
 	}
-	return k->tq_state == 2 ? 0 : k->tq_state;
+	return pk->tq_state == 2 ? 0 : pk->tq_state;
 }
 
 /* The context's own in-order queue, for syncing buffers and replays. */

@@ -345,7 +345,7 @@ static enum tqcl_why kernel_capture(cl_command_queue queue, cl_kernel kern, cl_u
 		why = W_KERN_SHAPE;
 		if (nb + ns != k->nargs)
 			goto out_free;
-		if (k->tq_state != 2) {
+		if (!k->tqk || k->tqk->tq_state != 2) {
 			err = tqcl_register_kernel(k);
 			why = err == -EOPNOTSUPP && k->p->globals ? W_PROG_GLOBALS :
 			      err == -EAGAIN ? W_INVALID : W_PROG_REFUSED;
@@ -378,7 +378,7 @@ static enum tqcl_why kernel_capture(cl_command_queue queue, cl_kernel kern, cl_u
 		for (unsigned int i = 0; local && i < dim; i++)
 			loc[i] = local[i];
 		memset(d, 0, sizeof(*d));
-		tq_prep_task(d, k->p->tq_id, k->tq_id, dim, global, local ? loc : NULL);
+		tq_prep_task(d, k->p->tq_id, k->tqk->tq_id, dim, global, local ? loc : NULL);
 		nb = 0;
 		for (unsigned int i = 0; i < k->nargs; i++) {
 			struct tqcl_arg *a = &k->arg[i];

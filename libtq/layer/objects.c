@@ -138,6 +138,12 @@ void tqcl_prog_drop(struct tqcl_prog *p)
 	if (--p->refs > 0)
 		return;
 	tqcl_map_del(&tqcl.progs, p->p);
+	while (p->kerns) {
+		struct tqcl_pkern *pk = p->kerns;
+
+		p->kerns = pk->next;
+		free(pk);
+	}
 	free(p->src);
 	free(p->opts);
 	free(p);

@@ -67,6 +67,9 @@ static cl_int CL_API_CALL l_BuildProgram(cl_program prog, cl_uint ndev, const cl
 		free(p->opts);
 		p->opts = strdup(opts ? opts : "");
 		p->tq_state = 0;
+		/* a new build is a new tq program: its kernels are looked up again */
+		for (struct tqcl_pkern *pk = p->kerns; pk; pk = pk->next)
+			pk->tq_state = 0;
 		p->globals_checked = false;
 	}
 	UNLOCK();
@@ -90,7 +93,7 @@ static void kern_record(cl_kernel k, cl_program prog, const struct tqcl_kern *fr
 		return;
 	if (from) {
 		*r = *from;
-		r->tq_state = from->tq_state == 2 ? 2 : 0;
+		r->tqk = NULL;	/* found again by name: the same one */
 	}
 	r->k = k;
 	r->refs = 1;

@@ -138,6 +138,19 @@ struct tqcl_mem {
 	unsigned int mapped;		/* maps not yet unmapped */
 };
 
+/*
+ * One tq kernel of a program: shared by every cl_kernel of that program and
+ * name, looked up once. tq has no way to give a kernel back: usched keeps
+ * it (in its quota too) while the tq context lives; this record goes with
+ * the program's.
+ */
+struct tqcl_pkern {
+	struct tqcl_pkern *next;
+	int tq_state;			/* as tqcl_prog's */
+	uint32_t tq_id;
+	char name[];
+};
+
 struct tqcl_prog {
 	struct tqcl_node node;
 	cl_program p;
@@ -148,6 +161,7 @@ struct tqcl_prog {
 	int refs;
 	int tq_state;			/* 0 not registered, 1 pending, 2 ok, < 0 refused */
 	uint32_t tq_id;
+	struct tqcl_pkern *kerns;	/* the tq kernels of this program, by name */
 	bool globals_checked, globals;
 };
 
@@ -172,8 +186,7 @@ struct tqcl_kern {
 	int refs;
 	bool svm;
 	bool bad_args;			/* more args than we track, or no name */
-	int tq_state;			/* as tqcl_prog's */
-	uint32_t tq_id;
+	struct tqcl_pkern *tqk;		/* p's tq kernel of this name; NULL until needed */
 	struct tqcl_arg arg[TQCL_MAX_ARGS];
 };
 
