@@ -6,14 +6,16 @@
  * never links tq: under OPENCL_LAYERS=libtqcl.so it is an unmodified
  * OpenCL program like any other, and without it runs on the driver alone.
  *
- *   clcopyk [-n ITERS] [-s BYTES] [-w WORK] [-W WARMUP] [-d DEVICE] [-o FILE] [-b DIR] [-q]
+ *   clcopyk [-n ITERS] [-s BYTES] [-w WORK] [-W WARMUP] [-d DEVICE] [-o FILE] [-b DIR] [-k] [-q]
  *
  * It prints one line of key=value pairs: iterations per second, the
  * latency percentiles of one iteration, the host time of each enqueue call,
  * and the wall-clock span (CLOCK_REALTIME) for combining several processes;
  * -o FILE appends every iteration's latency (ns), one a line; -b DIR makes
  * processes start their timed iterations together: after the warm-up each
- * creates DIR/ready.PID and waits for DIR/go.
+ * creates DIR/ready.PID and waits for DIR/go; -k creates, sets up and
+ * releases a kernel object for every launch (clCreateKernel in a loop, as
+ * pyopencl's prg.name(queue, ...) does).
  * Exit status 0 when every result was right, 1 otherwise.
  */
 #define CL_TARGET_OPENCL_VERSION 120
@@ -96,19 +98,35 @@ static cl_device_id pick_device(const char *want)
 	exit(1);
 }
 
+/* The kernel ckc_mix of @prog with its arguments set. */
+static cl_kernel make_kernel(cl_program prog, cl_mem ma, cl_mem mb, cl_mem mc, cl_uint k,
+			     int work)
+{
+	cl_int err;
+	cl_kernel kern = clCreateKernel(prog, "ckc_mix", &err);
+
+	CHECK("clCreateKernel", err);
+	CHECK("clSetKernelArg", clSetKernelArg(kern, 0, sizeof(ma), &ma));
+	CHECK("clSetKernelArg", clSetKernelArg(kern, 1, sizeof(mb), &mb));
+	CHECK("clSetKernelArg", clSetKernelArg(kern, 2, sizeof(mc), &mc));
+	CHECK("clSetKernelArg", clSetKernelArg(kern, 3, sizeof(k), &k));
+	CHECK("clSetKernelArg", clSetKernelArg(kern, 4, sizeof(work), &work));
+	return kern;
+}
+
 int main(int argc, char **argv)
 {
 	size_t bytes = 1 << 20, n, global;
 	unsigned long iters = 100, warmup = 3;
 	uint64_t *lat, call[3] = { 0 }, t0_real, t0, t1;
 	const char *want = NULL, *lat_file = NULL, *barrier = NULL;
-	int work = 16, opt, quiet = 0;
+	int work = 16, opt, quiet = 0, fresh = 0;
 	unsigned long bad = 0;
 	cl_uint k = 1664525u;
 	cl_uint *a, *b, *c;
 	cl_int err;
 
-	while ((opt = getopt(argc, argv, "n:s:w:W:d:o:b:qh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:w:W:d:o:b:kqh")) != -1) {
 		switch (opt) {
 		case 'n': iters = strtoul(optarg, NULL, 0); break;
 		case 's': bytes = strtoull(optarg, NULL, 0); break;
@@ -117,9 +135,10 @@ int main(int argc, char **argv)
 		case 'd': want = optarg; break;
 		case 'o': lat_file = optarg; break;
 		case 'b': barrier = optarg; break;
+		case 'k': fresh = 1; break;
 		case 'q': quiet = 1; break;
 		default:
-			fprintf(stderr, "usage: clcopyk [-n ITERS] [-s BYTES] [-w WORK] [-W WARMUP] [-d DEVICE] [-o FILE] [-b DIR] [-q]\n");
+			fprintf(stderr, "usage: clcopyk [-n ITERS] [-s BYTES] [-w WORK] [-W WARMUP] [-d DEVICE] [-o FILE] [-b DIR] [-k] [-q]\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
@@ -139,19 +158,13 @@ int main(int argc, char **argv)
 	cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
 	CHECK("clCreateProgramWithSource", err);
 	CHECK("clBuildProgram", clBuildProgram(prog, 1, &dev, "", NULL, NULL));
-	cl_kernel kern = clCreateKernel(prog, "ckc_mix", &err);
-	CHECK("clCreateKernel", err);
 	cl_mem ma = clCreateBuffer(ctx, CL_MEM_READ_ONLY, bytes, NULL, &err);
 	CHECK("clCreateBuffer", err);
 	cl_mem mb = clCreateBuffer(ctx, CL_MEM_READ_ONLY, bytes, NULL, &err);
 	CHECK("clCreateBuffer", err);
 	cl_mem mc = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, bytes, NULL, &err);
 	CHECK("clCreateBuffer", err);
-	CHECK("clSetKernelArg", clSetKernelArg(kern, 0, sizeof(ma), &ma));
-	CHECK("clSetKernelArg", clSetKernelArg(kern, 1, sizeof(mb), &mb));
-	CHECK("clSetKernelArg", clSetKernelArg(kern, 2, sizeof(mc), &mc));
-	CHECK("clSetKernelArg", clSetKernelArg(kern, 3, sizeof(k), &k));
-	CHECK("clSetKernelArg", clSetKernelArg(kern, 4, sizeof(work), &work));
+	cl_kernel kern = fresh ? NULL : make_kernel(prog, ma, mb, mc, k, work);
 
 	a = malloc(bytes);
 	b = malloc(bytes);
@@ -198,8 +211,14 @@ int main(int argc, char **argv)
 		if (it >= warmup)
 			call[0] += tq_now_ns() - u;
 		u = tq_now_ns();
+		if (fresh)
+			kern = make_kernel(prog, ma, mb, mc, k, work);
 		CHECK("clEnqueueNDRangeKernel",
 		      clEnqueueNDRangeKernel(q, kern, 1, NULL, &global, NULL, 0, NULL, NULL));
+		if (fresh) {
+			CHECK("clReleaseKernel", clReleaseKernel(kern));
+			kern = NULL;
+		}
 		if (it >= warmup)
 			call[1] += tq_now_ns() - u;
 		u = tq_now_ns();
@@ -251,7 +270,8 @@ int main(int argc, char **argv)
 	clReleaseMemObject(ma);
 	clReleaseMemObject(mb);
 	clReleaseMemObject(mc);
-	clReleaseKernel(kern);
+	if (kern)
+		clReleaseKernel(kern);
 	clReleaseProgram(prog);
 	clReleaseCommandQueue(q);
 	clReleaseContext(ctx);
