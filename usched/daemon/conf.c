@@ -269,7 +269,7 @@ static int set_limit(const struct setting *s, struct dlimits *lim, uint32_t *set
 		break;
 	default:
 		ret = parse_yesno(val, &b);
-		v = b;
+		v = !ret && b;	/* b is set only when the value parsed */
 		*why = "want yes or no";
 		break;
 	}
