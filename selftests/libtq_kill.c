@@ -189,8 +189,15 @@ int main(void)
 		/* tq_echod, attached then, is gone: one fewer */
 		tap_ok(fds >= 0 && fds <= fds0, "tqsubmitd holds no more fds than after round 1 "
 		       "(%lld, %lld)", fds, fds0);
+#ifdef __SANITIZE_ADDRESS__
+		/* ASan's quarantine holds what is freed: memory says nothing there */
+		(void)rss;
+		(void)rss0;
+		tap_skip("tqsubmitd's memory back", "an ASan build");
+#else
 		tap_ok(rss < rss0 + 4096, "tqsubmitd's memory within 4 MiB of round 1's (%lld KiB, "
 		       "%lld KiB)", rss, rss0);
+#endif
 		return tap_done();
 	}
 	tap_ok(system("rmmod tqsubmit") == 0, "rmmod tqsubmit");

@@ -152,10 +152,13 @@ int build_in_child(struct dchild *ch, const char *src, const char *opts, unsigne
 			dup2(null, 2);
 		/* Nothing of the daemon's (its /dev/tqsubmit fd, the rings) goes along. */
 		close_range(3, ~0U, 0);
+#ifndef __SANITIZE_ADDRESS__
+		/* ASan's shadow counts as data: a sanitizer build has the time limit alone. */
 		if (ch->memory_limit) {
 			r.rlim_cur = r.rlim_max = ch->memory_limit;
 			setrlimit(RLIMIT_DATA, &r);
 		}
+#endif
 		if (ch->time_limit_ns) {
 			/* A backstop only: the parent kills it at the wall-clock limit. */
 			r.rlim_cur = ch->time_limit_ns / 1000000000ull + 2;

@@ -21,6 +21,12 @@ BIN=${BIN:-build/bin}
 LIBDIR=${LIBDIR:-$(dirname "$BIN")/lib}
 TQCL_SO=${TQCL_SO:-$PWD/$LIBDIR/libtqcl.so}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+# A sanitizer build of the layer (make SAN=1) needs ASan's runtime loaded
+# first in every program the layer goes into: the programs are not ASan's.
+TQCL_PRELOAD=
+if nm -D "$TQCL_SO" 2>/dev/null | grep -q ' U __asan_init'; then
+	TQCL_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so)
+fi
 . selftests/tap.sh
 
 bail() { echo "Bail out! $*"; exit 1; }
@@ -85,7 +91,7 @@ tqcl_run() {
 	local out=$1 stats=$2
 	shift 2
 	: >"$stats"
-	OPENCL_LAYERS=$TQCL_SO TQCL_STATS=$stats "$@" >"$out" 2>&1
+	LD_PRELOAD=$TQCL_PRELOAD OPENCL_LAYERS=$TQCL_SO TQCL_STATS=$stats "$@" >"$out" 2>&1
 }
 
 tqcl_direct() {
