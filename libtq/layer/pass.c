@@ -44,7 +44,8 @@ cl_int tqcl_pass_begin(struct pass *p, cl_command_queue queue, cl_mem *mems, con
 	if (p->q && p->q->fifo_tail && !(nw && !wl) && !(!nw && wl)) {
 		p->buf = malloc((nw + 1) * sizeof(cl_event));
 		if (p->buf) {
-			memcpy(p->buf, wl, nw * sizeof(cl_event));
+			if (nw)		/* wl may be NULL with none: memcpy() wants a pointer */
+				memcpy(p->buf, wl, nw * sizeof(cl_event));
 			p->buf[nw] = p->q->fifo_tail->ev;
 			p->wl = p->buf;
 			p->nw = nw + 1;

@@ -23,9 +23,10 @@ TQCL_SO=${TQCL_SO:-$PWD/$LIBDIR/libtqcl.so}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 # A sanitizer build of the layer (make SAN=1) needs ASan's runtime loaded
 # first in every program the layer goes into: the programs are not ASan's.
+# libstdc++ with it, or ASan finds no __cxa_throw to wrap in C++ programs.
 TQCL_PRELOAD=
 if nm -D "$TQCL_SO" 2>/dev/null | grep -q ' U __asan_init'; then
-	TQCL_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so)
+	TQCL_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libstdc++.so.6)"
 fi
 . selftests/tap.sh
 
@@ -91,7 +92,7 @@ tqcl_run() {
 	local out=$1 stats=$2
 	shift 2
 	: >"$stats"
-	LD_PRELOAD=$TQCL_PRELOAD OPENCL_LAYERS=$TQCL_SO TQCL_STATS=$stats "$@" >"$out" 2>&1
+	LD_PRELOAD="$TQCL_PRELOAD" OPENCL_LAYERS=$TQCL_SO TQCL_STATS=$stats "$@" >"$out" 2>&1
 }
 
 tqcl_direct() {
