@@ -231,7 +231,7 @@ void tqd_query(struct tq_query *q)
 	q->max_ring_entries = tq_ring_max(tqd.lim.ring_entries_max);
 	q->max_arena_bytes = tqd.lim.arena_bytes_max;
 	q->max_inflight = tqd.lim.inflight_max ? tqd.lim.inflight_max : 1;
-	q->max_contexts = tqd.lim.contexts_per_user;
+	q->max_contexts = tqd.lim.contexts_per_user;	/* 0: no limit */
 }
 
 /*
@@ -263,7 +263,7 @@ int tqd_setup(struct tqd_conn *c, struct tq_setup *s, int efd)
 	ctx = ctx_alloc(c, sq, cq, arena, &ret);
 	if (!ctx)
 		return ret;
-	if (c->user->contexts > tqd.lim.contexts_per_user) {
+	if (tqd.lim.contexts_per_user && c->user->contexts > tqd.lim.contexts_per_user) {
 		tqd_ctx_free(ctx);
 		return -EMFILE;
 	}

@@ -35,14 +35,33 @@
 static struct io_uring ring;
 static int lfd[2] = { -1, -1 };		/* CONN_CLIENT, CONN_SCHED */
 static struct tqd_op accept_op[2], timeout_op[2];
-static struct __kernel_timespec accept_delay = { .tv_nsec = 100 * 1000000 };
+static struct __kernel_timespec accept_delay[2];	/* 0 while accept() works */
 static int sig_fd = -1;
 static struct tqd_op sig_op = { .type = OP_SIGNAL };
 static struct signalfd_siginfo sig_info;
 static bool stopping;
 
-/* Connections a user may hold open beyond its contexts (fresh ones, tqstat's). */
-#define TQD_SPARE_CONNS	16
+#define TQD_ACCEPT_DELAY_MIN_MS	50	/* after a failed accept(), doubling ... */
+#define TQD_ACCEPT_DELAY_MAX_MS	2000	/* ... to this */
+#define TQD_LOG_EVERY_NS	(10 * 1000000000ull)	/* a repeated complaint's rate */
+
+/*
+ * Whether a complaint that may repeat (a client's doing, or the system's)
+ * is due in the log: once per TQD_LOG_EVERY_NS, with how many were not
+ * logged meanwhile in *missed.
+ */
+static bool log_due(uint64_t *last, unsigned int *count, unsigned int *missed)
+{
+	uint64_t now = tq_now_ns();
+
+	(*count)++;
+	if (*last && now - *last < TQD_LOG_EVERY_NS)
+		return false;
+	*last = now;
+	*missed = *count - 1;
+	*count = 0;
+	return true;
+}
 
 static struct io_uring_sqe *get_sqe(void)
 {
@@ -171,14 +190,33 @@ static int conn_send(struct tqd_conn *c, const void *buf, size_t len, const int 
 	for (i = 0; i < nfds; i++) {
 		o->fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
 		if (o->fds[i] < 0) {
+			ret = -errno;	/* EMFILE: out of descriptors */
 			o->nfds = i;
 			out_drop(o);
-			return -ENOMEM;
+			return ret;
 		}
 	}
 	o->nfds = nfds;
 	arm_pollout(c);
 	return 0;
+}
+
+/*
+ * Events that could not go to the scheduler (a send error, or no
+ * descriptor or memory to keep them): it is detached, as if it had gone.
+ * Shutting the socket down lets the completions it sent before still be
+ * read; its end follows them, and conn_end() requeues its tasks, those of
+ * the lost batch among them, and usched reconnects. No new batch is made
+ * meanwhile (sched_ready()), so none is lost.
+ */
+static void sched_send_failed(struct tqd_conn *c, int err)
+{
+	if (c->send_dead)
+		return;
+	tqd_log(err == -EPIPE ? TQD_DEBUG : TQD_ERR, "events to scheduler %d: %s: detaching it",
+		(int)c->pid, strerror(-err));
+	c->send_dead = true;
+	shutdown(c->fd, SHUT_RDWR);
 }
 
 /* The batch sched.c built, to the scheduler. */
@@ -189,14 +227,8 @@ static int sched_send(void)
 
 	ret = conn_send(c, tqd.batch, tqd.batch_n * sizeof(struct tq_event), tqd.batch_fds,
 			tqd.batch_nfds);
-	if (ret) {
-		/*
-		 * It is going: its tasks requeue when its end is read, after the
-		 * completions it sent before it (they are still to be read).
-		 */
-		tqd_log(TQD_DEBUG, "events to the scheduler: %s", strerror(-ret));
-		c->send_dead = true;
-	}
+	if (ret)
+		sched_send_failed(c, ret);
 	return ret;
 }
 
@@ -222,6 +254,8 @@ static void arm_recv(struct tqd_conn *c)
 	memset(&c->mh, 0, sizeof(c->mh));
 	c->mh.msg_iov = &c->iov;
 	c->mh.msg_iovlen = 1;
+	/* Zeroed: a failed read must not show the last message's descriptors. */
+	memset(c->cmsg.buf, 0, sizeof(c->cmsg.buf));
 	c->mh.msg_control = c->cmsg.buf;
 	c->mh.msg_controllen = sizeof(c->cmsg.buf);
 	/* MSG_TRUNC: the result is the message's whole length, even if cut. */
@@ -267,6 +301,8 @@ static void conn_end(struct tqd_conn *c)
 
 static void conn_new(int kind, int fd)
 {
+	static uint64_t last;
+	static unsigned int count, missed;
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	struct tqd_user *u;
@@ -277,9 +313,18 @@ static void conn_new(int kind, int fd)
 		return;
 	}
 	u = tqd_user_get(cred.uid);
-	/* Every connection costs a descriptor: a user holds a bounded number. */
-	if (!u || u->conns >= 2 * tqd.lim.contexts_per_user + TQD_SPARE_CONNS) {
-		tqd_log(TQD_DEBUG, "uid %u: too many connections", (unsigned int)cred.uid);
+	/*
+	 * Every connection costs a descriptor: a user holds a bounded number.
+	 * One past it gets a reply to no command, -EUSERS, and its end.
+	 */
+	if (!u || (tqd.lim.conns_per_user && u->conns >= tqd.lim.conns_per_user)) {
+		struct tq_sock_msg h = { .cmd = 0, .status = u ? -EUSERS : -ENOMEM };
+
+		if (log_due(&last, &count, &missed))
+			tqd_log(TQD_ERR, "uid %u: connection refused: %s (and %u more since the last)",
+				(unsigned int)cred.uid, u ? "too many connections" : "no memory",
+				missed);
+		send(fd, &h, sizeof(h), MSG_DONTWAIT | MSG_NOSIGNAL);
 		close(fd);
 		if (u)
 			tqd_user_put(u);
@@ -346,6 +391,14 @@ static int take_fds(struct msghdr *mh, int *fds, unsigned int max)
 		return -1;
 	}
 	return n;
+}
+
+static void close_fds(const int *fds, int nfds)
+{
+	int i;
+
+	for (i = 0; i < nfds; i++)
+		close(fds[i]);
 }
 
 /* 0 if fd is an eventfd, else -EINVAL (as eventfd_ctx_fdget() says). */
@@ -432,7 +485,7 @@ static void command(struct tqd_conn *c, const unsigned char *msg, size_t len, in
 	union tqd_arg arg;
 	uint32_t size, nr;
 	size_t plen;
-	int ret, efd = -1, i;
+	int ret, efd = -1;
 	char text[TQD_STATS_MAX];
 
 	if (len < sizeof(h)) {
@@ -522,17 +575,13 @@ static void command(struct tqd_conn *c, const unsigned char *msg, size_t len, in
 fail:
 	reply(c, h.cmd, ret, NULL, 0, NULL, 0);
 out:
-	for (i = 0; i < nfds; i++)
-		close(fds[i]);
+	close_fds(fds, nfds);
 }
 
 /* A message from the attached scheduler: completion records. */
 static void sched_records(struct tqd_conn *c, size_t len, int nfds, int *fds)
 {
-	int i;
-
-	for (i = 0; i < nfds; i++)
-		close(fds[i]);
+	close_fds(fds, nfds);
 	if (len > c->buf_size) {
 		tqd_log(TQD_ERR, "scheduler %d sent %zu bytes, more than %u records: detached",
 			(int)c->pid, len, TQ_SOCK_COMPLETIONS_MAX);
@@ -555,24 +604,30 @@ static bool conn_hung_up(int fd)
 	return poll(&p, 1, 0) != 1 || (p.revents & (POLLHUP | POLLRDHUP | POLLERR));
 }
 
-/* The request stays busy while it is handled, so that conn_end() cannot free c under us. */
+/*
+ * The request stays busy while it is handled, so that conn_end() cannot free c under us.
+ * Whatever a read brought (a command, an empty message at the end, one
+ * after the end, a cut one), its descriptors are taken first: every path
+ * below keeps or closes them.
+ */
 static void on_recv(struct tqd_conn *c, int res)
 {
-	int fds[4], nfds;
+	int fds[4], nfds = 0;
 
+	if (res >= 0)
+		nfds = take_fds(&c->mh, fds, 4);
 	if (c->eof) {
-		/* nothing: a message after the end is not read */
+		close_fds(fds, nfds);	/* a message after the end is not read */
 	} else if (res == -EINTR || res == -EAGAIN) {
 		arm_recv(c);
 		return;
 	} else if (res < 0 || (res == 0 && conn_hung_up(c->fd))) {
+		close_fds(fds, nfds);
 		conn_end(c);
+	} else if (c->kind == CONN_SCHED && c->attached) {
+		sched_records(c, res, nfds < 0 ? 0 : nfds, fds);
 	} else {
-		nfds = take_fds(&c->mh, fds, 4);
-		if (c->kind == CONN_SCHED && c->attached)
-			sched_records(c, res, nfds < 0 ? 0 : nfds, fds);
-		else
-			command(c, c->buf, res, fds, nfds);
+		command(c, c->buf, res, fds, nfds);
 	}
 	c->recv_op.busy = false;
 	if (c->eof) {
@@ -599,12 +654,14 @@ static void on_pollout(struct tqd_conn *c, int res)
 		return;
 	}
 	ret = res < 0 && res != -EINTR ? res : send_fds(c->fd, o->buf, o->len, o->fds, o->nfds);
-	if (ret == -EAGAIN) {
+	if (ret == -EAGAIN || ret == -EINTR) {
 		arm_pollout(c);
 		return;
 	}
 	out_drop(o);
-	if (c->kind == CONN_SCHED)
+	if (c->kind == CONN_SCHED && ret)
+		sched_send_failed(c, ret);	/* the batch requeues when it is detached */
+	else if (c->kind == CONN_SCHED)
 		tqd.kick = true;
 	else if (!c->recv_op.busy)
 		arm_recv(c);
@@ -612,19 +669,40 @@ static void on_pollout(struct tqd_conn *c, int res)
 
 /* ---- the loop ------------------------------------------------------------ */
 
-static void on_accept(int kind, int res)
+/*
+ * Out of descriptors or memory: the listening socket is left alone for a
+ * while, longer each time it fails again (its backlog waits), and the log
+ * says so once in a while, not at every try.
+ */
+static void accept_backoff(int kind, int err)
 {
+	static uint64_t last;
+	static unsigned int count, missed;
+	struct __kernel_timespec *d = &accept_delay[kind];
+	uint64_t ms = d->tv_sec * 1000 + d->tv_nsec / 1000000;
 	struct io_uring_sqe *sqe;
 
+	ms = ms ? ms * 2 : TQD_ACCEPT_DELAY_MIN_MS;
+	if (ms > TQD_ACCEPT_DELAY_MAX_MS)
+		ms = TQD_ACCEPT_DELAY_MAX_MS;
+	d->tv_sec = ms / 1000;
+	d->tv_nsec = (ms % 1000) * 1000000;
+	if (log_due(&last, &count, &missed))
+		tqd_log(TQD_ERR, "accept: %s: listening again in %u ms (%u more failures since the last)",
+			strerror(-err), (unsigned int)ms, missed);
+	sqe = get_sqe();
+	io_uring_prep_timeout(sqe, d, 0, 0);
+	io_uring_sqe_set_data(sqe, &timeout_op[kind]);
+}
+
+static void on_accept(int kind, int res)
+{
 	accept_op[kind].busy = false;
 	if (res >= 0) {
+		accept_delay[kind] = (struct __kernel_timespec){ 0 };
 		conn_new(kind, res);
 	} else if (res != -EINTR && res != -EAGAIN && res != -ECONNABORTED) {
-		/* Out of descriptors or memory: try again in a while, not at once. */
-		tqd_log(TQD_ERR, "accept: %s", strerror(-res));
-		sqe = get_sqe();
-		io_uring_prep_timeout(sqe, &accept_delay, 0, 0);
-		io_uring_sqe_set_data(sqe, &timeout_op[kind]);
+		accept_backoff(kind, res);
 		return;
 	}
 	arm_accept(kind);

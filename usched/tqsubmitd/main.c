@@ -42,7 +42,9 @@ static void usage(FILE *f)
 		"  --ring-entries-max N     most SQ or CQ entries of a context (4096)\n"
 		"  --arena-bytes-max BYTES  largest arena of a context (1G)\n"
 		"  --inflight-max N         most tasks a context has taken and not completed (1024)\n"
-		"  --contexts-per-user N    most contexts one user holds (64)\n"
+		"  --contexts-per-user N    most contexts one user holds (64; 0: no limit)\n"
+		"  --connections-per-user N most connections one user holds\n"
+		"                           (2 * contexts-per-user + 16; 0: no limit)\n"
 		"  --user-bytes-max BYTES   arena and ring bytes one user holds (16G)\n"
 		"  --foreground             do not fork (systemd, tests)\n"
 		"  --verbose                log every dropped record and connection refused\n"
@@ -231,7 +233,7 @@ static int listen_fds(const char *client, const char *sched, int *cfd, int *sfd)
 
 int main(int argc, char **argv)
 {
-	enum { O_SOCKET = 256, O_SCHED, O_GROUP, O_MODE, O_RING, O_ARENA, O_INFLIGHT, O_CTXS,
+	enum { O_SOCKET = 256, O_SCHED, O_GROUP, O_MODE, O_RING, O_ARENA, O_INFLIGHT, O_CTXS, O_CONNS,
 	       O_USER_BYTES, O_FG, O_VERBOSE, O_HELP };
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, O_SOCKET },
@@ -242,6 +244,7 @@ int main(int argc, char **argv)
 		{ "arena-bytes-max", required_argument, NULL, O_ARENA },
 		{ "inflight-max", required_argument, NULL, O_INFLIGHT },
 		{ "contexts-per-user", required_argument, NULL, O_CTXS },
+		{ "connections-per-user", required_argument, NULL, O_CONNS },
 		{ "user-bytes-max", required_argument, NULL, O_USER_BYTES },
 		{ "foreground", no_argument, NULL, O_FG },
 		{ "verbose", no_argument, NULL, O_VERBOSE },
@@ -259,7 +262,7 @@ int main(int argc, char **argv)
 	gid_t gid = (gid_t)-1;
 	struct rlimit rl;
 	sigset_t sigs;
-	uint64_t v;
+	uint64_t v, conns = UINT64_MAX;
 	char *end;
 
 	int li = 0;
@@ -290,7 +293,9 @@ int main(int argc, char **argv)
 		case O_RING:
 		case O_INFLIGHT:
 		case O_CTXS:
-			if (parse_u64(optarg, UINT32_MAX, &v) || !v) {
+		case O_CONNS:
+			/* 0 is no limit for the per-user ones, and nothing for the others. */
+			if (parse_u64(optarg, UINT32_MAX, &v) || (!v && c != O_CTXS && c != O_CONNS)) {
 				fprintf(stderr, "tqsubmitd: bad --%s '%s'\n", opts[li].name, optarg);
 				return 2;
 			}
@@ -298,8 +303,10 @@ int main(int argc, char **argv)
 				lim.ring_entries_max = v;
 			else if (c == O_INFLIGHT)
 				lim.inflight_max = v;
-			else
+			else if (c == O_CTXS)
 				lim.contexts_per_user = v;
+			else
+				conns = v;
 			break;
 		case O_ARENA:
 		case O_USER_BYTES:
@@ -330,6 +337,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* A connection per context, and as many again opening or asking (tqstat). */
+	if (conns == UINT64_MAX)
+		conns = lim.contexts_per_user ? 2ull * lim.contexts_per_user + 16 : 0;
+	lim.conns_per_user = conns > UINT32_MAX ? UINT32_MAX : conns;
 	if (!strcmp(client, sched)) {
 		fprintf(stderr, "tqsubmitd: the client and scheduler sockets must differ\n");
 		return 2;

@@ -54,7 +54,8 @@ struct tqd_limits {
 	uint32_t ring_entries_max;	/* 4096 */
 	uint64_t arena_bytes_max;	/* 1 GiB */
 	uint32_t inflight_max;		/* 1024 */
-	uint32_t contexts_per_user;	/* 64 */
+	uint32_t contexts_per_user;	/* 64; 0: no limit */
+	uint32_t conns_per_user;	/* 2 * contexts_per_user + 16; 0: no limit */
 	uint64_t user_bytes_max;	/* arena and ring bytes per user: 16 GiB */
 };
 
