@@ -15,8 +15,10 @@
  * second scheduler, a scheduler that is not root, a client whose eventfd
  * is at its maximum and blocking, one that never reads its socket, bad
  * completion records, chains (TQ_DESC_F_AFTER: held, cancelled, requeued),
- * and the counters' balance (TQD_SOCK_STATS).
+ * the counters' balance (TQD_SOCK_STATS), a flood of messages with
+ * descriptors it must close, and the per-user connection limit.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -29,6 +31,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -43,6 +46,8 @@
 #include "selftests/kmod/tq_desc_cases.h"
 
 static char dir[64];
+/* The tqsubmitd under test: $TQSUBMITD, to measure another build (the descriptor flood). */
+static const char *tqd_bin = TQSUBMITD_BIN;
 
 /* ---- tqsubmitd instances ------------------------------------------------- */
 
@@ -53,7 +58,7 @@ struct daemon {
 
 static int daemon_start(struct daemon *d, const char *name, const char *const *extra)
 {
-	const char *argv[32] = { TQSUBMITD_BIN, "--foreground", "--socket", d->csock,
+	const char *argv[32] = { tqd_bin, "--foreground", "--socket", d->csock,
 				 "--sched-socket", d->ssock };
 	int i, n = 6;
 
@@ -534,6 +539,49 @@ static bool quiet(int fd, int ms)
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
 	return poll(&p, 1, ms) == 0;
+}
+
+/* The descriptors process pid holds (/proc/PID/fd), or -1. */
+static int fd_count(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Wait up to ms for pid to hold want descriptors: the last count. */
+static int fd_count_wait(pid_t pid, int want, int ms)
+{
+	int n = fd_count(pid);
+
+	for (int i = 0; i < ms / 10 && n != want; i++) {
+		usleep(10000);
+		n = fd_count(pid);
+	}
+	return n;
+}
+
+/* Wait up to ms for the daemon's connections to be at most max (this look's own among them). */
+static bool conns_wait(const char *path, long long max, int ms)
+{
+	for (int i = 0; i < ms / 10; i++) {
+		long long n = stat_of(path, "connections");
+
+		if (n >= 0 && n <= max)
+			return true;
+		usleep(10000);
+	}
+	return false;
 }
 
 /* ---- the tests ----------------------------------------------------------- */
@@ -1708,6 +1756,271 @@ static pid_t server_pid(const char *path)
 	return cr.pid;
 }
 
+/*
+ * Descriptors sent with every kind of message tqsubmitd does not keep them
+ * for: an empty message as the client hangs up, a short one, an unknown
+ * command, one cut short (MSG_TRUNC), more descriptors than it reads
+ * (MSG_CTRUNC). It closes every one: its descriptors come back to where
+ * they were.
+ */
+static void test_fd_flood(struct daemon *d)
+{
+	enum { ROUNDS = 40, KINDS = 6 };
+	static unsigned char big[4096 + 8 + 64];
+	struct tq_sock_msg unknown = { .cmd = _IOWR(TQ_IOC_MAGIC, 0x3f, struct tq_query) };
+	struct tq_query q = { .size = sizeof(q) };
+	int fds[8], probe, base, after, peak = 0, sent = 0, i, k;
+
+	for (i = 0; i < 8; i++)
+		fds[i] = eventfd(0, EFD_CLOEXEC);
+	probe = sock_connect(d->csock);
+	/* Running, its probe connection open: the baseline. */
+	if (fds[7] < 0 || probe < 0 || cmd(probe, TQ_IOC_QUERY, &q, sizeof(q))) {
+		tap_ok(0, "descriptor flood: set up");
+		return;
+	}
+	base = fd_count(d->pid);
+	memcpy(big, &unknown, sizeof(unknown));
+	for (i = 0; i < ROUNDS; i++) {
+		for (k = 0; k < KINDS; k++) {
+			int fd = sock_connect(d->csock);
+
+			if (fd < 0)
+				continue;
+			switch (k) {
+			case 0:	/* empty, and the client gone at once */
+				sent += !send_raw(fd, NULL, 0, fds, 3);
+				break;
+			case 1:	/* shorter than a head */
+				sent += !send_raw(fd, "abc", 3, fds, 3);
+				break;
+			case 2:	/* an unknown command */
+				sent += !send_raw(fd, &unknown, sizeof(unknown), fds, 3);
+				break;
+			case 3:	/* longer than tqsubmitd reads */
+				sent += !send_raw(fd, big, sizeof(big), fds, 3);
+				break;
+			case 4:	/* more descriptors than it reads */
+				sent += !send_raw(fd, &unknown, sizeof(unknown), fds, 8);
+				break;
+			case 5:	/* all of them on one connection, then an empty one */
+				sent += !send_raw(fd, "abc", 3, fds, 3);
+				sent += !send_raw(fd, &unknown, sizeof(unknown), fds, 4);
+				sent += !send_raw(fd, big, sizeof(big), fds, 2);
+				sent += !send_raw(fd, &unknown, sizeof(unknown), fds, 8);
+				sent += !send_raw(fd, NULL, 0, fds, 1);
+				break;
+			}
+			close(fd);
+		}
+		k = fd_count(d->pid);
+		if (k > peak)
+			peak = k;
+		/* Within the per-user connection limit: let it read these first. */
+		conns_wait(d->csock, 2, 5000);
+	}
+	after = fd_count_wait(d->pid, base, 5000);
+	tap_diag("tqsubmitd's descriptors: %d before, at most %d seen during, %d after %d messages "
+		 "with descriptors", base, peak, after, sent);
+	tap_ok(sent >= ROUNDS * 10 && after == base,
+	       "a flood of %d messages with descriptors: tqsubmitd's descriptors back to %d (%d)",
+	       sent, base, after);
+	tap_ok(!cmd(probe, TQ_IOC_QUERY, &q, sizeof(q)) && balanced(d->csock),
+	       "and it answers, its counters balanced");
+	close(probe);
+	for (i = 0; i < 8; i++)
+		close(fds[i]);
+}
+
+/* The lowest descriptor number pid does not hold: a limit there lets it open none. */
+static int fd_lowest_free(pid_t pid)
+{
+	char path[64];
+	int fd;
+
+	for (fd = 0;; fd++) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+		if (access(path, F_OK))
+			return fd;
+	}
+}
+
+/*
+ * A scheduler that reads slowly while tqsubmitd can open no descriptor: it
+ * attaches to many contexts with tasks waiting, so that the OPEN events,
+ * each with its context's arena, run past the room in its socket, and the
+ * batch that waits for room cannot keep copies of them (EMFILE). The
+ * scheduler is detached, not left without events; once the limit is lifted
+ * it attaches again, and every task completes once.
+ */
+static void test_sched_emfile(void)
+{
+	static const char *const many[] = { "--contexts-per-user", "0", "--connections-per-user",
+					    "0", NULL };
+	enum { NC = 1000, NT = 32, TOTAL = NC * NT };
+	static struct client c[NC];
+	static struct tq_desc desc[NT];
+	static struct tq_cqe cqe[NT];
+	static struct tq_event ev[TQ_SOCK_EVENTS_MAX];
+	struct tq_completion cm[TQ_SOCK_EVENTS_MAX];
+	int i, k, got = 0, done = 0, detached = 0, nf, fds[TQ_SOCK_EVENTS_MAX];
+	struct rlimit full, old, mine;
+	struct daemon d;
+	struct sched s = { .fd = -1 };
+	uint64_t end;
+
+	/* Three descriptors a client here. */
+	if (!getrlimit(RLIMIT_NOFILE, &mine) && mine.rlim_cur < 4 * NC && mine.rlim_max >= 4 * NC) {
+		mine.rlim_cur = 4 * NC;
+		setrlimit(RLIMIT_NOFILE, &mine);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &mine) || mine.rlim_cur < 4 * NC) {
+		tap_skip("a scheduler of a tqsubmitd out of descriptors", "RLIMIT_NOFILE below %d",
+			 4 * NC);
+		return;
+	}
+	if (daemon_start(&d, "r", many)) {
+		tap_ok(0, "EMFILE scheduler: tqsubmitd starts");
+		return;
+	}
+	for (k = 0; k < NT; k++)
+		raw_nop(&desc[k], k);
+	for (i = 0; i < NC; i++) {
+		if (client_open(&c[i], d.csock, NT, 0, 4096, -1))
+			break;
+		client_submit(&c[i], desc, NT);
+	}
+	if (i < NC) {
+		tap_ok(0, "EMFILE scheduler: %d contexts with %d tasks each (%d)", NC, NT, i);
+		return;
+	}
+	/* Room for the scheduler's connection and no more (the lowest free first). */
+	full.rlim_cur = full.rlim_max = fd_lowest_free(d.pid) + 1;
+	if (prlimit(d.pid, RLIMIT_NOFILE, &full, &old)) {
+		tap_ok(0, "EMFILE scheduler: prlimit: %s", strerror(errno));
+		return;
+	}
+	if (sched_open(&s, d.ssock)) {
+		tap_ok(0, "EMFILE scheduler: attaches under the limit");
+		return;
+	}
+	end = tq_now_ns() + 60000000000ull;
+	while (done < TOTAL && tq_now_ns() < end) {
+		ssize_t len = recv_raw(s.fd, ev, sizeof(ev), fds, TQ_SOCK_EVENTS_MAX, &nf, 3000);
+		int n = 0;
+
+		if (len == -ETIMEDOUT)
+			break;
+		for (k = 0; k < nf; k++)
+			close(fds[k]);
+		if (len <= 0) {
+			/* Detached: the cause goes, and it attaches again. */
+			detached++;
+			sched_close(&s);
+			prlimit(d.pid, RLIMIT_NOFILE, &old, NULL);
+			for (k = 0; k < 1000 && sched_open(&s, d.ssock); k++)
+				usleep(10000);
+			if (s.fd < 0)
+				break;
+			continue;
+		}
+		for (k = 0; k < (int)(len / sizeof(ev[0])); k++)
+			if (ev[k].type == TQ_EV_TASK)
+				cm[n++] = (struct tq_completion){ .ctx_id = ev[k].ctx_id,
+								  .tag = ev[k].tag };
+		/* A completion that does not get there is requeued, and comes again. */
+		if (n && !sched_write(&s, cm, n))
+			done += n;
+		if (!detached)
+			usleep(1000);	/* slowly, while the limit holds */
+	}
+	prlimit(d.pid, RLIMIT_NOFILE, &old, NULL);
+	tap_ok(detached > 0, "a slow scheduler of a tqsubmitd out of descriptors is detached, "
+	       "not left without events (%d times)", detached);
+	tap_ok(done == TOTAL, "it attaches again, and every task is delivered, requeued if lost "
+	       "(%d of %d)", done, TOTAL);
+	/* (Not long, if tasks are lost: a thousand clients wait.) */
+	for (i = 0; i < NC; i++)
+		got += client_wait(&c[i], cqe, NT, NT, done == TOTAL ? 3000 : 1);
+	tap_ok(got == TOTAL, "and every task completes at its client once (%d)", got);
+	for (i = 0; i < NC; i++)
+		client_close(&c[i]);
+	sched_close(&s);
+	conns_wait(d.csock, 1, 5000);
+	tap_ok(balanced(d.csock), "the counters balance");
+	daemon_stop(&d);
+}
+
+/*
+ * --connections-per-user: the connection past it gets one message, a
+ * reply to no command with -EUSERS, and its end; 0 is no limit.
+ */
+static void test_conn_limit(void)
+{
+	static const char *const three[] = { "--connections-per-user", "3", NULL };
+	static const char *const none[] = { "--connections-per-user", "0", "--contexts-per-user",
+					    "0", NULL };
+	enum { NCONN = 200, NCTX = 70 };
+	static int fd[NCONN];
+	static struct client c[NCTX];
+	struct tq_query q = { .size = sizeof(q) };
+	struct tq_sock_msg h = { 0 };
+	struct daemon d;
+	int i, ok = 0, ret = -1;
+	ssize_t n, end;
+
+	if (daemon_start(&d, "l", three)) {
+		tap_ok(0, "tqsubmitd --connections-per-user 3 starts");
+		return;
+	}
+	for (i = 0; i < 3; i++) {
+		fd[i] = sock_connect(d.csock);
+		ok += fd[i] >= 0 && !cmd(fd[i], TQ_IOC_QUERY, &q, sizeof(q));
+	}
+	tap_ok(ok == 3, "--connections-per-user 3: 3 connections of one user answered");
+	fd[3] = sock_connect(d.csock);
+	n = recv_raw(fd[3], &h, sizeof(h), NULL, 0, NULL, 2000);
+	end = n == sizeof(h) ? recv_raw(fd[3], &h.cmd, sizeof(h.cmd), NULL, 0, NULL, 2000) : -1;
+	tap_ok(n == sizeof(h) && h.cmd == 0 && h.status == -EUSERS && end == 0,
+	       "a 4th gets a reply to no command, -EUSERS, and its end (%zd %d %zd)", n, h.status,
+	       end);
+	close(fd[3]);
+	close(fd[0]);
+	/* Once tqsubmitd has read the first one's end, a new one is answered. */
+	for (i = 0; i < 200 && ret; i++) {
+		fd[0] = sock_connect(d.csock);
+		ret = fd[0] < 0 ? fd[0] : cmd(fd[0], TQ_IOC_QUERY, &q, sizeof(q));
+		if (ret) {
+			close(fd[0]);
+			usleep(10000);
+		}
+	}
+	tap_ok(!ret, "after one closes, another connection is answered");
+	for (i = 0; i < 3; i++)
+		close(fd[i]);
+	daemon_stop(&d);
+
+	if (daemon_start(&d, "u", none)) {
+		tap_ok(0, "tqsubmitd --connections-per-user 0 --contexts-per-user 0 starts");
+		return;
+	}
+	for (i = 0, ok = 0; i < NCONN; i++) {
+		fd[i] = sock_connect(d.csock);
+		ok += fd[i] >= 0 && !cmd(fd[i], TQ_IOC_QUERY, &q, sizeof(q));
+	}
+	tap_ok(ok == NCONN, "--connections-per-user 0: %d connections of one user answered (%d)",
+	       NCONN, ok);
+	for (i = 0, ok = 0; i < NCTX; i++)
+		ok += !client_open(&c[i], d.csock, 4, 0, 4096, -1);
+	tap_ok(ok == NCTX && q.max_contexts == 0,
+	       "--contexts-per-user 0: %d contexts of one user (%d), max_contexts 0", NCTX, ok);
+	for (i = 0; i < NCTX; i++)
+		client_close(&c[i]);
+	for (i = 0; i < NCONN; i++)
+		close(fd[i]);
+	daemon_stop(&d);
+}
+
 /* Bad options and paths: clear errors, nothing served. */
 static void test_options(void)
 {
@@ -1720,6 +2033,7 @@ static void test_options(void)
 		{ "--ring-entries-max 0", 2 },
 		{ "--arena-bytes-max 12Q", 2 },
 		{ "--inflight-max -1", 2 },
+		{ "--connections-per-user many", 2 },
 		{ "--no-such-option", 2 },
 		{ "extra-argument", 2 },
 	};
@@ -1853,6 +2167,8 @@ int main(void)
 	snprintf(dir, sizeof(dir), "/tmp/tqsubmitd-test.XXXXXX");
 	if (!mkdtemp(dir))
 		tap_skip_all("no temporary directory");
+	if (getenv("TQSUBMITD") && *getenv("TQSUBMITD"))
+		tqd_bin = getenv("TQSUBMITD");
 	signal(SIGPIPE, SIG_IGN);
 	if (daemon_start(&a, "a", NULL)) {
 		tap_ok(0, "tqsubmitd starts and makes its sockets");
@@ -1900,6 +2216,14 @@ int main(void)
 		tap_ok(stat(a.csock, &sb) && stat(a.ssock, &sb), "and removes its sockets");
 	}
 
+	if (daemon_start(&b, "f", NULL)) {
+		tap_ok(0, "tqsubmitd for the descriptor flood starts");
+	} else {
+		test_fd_flood(&b);
+		daemon_stop(&b);
+	}
+	test_conn_limit();
+	test_sched_emfile();
 	test_options();
 	test_group();
 	test_daemonize();
