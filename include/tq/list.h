@@ -55,12 +55,6 @@ static inline void list_del_init(struct list *n)
 	list_init(n);
 }
 
-/* The same: the entry is left empty. */
-static inline void list_del(struct list *n)
-{
-	list_del_init(n);
-}
-
 static inline void list_move(struct list *n, struct list *head)
 {
 	list_del_init(n);

@@ -229,7 +229,7 @@ static void task_link_failed(struct usched *u, struct task *next)
 		next->pred_failed = true;
 		return;
 	}
-	list_del(&next->node);
+	list_del_init(&next->node);
 	if (!next->blocked)
 		u->nready--;
 	next->blocked = false;
@@ -262,7 +262,7 @@ static void task_release(struct usched *u, struct task *t)
 	if (o->last == t)
 		o->last = NULL;
 	if (!--o->ntasks) {
-		list_del(&o->node);
+		list_del_init(&o->node);
 		free(o);
 	}
 	if (t->c.tg)
@@ -388,7 +388,7 @@ void batch_deliver(struct usched *u, struct task *list)
 	pthread_mutex_lock(&u->lock);
 	list_for_each_safe(p, n, &u->cancelled) {
 		t = list_entry(p, struct task, node);
-		list_del(&t->node);
+		list_del_init(&t->node);
 		t->batch_next = list;
 		list = t;
 	}

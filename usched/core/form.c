@@ -44,11 +44,11 @@ unsigned int tg_form(struct usched *u, struct task **tasks, uint64_t limit, uint
 			if ((n || u->ninflight) && *bytes + task_bytes(t) > limit)
 				continue;
 			*bytes += task_bytes(t);
-			list_del(&t->node);
+			list_del_init(&t->node);
 			t->taken = true;
 			task_unblock(u, t);
 			tasks[n++] = t;
-			list_del(&o->node);
+			list_del_init(&o->node);
 			list_add_tail(&o->node, &served);
 			more = true;
 			if (n == max)

@@ -316,7 +316,7 @@ static unsigned int cancel_list(struct usched *u, struct list *l)
 		t->after = NULL;
 		t->blocked = false;
 		t->c.status = -ECANCELED;
-		list_del(&t->node);
+		list_del_init(&t->node);
 		list_add_tail(&t->node, &u->cancelled);
 		u->nwaiting--;
 		ret++;
@@ -352,7 +352,7 @@ void task_unblock(struct usched *u, struct task *t)
 	if (!next || !next->blocked)
 		return;
 	next->blocked = false;
-	list_del(&next->node);
+	list_del_init(&next->node);
 	list_add_tail(&next->node, &t->owner->ready);
 	u->nready++;
 }

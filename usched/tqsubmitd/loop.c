@@ -366,25 +366,8 @@ static void conn_new(int kind, int fd)
 /* The SCM_RIGHTS descriptors of a message; -1 if some were cut (MSG_CTRUNC). */
 static int take_fds(struct msghdr *mh, int *fds, unsigned int max)
 {
-	unsigned int n = 0;
-	struct cmsghdr *h;
+	unsigned int n = tqt_cmsg_fds(mh, fds, max);
 
-	for (h = CMSG_FIRSTHDR(mh); h; h = CMSG_NXTHDR(mh, h)) {
-		size_t i, k;
-
-		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
-			continue;
-		k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (i = 0; i < k; i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
-			if (n < max)
-				fds[n++] = fd;
-			else
-				close(fd);
-		}
-	}
 	if (mh->msg_flags & MSG_CTRUNC) {
 		while (n)
 			close(fds[--n]);
