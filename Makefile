@@ -9,10 +9,12 @@
 #
 #   make            module + user space
 #   make SAN=1      user space with ASan and UBSan (separate build dir)
-#   make check      every test suite; last line "N passed, M failed[, K skipped]"
+#   make check      every test suite, the native ones also on the SAN=1 build;
+#                   last line "N passed, M failed[, K skipped]"
 #   make run        the main job (see README.md)
 #   make checkpatch checkpatch.pl --strict over kmod/, the uapi header and the shared checks
 #   make fuzz       the fuzzer against usched in the test VM for FUZZ_SECONDS (600)
+#   make check-debug the test VM's suites on a kernel with KASAN, lockdep, kmemleak, UBSAN
 
 # Kernel build tree: the running kernel's when it has one, else the newest
 # installed Debian amd64 headers (these machines' own kernel has none).
@@ -46,7 +48,7 @@ TESTS :=		# native test programs (TAP on stdout; exit 77 = skip)
 VM_TESTS :=		# programs run inside the test VM (TAP on stdout)
 SOCKET_TESTS :=		# programs run here on the socket transport (selftests/socket_env.sh)
 
-.PHONY: all user module check run deps checkpatch sparse clean fuzz
+.PHONY: all user module check check-debug san-suites run deps checkpatch sparse clean fuzz
 all: module user
 
 # Kernel source files we use but never commit (checkpatch, kselftest headers).
@@ -85,11 +87,36 @@ checkpatch: $(LINUX_SRC)/.stamp
 		$(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) include/uapi/linux/tqsubmit.h \
 		include/tq/tqsubmit_check.h include/tq/tqsubmit_ring.h
 
+# make check runs the native suites a second time on the ASan+UBSan build
+# (SAN_CHECK=0: not), all but those that check sources, man pages, packages
+# and history rather than run tq's programs.
+SAN_CHECK ?= 1
+SAN_SKIP := script:libtq/test_man.sh script:selftests/layers.sh \
+	script:selftests/kmod/debug_record.sh script:scripts/test_install.sh \
+	script:scripts/test_dkms.sh script:scripts/test_deb.sh
+SAN_SUITES = $(addprefix native:,$(TESTS)) $(addprefix socket:,$(SOCKET_TESTS)) \
+	$(filter-out $(SAN_SKIP),$(CHECK_SCRIPTS))
+SAN_RUN := $(if $(filter 1,$(SAN_CHECK)),$(if $(filter 1,$(SAN)),,1))
+
 check: deps
 	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
 	@$(MAKE) --no-print-directory SAN=$(SAN) user
+	$(if $(SAN_RUN),@$(MAKE) --no-print-directory SAN=1 user)
 	@BIN=$(BIN) scripts/runtests $(addprefix native:,$(TESTS)) $(addprefix socket:,$(SOCKET_TESTS)) \
-		$(addprefix vm:,$(VM_TESTS)) $(CHECK_SCRIPTS)
+		$(addprefix vm:,$(VM_TESTS)) $(CHECK_SCRIPTS) \
+		$(if $(SAN_RUN),--bin build/san/bin $$($(MAKE) -s --no-print-directory SAN=1 san-suites))
+
+san-suites:
+	@echo $(SAN_SUITES)
+
+# The test VM's suites on a debug kernel (scripts/debug-kernel: KASAN, lockdep,
+# UBSAN, kmemleak; built once, about 28 minutes, and cached), the fuzzer for
+# FUZZ_SECONDS (600). Not part of check: record its last run in
+# Documentation/testing.md ("The debug kernel"), which make check compares
+# with the module's last change.
+check-debug: deps
+	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
+	@scripts/check-debug $(addprefix vm:,$(VM_TESTS) selftests/kmod/debug_kernel.sh)
 
 # FUZZ_SEED=S replays a run; FUZZ_PROCS sets the workers (4).
 FUZZ_SECONDS ?= 600

@@ -21,7 +21,6 @@
 
 #define ROUNDS		200
 #define NO_DAEMON	50	/* the last rounds run without a scheduler */
-#define MODULE		"kmod/tqsubmit.ko"
 
 /* The client's SQ producer and CQ consumer, shared with the parent (socket only). */
 static unsigned int *shared_idx;
@@ -137,6 +136,15 @@ static long long server_use(const char *what)
 	return v;
 }
 
+/* Load the module again after the test's rmmod. */
+static int insmod_again(void)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "insmod '%s'", raw_module_path());
+	return system(cmd);
+}
+
 int main(void)
 {
 	unsigned int i, killed = 0, held = 0;
@@ -201,7 +209,6 @@ int main(void)
 		return tap_done();
 	}
 	tap_ok(system("rmmod tqsubmit") == 0, "rmmod tqsubmit");
-	tap_ok(system("insmod " MODULE) == 0 && raw_stat("contexts") == 0,
-	       "insmod again for the next tests");
+	tap_ok(insmod_again() == 0 && raw_stat("contexts") == 0, "insmod again for the next tests");
 	return tap_done();
 }

@@ -309,7 +309,7 @@ TEST_F_TIMEOUT(life, many_clients_against_echod, 300)
 /* Last (tests run in order): with nothing left open the module unloads, and loads again. */
 TEST_F(life, module_unloads)
 {
-	const char *ko = "kmod/tqsubmit.ko";
+	const char *ko = raw_module_path();
 	int fd, ret = -1, i;
 
 	if (access(ko, R_OK))

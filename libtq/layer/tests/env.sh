@@ -24,9 +24,14 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 # A sanitizer build of the layer (make SAN=1) needs ASan's runtime loaded
 # first in every program the layer goes into: the programs are not ASan's.
 # libstdc++ with it, or ASan finds no __cxa_throw to wrap in C++ programs.
+# ASan then also checks the programs' own C++ libraries, and Debian's clFFT
+# deletes an FFTAction through a base without a virtual destructor (gpyfft's
+# tests abort on it, the layer or not): that check is theirs, not the
+# layer's (C: no new or delete), so it is off for them.
 TQCL_PRELOAD=
 if nm -D "$TQCL_SO" 2>/dev/null | grep -q ' U __asan_init'; then
 	TQCL_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libstdc++.so.6)"
+	ASAN_OPTIONS+=:new_delete_type_mismatch=0
 fi
 . selftests/tap.sh
 
