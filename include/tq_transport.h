@@ -192,7 +192,9 @@ static inline int tqt_send(int fd, const struct tq_sock_msg *head, const void *a
  * descriptors go into @rfds, *@nrfds of them at most; *@nrfds says how many
  * came. Returns the reply's status (0 or -errno, as the ioctl's), or -errno
  * of the exchange: -EPROTO a reply that is not one, -ETIMEDOUT none in
- * TQT_REPLY_MS, -ECONNRESET the server closed the connection.
+ * TQT_REPLY_MS, -ECONNRESET the server closed the connection, or the
+ * status of tqsubmitd's refusal of the connection, a reply to no command
+ * (-EUSERS: over its --connections-per-user).
  */
 static inline int tqt_call(int fd, unsigned int cmd, void *arg, size_t len, const int *fds,
 			   unsigned int nfds, int *rfds, unsigned int *nrfds)
@@ -234,6 +236,9 @@ static inline int tqt_call(int fd, unsigned int cmd, void *arg, size_t len, cons
 	if ((size_t)n < sizeof(head) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
 		goto bad;
 	memcpy(&head, reply, sizeof(head));
+	/* tqsubmitd refused the connection: a reply to no command says why */
+	if (!head.cmd && head.status < 0 && cmd && !got)
+		return head.status;
 	if (head.cmd != cmd)
 		goto bad;
 	memset(arg, 0, len);

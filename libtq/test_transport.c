@@ -22,7 +22,7 @@
 #include "internal.h"
 #include "tq_transport.h"
 
-enum mode { GOOD, BAD_ABI, NO_FDS };
+enum mode { GOOD, BAD_ABI, NO_FDS, FULL };
 
 #define SQ_N	16
 #define CQ_N	32
@@ -142,8 +142,15 @@ static void *server(void *arg)
 	int c;
 
 	(void)arg;
-	while ((c = accept(lfd, NULL, NULL)) >= 0)
+	while ((c = accept(lfd, NULL, NULL)) >= 0) {
+		/* as tqsubmitd refuses a user over --connections-per-user */
+		if (mode == FULL) {
+			reply(c, 0, -EUSERS, NULL, 0, NULL, 0);
+			close(c);
+			continue;
+		}
 		serve(c);
+	}
 	return NULL;
 }
 
@@ -195,16 +202,22 @@ int main(void)
 	setenv("TQ_SOCKET", path, 1);
 	ret = tq_open(&tq, 8, 4096, 0);
 	msg = tq_strerror(ret);
-	tap_ok(ret == -ENOENT && strstr(msg, TQ_DEVICE_PATH) && strstr(msg, "tqsubmitd"),
-	       "no socket: -ENOENT, naming both transports: %s", msg);
+	tap_ok(ret == -ENODEV && strstr(msg, TQ_DEVICE_PATH) && strstr(msg, "tqsubmitd"),
+	       "no socket: -ENODEV, naming both transports: %s", msg);
+	msg = tq_strerror(-ENOENT);
+	tap_ok(!strstr(msg, TQ_DEVICE_PATH) && !strstr(msg, "tqsubmitd") && strstr(msg, "id"),
+	       "-ENOENT is an unregistered id's, not the transport's: %s", msg);
+	tap_ok(strstr(tq_strerror(-ENOPKG), "built-in") && strstr(tq_strerror(-ESRCH), "kernel"),
+	       "an unknown built-in's and kernel name's own: %s; %s", tq_strerror(-ENOPKG),
+	       tq_strerror(-ESRCH));
 	if (access(TQ_DEVICE_PATH, F_OK)) {
 		setenv("TQ_TRANSPORT", "auto", 1);
-		tap_ok(tq_open(&tq, 8, 4096, 0) == -ENOENT, "auto, neither transport: -ENOENT");
+		tap_ok(tq_open(&tq, 8, 4096, 0) == -ENODEV, "auto, neither transport: -ENODEV");
 		unsetenv("TQ_TRANSPORT");
-		tap_ok(tq_open(&tq, 8, 4096, TQ_OPEN_MODULE) == -ENOENT,
-		       "TQ_OPEN_MODULE without the module: -ENOENT (not the socket)");
+		tap_ok(tq_open(&tq, 8, 4096, TQ_OPEN_MODULE) == -ENODEV,
+		       "TQ_OPEN_MODULE without the module: -ENODEV (not the socket)");
 	} else {
-		tap_skip("auto, neither transport: -ENOENT", "%s exists here", TQ_DEVICE_PATH);
+		tap_skip("auto, neither transport: -ENODEV", "%s exists here", TQ_DEVICE_PATH);
 		tap_skip("TQ_OPEN_MODULE without the module", "%s exists here", TQ_DEVICE_PATH);
 	}
 	unsetenv("TQ_TRANSPORT");
@@ -232,6 +245,11 @@ int main(void)
 	mode = NO_FDS;
 	tap_ok(tq_open(&tq, 8, 4096, TQ_OPEN_SOCKET) == -EPROTO,
 	       "a SETUP reply without the memfds: -EPROTO");
+	mode = FULL;
+	ret = tq_open(&tq, 8, 4096, TQ_OPEN_SOCKET);
+	tap_ok(ret == -EUSERS && strstr(tq_strerror(ret), "--connections-per-user"),
+	       "a connection refused over the user's limit: -EUSERS, not -EPROTO: %s",
+	       tq_strerror(ret));
 	usleep(20000);	/* the server closes its ends */
 	tap_ok(nr_fds() == fd0, "and no fd is left open (%d, %d)", nr_fds(), fd0);
 

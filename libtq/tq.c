@@ -27,6 +27,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -142,7 +144,7 @@ static int tq_setup_module(struct tq *tq, struct tq_setup *s, void **sq_map, voi
 
 	tq->fd = open(TQ_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (tq->fd < 0)
-		return -errno;
+		return errno == ENOENT ? -ENODEV : -errno;
 	if (ioctl(tq->fd, TQ_IOC_QUERY, &q))
 		return -errno;
 	if (tq_query_ok(&q))
@@ -176,8 +178,8 @@ static int tq_setup_socket(struct tq *tq, struct tq_setup *s, void **sq_map, voi
 	if (tq->fd < 0) {
 		ret = tq->fd;
 		tq->fd = -1;
-		/* a socket file nobody listens on: tqsubmitd is gone too */
-		return ret == -ECONNREFUSED ? -ECONNREFUSED : ret;
+		/* no socket file: -ENODEV as for no device, not an unknown name's ENOENT */
+		return ret == -ENOENT ? -ENODEV : ret;
 	}
 	ret = tqt_call(tq->fd, TQ_IOC_QUERY, &q, sizeof(q), NULL, 0, NULL, NULL);
 	if (!ret)
@@ -387,6 +389,75 @@ static int64_t tq_now_ms(void)
 	return (int64_t)(tq_now_ns() / 1000000);
 }
 
+/*
+ * No scheduler attached: the tasks wait in the SQ for one that may never
+ * come (both transports keep them for the next). A wait ends with
+ * -EHOSTDOWN once none has been attached for TQ_SCHED_WAIT_MS of it (10 s;
+ * 0: never). The transport tells: the module's sysfs scheduler_pid,
+ * tqsubmitd's counter of that name, looked at every quarter of the bound
+ * while nothing completes. What cannot be told counts as attached.
+ */
+struct tq_watch {
+	int64_t bound;		/* ms; 0: none */
+	int64_t next;		/* the next look */
+	int64_t seen;		/* a scheduler was there, or the wait began */
+};
+
+static void tq_watch_init(struct tq_watch *w, int64_t now)
+{
+	const char *s = getenv(TQ_ENV_SCHED_WAIT);
+	char *end;
+	long v;
+
+	w->bound = TQ_SCHED_WAIT_MS;
+	if (s && *s) {
+		v = strtol(s, &end, 10);
+		if (!*end && v >= 0)
+			w->bound = v;
+	}
+	w->seen = now;
+	w->next = now + (w->bound + 3) / 4;
+}
+
+static bool tq_sched_absent(const struct tq *tq)
+{
+	long long pid = -1;
+	FILE *f;
+
+	if (tq->flags & TQ_F_SOCKET)
+		return tqt_stat(tqt_client_path(), "scheduler_pid") == 0;
+	f = fopen("/sys/class/misc/" TQ_DEVICE_NAME "/scheduler_pid", "re");
+	if (f) {
+		if (fscanf(f, "%lld", &pid) != 1)
+			pid = -1;
+		fclose(f);
+	}
+	return pid == 0;
+}
+
+/* How long the next poll may sleep (-1: for ever), so that the watch looks in time. */
+static int tq_watch_ms(const struct tq_watch *w, int64_t now, int ms)
+{
+	int64_t until = w->next - now;
+
+	if (!w->bound || (ms >= 0 && ms <= until))
+		return ms;
+	return until > 0 ? (int)until : 0;
+}
+
+/* Look if it is time: -EHOSTDOWN once none has been attached for the bound. */
+static int tq_watch(struct tq_watch *w, const struct tq *tq, int64_t now)
+{
+	if (!w->bound || now < w->next)
+		return 0;
+	w->next = now + (w->bound + 3) / 4;
+	if (!tq_sched_absent(tq))
+		w->seen = now;
+	else if (now - w->seen >= w->bound)
+		return -EHOSTDOWN;
+	return 0;
+}
+
 int tq_wait(struct tq *tq, struct tq_cqe **cqe, int timeout_ms)
 {
 	/* On the socket, also the connection: its hangup is tqsubmitd's death. */
@@ -395,10 +466,12 @@ int tq_wait(struct tq *tq, struct tq_cqe **cqe, int timeout_ms)
 		{ .fd = tq->fd, .events = POLLRDHUP },
 	};
 	nfds_t n = tq->flags & TQ_F_SOCKET ? 2 : 1;
-	int64_t deadline = timeout_ms > 0 ? tq_now_ms() + timeout_ms : 0;
+	int64_t now = tq_now_ms(), deadline = now + (timeout_ms > 0 ? timeout_ms : 0);
+	struct tq_watch w;
 	uint64_t count;
-	int ret;
+	int ret, ms;
 
+	tq_watch_init(&w, now);
 	for (;;) {
 		ret = tq_peek(tq, cqe);
 		if (ret != -EAGAIN)
@@ -407,20 +480,25 @@ int tq_wait(struct tq *tq, struct tq_cqe **cqe, int timeout_ms)
 		if (ret)
 			return ret;
 		pfd[0].revents = pfd[1].revents = 0;
-		if (timeout_ms > 0) {
-			int64_t left = deadline - tq_now_ms();
-
-			ret = left > 0 || n > 1 ? poll(pfd, n, left > 0 ? left : 0) : 0;
-		} else {
-			ret = timeout_ms || n > 1 ? poll(pfd, n, timeout_ms ? -1 : 0) : 0;
-		}
+		ms = timeout_ms < 0 ? -1 : deadline > now ? (int)(deadline - now) : 0;
+		ms = tq_watch_ms(&w, now, ms);
+		ret = ms || n > 1 ? poll(pfd, n, ms) : 0;
 		if (ret < 0)
 			return -errno;
 		if (pfd[1].revents & (POLLRDHUP | POLLHUP | POLLERR))
 			/* what it completed before it died is still ours */
 			return tq_peek(tq, cqe) ? -ECONNRESET : 0;
-		if (!(pfd[0].revents & POLLIN))
-			return tq_peek(tq, cqe) ? -ETIME : 0;
+		now = tq_now_ms();
+		if (!(pfd[0].revents & POLLIN)) {
+			if (!tq_peek(tq, cqe))
+				return 0;
+			if (timeout_ms >= 0 && now >= deadline)
+				return -ETIME;
+			ret = tq_watch(&w, tq, now);
+			if (ret)
+				return ret;
+			continue;
+		}
 		/*
 		 * Clear the eventfd, then look again: the kernel publishes its
 		 * CQ producer before it signals, so nothing posted after this
@@ -480,6 +558,9 @@ static int tq_register(struct tq *tq, struct tq_desc *tmpl, const void *a, size_
 	do
 		ret = tq_wait(tq, &cqe, -1);
 	while (ret == -EINTR);
+	/* a scheduler attached later still reads the text: it stays, the context is busy */
+	if (ret == -EHOSTDOWN)
+		return ret;
 	if (ret)
 		goto out_free;
 	ret = cqe->status;
@@ -534,8 +615,13 @@ int tq_lookup_kernel(struct tq *tq, uint32_t program, const char *name, uint32_t
 
 /* What each errno means in tq's contract (tq_strerror(3) lists where). */
 static const char *const tq_errors[] = {
-	[ENOENT]	= "no " TQ_DEVICE_PATH " (is tqsubmit.ko loaded?) and no tqsubmitd socket "
+	[ENODEV]	= "no " TQ_DEVICE_PATH " (is tqsubmit.ko loaded?) and no tqsubmitd socket "
 			  "(" TQ_SOCKET_PATH ", or $TQ_SOCKET: is tqsubmitd running?)",
+	[ENOENT]	= "no such program or kernel id: not registered by this context",
+	[ENOPKG]	= "no built-in task of that name (see libtq(7) for the names)",
+	[ESRCH]		= "the program has no kernel of that name",
+	[EUSERS]	= "too many connections to tqsubmitd for this user "
+			  "(tqsubmitd --connections-per-user)",
 	[ECONNREFUSED]	= "tqsubmitd does not listen on its socket (" TQ_SOCKET_PATH
 			  ", or $TQ_SOCKET): is it running?",
 	[ECONNRESET]	= "the connection to tqsubmitd is lost (it exited): the context is gone",
@@ -550,6 +636,8 @@ static const char *const tq_errors[] = {
 	[E2BIG]		= "descriptor rejected: too many buffers or scalars",
 	[EFAULT]	= "descriptor rejected: a buffer lies outside the arena",
 	[EINVAL]	= "invalid argument or descriptor (or a bad TQ_TRANSPORT)",
+	[EHOSTDOWN]	= "no scheduler attached (is usched running?): nothing took the tasks "
+			  "for $TQ_SCHED_WAIT_MS (10 s)",
 	[ETIME]		= "timed out: no completion in time, or the kernel ran past its time limit",
 	[EOWNERDEAD]	= "the scheduler died with the task maybe run in part; it is not run again",
 	[EAGAIN]	= "no completion yet",

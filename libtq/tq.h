@@ -72,6 +72,10 @@ extern "C" {
 
 #define TQ_DEVICE_PATH		"/dev/" TQ_DEVICE_NAME
 
+/* A wait ends with -EHOSTDOWN after this long (ms) with no scheduler attached: tq_wait(3). */
+#define TQ_ENV_SCHED_WAIT	"TQ_SCHED_WAIT_MS"
+#define TQ_SCHED_WAIT_MS	10000
+
 /* Arena allocations start and end on this boundary (device DMA alignment). */
 #define TQ_BUF_ALIGN		512
 

@@ -294,11 +294,15 @@ static void build_one(struct worker *w, struct dbuild *b)
 	b->start_ns = tq_now_ns();
 	if (!b->builtin)
 		dbg("context %u (uid %u): building its program", b->ctx, b->user ? b->user->uid : 0);
-	if (b->builtin)
+	if (b->builtin) {
 		b->status = usched_prog_builtin(d->u, b->text, &b->core);
-	else
+		/* the uapi's status for a name, not ENOENT's unregistered id */
+		if (b->status == -ENOENT)
+			b->status = -ENOPKG;
+	} else {
 		b->status = build_source(d, b->text, b->opts, b->time_limit_ns, b->memory_limit,
 					 &b->core, &b->log, &b->crashed, child_started, w);
+	}
 	b->end_ns = tq_now_ns();
 }
 

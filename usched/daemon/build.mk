@@ -63,3 +63,8 @@ usched/daemon/tests/chain.sh: $(BIN)/usched $(TESTBIN)/limits_client $(TESTBIN)/
 VM_TESTS += usched/daemon/tests/sizes.sh
 SOCKET_TESTS += usched/daemon/tests/sizes.sh
 usched/daemon/tests/sizes.sh: $(BIN)/usched $(BIN)/tqdemo $(TESTBIN)/tq_counter
+
+# libtq's errors through the real usched: no scheduler (-EHOSTDOWN), unknown names and ids.
+VM_TESTS += usched/daemon/tests/errors.sh
+SOCKET_TESTS += usched/daemon/tests/errors.sh
+usched/daemon/tests/errors.sh: $(BIN)/usched $(TESTBIN)/limits_client $(TESTBIN)/tq_counter

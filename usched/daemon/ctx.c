@@ -513,7 +513,7 @@ static void task_program(struct daemon *d, struct dctx *c, const struct tq_event
 		if (status == -E2BIG && !builtin)
 			refused(d, DLIM_SOURCE);
 		/* A built-in's name longer than any is no built-in's. */
-		return reject(d, ev, status == -E2BIG && builtin ? -ENOENT : status);
+		return reject(d, ev, status == -E2BIG && builtin ? -ENOPKG : status);
 	}
 	if (t->nr_bufs > 1) {
 		b->opts = arena_text(c, &t->bufs[1], lim->v[DLIM_OPTIONS], &status);
@@ -616,7 +616,8 @@ static void task_kernel(struct daemon *d, struct dctx *c, const struct tq_event 
 	ret = usched_kernel_get(d->u, c->progs[prog - 1].core, name, &core);
 	if (ret) {
 		free(name);
-		return reject(d, ev, ret);
+		/* the uapi's status for a name, not ENOENT's unregistered id */
+		return reject(d, ev, ret == -ENOENT ? -ESRCH : ret);
 	}
 	id = ctx_kern_add(c, prog, name);
 	free(name);

@@ -201,7 +201,10 @@ struct tq_desc {
  *	failed command's errno, schedulers use: -E2BIG a size over its limit
  *	(work size, work-groups, program source or options); -EDQUOT a quota
  *	(programs, kernels or arena bytes of a context or a user); -EPERM the
- *	program policy refuses OpenCL C source from this user; -ETIME the
+ *	program policy refuses OpenCL C source from this user; -ENOENT a
+ *	program or kernel id the context did not register; -ENOPKG no
+ *	built-in of a TQ_DESC_F_BUILTIN PROGRAM's name; -ESRCH no kernel of a
+ *	KERNEL's name in its program; -ETIME the
  *	kernel ran, or the build took, longer than its limit; -EOWNERDEAD the
  *	task may have run in part and is not run again (its scheduler exited,
  *	or the device was reset under it, and it is not TQ_DESC_F_IDEMPOTENT)

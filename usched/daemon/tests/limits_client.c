@@ -24,6 +24,13 @@
  *						started after the previous one ended
  *						and the last output is right; then a
  *						chain whose head is refused (-ENOENT)
+ *	limits_client names			an unknown built-in, kernel name,
+ *						program id and kernel id: each status
+ *						and tq_strerror()'s message for it
+ *	limits_client nosched			with no scheduler attached: a NOP
+ *						waited for with no timeout, then the
+ *						VA built-in registered: each status and
+ *						how long it took (TQ_SCHED_WAIT_MS)
  *
  * --uid drops root for that uid (and its primary group) before opening the
  * device. Exit status 0 when it could do what it was asked (a refusal is a
@@ -37,6 +44,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <tq/clock.h>
 
 #include "libtq/tq.h"
 
@@ -239,6 +248,64 @@ static int worksize(void)
 	return 0;
 }
 
+static void said(const char *what, int status)
+{
+	printf("%s=%s (%s)\n", what, status_name(status), tq_strerror(status));
+}
+
+static int names(void)
+{
+	struct tq_desc d = { 0 };
+	uint32_t prog, kern;
+	size_t global = 16;
+	struct tq tq;
+	int ret;
+
+	if (open_ctx(&tq, 1 << 20))
+		return 1;
+	said("builtin", tq_register_builtin(&tq, "VAX", &prog));
+	ret = tq_register_builtin(&tq, "VA", &prog);
+	if (ret) {
+		fprintf(stderr, "limits_client: VA: %s\n", tq_strerror(ret));
+		return 1;
+	}
+	said("kernel", tq_lookup_kernel(&tq, prog, "vec_addx", &kern));
+	said("program", tq_lookup_kernel(&tq, prog + 9, "vec_add", &kern));
+	tq_prep_task(&d, prog, 99, 1, &global, NULL);
+	said("task", run_one(&tq, &d));
+	tq_close(&tq);
+	return 0;
+}
+
+static int nosched(void)
+{
+	struct tq_desc *d;
+	struct tq_cqe *cqe;
+	uint64_t t0;
+	uint32_t prog;
+	struct tq tq;
+	int ret;
+
+	if (open_ctx(&tq, 1 << 20))
+		return 1;
+	d = tq_get_desc(&tq);
+	tq_prep_nop(d);
+	t0 = tq_now_ns();
+	ret = tq_submit(&tq);
+	if (ret == 1)
+		ret = tq_wait(&tq, &cqe, -1);
+	said("wait", ret);
+	printf("wait_ms=%llu\n", (unsigned long long)(tq_now_ns() - t0) / 1000000);
+	tq_close(&tq);
+	if (open_ctx(&tq, 1 << 20))
+		return 1;
+	t0 = tq_now_ns();
+	said("register", tq_register_builtin(&tq, "VA", &prog));
+	printf("register_ms=%llu\n", (unsigned long long)(tq_now_ns() - t0) / 1000000);
+	tq_close(&tq);
+	return 0;
+}
+
 static int arena(int n, char **mib)
 {
 	struct tq tq[8];
@@ -380,6 +447,10 @@ int main(int argc, char **argv)
 		return worksize();
 	if (argc - a == 2 && !strcmp(argv[a], "chain"))
 		return chain(strtoul(argv[a + 1], NULL, 0));
+	if (argc - a == 1 && !strcmp(argv[a], "names"))
+		return names();
+	if (argc - a == 1 && !strcmp(argv[a], "nosched"))
+		return nosched();
 	if (argc - a >= 2 && !strcmp(argv[a], "arena"))
 		return arena(argc - a - 1, argv + a + 1);
 	fprintf(stderr, "usage: see the head of usched/daemon/tests/limits_client.c\n");
