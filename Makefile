@@ -232,7 +232,8 @@ install-built: $(INSTALL_BUILT)
 install: install-built
 	$(INSTALL) -d $(D)$(SBINDIR) $(D)$(BINDIR) $(D)$(LIBDIR)/pkgconfig \
 		$(D)$(INCLUDEDIR)/linux $(D)$(MANDIR)/man1 $(D)$(MANDIR)/man3 $(D)$(MANDIR)/man7 $(D)$(MANDIR)/man8 \
-		$(D)$(SYSCONFDIR)/tq $(D)$(SYSTEMDUNITDIR) $(D)$(UDEVRULESDIR) $(D)$(SYSUSERSDIR) \
+		$(D)$(SYSCONFDIR)/tq/usched.conf.d $(D)$(SYSTEMDUNITDIR) $(D)$(UDEVRULESDIR) \
+		$(D)$(SYSUSERSDIR) \
 		$(D)$(MODULESLOADDIR) $(D)$(DATADIR) $(D)$(LAYERDIR)
 	$(INSTALL) -m 755 $(BIN)/usched $(BIN)/usched-build $(BIN)/tqsubmitd $(D)$(SBINDIR)/
 	$(INSTALL) -m 755 $(INSTALL_PROGS) $(D)$(BINDIR)/
@@ -287,6 +288,7 @@ uninstall:
 	@conf=$(D)$(SYSCONFDIR)/tq/usched.conf; \
 	if cmp -s usched/dist/usched.conf $$conf; then echo "rm -f $$conf"; rm -f $$conf; \
 	elif [ -e $$conf ]; then echo "tq: $$conf differs from the shipped one: kept"; fi
+	-rmdir $(D)$(SYSCONFDIR)/tq/usched.conf.d
 	-rmdir $(D)$(SYSCONFDIR)/tq
 
 # The module into /lib/modules/KVER/updates of $(DESTDIR) (kbuild's modules_install).

@@ -618,7 +618,7 @@ static const char *const tq_errors[] = {
 	[ENODEV]	= "no " TQ_DEVICE_PATH " (is tqsubmit.ko loaded?) and no tqsubmitd socket "
 			  "(" TQ_SOCKET_PATH ", or $TQ_SOCKET: is tqsubmitd running?)",
 	[ENOENT]	= "no such program or kernel id: not registered by this context",
-	[ENOPKG]	= "no built-in task of that name (see libtq(7) for the names)",
+	[ENOPKG]	= "no built-in task of that name (tq_prep_builtin(3) lists them)",
 	[ESRCH]		= "the program has no kernel of that name",
 	[EUSERS]	= "too many connections to tqsubmitd for this user "
 			  "(tqsubmitd --connections-per-user)",

@@ -35,6 +35,7 @@ want=(usr/sbin/usched usr/sbin/usched-build usr/sbin/tqsubmitd usr/bin/tqstat us
 missing=
 for f in "${want[@]}"; do [ -f "$u/$f" ] || missing+=" $f"; done
 ok $([ -z "$missing" ]; echo $?) "installed files present${missing:+ (missing:$missing)}"
+ok $([ -d "$u/etc/tq/usched.conf.d" ]; echo $?) "installed the drop-in directory etc/tq/usched.conf.d"
 for f in "$u"/*/systemd/system/usched.service "$u"/*/systemd/system/tqsubmitd.service \
 	 "$u"/*/systemd/system/tqsubmitd.socket "$u"/*/systemd/system/tqsubmitd-sched.socket \
 	 "$u"/*/udev/rules.d/60-tqsubmit.rules \

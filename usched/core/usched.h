@@ -400,6 +400,12 @@ int usched_prog_add_binary(struct usched *u, const char *src, size_t len, const 
 			   const void *bin, size_t binlen, uint32_t *id);
 int usched_device_names(struct usched *u, char *platform, size_t plen, char *device,
 			size_t dlen);
+/*
+ * Whether usched_opts' @platform and @device name an OpenCL device, without
+ * opening it (a daemon's settings check): 0, or -ENODEV with @names the
+ * devices of the platforms chosen, "0: NAME, 1: NAME", as @device counts them.
+ */
+int usched_device_check(const char *platform, const char *device, char *names, size_t len);
 /* Drop a reference; the program and its kernels go when tasks are done with them. */
 int usched_prog_put(struct usched *u, uint32_t id);
 /* A kernel of a program, by its __kernel function name; -ENOENT if none. */

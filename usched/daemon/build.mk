@@ -42,6 +42,9 @@ VM_TESTS += usched/daemon/tests/e2e_kill.sh
 usched/daemon/tests/e2e_kill.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo
 # The same natively on the socket: usched starts tqsubmitd, is killed, restarts, re-executes.
 CHECK_SCRIPTS += script:usched/daemon/tests/e2e_socket.sh
+# Settings checked before attaching: usched --check-config, FILE:LINE messages, drop-ins.
+CHECK_SCRIPTS += script:usched/daemon/tests/conf.sh
+usched/daemon/tests/conf.sh: $(BIN)/usched
 usched/daemon/tests/e2e_socket.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo $(TESTBIN)/tq_counter
 
 # Limits and the program policy against the real usched, in the test VM, with

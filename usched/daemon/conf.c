@@ -11,9 +11,13 @@
  *	[user alice]		or [user 1000]
  *	[group tq-dev]		or [group 1001]
  *
- * dconf_limits() says which value a user gets.
+ * dconf_limits() says which value a user gets. Drop-ins, FILE.d/NAME.conf, are
+ * read after the file in the lexical order of NAME, each as a file of its
+ * own (it starts outside any section). Every value is checked as it is
+ * read, and dconf_check() looks for the device before usched attaches.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
@@ -22,11 +26,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon.h"
+#include "sim/tqsim.h"
 
 /* SIZE, COUNT, TIME and YESNO are limits: u64 entries of struct dlimits, per user too. */
-enum kind { STR, UINT, BOOL, DEV, U64, SIZE, COUNT, TIME, YESNO };
+/* POLICY: a sim/ policy's name; INFILE: a file usched reads, which must be there. */
+enum kind { STR, POLICY, INFILE, UINT, BOOL, DEV, U64, SIZE, COUNT, TIME, YESNO };
 
 struct setting {
 	const char *key;
@@ -42,12 +49,12 @@ struct setting {
 static const struct setting settings[] = {
 	{ "device", DEV, 0, 0, 0, "[PLATFORM/]DEVICE",
 	  "OpenCL platform and device, each by index or name substring" },
-	{ "policy", STR, F(policy), 0, 0, "NAME", "ordering policy: fifo paper neh exact auto flow" },
+	{ "policy", POLICY, F(policy), 0, 0, "NAME", "ordering policy: fifo paper neh exact auto flow" },
 	{ "max-tg", UINT, F(max_tg), 1, USCHED_MAX_TG, "N", "most tasks in a task group (8)" },
 	{ "kernel-queues", UINT, F(kernel_queues), 1, 8, "N", "kernel queues (1)" },
 	{ "copy-engines", UINT, F(copy_engines), 1, 2, "N",
 	  "copy engines, 1 or 2 (default: the profile's, else probed)" },
-	{ "profile", STR, F(profile), 0, 0, "FILE", "device profile (tq-profile format)" },
+	{ "profile", INFILE, F(profile), 0, 0, "FILE", "device profile (tq-profile format)" },
 	{ "metrics", STR, F(metrics), 0, 0, "FILE", "write Prometheus metrics there" },
 	{ "metrics-interval", UINT, F(metrics_interval), 0, 86400, "SECONDS",
 	  "how often to write them (5; 0: at exit and SIGHUP only)" },
@@ -152,8 +159,10 @@ const char *dlim_name(enum dlim i)
 void dconf_free(struct dconf *c)
 {
 	for (unsigned int i = 0; i < NSETTINGS; i++)
-		if (settings[i].kind == STR)
+		if (settings[i].kind == STR || settings[i].kind == POLICY ||
+		    settings[i].kind == INFILE)
 			free(*(char **)((char *)c + settings[i].off));
+	free(c->device_at);
 	free(c->platform);
 	free(c->device);
 	free(c->config);
@@ -308,6 +317,20 @@ int dconf_set(struct dconf *c, const char *key, const char *val, const char **wh
 			return -EINVAL;
 		}
 		*(uint64_t *)((char *)c + s->off) = v64;
+		return 0;
+	case POLICY:
+		if (*val && !tqsim_policy_find(val)) {
+			*why = "no such policy (fifo, paper, neh, exact, auto or flow)";
+			return -EINVAL;
+		}
+		set_str((char **)((char *)c + s->off), val, strlen(val));
+		return 0;
+	case INFILE:
+		if (*val && access(val, R_OK)) {
+			*why = errno == ENOENT ? "no such file" : "cannot read the file";
+			return -EINVAL;
+		}
+		set_str((char **)((char *)c + s->off), val, strlen(val));
 		return 0;
 	case STR:
 		set_str((char **)((char *)c + s->off), val, strlen(val));
@@ -511,11 +534,20 @@ static char *trim(char *s)
 	return s;
 }
 
-int dconf_load(struct dconf *c, const char *path, char *err, size_t errlen)
+/* A '#' after a value: usched(8)'s grammar has comments on lines of their own. */
+static bool trailing_comment(const char *val)
+{
+	const char *h = strchr(val, '#');
+
+	return h && (h == val || isspace((unsigned char)h[-1]));
+}
+
+static int load_file(struct dconf *c, const char *path, char *err, size_t errlen)
 {
 	char *line = NULL, *key, *val, *eq;
 	const char *why;
 	unsigned int lineno = 0;
+	bool in_section = false;
 	size_t cap = 0;
 	int ret = 0;
 	FILE *f;
@@ -545,6 +577,7 @@ int dconf_load(struct dconf *c, const char *path, char *err, size_t errlen)
 				snprintf(err, errlen, "%s:%u: %s: %s", path, lineno, trim(key + 1), why);
 				break;
 			}
+			in_section = true;
 			continue;
 		}
 		eq = strchr(key, '=');
@@ -556,10 +589,17 @@ int dconf_load(struct dconf *c, const char *path, char *err, size_t errlen)
 		*eq = 0;
 		val = trim(eq + 1);
 		key = trim(key);
-		ret = c->nsect ? section_set(c, key, val, &why) : dconf_set(c, key, val, &why);
+		why = "a comment takes a line of its own";
+		ret = trailing_comment(val) ? -EINVAL :
+		      in_section ? section_set(c, key, val, &why) : dconf_set(c, key, val, &why);
 		if (ret) {
 			snprintf(err, errlen, "%s:%u: %s: %s", path, lineno, key, why);
 			break;
+		}
+		if (!strcmp(key, "device")) {
+			free(c->device_at);
+			if (asprintf(&c->device_at, "%s:%u", path, lineno) < 0)
+				c->device_at = NULL;
 		}
 	}
 	free(line);
@@ -567,12 +607,66 @@ int dconf_load(struct dconf *c, const char *path, char *err, size_t errlen)
 	return ret;
 }
 
+static int is_dropin(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+
+	return e->d_name[0] != '.' && n > 5 && !strcmp(e->d_name + n - 5, ".conf");
+}
+
+int dconf_load(struct dconf *c, const char *path, char *err, size_t errlen)
+{
+	struct dirent **ents;
+	char *dir, *sub;
+	int ret, n, i, r = 0;
+
+	ret = load_file(c, path, err, errlen);
+	if (ret && ret != -ENOENT)
+		return ret;
+	if (asprintf(&dir, "%s.d", path) < 0)
+		return -ENOMEM;
+	n = scandir(dir, &ents, is_dropin, alphasort);
+	for (i = 0; i < n; i++) {
+		if (!r && asprintf(&sub, "%s/%s", dir, ents[i]->d_name) >= 0) {
+			r = load_file(c, sub, err, errlen);
+			free(sub);
+		}
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+	free(dir);
+	return r ? r : ret;
+}
+
+int dconf_check(const struct dconf *c, const char *prog)
+{
+	char names[1024], at[PATH_MAX + 16];
+
+	if (!c->platform && !c->device)
+		return 0;
+	if (!usched_device_check(c->platform, c->device, names, sizeof(names)))
+		return 0;
+	/* "FILE:LINE: device" or "--device VALUE", as dconf_args() names a bad setting */
+	if (c->device_at)
+		snprintf(at, sizeof(at), "%s: device", c->device_at);
+	else
+		snprintf(at, sizeof(at), "--device %s%s%s", c->platform ? c->platform : "",
+			 c->platform ? "/" : "", c->device ? c->device : "");
+	fprintf(stderr, "%s: %s: no such OpenCL device (%s%s)\n", prog, at,
+		*names ? "there are " : "none", names);
+	return -EINVAL;
+}
+
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f, "usage: %s [--config FILE] [options]\n\n"
 		"The tq scheduling service: runs the GPU tasks processes submit through\n"
 		"%s on one OpenCL device, in the order a policy chooses.\n\n"
-		"  --config FILE                settings file (%s); flags override it\n",
+		"  --config FILE                settings file (%s), then FILE.d/*.conf;\n"
+		"                               flags override them\n"
+		"  --check-config               check the settings, the device too, and exit\n"
+		"                               (0: good, 2: bad) without attaching\n",
 		prog, USCHED_DEVNODE, USCHED_CONFIG);
 	for (unsigned int i = 0; i < NSETTINGS; i++) {
 		char opt[48];
@@ -588,7 +682,7 @@ static void usage(FILE *f, const char *prog)
 
 int dconf_args(struct dconf *c, int argc, char **argv)
 {
-	struct option opts[NSETTINGS + 3];
+	struct option opts[NSETTINGS + 4];
 	const char *config = NULL, *why;
 	char err[512];
 	int i, o, ret;
@@ -598,6 +692,7 @@ int dconf_args(struct dconf *c, int argc, char **argv)
 			settings[i].kind == BOOL ? no_argument : required_argument, NULL, 256 + i };
 	opts[i++] = (struct option){ "config", required_argument, NULL, 'c' };
 	opts[i++] = (struct option){ "help", no_argument, NULL, 'h' };
+	opts[i++] = (struct option){ "check-config", no_argument, NULL, 'C' };
 	opts[i] = (struct option){ 0 };
 
 	/* First pass: only --config and --help, and check the syntax. */
@@ -606,6 +701,8 @@ int dconf_args(struct dconf *c, int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "c:hfv", opts, NULL)) != -1) {
 		if (o == 'c')
 			config = optarg;
+		else if (o == 'C')
+			c->check_config = true;
 		else if (o == 'h') {
 			usage(stdout, argv[0]);
 			return 1;
@@ -645,6 +742,10 @@ int dconf_args(struct dconf *c, int argc, char **argv)
 		if (dconf_set(c, key, val, &why)) {
 			fprintf(stderr, "%s: --%s %s: %s\n", argv[0], key, val, why);
 			return -EINVAL;
+		}
+		if (!strcmp(key, "device")) {
+			free(c->device_at);
+			c->device_at = NULL;	/* the flag's */
 		}
 	}
 	return 0;

@@ -69,6 +69,8 @@ struct dsection {
 /* Configuration: the file's keys are the long options' names. */
 struct dconf {
 	char *config;		/* the file read, or NULL */
+	char *device_at;	/* FILE:LINE that set device, or NULL: a flag or none */
+	bool check_config;	/* --check-config: check, do not run */
 	char *platform;		/* NULL: any */
 	char *device;		/* NULL: the first */
 	char *policy;		/* NULL: the core's default */
@@ -107,8 +109,10 @@ void dconf_init(struct dconf *c);
 void dconf_free(struct dconf *c);
 /* One setting, from the file or a flag; 0 or -EINVAL with *why set. */
 int dconf_set(struct dconf *c, const char *key, const char *val, const char **why);
-/* Read a file of "key = value" lines; -ENOENT if it is missing. */
+/* Read a file of "key = value" lines, then its drop-ins; -ENOENT if it is missing. */
 int dconf_load(struct dconf *c, const char *path, char *err, size_t errlen);
+/* The device the settings name is there (OpenCL); else say so as @prog and -EINVAL. */
+int dconf_check(const struct dconf *c, const char *prog);
 /*
  * The command line: --config first (default USCHED_CONFIG, optional then),
  * then every other flag over it. 0, 1 (--help shown), or -EINVAL.

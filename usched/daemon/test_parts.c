@@ -104,6 +104,61 @@ static void test_file(void)
 	snprintf(path, sizeof(path), "%s/none.conf", dir);
 	tap_ok(dconf_load(&c, path, err, sizeof(err)) == -ENOENT, "file: missing is -ENOENT");
 	dconf_free(&c);
+
+	snprintf(path, sizeof(path), "%s/a.conf", dir);
+	write_file(path, "max-tg = 4\npolicy = fastest\n");
+	dconf_init(&c);
+	tap_ok(dconf_load(&c, path, err, sizeof(err)) == -EINVAL &&
+	       strstr(err, "a.conf:2: policy: no such policy"), "file: an unknown policy: %s", err);
+	dconf_free(&c);
+	write_file(path, "# a comment\npolicy = neh # not one\n");
+	dconf_init(&c);
+	tap_ok(dconf_load(&c, path, err, sizeof(err)) == -EINVAL &&
+	       strstr(err, "a.conf:2: policy: a comment takes a line of its own"),
+	       "file: a trailing comment, even after a name: %s", err);
+	dconf_free(&c);
+	write_file(path, "\nprofile = /nonexistent/profile\n");
+	dconf_init(&c);
+	tap_ok(dconf_load(&c, path, err, sizeof(err)) == -EINVAL &&
+	       strstr(err, "a.conf:2: profile: no such file"), "file: a missing profile: %s", err);
+	dconf_free(&c);
+}
+
+/* FILE.d/NAME.conf after FILE, in NAME's order, each starting outside any section. */
+static void test_dropins(void)
+{
+	char path[200], d[256], p[300], err[512] = "";
+	struct dconf c;
+
+	snprintf(path, sizeof(path), "%s/u.conf", dir);
+	snprintf(d, sizeof(d), "%s.d", path);
+	mkdir(d, 0755);
+	write_file(path, "max-tg = 4\npolicy = neh\n[user 0]\nmax-source = 2K\n");
+	snprintf(p, sizeof(p), "%s/20-b.conf", d);
+	write_file(p, "policy = exact\nmax-source = 3K\n");
+	snprintf(p, sizeof(p), "%s/10-a.conf", d);
+	write_file(p, "policy = fifo\nkernel-queues = 2\n");
+	snprintf(p, sizeof(p), "%s/30-c.conf.off", d);
+	write_file(p, "policy = bogus\n");
+	dconf_init(&c);
+	tap_ok(!dconf_load(&c, path, err, sizeof(err)) && c.max_tg == 4 && c.kernel_queues == 2 &&
+	       !strcmp(c.policy, "exact") && c.lim.v[DLIM_SOURCE] == 3072 && c.nsect == 1,
+	       "drop-ins: read after the file in order, each outside the file's section (%s)",
+	       err);
+	dconf_free(&c);
+	snprintf(p, sizeof(p), "%s/40-d.conf", d);
+	write_file(p, "\nmax-tg = 99\n");
+	dconf_init(&c);
+	tap_ok(dconf_load(&c, path, err, sizeof(err)) == -EINVAL &&
+	       strstr(err, "u.conf.d/40-d.conf:2: max-tg:"), "drop-ins: an error names its file "
+	       "and line: %s", err);
+	dconf_free(&c);
+	unlink(p);
+	unlink(path);
+	dconf_init(&c);
+	tap_ok(dconf_load(&c, path, err, sizeof(err)) == -ENOENT && !strcmp(c.policy, "exact"),
+	       "drop-ins: read without the file, which is missing (-ENOENT)");
+	dconf_free(&c);
 }
 
 static int args(struct dconf *c, const char *a0, ...)
@@ -656,6 +711,7 @@ int main(void)
 	dlog_init(true, false);
 	test_set();
 	test_file();
+	test_dropins();
 	test_args();
 	test_metrics();
 	test_state();

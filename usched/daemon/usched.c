@@ -318,9 +318,12 @@ int main(int argc, char **argv)
 	int ret, ready = -1;
 
 	dconf_init(&d.conf);
+	/* every setting is checked before attaching: 2 for a bad one */
 	ret = dconf_args(&d.conf, argc, argv);
-	if (ret)
-		return ret > 0 ? 0 : 2;
+	if (!ret)
+		ret = dconf_check(&d.conf, argv[0]);
+	if (ret || d.conf.check_config)
+		return ret < 0 ? 2 : 0;
 	dlog_init(d.conf.foreground, d.conf.verbose);
 	d.started_ns = tq_now_ns();
 	if (recoveries) {
