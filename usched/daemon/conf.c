@@ -32,8 +32,11 @@
 #include "sim/tqsim.h"
 
 /* SIZE, COUNT, TIME and YESNO are limits: u64 entries of struct dlimits, per user too. */
-/* POLICY: a sim/ policy's name; INFILE: a file usched reads, which must be there. */
-enum kind { STR, POLICY, INFILE, UINT, BOOL, DEV, U64, SIZE, COUNT, TIME, YESNO };
+/*
+ * POLICY: a sim/ policy's name; XPORT: a transport's (tq_transport.h);
+ * INFILE: a file usched reads, which must be there.
+ */
+enum kind { STR, POLICY, XPORT, INFILE, UINT, BOOL, DEV, U64, SIZE, COUNT, TIME, YESNO };
 
 struct setting {
 	const char *key;
@@ -66,7 +69,7 @@ static const struct setting settings[] = {
 	{ "state", STR, F(state), 0, 0, "FILE",
 	  "keep program and kernel ids there across restarts (/run/tq/usched.state)" },
 	{ "devnode", STR, F(devnode), 0, 0, "PATH", "the module's device (/dev/tqsubmit)" },
-	{ "transport", STR, F(transport), 0, 0, "T",
+	{ "transport", XPORT, F(transport), 0, 0, "T",
 	  "module, socket (tqsubmitd) or auto: the module if devnode exists ($TQ_TRANSPORT)" },
 	{ "sched-socket", STR, F(sched_socket), 0, 0, "PATH",
 	  "tqsubmitd's scheduler socket ($TQ_SCHED_SOCKET, else " TQ_SCHED_SOCKET_PATH ")" },
@@ -160,7 +163,7 @@ void dconf_free(struct dconf *c)
 {
 	for (unsigned int i = 0; i < NSETTINGS; i++)
 		if (settings[i].kind == STR || settings[i].kind == POLICY ||
-		    settings[i].kind == INFILE)
+		    settings[i].kind == XPORT || settings[i].kind == INFILE)
 			free(*(char **)((char *)c + settings[i].off));
 	free(c->device_at);
 	free(c->platform);
@@ -321,6 +324,13 @@ int dconf_set(struct dconf *c, const char *key, const char *val, const char **wh
 	case POLICY:
 		if (*val && !tqsim_policy_find(val)) {
 			*why = "no such policy (fifo, paper, neh, exact, auto or flow)";
+			return -EINVAL;
+		}
+		set_str((char **)((char *)c + s->off), val, strlen(val));
+		return 0;
+	case XPORT:
+		if (tqt_parse(val) < 0) {
+			*why = "want auto, module or socket";
 			return -EINVAL;
 		}
 		set_str((char **)((char *)c + s->off), val, strlen(val));
@@ -643,6 +653,12 @@ int dconf_check(const struct dconf *c, const char *prog)
 {
 	char names[1024], at[PATH_MAX + 16];
 
+	/* the file and the flags are checked as they are read; the environment's default not */
+	if (tqt_parse(c->transport) < 0) {
+		fprintf(stderr, "%s: %s=%s: want auto, module or socket\n", prog, TQT_ENV,
+			c->transport);
+		return -EINVAL;
+	}
 	if (!c->platform && !c->device)
 		return 0;
 	if (!usched_device_check(c->platform, c->device, names, sizeof(names)))

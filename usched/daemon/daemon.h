@@ -111,7 +111,11 @@ void dconf_free(struct dconf *c);
 int dconf_set(struct dconf *c, const char *key, const char *val, const char **why);
 /* Read a file of "key = value" lines, then its drop-ins; -ENOENT if it is missing. */
 int dconf_load(struct dconf *c, const char *path, char *err, size_t errlen);
-/* The device the settings name is there (OpenCL); else say so as @prog and -EINVAL. */
+/*
+ * What the reading could not check: the transport from the environment, and
+ * the device the settings name among OpenCL's. 0, else say so as @prog and
+ * -EINVAL.
+ */
 int dconf_check(const struct dconf *c, const char *prog);
 /*
  * The command line: --config first (default USCHED_CONFIG, optional then),

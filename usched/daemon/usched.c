@@ -249,13 +249,10 @@ static int attach_socket(struct daemon *d, bool reexec)
 /* The transport the settings ask for, then its scheduler fd attached. */
 static int connect_transport(struct daemon *d, bool reexec)
 {
-	int kind = tqt_parse(d->conf.transport), ret;
+	int ret;
 
-	if (kind < 0) {
-		err("transport %s: want auto, module or socket", d->conf.transport);
-		return -EINVAL;
-	}
-	d->transport = tqt_resolve(kind, d->conf.devnode);
+	/* dconf_check() took only a transport tqt_parse() knows */
+	d->transport = tqt_resolve(tqt_parse(d->conf.transport), d->conf.devnode);
 	if (d->transport == TQT_SOCKET) {
 		d->where = d->conf.sched_socket;
 		ret = attach_socket(d, reexec);

@@ -4,7 +4,8 @@
 # conf.sh - usched's settings are checked before it attaches (natively, no
 # module, no tqsubmitd): usched --check-config exits 0 for good settings and
 # 2 for bad ones, saying FILE:LINE: key: what is wrong, or --key VALUE: ...,
-# for an unknown policy, a trailing comment, a missing profile, a device
+# for an unknown policy, a trailing comment, a missing profile, an unknown
+# transport (TQ_TRANSPORT's too), a device
 # index past the devices present, and an error in a drop-in of
 # FILE.d/*.conf; usched itself exits 2 with the same message before it
 # tries to attach (no "attach" in what it says).
@@ -48,6 +49,11 @@ bad 'max-tg = 4\npolicy = fastest\n' "u.conf:2: policy: no such policy" "an unkn
 bad '\n\npolicy = neh # the fast one\n' "u.conf:3: policy: a comment takes a line of its own" \
 	"a trailing comment"
 bad "profile = $T/nowhere\n" "u.conf:1: profile: no such file" "a missing profile"
+bad 'transport = sockets\n' "u.conf:1: transport: want auto, module or socket" \
+	"an unknown transport"
+TQ_TRANSPORT=bogus "$BIN/usched" --config /dev/null --check-config >"$T/out" 2>&1
+ok $([ $? = 2 ] && grep -q "TQ_TRANSPORT=bogus: want auto" "$T/out"; echo $?) \
+	"an unknown transport from the environment: exit 2, naming TQ_TRANSPORT"
 bad '' "--policy fastest: no such policy" "a flag's unknown policy" --policy fastest
 bad '' "--profile $T/nowhere: no such file" "a flag's missing profile" --profile "$T/nowhere"
 if clinfo -l 2>/dev/null | grep -q Device; then

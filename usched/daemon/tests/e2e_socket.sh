@@ -50,10 +50,10 @@ tasks_out() {
 	return 0	# not the status of the body's last read (a timeout)
 }
 
-# 1. Start-up, and the settings' failures (each exits at once, status 1).
+# 1. Start-up, and the settings' failures (each exits at once: 2 a bad setting, else 1).
 "$BIN/usched" --foreground --config /dev/null --transport bogus >"$T/bad" 2>&1
-ok $([ $? = 1 ] && grep -q 'transport bogus: want auto, module or socket' "$T/bad"; echo $?) \
-	"usched --transport bogus: refused, saying what it takes"
+ok $([ $? = 2 ] && grep -q -- '--transport bogus: want auto, module or socket' "$T/bad"
+     echo $?) "usched --transport bogus: refused (exit 2), saying what it takes"
 "$BIN/usched" --foreground --config /dev/null --tqsubmitd none >"$T/bad" 2>&1
 ok $([ $? = 1 ] && grep -q "attach: No such file or directory (is tqsubmitd running?)" "$T/bad"
      echo $?) "no tqsubmitd and --tqsubmitd none: 'is tqsubmitd running?'"
