@@ -31,10 +31,11 @@
 #include "daemon.h"
 #include "sim/tqsim.h"
 
-/* SIZE, COUNT, TIME and YESNO are limits: u64 entries of struct dlimits, per user too. */
 /*
- * POLICY: a sim/ policy's name; XPORT: a transport's (tq_transport.h);
- * INFILE: a file usched reads, which must be there.
+ * STR to INFILE are strings: POLICY a sim/ policy's name, XPORT a
+ * transport's (tq_transport.h), INFILE a file usched reads, which must be
+ * there. SIZE, COUNT, TIME and YESNO are limits: u64 entries of struct
+ * dlimits, per user too.
  */
 enum kind { STR, POLICY, XPORT, INFILE, UINT, BOOL, DEV, U64, SIZE, COUNT, TIME, YESNO };
 
@@ -48,6 +49,7 @@ struct setting {
 
 #define F(field) offsetof(struct dconf, field)
 #define IS_LIMIT(k)	((k) >= SIZE)
+#define IS_STRING(k)	((k) <= INFILE)
 
 static const struct setting settings[] = {
 	{ "device", DEV, 0, 0, 0, "[PLATFORM/]DEVICE",
@@ -162,8 +164,7 @@ const char *dlim_name(enum dlim i)
 void dconf_free(struct dconf *c)
 {
 	for (unsigned int i = 0; i < NSETTINGS; i++)
-		if (settings[i].kind == STR || settings[i].kind == POLICY ||
-		    settings[i].kind == XPORT || settings[i].kind == INFILE)
+		if (IS_STRING(settings[i].kind))
 			free(*(char **)((char *)c + settings[i].off));
 	free(c->device_at);
 	free(c->platform);
