@@ -186,6 +186,22 @@ static inline int tqt_send(int fd, const struct tq_sock_msg *head, const void *a
 }
 
 /*
+ * The connection was reset: tqsubmitd's refusal of it (a reply to no
+ * command, sent before the end) if that is what waits unread, else
+ * -ECONNRESET. A peer that closed with our message unread leaves ECONNRESET
+ * to be reported once before the messages it sent.
+ */
+static inline int tqt_refused(int fd)
+{
+	struct tq_sock_msg h;
+	ssize_t n = recv(fd, &h, sizeof(h), MSG_DONTWAIT);
+
+	if (n < 0 && errno == ECONNRESET)
+		n = recv(fd, &h, sizeof(h), MSG_DONTWAIT);
+	return n == sizeof(h) && !h.cmd && h.status < 0 ? h.status : -ECONNRESET;
+}
+
+/*
  * One command and its reply: @arg (@len bytes, the ioctl's struct) goes
  * out with @fds and comes back overwritten by the reply's struct (at most
  * @len bytes; a shorter reply leaves the rest zero). The reply's file
@@ -219,7 +235,7 @@ static inline int tqt_call(int fd, unsigned int cmd, void *arg, size_t len, cons
 		return -EINVAL;
 	ret = tqt_send(fd, &head, arg, len, fds, nfds, 0);
 	if (ret)
-		return ret == -EPIPE ? -ECONNRESET : ret;
+		return ret == -EPIPE || ret == -ECONNRESET ? tqt_refused(fd) : ret;
 	do
 		ret = poll(&pfd, 1, TQT_REPLY_MS);
 	while (ret < 0 && errno == EINTR);
@@ -229,7 +245,7 @@ static inline int tqt_call(int fd, unsigned int cmd, void *arg, size_t len, cons
 		n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return -errno;
+		return errno == ECONNRESET ? tqt_refused(fd) : -errno;
 	if (!n)
 		return -ECONNRESET;
 	got = tqt_cmsg_fds(&m, tmp, 4);
