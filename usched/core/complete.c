@@ -135,17 +135,14 @@ void poll_done(struct usched *u, struct task **tail)
 
 		for (unsigned int i = 0; i < tg->n; i++) {
 			struct task *t = tg->task[i];
-			cl_int st;
 
 			if (!pollable(t) || predicted_end(u, t) > now)
 				continue;
-			if (clGetEventInfo(t->ev[t->nev - 1], CL_EVENT_COMMAND_EXECUTION_STATUS,
-					   sizeof(st), &st, NULL) || st > CL_COMPLETE) {
+			/* over, or failed: exec_collect() tells which */
+			if (exec_cmd_status(t, t->nev - 1) > CL_COMPLETE) {
 				missed = true;
 				continue;
 			}
-			if (st < 0)
-				t->err = cl_errno(st, -EIO);
 			t->polled = true;
 			u->awaiting++;
 			due[n++] = t;
@@ -270,10 +267,13 @@ static void task_release(struct usched *u, struct task *t)
 	u->st.completed++;
 	u->st.polled += t->polled;
 	u->st.bytes_cleared += t->cleared;
-	if (status == -ECANCELED)
+	if (status == -ECANCELED) {
 		u->st.cancelled++;
-	else if (status)
+	} else if (status) {
 		u->st.failed++;
+		if (t->c.cl_error)
+			u->st.cmd_failed[t->c.cl_stage]++;
+	}
 	u->st.timeouts += status == -ETIME;
 	for (unsigned int i = 0; i < t->t.nbufs && !status; i++) {
 		if (t->t.buf[i].dir & USCHED_IN)

@@ -43,9 +43,10 @@
  *    device (exec.c). TG size is also capped by device memory (a quarter of
  *    it per TG). USCHED_TASK_LINKED adds a chain's promise to ORDERED (the
  *    daemon's TQ_DESC_F_AFTER): if the predecessor fails, a successor not
- *    yet taken is cancelled (-ECANCELED) and never runs; one already taken
- *    waits on the failed task's last event, which a device error fails too,
- *    and is reported -ECANCELED whatever its commands did.
+ *    yet taken is cancelled (-ECANCELED) and never runs; one taken into the
+ *    same TG behind a task whose launch failed is not launched; one whose
+ *    predecessor's commands went in waits on its last event, which a device
+ *    error fails too, and is reported -ECANCELED whatever its commands did.
  *
  * 4. The rolling horizon, just in time. A TG is launched when the device
  *    is about to need it, not as soon as a slot frees: at once on an idle
@@ -100,6 +101,18 @@
  *    other tasks in flight with -EOWNERDEAD and those waiting with
  *    -ECANCELED, refuses new ones, and usched_destroy() leaves the OpenCL
  *    objects the endless kernel still uses to the process's exit.
+ *
+ * 8. Device errors. A command that fails, at its enqueue or on the device
+ *    (a negative execution status: exec_collect() asks every command of a
+ *    finished task), fails its task alone, -ENOMEM, -EINVAL or -EIO by the
+ *    error (usched.h), with the error and the command's stage in its
+ *    completion; the rest of its TG runs, its LINKED successors complete
+ *    -ECANCELED (3). CL_OUT_OF_RESOURCES or CL_DEVICE_NOT_AVAILABLE on the
+ *    device, or from an enqueue after which a marker fails too, mean the
+ *    context is lost (NVIDIA's, after a kernel's fault): that task completes
+ *    -ENODEV and the core is wedged as in 7, opts.wedged first: a daemon
+ *    re-executes itself and gets a new context. Tests inject faults where
+ *    real errors come in (exec.c, exec_fault_arm()).
  */
 #include <errno.h>
 #include <math.h>
@@ -174,7 +187,8 @@ static void tg_launch_next(struct usched *u)
 {
 	uint64_t at = JIT_WAIT, poll_at;
 
-	for (;;) {
+	/* the device was lost at a launch: usched_process() wedges the core (8) */
+	while (!u->lost) {
 		struct task *tasks[USCHED_MAX_TG];
 		uint64_t t0 = tq_now_ns(), limit;
 		struct jit_in in;
@@ -227,8 +241,9 @@ static void tg_launch_next(struct usched *u)
 }
 
 /*
- * A kernel overran its limit (7): tell opts.wedged, then complete every
- * other task, in flight (-EOWNERDEAD) or waiting (-ECANCELED).
+ * A kernel overran its limit (7) or the device was lost (8): tell
+ * opts.wedged, then complete every other task, in flight (-EOWNERDEAD) or
+ * waiting (-ECANCELED).
  */
 static void wedge(struct usched *u)
 {
@@ -237,6 +252,7 @@ static void wedge(struct usched *u)
 
 	pthread_mutex_lock(&u->lock);
 	u->st.wedged = true;
+	u->st.lost = u->lost;
 	pthread_mutex_unlock(&u->lock);
 	if (u->o.wedged)
 		u->o.wedged(u->o.wedged_arg);

@@ -54,6 +54,99 @@ int cl_errno(cl_int err, int fallback)
 	}
 }
 
+/* Device errors (Documentation/usched.md, 15) */
+
+void exec_fault_arm(struct usched *u, const struct exec_fault *f)
+{
+	u->fault = *f;
+	u->fault.seen = 0;
+	u->fault.fired = false;
+}
+
+/*
+ * The seam of fault injection, before each enqueue of a task's command of
+ * stage s: the error the armed fault gives that enqueue (0: none; then the
+ * enqueue goes to OpenCL). FAULT_EVENT lets it through and marks its event
+ * (the next of t's) to report the error once the command is over; a fired
+ * FAULT_LOST fails every enqueue after it, ctx_lost()'s marker's too.
+ */
+static cl_int fault(struct usched *u, struct task *t, enum usched_stage s)
+{
+	struct exec_fault *f = &u->fault;
+
+	if (f->fired)
+		return f->err;
+	if (!t || !f->nth || f->stage != s || ++f->seen != f->nth)
+		return 0;
+	f->nth = 0;
+	if (f->mode == FAULT_EVENT) {
+		t->fault_ev = t->nev + 1;
+		t->fault_err = f->err;
+		return 0;
+	}
+	f->fired = f->mode == FAULT_LOST;
+	return f->err;
+}
+
+cl_int exec_cmd_status(const struct task *t, unsigned int e)
+{
+	cl_int st;
+
+	if (clGetEventInfo(t->ev[e], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL))
+		return CL_SUBMITTED;
+	/* an injected fault shows when the command is over, as a real one does */
+	if (e + 1 == t->fault_ev && st == CL_COMPLETE)
+		return t->fault_err;
+	return st;
+}
+
+/*
+ * Whether the context still takes commands, after an enqueue failed with
+ * an error that may mean it is lost: a launch that does not fit the device
+ * (registers, local memory) says CL_OUT_OF_RESOURCES too on NVIDIA, and
+ * then a marker still goes in.
+ */
+static bool ctx_lost(struct usched *u)
+{
+	cl_event ev;
+	cl_int err;
+
+	err = fault(u, NULL, USCHED_STAGES) ?: clEnqueueMarkerWithWaitList(u->mq, 0, NULL, &ev);
+	if (err)
+		return true;
+	clReleaseEvent(ev);
+	return false;
+}
+
+/*
+ * A command of t's of stage s failed with err, at its enqueue or, @ran, on
+ * the device: keep both for its completion and return its status (the
+ * mapping is usched.h's, struct usched_completion). The two errors that
+ * lose the context on the device lose the core's device (u->lost).
+ */
+static int cmd_failed(struct usched *u, struct task *t, enum usched_stage s, cl_int err,
+		      bool ran)
+{
+	t->c.cl_error = err;
+	t->c.cl_stage = s;
+	if ((err == CL_OUT_OF_RESOURCES || err == CL_DEVICE_NOT_AVAILABLE) &&
+	    (ran || ctx_lost(u))) {
+		u->lost = true;
+		u->wedging = true;
+		return -ENODEV;
+	}
+	switch (err) {
+	case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+	case CL_OUT_OF_HOST_MEMORY:
+	case CL_OUT_OF_RESOURCES:
+		return -ENOMEM;
+	}
+	/* the spec's CL_INVALID_*: an extension's errors start at -1000 */
+	if (!ran && err <= CL_INVALID_VALUE && err > -1000)
+		return -EINVAL;
+	return -EIO;
+}
+
 int exec_wait(cl_event ev)
 {
 	return cl_errno(clu_wait(ev), -EIO);
@@ -178,12 +271,11 @@ static void pool_drain(struct pool *p)
  * cleared; a new buffer may hold anything, OpenCL does not zero it.
  */
 static cl_mem pool_get(struct usched *u, uint64_t len, uint64_t owner, uint64_t *bytes,
-		       bool *clean)
+		       bool *clean, cl_int *err)
 {
 	struct pool *p = &u->pool;
 	uint64_t want = pool_class(len);
 	struct pool_buf **pb, **any = NULL;
-	cl_int err;
 	cl_mem mem;
 
 	if (want > u->max_alloc)
@@ -212,13 +304,13 @@ static cl_mem pool_get(struct usched *u, uint64_t len, uint64_t owner, uint64_t 
 		return mem;
 	}
 	*clean = false;
-	mem = clCreateBuffer(u->ctx, CL_MEM_READ_WRITE, want, NULL, &err);
-	if (cl_errno(err, 0) == -ENOMEM && p->free) {
+	mem = clCreateBuffer(u->ctx, CL_MEM_READ_WRITE, want, NULL, err);
+	if (cl_errno(*err, 0) == -ENOMEM && p->free) {
 		pool_drain(p);	/* buffers of other sizes may be in the way */
-		mem = clCreateBuffer(u->ctx, CL_MEM_READ_WRITE, want, NULL, &err);
+		mem = clCreateBuffer(u->ctx, CL_MEM_READ_WRITE, want, NULL, err);
 	}
 	*bytes = want;
-	return err ? NULL : mem;
+	return *err ? NULL : mem;
 }
 
 static void pool_put(struct usched *u, cl_mem mem, uint64_t bytes, uint64_t owner)
@@ -266,11 +358,11 @@ static void CL_CALLBACK task_done(cl_event ev, cl_int status, void *arg)
 
 	/* Only record and signal: no OpenCL calls here (see core.c, 5). */
 	(void)ev;
+	(void)status;	/* exec_collect() asks every command's event */
 	atomic_fetch_add(&u->callbacks, 1);
 	/* counted first, so that callbacks_release() waits for this push */
 	hold = atomic_load(&u->hold_callbacks);
 	stack = hold ? &u->held : &u->done;
-	t->cl_status = status;
 	t->done_next = atomic_load_explicit(stack, memory_order_relaxed);
 	while (!atomic_compare_exchange_weak_explicit(stack, &t->done_next, t,
 						      memory_order_release,
@@ -282,17 +374,18 @@ static void CL_CALLBACK task_done(cl_event ev, cl_int status, void *arg)
 }
 
 /* One copy of buffer i in stage s, after the wait events; recorded in t->ev. */
-static cl_int copy(struct task *t, cl_command_queue q, unsigned int i, enum usched_stage s,
-		   cl_uint nwait, const cl_event *wait)
+static int copy(struct usched *u, struct task *t, cl_command_queue q, unsigned int i,
+		enum usched_stage s, cl_uint nwait, const cl_event *wait)
 {
 	const struct usched_buf *b = &t->t.buf[i];
 	char *host = t->reg[i]->map + ((char *)b->host - t->reg[i]->base);
-	cl_int err = clu_copy(q, s == USCHED_HTD, t->dev[i], b->len, host, nwait, wait,
-			      &t->ev[t->nev]);
+	cl_int err = fault(u, t, s) ?: clu_copy(q, s == USCHED_HTD, t->dev[i], b->len, host,
+						 nwait, wait, &t->ev[t->nev]);
 
-	if (!err)
-		t->ev_stage[t->nev++] = s;
-	return err;
+	if (err)
+		return cmd_failed(u, t, s, err, false);
+	t->ev_stage[t->nev++] = s;
+	return 0;
 }
 
 /* Zero bytes [off, off + len) of a device buffer on q after *wait (if any), without an event. */
@@ -334,7 +427,7 @@ static int clear_bufs(struct usched *u, struct task *t, const bool *clean)
 			continue;
 		err = clear(u->kq[t->kq], t->dev[i], from, to - from, wait);
 		if (err)
-			return cl_errno(err, -EIO);
+			return cmd_failed(u, t, USCHED_K, err, false);
 		t->cleared += to - from;
 	}
 	return 0;
@@ -359,18 +452,20 @@ static int launch_in(struct usched *u, struct task *t)
 	}
 
 	for (unsigned int i = 0; i < d->nbufs; i++) {
-		t->dev[i] = pool_get(u, d->buf[i].len, d->owner, &t->dev_bytes[i], &clean[i]);
+		t->dev[i] = pool_get(u, d->buf[i].len, d->owner, &t->dev_bytes[i], &clean[i],
+				     &err);
 		if (!t->dev[i])
-			return -ENOMEM;
+			return cmd_failed(u, t, USCHED_HTD, err, false);
 	}
 	for (unsigned int i = 0; i < d->nbufs; i++) {
 		if (d->buf[i].dir & USCHED_IN) {
 			/* the first waits for the predecessor; in order, the rest follow */
 			bool wait = after && !t->nev;
 
-			err = copy(t, u->q[USCHED_HTD], i, USCHED_HTD, wait, wait ? &after : NULL);
-			if (err)
-				return cl_errno(err, -EINVAL);
+			ret = copy(u, t, u->q[USCHED_HTD], i, USCHED_HTD, wait,
+				   wait ? &after : NULL);
+			if (ret)
+				return ret;
 		}
 	}
 	if (t->nev)
@@ -387,7 +482,7 @@ static int launch_in(struct usched *u, struct task *t)
 		else
 			err = clSetKernelArg(k, i, a->size, a->val);
 		if (err)
-			return cl_errno(err, -EINVAL);
+			return cmd_failed(u, t, USCHED_K, err, false);
 	}
 	for (unsigned int i = 0; i < d->dim; i++)
 		local |= d->local[i] != 0;
@@ -397,11 +492,12 @@ static int launch_in(struct usched *u, struct task *t)
 	 */
 	if (t->nev)
 		after = t->ev[t->nev - 1];
-	err = clEnqueueNDRangeKernel(u->kq[t->kq], k, d->dim, NULL, d->global,
+	err = fault(u, t, USCHED_K) ?:
+	      clEnqueueNDRangeKernel(u->kq[t->kq], k, d->dim, NULL, d->global,
 				     local ? d->local : NULL, after ? 1 : 0,
 				     after ? &after : NULL, &t->ev[t->nev]);
 	if (err)
-		return cl_errno(err, -EINVAL);
+		return cmd_failed(u, t, USCHED_K, err, false);
 	t->ev_stage[t->nev++] = USCHED_K;
 	t->kev = t->nev;
 	clFlush(u->kq[t->kq]);
@@ -409,37 +505,39 @@ static int launch_in(struct usched *u, struct task *t)
 }
 
 /* The DtH copies of t on queue q, after its kernel (its latest event). */
-static int launch_out(struct task *t, cl_command_queue q)
+static int launch_out(struct usched *u, struct task *t, cl_command_queue q)
 {
 	cl_event kernel = t->ev[t->nev - 1];
 
 	for (unsigned int i = 0; i < t->t.nbufs; i++) {
 		if (t->t.buf[i].dir & USCHED_OUT) {
-			cl_int err = copy(t, q, i, USCHED_DTH, 1, &kernel);
+			int ret = copy(u, t, q, i, USCHED_DTH, 1, &kernel);
 
-			if (err)
-				return cl_errno(err, -EINVAL);
+			if (ret)
+				return ret;
 		}
 	}
 	return 0;
 }
 
 /* One copy engine: the DtH copies of the TG's tasks [from, to), in order; returns @to. */
-static unsigned int launch_outs(struct tg *tg, unsigned int from, unsigned int to,
-				cl_command_queue out)
+static unsigned int launch_outs(struct usched *u, struct tg *tg, unsigned int from,
+				unsigned int to, cl_command_queue out)
 {
 	for (; from < to; from++) {
 		struct task *t = tg->task[from];
 
 		if (!t->err)
-			t->err = launch_out(t, out);
+			t->err = launch_out(u, t, out);
 	}
 	return to;
 }
 
 /*
  * Launch the TG's tasks in their order. A task the device refuses gets its
- * error in t->err and completes when what it did launch has finished.
+ * error in t->err and completes when what it did launch has finished; a
+ * LINKED successor of it in this TG is not launched (-ECANCELED), nor is
+ * any task once the device is lost.
  */
 int exec_launch(struct usched *u, struct tg *tg)
 {
@@ -452,22 +550,29 @@ int exec_launch(struct usched *u, struct tg *tg)
 		/* one copy engine: the DtHs up to a predecessor's in this TG first */
 		for (unsigned int j = outs; u->dev.dma == 1 && t->after && j < i; j++)
 			if (tg->task[j] == t->after)
-				outs = launch_outs(tg, outs, j + 1, out);
+				outs = launch_outs(u, tg, outs, j + 1, out);
 		/* the model's round-robin from the queue free first (form.c, tg_model()) */
 		t->kq = (tg->kq_base + i) % u->o.kqueues;
+		if (u->lost || (t->after && t->after->tg == tg && t->after->err &&
+				t->t.flags & USCHED_TASK_LINKED)) {
+			t->err = -ECANCELED;
+			continue;
+		}
 		t->err = launch_in(u, t);
 		if (u->dev.dma == 2 && !t->err) {
-			t->err = launch_out(t, out);
+			t->err = launch_out(u, t, out);
 			clFlush(out);
 		}
 	}
 	if (u->dev.dma == 1)
-		launch_outs(tg, outs, tg->n, out);
+		launch_outs(u, tg, outs, tg->n, out);
 	clFlush(out);
 	for (unsigned int i = 0; i < tg->n; i++) {
 		struct task *t = tg->task[i];
 
-		if (t->nev && !clSetEventCallback(t->ev[t->nev - 1], CL_COMPLETE, task_done, t)) {
+		/* a lost device's callbacks may never come: its failed task completes first */
+		if (t->nev && !(u->lost && t->err) &&
+		    !clSetEventCallback(t->ev[t->nev - 1], CL_COMPLETE, task_done, t)) {
 			t->cb = true;
 			continue;
 		}
@@ -520,10 +625,13 @@ void exec_collect(struct usched *u, struct task *t)
 	struct usched_completion *c = &t->c;
 	int status = t->err;
 
-	/* polled: the callback may be writing cl_status; the poll's error is in t->err */
-	if (!status && !t->polled && t->cl_status < 0)
-		status = cl_errno(t->cl_status, -EIO);
+	/* the first command that failed on the device fails the task */
+	for (unsigned int e = 0; e < t->nev && !status; e++) {
+		cl_int st = exec_cmd_status(t, e);
 
+		if (st < 0)
+			status = cmd_failed(u, t, t->ev_stage[e], st, true);
+	}
 	for (unsigned int e = 0; e < t->nev; e++) {
 		unsigned int s = t->ev_stage[e];
 		uint64_t start = clu_start(t->ev[e]);

@@ -197,7 +197,8 @@ struct task {
 	bool k_running;		/* k_seen is when its kernel's event said CL_RUNNING */
 	bool first;		/* its kernel's first launch (the driver may compile it) */
 	int err;		/* launch error (-errno), before any callback */
-	cl_int cl_status;	/* the last command's status, from the callback (not if polled) */
+	unsigned int fault_ev;	/* tests: ev[] index + 1 of a command failing fault_err; 0: none */
+	cl_int fault_err;
 	struct usched_completion c;
 };
 
@@ -269,6 +270,25 @@ struct jit_in {
 };
 
 
+/*
+ * Fault injection (tests only; exec.c, "Device errors"): the @nth command of
+ * @stage enqueued after exec_fault_arm(), counting from 1, fails with @err.
+ */
+enum exec_fault_mode {
+	FAULT_ENQUEUE,	/* its enqueue returns err */
+	FAULT_EVENT,	/* it runs; its event reports err once over */
+	FAULT_LOST,	/* its enqueue, and every one after, returns err: a lost context */
+};
+
+struct exec_fault {
+	enum usched_stage stage;
+	unsigned int nth;	/* 0: none armed */
+	cl_int err;
+	enum exec_fault_mode mode;
+	unsigned int seen;	/* commands of @stage since armed */
+	bool fired;		/* FAULT_LOST fired */
+};
+
 /* Free device buffers kept for reuse, by size class. */
 struct pool {
 	struct pool_buf *free;
@@ -329,6 +349,8 @@ struct usched {
 	unsigned int limited;	/* tasks launched and not collected that have a time limit */
 	uint64_t watch_at;	/* when the watchdog looks next; JIT_WAIT: nothing to watch */
 	bool wedging;		/* a kernel overran its limit: usched_process() wedges the core */
+	bool lost;		/* the device (or its context) is lost: wedging too */
+	struct exec_fault fault;	/* tests only */
 	uint64_t inflight_bytes;
 	uint64_t timer_at;	/* when the timer is set to fire; JIT_WAIT: not set */
 	double host_ns;		/* a TG's host time, smoothed */
@@ -464,6 +486,10 @@ int exec_launch(struct usched *u, struct tg *tg);
 void exec_collect(struct usched *u, struct task *t);
 /* The callback of a task exec_collect() took by polling came: drop its last event. */
 void exec_callback_came(struct task *t);
+/* The execution status of t's command e; CL_SUBMITTED if its event cannot say. */
+cl_int exec_cmd_status(const struct task *t, unsigned int e);
+/* Tests: arm fault f (before submitting the tasks it is to hit); one at a time. */
+void exec_fault_arm(struct usched *u, const struct exec_fault *f);
 int exec_wait(cl_event ev);
 int exec_trace_open(struct usched *u, const char *path);
 int cl_errno(cl_int err, int fallback);

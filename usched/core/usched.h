@@ -57,12 +57,22 @@ enum usched_stage {
  * struct usched_completion - what usched_opts.complete gets, once per task
  * @user_data: the task's user_data
  * @owner: the task's owner
- * @status: 0; -ECANCELED (usched_cancel(), or not yet run when the core
- *	was wedged); -ENOMEM (device memory); -EINVAL (the device refused the
- *	launch: argument types, work sizes); -EIO (a command failed on the
- *	device); -ETIME (its kernel ran past its time limit: the core is
- *	wedged, see usched_opts.wedged); -EOWNERDEAD (in flight when another
- *	task's kernel wedged the core: it may have run in part)
+ * @status: 0; -ECANCELED (usched_cancel(), not yet run when the core was
+ *	wedged, or a USCHED_TASK_LINKED task whose predecessor failed);
+ *	-ENOMEM (device or host memory: CL_MEM_OBJECT_ALLOCATION_FAILURE,
+ *	CL_OUT_OF_HOST_MEMORY, or CL_OUT_OF_RESOURCES from an enqueue while
+ *	the context still takes commands); -EINVAL (the device refused the
+ *	launch: an enqueue's CL_INVALID_*, argument types, work sizes); -EIO
+ *	(a command failed, on the device or at its enqueue, with another
+ *	error); -ENODEV (CL_OUT_OF_RESOURCES or CL_DEVICE_NOT_AVAILABLE on the
+ *	device, or from an enqueue after which the context takes no command:
+ *	the device is lost and the core wedged, see usched_opts.wedged);
+ *	-ETIME (its kernel ran past its time limit: the core is wedged);
+ *	-EOWNERDEAD (in flight when the core was wedged: it may have run in
+ *	part)
+ * @cl_error: the OpenCL error of the command that failed it (-ENOMEM,
+ *	-EINVAL, -EIO, -ENODEV); 0: none
+ * @cl_stage: that command's stage (enum usched_stage)
  * @tg: sequence number (from 1) of the TG the task ran in; 0 if it did not
  * @queued_ns: when the task was submitted (CLOCK_MONOTONIC ns)
  * @start_ns: when its first command started (CLOCK_MONOTONIC ns; 0 if none)
@@ -89,6 +99,8 @@ struct usched_completion {
 	uint64_t m;
 	double pred_ns[USCHED_STAGES];
 	uint64_t busy_ns[USCHED_STAGES];
+	int32_t cl_error;
+	uint32_t cl_stage;
 };
 
 /* Called on the core's thread (usched_process()'s caller); may submit. */
@@ -143,10 +155,11 @@ struct usched_start {
 typedef void (*usched_started_fn)(void *arg, const struct usched_start *t, unsigned int n);
 
 /*
- * Called on the core's thread once, when a kernel ran past its time limit,
- * after that task's -ETIME completion and before any other task's. OpenCL
- * cannot stop a running kernel: the device is lost to this process until
- * its OpenCL context goes, which only the process's end does for certain.
+ * Called on the core's thread once, when a kernel ran past its time limit
+ * or the device was lost, after that task's -ETIME or -ENODEV completion
+ * and before any other task's. OpenCL cannot stop a running kernel, nor
+ * use a lost context again: the device is lost to this process until its
+ * OpenCL context goes, which only the process's end does for certain.
  * A daemon re-executes itself here. When it returns (or without one) the
  * core completes the other tasks in flight with -EOWNERDEAD and those
  * waiting with -ECANCELED, and refuses new ones (-ENOTRECOVERABLE).
@@ -192,7 +205,7 @@ typedef void (*usched_wedged_fn)(void *arg);
  *	time_limit_ns is 0; 0: no limit (core.c, 7: the watchdog)
  * @started: the TG's tasks just before they reach the device; NULL: none
  * @started_arg: its first argument
- * @wedged: a kernel overran its limit; NULL: none
+ * @wedged: a kernel overran its limit or the device was lost; NULL: none
  * @wedged_arg: its first argument
  *
  * The strings are read by usched_create() only.
@@ -309,7 +322,10 @@ struct usched_stats {
 	uint64_t bytes_dth;
 	uint64_t bytes_cleared;	/* device bytes zeroed before a task of another owner used them */
 	uint64_t timeouts;	/* tasks whose kernel ran past its time limit (-ETIME) */
-	bool wedged;		/* a kernel overran its limit: the core takes no more tasks */
+	/* failed tasks (not -ECANCELED) by the stage of the command that failed them */
+	uint64_t cmd_failed[USCHED_STAGES];
+	bool wedged;		/* the core takes no more tasks: a kernel overran its limit, */
+	bool lost;		/* or the device was lost (-ENODEV) */
 	uint64_t policy_ns;
 	uint64_t refine_ns;	/* usched_idle() going on with plans, off the critical path */
 	uint64_t polled;	/* completed by the loop's poll, before their callback */
@@ -419,8 +435,8 @@ int usched_kernel_get(struct usched *u, uint32_t prog, const char *name, uint32_
  * kernel could otherwise reach other owners' buffers); -ENOENT for an
  * unknown kernel, -EFAULT for a buffer outside every region,
  * -EFBIG for a buffer larger than the device allows, -ESHUTDOWN once
- * usched_destroy() has begun, -ENOTRECOVERABLE once a kernel overran its
- * time limit (usched_opts.wedged).
+ * usched_destroy() has begun, -ENOTRECOVERABLE once the core is wedged
+ * (usched_opts.wedged).
  */
 int usched_submit(struct usched *u, const struct usched_task *t);
 
