@@ -37,6 +37,9 @@
 #include <time.h>
 
 #include "daemon.h"
+#include "kernels/cl/clu.h"
+
+#define CMD_LOG_BURST	10	/* device errors logged a second at most (cmd_failed()) */
 
 /*
  * Queue a completion record; it goes out with the loop's next write
@@ -826,6 +829,33 @@ void ctx_task(struct daemon *d, const struct tq_event *ev)
 	reject(d, ev, -EOPNOTSUPP);
 }
 
+/*
+ * A command of the task failed: one line naming the client, the task, the
+ * stage and the OpenCL error, at most CMD_LOG_BURST a second (a client's
+ * kernel may fail every time); those left out are counted on the next.
+ */
+static void cmd_failed(struct daemon *d, uint32_t id, const struct dctx *c,
+		       const struct dtask *t, const struct usched_completion *uc)
+{
+	static const char *const stage[USCHED_STAGES] = { "HtD copy", "kernel", "DtH copy" };
+	uint64_t now = tq_now_ns();
+	const char *kern = c ? ctx_kern_name(c, uc->kernel) : NULL;
+
+	if (now - d->cmd_log_at >= 1000000000) {
+		d->cmd_log_at = now;
+		d->cmd_log_n = 0;
+	}
+	if (d->cmd_log_n++ >= CMD_LOG_BURST) {
+		d->cmd_log_dropped++;
+		return;
+	}
+	warn("context %u (pid %d): task %llu (kernel %s): its %s failed with %s (%d): %s; "
+	     "%llu more not logged", id, c ? c->pid : 0, (unsigned long long)t->tag,
+	     kern ? kern : "?", stage[uc->cl_stage], clu_strerror(uc->cl_error), uc->cl_error,
+	     strerror(-uc->status), (unsigned long long)d->cmd_log_dropped);
+	d->cmd_log_dropped = 0;
+}
+
 /* The core's completion callback, on the loop's thread (usched_process()). */
 void ctx_complete(void *arg, const struct usched_completion *uc)
 {
@@ -838,6 +868,8 @@ void ctx_complete(void *arg, const struct usched_completion *uc)
 		return;		/* exiting at once: the module gives it to our successor */
 	if (uc->status == -ETIME)
 		refused(d, DLIM_KERNEL_TIME);	/* the core's watchdog stopped it */
+	if (uc->cl_error)
+		cmd_failed(d, id, c, t, uc);
 	complete_task(d, id, t->tag, uc->status, 0, uc->start_ns, uc->end_ns);
 	if (d->task_log)
 		metrics_task_line(d->task_log, d->policy, id, c ? c->pid : 0,

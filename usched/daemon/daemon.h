@@ -245,7 +245,8 @@ struct dstats {
 	uint64_t completions;	/* records the module took */
 	uint64_t write_errors;	/* records it refused */
 	uint64_t contexts;	/* open now */
-	uint64_t recoveries;	/* re-executions after a kernel overran its limit (loop_wedged()) */
+	/* re-executions after a kernel overran its limit or the device was lost (loop_wedged()) */
+	uint64_t recoveries;
 	/* Per TG, from the core's tg_done callback */
 	double tg_err_max;	/* largest |predicted / measured - 1| */
 	struct dhist tg_err;	/* |predicted / measured - 1| */
@@ -316,6 +317,9 @@ struct daemon {
 	bool stopping;		/* SIGINT/SIGTERM: finish what was taken, then exit */
 	bool quit;		/* a second signal: exit now */
 	bool reload;		/* SIGHUP */
+	uint64_t cmd_log_at;	/* a second of device errors logged from then (ctx.c) */
+	unsigned int cmd_log_n;	/* lines in that second */
+	uint64_t cmd_log_dropped;	/* errors not logged since the last line */
 	struct dstats st;
 	uint64_t features;	/* TQ_FEAT_* the attach reported */
 
@@ -341,8 +345,9 @@ void loop_flush_sync(struct daemon *d);
 /* usched_opts.started: the TQ_COMPL_F_STARTED marks of a TG, written at once. */
 void loop_started(void *arg, const struct usched_start *t, unsigned int n);
 /*
- * usched_opts.wedged: a kernel overran its time limit. Write every
- * completion queued (the culprit's -ETIME among them), then re-execute
+ * usched_opts.wedged: a kernel overran its time limit or the device was
+ * lost. Write every completion queued (the culprit's -ETIME or -ENODEV
+ * among them), then re-execute
  * usched so that the device's OpenCL context dies with this image; the
  * module hands the other tasks to the new one. Does not return.
  */

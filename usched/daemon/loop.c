@@ -208,7 +208,8 @@ void loop_wedged(void *arg)
 	struct daemon *d = arg;
 	char n[24];
 
-	err("a kernel ran past its time limit: re-executing usched to get the device back");
+	err("a kernel ran past its time limit, or the device was lost: re-executing usched to "
+	    "get the device back");
 	/* the write in flight first, so that no record is lost or sent twice */
 	while (d->writing) {
 		struct io_uring_cqe *cqe;

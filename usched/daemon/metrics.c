@@ -157,9 +157,15 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 	metric(f, "tq_device_bytes_cleared_total", "counter",
 	       "Device buffer bytes zeroed before a task of another owner could read them.");
 	fprintf(f, "tq_device_bytes_cleared_total %llu\n", (unsigned long long)s->bytes_cleared);
+	metric(f, "tq_task_command_errors_total", "counter",
+	       "Tasks failed by an OpenCL error of one of their commands, at its enqueue or on "
+	       "the device, by the command's stage.");
+	for (int st = 0; st < USCHED_STAGES; st++)
+		fprintf(f, "tq_task_command_errors_total{stage=\"%s\"} %llu\n", stage_names[st],
+			(unsigned long long)s->cmd_failed[st]);
 	metric(f, "tq_device_recoveries_total", "counter",
 	       "Re-executions of usched to get the device back after a kernel ran past its "
-	       "time limit (that task failed -ETIME).");
+	       "time limit (that task failed -ETIME) or the device was lost (-ENODEV).");
 	fprintf(f, "tq_device_recoveries_total %llu\n", (unsigned long long)ds->recoveries);
 	metric(f, "tq_tg_plans_total", "counter",
 	       "Task groups auto ordered from the best order kept for their mix, by use: "

@@ -239,7 +239,7 @@ static void test_metrics(void)
 		.submitted = 12, .completed = 10, .failed = 2, .cancelled = 1, .tgs = 3,
 		.bytes_htd = 4096, .waiting = 2, .running = 0, .predicted_ns_sum = 3e6,
 		.measured_ns_sum = 4e6, .abs_err_sum = 0.75, .dma = 2, .kqueues = 1, .max_tg = 8,
-		.copy_slow = { 1.125, 1.0875 },
+		.copy_slow = { 1.125, 1.0875 }, .cmd_failed = { 0, 2, 0 },
 		.last = { .seq = 3, .ntasks = 4, .predicted_ns = 1e6, .measured_ns = 2e6 },
 	};
 	struct dstats ds = { .events = { 0, 2, 14, 1 }, .builds = 3, .build_errors = 1 };
@@ -261,7 +261,9 @@ static void test_metrics(void)
 	       strstr(text, "tq_events_total{type=\"task\"} 14\n") &&
 	       strstr(text, "tq_builds_total{status=\"error\"} 1\n") &&
 	       strstr(text, "tq_copy_slowdown{dir=\"htd\"} 1.1250\n") &&
-	       strstr(text, "tq_copy_slowdown{dir=\"dth\"} 1.0875\n"),
+	       strstr(text, "tq_copy_slowdown{dir=\"dth\"} 1.0875\n") &&
+	       strstr(text, "tq_task_command_errors_total{stage=\"k\"} 2\n") &&
+	       strstr(text, "tq_task_command_errors_total{stage=\"dth\"} 0\n"),
 	       "metrics: the counters, ok = completed - failed - cancelled");
 	tap_ok(strstr(text, "device=\"GPU \\\"x\\\" \\\\ 1\"") != NULL,
 	       "metrics: label values escaped");
@@ -315,6 +317,55 @@ static struct dctx *new_ctx(uint32_t id, uint32_t pid)
 	c->id = id;
 	c->pid = pid;
 	return c;
+}
+
+/*
+ * A task failed by a command's OpenCL error: its completion record, and a
+ * line naming the context, the task, the stage and the error, ten a second
+ * at most; the next line counts those left out.
+ */
+static void test_cmd_log(void)
+{
+	struct usched_completion uc = { .owner = 7, .status = -EIO, .cl_error = -9999,
+					.cl_stage = USCHED_K };
+	struct daemon d = { 0 };
+	int saved, fd, lines = 0;
+	char path[256], *text, *p;
+	bool first, last;
+
+	snprintf(path, sizeof(path), "%s/log", dir);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(fd, 2);
+	for (int i = 0; i < 13; i++) {
+		struct dtask *t = calloc(1, sizeof(*t));
+
+		t->tag = 0x1000 + i;
+		uc.user_data = (uintptr_t)t;
+		if (i == 12)
+			d.cmd_log_at -= 1000000000;	/* a second later */
+		ctx_complete(&d, &uc);
+	}
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	text = read_file(path);
+	for (p = text; (p = strchr(p, '\n')); p++)
+		lines++;
+	first = strstr(text, "usched: context 7 (pid 0): task 4096 (kernel ?): its kernel failed "
+			     "with unknown OpenCL error (-9999): Input/output error; 0 more "
+			     "not logged\n") == text;
+	last = strstr(text, "task 4108 (kernel ?): its kernel failed with unknown OpenCL error "
+			    "(-9999): Input/output error; 2 more not logged\n") != NULL;
+	tap_ok(d.nout == 13 && d.out[0].status == -EIO && d.out[12].tag == 0x100c,
+	       "a command's error: the task's completion written (%zu)", d.nout);
+	tap_ok(lines == 11 && first && last, "a command's error: a line naming the context, the "
+	       "task, the stage and the error, 10 a second, then the count left out (%d lines)",
+	       lines);
+	free(d.out);
+	free(d.wbuf);
 }
 
 static void test_state(void)
@@ -714,6 +765,7 @@ int main(void)
 	test_dropins();
 	test_args();
 	test_metrics();
+	test_cmd_log();
 	test_state();
 	test_limit_values();
 	test_sections();

@@ -325,7 +325,7 @@ int main(int argc, char **argv)
 	d.started_ns = tq_now_ns();
 	if (recoveries) {
 		d.st.recoveries = strtoull(recoveries, NULL, 10);
-		info("re-executed after a kernel ran past its time limit (recovery %llu)",
+		info("re-executed to get the device back (recovery %llu)",
 		     (unsigned long long)d.st.recoveries);
 	}
 

@@ -197,17 +197,20 @@ struct tq_desc {
  * struct tq_cqe - a completion ring entry (64 bytes)
  * @user_data: the descriptor's user_data
  * @status: 0, or a negative errno: from the kernel for a descriptor it
- *	rejected (see the errno contract), or from the scheduler. Beside a
- *	failed command's errno, schedulers use: -E2BIG a size over its limit
- *	(work size, work-groups, program source or options); -EDQUOT a quota
- *	(programs, kernels or arena bytes of a context or a user); -EPERM the
- *	program policy refuses OpenCL C source from this user; -ENOENT a
- *	program or kernel id the context did not register; -ENOPKG no
- *	built-in of a TQ_DESC_F_BUILTIN PROGRAM's name; -ESRCH no kernel of a
- *	KERNEL's name in its program; -ETIME the
- *	kernel ran, or the build took, longer than its limit; -EOWNERDEAD the
- *	task may have run in part and is not run again (its scheduler exited,
- *	or the device was reset under it, and it is not TQ_DESC_F_IDEMPOTENT)
+ *	rejected (see the errno contract), or from the scheduler. A command
+ *	that failed fails its task: -ENOMEM device or host memory, -EINVAL a
+ *	launch the device refused, -EIO any other error of the device, -ENODEV
+ *	the device was lost under it (the scheduler gets a new one, as after a
+ *	kernel past its time limit). Schedulers also use: -E2BIG a size over
+ *	its limit (work size, work-groups, program source or options);
+ *	-EDQUOT a quota (programs, kernels or arena bytes of a context or a
+ *	user); -EPERM the program policy refuses OpenCL C source from this
+ *	user; -ENOENT a program or kernel id the context did not register;
+ *	-ENOPKG no built-in of a TQ_DESC_F_BUILTIN PROGRAM's name; -ESRCH no
+ *	kernel of a KERNEL's name in its program; -ETIME the kernel ran, or
+ *	the build took, longer than its limit; -EOWNERDEAD the task may have
+ *	run in part and is not run again (its scheduler exited, or the device
+ *	was reset under it, and it is not TQ_DESC_F_IDEMPOTENT)
  * @flags: TQ_CQE_F_*
  * @result: PROGRAM: program id (-ENOEXEC: build log length); KERNEL: kernel
  *	id; otherwise 0
