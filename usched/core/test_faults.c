@@ -59,6 +59,11 @@ struct core {
 	uint32_t kernel[16];
 };
 
+/*
+ * The wedged cores, left to the process's exit (usched_destroy()): kept
+ * where LeakSanitizer finds them (volatile: stored, never read).
+ */
+static struct usched *volatile wedged_cores[2];
 static struct tl_job *culprit;	/* the lost device's task */
 static int nwedged, culprit_seen;	/* its completions when opts.wedged came */
 
@@ -282,7 +287,7 @@ static void test_lost_device(void)
 	       s.failed == 1 + dead, "lost device: counted: wedged, lost, 1 failed at K, %llu "
 	       "failed", (unsigned long long)s.failed);
 	usched_destroy(c.u);
-	/* the wedged core, its arena with it, is left to the process's exit */
+	wedged_cores[0] = c.u;	/* its arena with it */
 	test_serves("lost device");
 }
 
@@ -331,6 +336,7 @@ static void test_lost_enqueue(void)
 	tap_ok(s.wedged && s.lost && s.cmd_failed[USCHED_K] == 1 && s.completed == NJOBS,
 	       "lost at an enqueue: counted: wedged, lost, failed at K");
 	usched_destroy(c.u);
+	wedged_cores[1] = c.u;
 	test_serves("lost at an enqueue");
 }
 
