@@ -420,7 +420,7 @@ static void test_misc(void)
 		return;
 	}
 	ret = tq_open(&tq, 8, 4096, 0);
-	tap_ok(ret == -ENODEV && tq.fd == -1, "without the module tq_open is ENODEV (%d)", ret);
+	tap_ok(ret == -ENXIO && tq.fd == -1, "without the module tq_open is ENXIO (%d)", ret);
 	tq_close(&tq);
 }
 

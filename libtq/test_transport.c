@@ -202,8 +202,8 @@ int main(void)
 	setenv("TQ_SOCKET", path, 1);
 	ret = tq_open(&tq, 8, 4096, 0);
 	msg = tq_strerror(ret);
-	tap_ok(ret == -ENODEV && strstr(msg, TQ_DEVICE_PATH) && strstr(msg, "tqsubmitd"),
-	       "no socket: -ENODEV, naming both transports: %s", msg);
+	tap_ok(ret == -ENXIO && strstr(msg, TQ_DEVICE_PATH) && strstr(msg, "tqsubmitd"),
+	       "no socket: -ENXIO, naming both transports: %s", msg);
 	msg = tq_strerror(-ENOENT);
 	tap_ok(!strstr(msg, TQ_DEVICE_PATH) && !strstr(msg, "tqsubmitd") && strstr(msg, "id"),
 	       "-ENOENT is an unregistered id's, not the transport's: %s", msg);
@@ -212,12 +212,12 @@ int main(void)
 	       tq_strerror(-ESRCH));
 	if (access(TQ_DEVICE_PATH, F_OK)) {
 		setenv("TQ_TRANSPORT", "auto", 1);
-		tap_ok(tq_open(&tq, 8, 4096, 0) == -ENODEV, "auto, neither transport: -ENODEV");
+		tap_ok(tq_open(&tq, 8, 4096, 0) == -ENXIO, "auto, neither transport: -ENXIO");
 		unsetenv("TQ_TRANSPORT");
-		tap_ok(tq_open(&tq, 8, 4096, TQ_OPEN_MODULE) == -ENODEV,
-		       "TQ_OPEN_MODULE without the module: -ENODEV (not the socket)");
+		tap_ok(tq_open(&tq, 8, 4096, TQ_OPEN_MODULE) == -ENXIO,
+		       "TQ_OPEN_MODULE without the module: -ENXIO (not the socket)");
 	} else {
-		tap_skip("auto, neither transport: -ENODEV", "%s exists here", TQ_DEVICE_PATH);
+		tap_skip("auto, neither transport: -ENXIO", "%s exists here", TQ_DEVICE_PATH);
 		tap_skip("TQ_OPEN_MODULE without the module", "%s exists here", TQ_DEVICE_PATH);
 	}
 	unsetenv("TQ_TRANSPORT");

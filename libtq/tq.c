@@ -144,7 +144,7 @@ static int tq_setup_module(struct tq *tq, struct tq_setup *s, void **sq_map, voi
 
 	tq->fd = open(TQ_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (tq->fd < 0)
-		return errno == ENOENT ? -ENODEV : -errno;
+		return errno == ENOENT ? -ENXIO : -errno;
 	if (ioctl(tq->fd, TQ_IOC_QUERY, &q))
 		return -errno;
 	if (tq_query_ok(&q))
@@ -178,8 +178,8 @@ static int tq_setup_socket(struct tq *tq, struct tq_setup *s, void **sq_map, voi
 	if (tq->fd < 0) {
 		ret = tq->fd;
 		tq->fd = -1;
-		/* no socket file: -ENODEV as for no device, not an unknown name's ENOENT */
-		return ret == -ENOENT ? -ENODEV : ret;
+		/* no socket file: -ENXIO as for no device, not an unknown name's ENOENT */
+		return ret == -ENOENT ? -ENXIO : ret;
 	}
 	ret = tqt_call(tq->fd, TQ_IOC_QUERY, &q, sizeof(q), NULL, 0, NULL, NULL);
 	if (!ret)
@@ -615,7 +615,7 @@ int tq_lookup_kernel(struct tq *tq, uint32_t program, const char *name, uint32_t
 
 /* What each errno means in tq's contract (tq_strerror(3) lists where). */
 static const char *const tq_errors[] = {
-	[ENODEV]	= "no " TQ_DEVICE_PATH " (is tqsubmit.ko loaded?) and no tqsubmitd socket "
+	[ENXIO]		= "no " TQ_DEVICE_PATH " (is tqsubmit.ko loaded?) and no tqsubmitd socket "
 			  "(" TQ_SOCKET_PATH ", or $TQ_SOCKET: is tqsubmitd running?)",
 	[ENOENT]	= "no such program or kernel id: not registered by this context",
 	[ENOPKG]	= "no built-in task of that name (tq_prep_builtin(3) lists them)",
@@ -630,12 +630,17 @@ static const char *const tq_errors[] = {
 	[ERANGE]	= "ring entries out of range (module parameter ring_entries_max)",
 	[EFBIG]		= "arena larger than the module parameter arena_bytes_max",
 	[EMFILE]	= "too many contexts for this user (module parameter contexts_per_user)",
-	[ENOMEM]	= "out of memory, arena space or locked memory (RLIMIT_MEMLOCK)",
+	[ENOMEM]	= "out of memory: the device's or the host's, arena space or locked memory "
+			  "(RLIMIT_MEMLOCK)",
+	[ENODEV]	= "the device was lost under the task (usched starts again on a fresh one)",
+	[EIO]		= "the device failed the task's command (usched's log names the OpenCL error)",
+	[ECANCELED]	= "not run: the task it was chained after failed",
 	[EBADFD]	= "the rings broke: a ring index was corrupted",
 	[EOPNOTSUPP]	= "descriptor rejected: unknown opcode",
 	[E2BIG]		= "descriptor rejected: too many buffers or scalars",
 	[EFAULT]	= "descriptor rejected: a buffer lies outside the arena",
-	[EINVAL]	= "invalid argument or descriptor (or a bad TQ_TRANSPORT)",
+	[EINVAL]	= "invalid argument or descriptor (or a bad TQ_TRANSPORT), or a launch the "
+			  "device refused",
 	[EHOSTDOWN]	= "no scheduler attached (is usched running?): nothing took the tasks "
 			  "for $TQ_SCHED_WAIT_MS (10 s)",
 	[ETIME]		= "timed out: no completion in time, or the kernel ran past its time limit",

@@ -120,14 +120,12 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "internal.h"
-#include "kernels/cl/clu.h"
 
 _Static_assert((int)USCHED_HTD == (int)TQSIM_HTD && (int)USCHED_K == (int)TQSIM_K &&
 	       (int)USCHED_DTH == (int)TQSIM_DTH, "usched and sim name stages alike");
@@ -449,36 +447,6 @@ void usched_destroy(struct usched *u)
 	if (u->st.wedged)
 		return;
 	usched_free(u);
-}
-
-struct device_check {
-	const char *platform, *device;
-	unsigned int devno;
-	char *names;
-	size_t len;
-};
-
-/* exec_init()'s choice (exec.c, chosen()), listing the devices it counts. */
-static bool device_named(const struct clu_dev *d, void *arg)
-{
-	struct device_check *c = arg;
-	size_t n = strlen(c->names);
-
-	if (!clu_match(c->platform, d->plat_index, d->plat_name))
-		return false;
-	snprintf(c->names + n, c->len - n, "%s%u: %s", n ? ", " : "", c->devno, d->name);
-	return clu_match(c->device, c->devno++, d->name);
-}
-
-int usched_device_check(const char *platform, const char *device, char *names, size_t len)
-{
-	struct device_check c = { platform, device, 0, names, len };
-	struct clu_dev d;
-
-	if (!len)
-		return -EINVAL;
-	names[0] = 0;
-	return clu_find(device_named, &c, &d) ? -ENODEV : 0;
 }
 
 int usched_create(const struct usched_opts *o, struct usched **out)

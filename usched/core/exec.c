@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels/tqk_cl.h"
 #include "tq/clock.h"
@@ -155,18 +156,36 @@ int exec_wait(cl_event ev)
 /* Device choice */
 
 struct choice {
-	const struct usched_opts *o;
+	const char *platform, *device;	/* usched_opts' */
 	unsigned int devno;	/* among the devices of the platforms chosen */
+	char *names;		/* if not NULL: "0: name, 1: name" of those counted */
+	size_t len;
 };
 
 /* The device the options name: platforms by index or name, then devices. */
 static bool chosen(const struct clu_dev *d, void *arg)
 {
 	struct choice *c = arg;
+	size_t n;
 
-	if (!clu_match(c->o->platform, d->plat_index, d->plat_name))
+	if (!clu_match(c->platform, d->plat_index, d->plat_name))
 		return false;
-	return clu_match(c->o->device, c->devno++, d->name);
+	if (c->names) {
+		n = strlen(c->names);
+		snprintf(c->names + n, c->len - n, "%s%u: %s", n ? ", " : "", c->devno, d->name);
+	}
+	return clu_match(c->device, c->devno++, d->name);
+}
+
+int usched_device_check(const char *platform, const char *device, char *names, size_t len)
+{
+	struct choice c = { platform, device, 0, names, len };
+	struct clu_dev d;
+
+	if (!len)
+		return -EINVAL;
+	names[0] = 0;
+	return clu_find(chosen, &c, &d) ? -ENODEV : 0;
 }
 
 /*
@@ -207,7 +226,7 @@ static int clock_sync(struct usched *u)
 
 int exec_init(struct usched *u)
 {
-	struct choice ch = { .o = &u->o };
+	struct choice ch = { .platform = u->o.platform, .device = u->o.device };
 	struct clu_ctx c;
 	cl_int err;
 
