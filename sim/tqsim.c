@@ -83,15 +83,6 @@ static int fail_usage(const char *fmt, const char *arg)
 	return EXIT_BAD_INPUT;
 }
 
-static bool parse_double(const char *s, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	return end != s && !*end && !errno && isfinite(*v);
-}
-
 /* "a,b,c" of at most @max numbers; returns how many, or -1. */
 static int parse_list(const char *s, double *v, int max)
 {
@@ -102,7 +93,7 @@ static int parse_list(const char *s, double *v, int max)
 		return -1;
 	strcpy(buf, s);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if (n == max || !parse_double(tok, &v[n++]))
+		if (n == max || tq_parse_double(tok, &v[n++]))
 			return -1;
 	return n;
 }
@@ -135,7 +126,7 @@ static const struct option long_opts[] = {
 
 static int parse_slow(const char *arg, double *v)
 {
-	if (!parse_double(arg, v) || *v < 1)
+	if (tq_parse_double(arg, v) || *v < 1)
 		return fail_usage("slowdown '%s' must be a number >= 1", arg);
 	return 0;
 }
@@ -225,7 +216,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_KQ: {
 			double v;
 
-			if (!parse_double(optarg, &v) || v != floor(v) || v < 1 || v > TQSIM_MAX_KQ)
+			if (tq_parse_double(optarg, &v) || v != floor(v) || v < 1 || v > TQSIM_MAX_KQ)
 				return fail_usage("--kernel-queues must be 1 to 8, not '%s'", optarg);
 			o->kq = (unsigned int)v;
 			break;
@@ -237,11 +228,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->policy = optarg;
 			break;
 		case OPT_BUDGET:
-			if (!parse_double(optarg, &o->budget_us) || o->budget_us <= 0)
+			if (tq_parse_double(optarg, &o->budget_us) || o->budget_us <= 0)
 				return fail_usage("--budget-us must be a number > 0, not '%s'", optarg);
 			break;
 		case OPT_SEED:
-			o->seed = strtoull(optarg, NULL, 0);
+			if (tq_parse_u64(optarg, false, &o->seed))
+				return fail_usage("--seed must be a number, not '%s'", optarg);
 			break;
 		case OPT_TRACE:
 			o->trace = optarg;

@@ -5,8 +5,14 @@
 #ifndef TQ_NUM_H
 #define TQ_NUM_H
 
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Ascending order of doubles, for qsort(). */
 static inline int tq_cmp_double(const void *a, const void *b)
@@ -26,6 +32,48 @@ static inline double tq_median(double *v, size_t n)
 		return 0;
 	qsort(v, n, sizeof(*v), tq_cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * The whole of @s as an unsigned decimal number, with a binary suffix (K, M,
+ * G or T, either case) where @suffix allows: 0, or -EINVAL for nothing, a
+ * sign, anything after the number, or a value past 64 bits. The one parser
+ * of the numbers tq's programs take on their command lines.
+ */
+static inline int tq_parse_u64(const char *s, bool suffix, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	if (suffix && *end) {
+		const char *units = "KMGT", *u = strchr(units, toupper((unsigned char)*end));
+
+		if (!u)
+			return -EINVAL;
+		shift = 10 * (unsigned int)(u - units + 1);
+		end++;
+	}
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+/* The whole of @s as a finite number: 0, or -EINVAL. */
+static inline int tq_parse_double(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return end != s && !*end && !errno && isfinite(*out) ? 0 : -EINVAL;
 }
 
 #endif /* TQ_NUM_H */

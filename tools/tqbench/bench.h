@@ -79,6 +79,8 @@ struct opts {
 };
 
 extern const char *const policy_names[NPOL];
+/* Table 3's benchmarks, BKx: x% of the tasks dominant-kernel (tasks.c) */
+extern const unsigned int bench_pcts[MAX_BENCH];
 /* policy_names[p], or "flow" for POL_FLOW */
 const char *pol_name(int p);
 

@@ -302,9 +302,10 @@ static unsigned int pick_sizes(const struct env *e, const struct tqk_task *t, do
 	return n;
 }
 
+const unsigned int bench_pcts[MAX_BENCH] = { 0, 25, 50, 75, 100 };
+
 int suite_real(struct env *e, struct suite *s)
 {
-	static const unsigned int pcts[] = { 0, 25, 50, 75, 100 };
 	char line[LINE_MAX], *f[MAX_FIELDS];
 	double scale = e->o->real_scale * 1e6;
 	FILE *in;
@@ -361,11 +362,11 @@ int suite_real(struct env *e, struct suite *s)
 			e->o->table5);
 		return -EINVAL;
 	}
-	for (unsigned int i = 0; i < 5; i++) {
-		snprintf(s->bench[i], sizeof(s->bench[0]), "BK%u", pcts[i]);
-		s->pct[i] = pcts[i];
+	for (unsigned int i = 0; i < MAX_BENCH; i++) {
+		snprintf(s->bench[i], sizeof(s->bench[0]), "BK%u", bench_pcts[i]);
+		s->pct[i] = bench_pcts[i];
 	}
-	s->nbench = 5;
+	s->nbench = MAX_BENCH;
 	return 0;
 }
 

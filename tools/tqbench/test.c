@@ -223,6 +223,41 @@ static void openloop(const char *dir)
 	tap_ok(atoi(out) == 1, "summary.md: the open loop's section");
 }
 
+/*
+ * Unknown names and values that are not numbers: refused with status 2 and
+ * the value named, before any device opens.
+ */
+static void bad_values(const char *dir)
+{
+	static const char *const bad[][3] = {
+		{ TQBENCH_BIN, "--benches BK0,BK33", "--benches: unknown 'BK33'" },
+		{ TQBENCH_BIN, "--setups nonsense", "--setups: unknown 'nonsense'" },
+		{ TQBENCH_BIN, "--suites synthetic,", "--suites: unknown ''" },
+		{ TQBENCH_BIN, "--stream-setups fifo,lifo", "--stream-setups: unknown 'lifo'" },
+		{ TQBENCH_BIN, "--runs 3x", "--runs: '3x'" },
+		{ TQBENCH_BIN, "--runs 65", "--runs: '65'" },
+		{ TQBENCH_BIN, "--unit-ms ten", "--unit-ms: 'ten'" },
+		{ TQBENCH_BIN, "--time-limit -1", "--time-limit: '-1'" },
+		{ TQBENCH_BIN, "--seed 0x10", "--seed: '0x10'" },
+		{ TQCALIB_BIN, "--tasks MM,GEMM", "--tasks: unknown 'GEMM'" },
+		{ TQCALIB_BIN, "--reps ''", "--reps: ''" },
+		{ TQCALIB_BIN, "--max-size 4Q", "--max-size: '4Q'" },
+		{ TQCALIB_BIN, "--kernel-ms nan", "--kernel-ms: 'nan'" },
+	};
+	char cmd[1024], out[4096];
+	int st;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		/* tqbench's --profile is required; the file is not read before the check */
+		snprintf(cmd, sizeof(cmd), "%s %s%s %s 2>&1", bad[i][0],
+			 strcmp(bad[i][0], TQBENCH_BIN) ? "" : "--profile ",
+			 strcmp(bad[i][0], TQBENCH_BIN) ? "" : dir, bad[i][1]);
+		st = test_capture(cmd, out, sizeof(out));
+		tap_ok(st == 2 && strstr(out, bad[i][2]), "%s %s: status 2 (got %d), says %s",
+		       strrchr(bad[i][0], '/') + 1, bad[i][1], st, bad[i][2]);
+	}
+}
+
 int main(void)
 {
 	static const char *const svgs[] = { "speedup-synthetic.svg", "speedup-real.svg",
@@ -233,6 +268,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		tap_skip_all("cannot make a temporary directory");
 	no_module(dir);
+	bad_values(dir);
 	snprintf(cmd, sizeof(cmd), "%s --quick -o %s/profile 2>&1; echo \"status $?\"",
 		 TQCALIB_BIN, dir);
 	st = test_run_status(cmd);

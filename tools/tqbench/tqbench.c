@@ -32,6 +32,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@
 #include <sys/stat.h>
 
 #include "tools/tqbench/bench.h"
+#include "tq/args.h"
 #include "tq/clock.h"
 #include "usched/core/usched.h"
 
@@ -138,6 +140,33 @@ static bool has(const char *list, const char *word)
 	return false;
 }
 
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const suite_names[] = { "synthetic", "real" };
+static const char *const setup_names[] = { "noreorder", "orders", "policies", "independent",
+					   "stream", "hygiene", "openloop" };
+/* proc-*: --workers process only, the stream's clients as processes through the daemon */
+static const char *const stream_setups[] = { "fifo", "paper", "auto", "flow", "auto-noclear",
+					     "independent", "proc-fifo", "proc-paper", "proc-auto",
+					     "proc-independent" };
+
+/* The names of --suites, --setups, --benches and --stream-setups, each known. */
+static bool names_ok(const struct opts *o)
+{
+	char bench[MAX_BENCH][8];
+	const char *benches[MAX_BENCH];
+
+	for (unsigned int i = 0; i < MAX_BENCH; i++) {
+		snprintf(bench[i], sizeof(bench[i]), "BK%u", bench_pcts[i]);
+		benches[i] = bench[i];
+	}
+	return tq_arg_list("tqbench", "suites", o->suites, suite_names, ARRAY_LEN(suite_names)) &&
+	       tq_arg_list("tqbench", "setups", o->setups, setup_names, ARRAY_LEN(setup_names)) &&
+	       (!o->benches || tq_arg_list("tqbench", "benches", o->benches, benches, MAX_BENCH)) &&
+	       (!o->stream_setups || tq_arg_list("tqbench", "stream-setups", o->stream_setups,
+						 stream_setups, ARRAY_LEN(stream_setups)));
+}
+
 static int parse_configs(struct opts *o, const char *s)
 {
 	o->ncfg = 0;
@@ -208,14 +237,14 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ 0 }
 	};
 	const char *configs = NULL;
-	int ch, redo = 3;
-	long ol_tasks = 0;
+	bool ok = true;
+	int ch;
 
 	*o = (struct opts){ .data = "data", .out = "tqbench-out",
 			    .suites = "synthetic,real",
 			    .setups = "noreorder,orders,policies,independent,stream",
 			    .table5 = "NVIDIA K20c", .stream_workers = 8, .stream_depth = 4,
-			    .seed = 1, .steady_pct = -1, .steady_wait_s = 20 };
+			    .seed = 1, .steady_pct = -1, .steady_wait_s = 20, .redo = 3 };
 	*limit = 0;
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (ch) {
@@ -227,21 +256,41 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		case SUITES: o->suites = optarg; break;
 		case SETUPS: o->setups = optarg; break;
 		case CONFIGS: configs = optarg; break;
-		case RUNS: o->runs = atoi(optarg); break;
-		case TRIALS: o->trials = atoi(optarg); break;
-		case PALL: o->perms_all = atoi(optarg); break;
-		case PMAX: o->perms_max = atoi(optarg); break;
-		case UNIT: o->unit_ms = atof(optarg); break;
-		case SCALE: o->real_scale = atof(optarg); break;
+		case RUNS: ok &= tq_arg_uint("tqbench", "runs", optarg, 64, &o->runs); break;
+		case TRIALS:
+			ok &= tq_arg_uint("tqbench", "trials", optarg, MAX_TRIALS, &o->trials);
+			break;
+		case PALL:
+			ok &= tq_arg_uint("tqbench", "perms-all", optarg, UINT_MAX, &o->perms_all);
+			break;
+		case PMAX:
+			ok &= tq_arg_uint("tqbench", "perms-max", optarg, UINT_MAX, &o->perms_max);
+			break;
+		case UNIT: ok &= tq_arg_double("tqbench", "unit-ms", optarg, &o->unit_ms); break;
+		case SCALE:
+			ok &= tq_arg_double("tqbench", "real-scale", optarg, &o->real_scale);
+			break;
 		case TABLE5: o->table5 = optarg; break;
-		case SSECS: o->stream_s = atof(optarg); break;
-		case SWORK: o->stream_workers = atoi(optarg); break;
-		case SDEPTH: o->stream_depth = atoi(optarg); break;
-		case LIMIT: *limit = atof(optarg); break;
-		case SEED: o->seed = strtoull(optarg, NULL, 0); break;
+		case SSECS: ok &= tq_arg_double("tqbench", "stream-s", optarg, &o->stream_s); break;
+		case SWORK:
+			ok &= tq_arg_uint("tqbench", "stream-workers", optarg, MAX_WORKERS,
+					  &o->stream_workers);
+			break;
+		case SDEPTH:
+			ok &= tq_arg_uint("tqbench", "stream-depth", optarg, UINT_MAX,
+					  &o->stream_depth);
+			break;
+		case LIMIT: ok &= tq_arg_double("tqbench", "time-limit", optarg, limit); break;
+		case SEED:
+			if (tq_parse_u64(optarg, false, &o->seed)) {
+				fprintf(stderr, "tqbench: --seed: '%s' is not a number\n", optarg);
+				ok = false;
+			}
+			break;
 		case WORKERS:
 			if (strcmp(optarg, "thread") && strcmp(optarg, "process")) {
-				fprintf(stderr, "tqbench: --workers: thread or process\n");
+				fprintf(stderr, "tqbench: --workers: thread or process, not '%s'\n",
+					optarg);
 				return -1;
 			}
 			o->process = !strcmp(optarg, "process");
@@ -249,23 +298,39 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		case USCHED: o->usched = optarg; break;
 		case TQSUBMITD: o->tqsubmitd = optarg; break;
 		case BENCHES: o->benches = optarg; break;
-		case MAXTG: o->max_tg = atoi(optarg); break;
-		case KQUEUES: o->kqueues = atoi(optarg); break;
+		case MAXTG:
+			ok &= tq_arg_uint("tqbench", "max-tg", optarg, USCHED_MAX_TG, &o->max_tg);
+			break;
+		case KQUEUES:
+			ok &= tq_arg_uint("tqbench", "kernel-queues", optarg, 8, &o->kqueues);
+			break;
 		case NOPLANS: o->no_plans = true; break;
 		case NOREFINE: o->no_refine = true; break;
 		case NOPOLL: o->no_poll = true; break;
 		case NOCLEAR: o->no_clear = true; break;
-		case STEADY: o->steady_pct = atof(optarg); break;
-		case SWAIT: o->steady_wait_s = atof(optarg); break;
-		case REDO: redo = atoi(optarg); break;
+		case STEADY:
+			ok &= tq_arg_double("tqbench", "steady", optarg, &o->steady_pct);
+			break;
+		case SWAIT:
+			ok &= tq_arg_double("tqbench", "steady-wait", optarg, &o->steady_wait_s);
+			break;
+		case REDO:
+			ok &= tq_arg_uint("tqbench", "redo", optarg, UINT_MAX, &o->redo);
+			break;
 		case OLMIX: o->ol_mixes = optarg; break;
 		case OLLOAD: o->ol_loads = optarg; break;
 		case OLSET: o->ol_setups = optarg; break;
 		case SSETUPS: o->stream_setups = optarg; break;
-		case OLS: o->ol_s = atof(optarg); break;
-		case OLTASKS: ol_tasks = atol(optarg); break;
-		case OLPH: o->ol_phase_s = atof(optarg); break;
-		case OLCL: o->ol_clients = atoi(optarg); break;
+		case OLS: ok &= tq_arg_double("tqbench", "ol-s", optarg, &o->ol_s); break;
+		case OLTASKS:
+			ok &= tq_arg_uint("tqbench", "ol-tasks", optarg, OL_MAX_TASKS, &o->ol_tasks);
+			break;
+		case OLPH:
+			ok &= tq_arg_double("tqbench", "ol-phase-s", optarg, &o->ol_phase_s);
+			break;
+		case OLCL:
+			ok &= tq_arg_uint("tqbench", "ol-clients", optarg, MAX_WORKERS, &o->ol_clients);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -278,6 +343,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		usage(stderr);
 		return -1;
 	}
+	if (!ok || !names_ok(o))
+		return -1;
 	if (parse_configs(o, configs ? configs : o->quick ? "4x1" : "4x1,4x2,6x1,8x1")) {
 		fprintf(stderr, "tqbench: --configs: TxN,... with 2 <= T <= %d, T*N <= %d\n",
 			MAX_WORKERS, MAX_SLOTS);
@@ -291,15 +358,10 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	o->real_scale = o->real_scale > 0 ? o->real_scale : o->quick ? 0.25 : 1;
 	/* long enough that a stretch of copy-heavy draws does not move the busy shares */
 	o->stream_s = o->stream_s > 0 ? o->stream_s : o->quick ? 0.5 : 8;
-	if (o->stream_workers < 1 || o->stream_workers > MAX_WORKERS || o->stream_depth < 1 ||
-	    o->runs > 64 || o->trials > MAX_TRIALS || o->max_tg > USCHED_MAX_TG || o->kqueues > 8 ||
-	    (o->steady_pct < 0 && o->steady_pct != -1) || o->steady_wait_s < 0 || redo < 0) {
-		fprintf(stderr, "tqbench: --stream-workers 1..%d, --stream-depth >= 1, "
-			"--runs <= 64, --trials <= %d, --max-tg <= %d, --kernel-queues <= 8, --steady, --steady-wait "
-			"and --redo >= 0\n", MAX_WORKERS, MAX_TRIALS, USCHED_MAX_TG);
+	if (o->stream_workers < 1 || o->stream_depth < 1) {
+		fprintf(stderr, "tqbench: --stream-workers and --stream-depth are at least 1\n");
 		return -1;
 	}
-	o->redo = redo;
 	o->ol_mixes = o->ol_mixes ? o->ol_mixes : "phased,BK50";
 	o->ol_loads = o->ol_loads ? o->ol_loads : o->quick ? "0.5,1.2" :
 		      "0.3,0.5,0.7,0.8,0.9,1.0,1.2";
@@ -307,12 +369,9 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	o->ol_s = o->ol_s > 0 ? o->ol_s : o->quick ? 0.4 : 3;
 	o->ol_phase_s = o->ol_phase_s > 0 ? o->ol_phase_s : o->quick ? 0.1 : 0.5;
 	o->ol_clients = o->ol_clients ? o->ol_clients : 8;
-	o->ol_tasks = (unsigned int)ol_tasks;
-	if (o->ol_clients > MAX_WORKERS || ol_tasks < 0 || ol_tasks > OL_MAX_TASKS ||
-	    openloop_parse(o)) {
+	if (openloop_parse(o)) {
 		fprintf(stderr, "tqbench: --ol-mixes phased or BKx[/BKy...], --ol-loads fractions "
-			"in (0, 4], --ol-setups of fifo,paper,neh,exact,auto,flow,independent, "
-			"--ol-clients 1..%d, --ol-tasks 0..%d\n", MAX_WORKERS, OL_MAX_TASKS);
+			"in (0, 4], --ol-setups of fifo,paper,neh,exact,auto,flow,independent\n");
 		return -1;
 	}
 	return 0;
@@ -423,10 +482,6 @@ static int experiment(struct env *e, const struct suite *s, unsigned int b, unsi
 int main(int argc, char **argv)
 {
 	static struct suite suites[2];
-	/* proc-*: --workers process only, the stream's clients as processes through the daemon */
-	static const char *const stream_setups[] = { "fifo", "paper", "auto", "flow",
-						     "auto-noclear", "independent", "proc-fifo",
-						     "proc-paper", "proc-auto", "proc-independent" };
 	static struct ol_result ol;
 	bool ol_ran = false;
 	static struct stream_result sr[sizeof(stream_setups) / sizeof(stream_setups[0])];

@@ -40,6 +40,7 @@
 #include "kernels/clx.h"
 #include "tools/progress.h"
 #include "tq/clock.h"
+#include "tq/args.h"
 #include "tq/num.h"
 
 #define MAX_STEPS	48
@@ -80,7 +81,7 @@ static void usage(FILE *f)
 		"  --csv FILE          every measurement, as CSV\n"
 		"  --device D          device index or name substring (default: first GPU)\n"
 		"  --quick             few sizes, few runs (tests)\n"
-		"  --max-size BYTES    largest transfer (default 512 MiB; quick 4 MiB)\n"
+		"  --max-size BYTES    largest transfer, K, M, G allowed (default 512M; quick 4M)\n"
 		"  --task-size BYTES   largest task in the kernel sweep (default 1 GiB;\n"
 		"                      quick 16 MiB)\n"
 		"  --reps N            runs per measurement, median taken (default 7; quick 3)\n"
@@ -578,6 +579,16 @@ static void report_xfers(const struct clu_cal_xfers *x, const struct tqsim_profi
 			CLU_CAL_SLOW_SIZES);
 }
 
+/* --tasks: names of the built-in tasks only. */
+static bool tasks_ok(const char *list)
+{
+	const char *names[tqk_ntasks];
+
+	for (unsigned int i = 0; i < tqk_ntasks; i++)
+		names[i] = tqk_tasks[i]->name;
+	return tq_arg_list("tqcalib", "tasks", list, names, tqk_ntasks);
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
@@ -595,6 +606,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	};
 	uint64_t max = 0, task = 0;
 	double kms = 0;
+	bool ok = true;
 	int ch;
 
 	*o = (struct opts){ 0 };
@@ -613,16 +625,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->quick = true;
 			break;
 		case 'm':
-			max = strtoull(optarg, NULL, 0);
+			ok &= tq_arg_size("tqcalib", "max-size", optarg, &max);
 			break;
 		case 's':
-			task = strtoull(optarg, NULL, 0);
+			ok &= tq_arg_size("tqcalib", "task-size", optarg, &task);
 			break;
 		case 'r':
-			o->reps = strtoul(optarg, NULL, 0);
+			ok &= tq_arg_uint("tqcalib", "reps", optarg, MAX_REPS / 3, &o->reps);
 			break;
 		case 'k':
-			kms = strtod(optarg, NULL);
+			ok &= tq_arg_double("tqcalib", "kernel-ms", optarg, &kms);
 			break;
 		case 't':
 			o->tasks = optarg;
@@ -639,13 +651,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		usage(stderr);
 		return -1;
 	}
+	if (!ok || (o->tasks && !tasks_ok(o->tasks)))
+		return -1;
 	o->max_bytes = max ? max : o->quick ? 4 << 20 : 512 << 20;
 	o->task_bytes = task ? task : o->quick ? 16 << 20 : 1ull << 30;
 	o->reps = o->reps ? o->reps : o->quick ? 3 : 7;
 	o->kernel_ms = kms > 0 ? kms : o->quick ? 3 : 20;
-	if (o->max_bytes < 4096 || o->reps > MAX_REPS / 3) {
-		fprintf(stderr, "tqcalib: --max-size at least 4096, --reps at most %d\n",
-			MAX_REPS / 3);
+	if (o->max_bytes < 4096) {
+		fprintf(stderr, "tqcalib: --max-size is at least 4096\n");
 		return -1;
 	}
 	return 0;

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "tq/daemon.h"
+#include "tq/num.h"
 #include "tqsubmitd.h"
 
 static void usage(FILE *f)
@@ -49,38 +50,6 @@ static void usage(FILE *f)
 		"  --foreground             do not fork (systemd, tests)\n"
 		"  --verbose                log every dropped record and connection refused\n"
 		"  --help\n");
-}
-
-/* A count or size: digits with an optional K, M or G (powers of 1024). */
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	if (*s == '-')
-		return -1;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'K': case 'k':
-		v = v > ULLONG_MAX >> 10 ? ULLONG_MAX : v << 10;
-		end++;
-		break;
-	case 'M': case 'm':
-		v = v > ULLONG_MAX >> 20 ? ULLONG_MAX : v << 20;
-		end++;
-		break;
-	case 'G': case 'g':
-		v = v > ULLONG_MAX >> 30 ? ULLONG_MAX : v << 30;
-		end++;
-		break;
-	}
-	if (*end || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 static int fill_addr(struct sockaddr_un *sa, const char *path)
@@ -295,7 +264,8 @@ int main(int argc, char **argv)
 		case O_CTXS:
 		case O_CONNS:
 			/* 0 is no limit for the per-user ones, and nothing for the others. */
-			if (parse_u64(optarg, UINT32_MAX, &v) || (!v && c != O_CTXS && c != O_CONNS)) {
+			if (tq_parse_u64(optarg, true, &v) || v > UINT32_MAX ||
+			    (!v && c != O_CTXS && c != O_CONNS)) {
 				fprintf(stderr, "tqsubmitd: bad --%s '%s'\n", opts[li].name, optarg);
 				return 2;
 			}
@@ -310,7 +280,7 @@ int main(int argc, char **argv)
 			break;
 		case O_ARENA:
 		case O_USER_BYTES:
-			if (parse_u64(optarg, UINT64_MAX, &v) || !v) {
+			if (tq_parse_u64(optarg, true, &v) || !v) {
 				fprintf(stderr, "tqsubmitd: bad --%s '%s'\n", opts[li].name, optarg);
 				return 2;
 			}
