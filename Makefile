@@ -60,7 +60,17 @@ include $(addsuffix /build.mk,$(FRAGMENTS))
 
 user: $(BINS) $(LIBS) $(TESTS) $(VM_TESTS) $(filter-out %.sh,$(SOCKET_TESTS))
 
-$(OBJ)/%.o: %.c
+# Every program's --version (include/tq/version.h) is tq's version, LIBTQ_VERSION,
+# through a header rewritten only when it changes; the objects that include
+# it depend on it through their .d files.
+CPPFLAGS += -I$(O)/gen
+TQ_VERSION_H := $(O)/gen/tq_version.h
+$(TQ_VERSION_H): FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define TQ_VERSION "$(LIBTQ_VERSION)"' | cmp -s - $@ || \
+		echo '#define TQ_VERSION "$(LIBTQ_VERSION)"' >$@
+
+$(OBJ)/%.o: %.c | $(TQ_VERSION_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -217,7 +227,7 @@ tqbench_WHAT := the paper's experiments on an OpenCL device, through tq
 $(INST)/man1/%.1: $(BIN)/%
 	@command -v help2man >/dev/null || { echo "$@ needs help2man (scripts/deps)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	help2man -N --no-discard-stderr --version-string=$(LIBTQ_VERSION) -n "$($*_WHAT)" \
+	help2man -N --no-discard-stderr -n "$($*_WHAT)" \
 		-o $@ $<
 LIBTQ_MAN3 := $(wildcard libtq/man/*.3)
 LIBTQ_MAN7 := $(wildcard libtq/man/*.7)

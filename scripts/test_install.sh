@@ -69,6 +69,15 @@ else
 fi
 "$u/usr/bin/tqsim" --help >/dev/null
 ok $? "installed tqsim runs"
+# help2man's pages of the tools: a SYNOPSIS from --help's Usage: lines, the
+# version from --version, and nothing groff warns of
+for p in "$u"/usr/share/man/man1/*.1; do
+	out=$(MANWIDTH=80 man --warnings -l "$p" 2>&1 >/dev/null)
+	page=$(MANWIDTH=80 man -l "$p" 2>/dev/null)
+	ok $([ -z "$out" ] && grep -q '^SYNOPSIS' <<<"$page" &&
+	     grep -q "^tq $version " <<<"$page"; echo $?) \
+		"${p##*/}: a SYNOPSIS, tq $version, no warnings${out:+ ($out)}"
+done
 
 # ---- the example of Documentation/libtq.md, built as it says
 ex=$t/example

@@ -10,11 +10,13 @@
 #include <stdio.h>
 
 #include "libtq_util.h"
+#include "tq/version.h"
 
 int main(int argc, char **argv)
 {
 	int i;
 
+	tq_version_opt(argc, argv, "tq_counter");
 	if (argc < 2) {
 		fprintf(stderr, "usage: tq_counter NAME...\n");
 		return 2;

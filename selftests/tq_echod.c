@@ -46,6 +46,7 @@
 
 #include "selftests/kmod/tq_util.h"
 #include "tq_transport.h"
+#include "tq/version.h"
 
 #define MAX_BATCH	1024
 #define MAX_MAPS	256
@@ -148,6 +149,7 @@ int main(int argc, char **argv)
 	struct io_uring ring;
 	struct tq_attach a;
 
+	tq_version_opt(argc, argv, "tq_echod");
 	while ((opt = getopt(argc, argv, "t:S:n:b:e:mp:qs")) != -1) {
 		switch (opt) {
 		case 't':

@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <tq/clock.h>
+#include <tq/version.h>
 
 #include "kernels/tqkernels.h"
 #include "libtq/tq.h"
@@ -409,6 +410,7 @@ int main(int argc, char **argv)
 	};
 	int o;
 
+	tq_version_opt(argc, argv, "tq_hostile");
 	while ((o = getopt_long(argc, argv, "n:w:c:s:b:", lo, NULL)) != -1) {
 		switch (o) {
 		case 'n': opt.tasks = strtoul(optarg, NULL, 0); break;

@@ -27,32 +27,67 @@
 #include <string.h>
 #include <tq/clock.h>
 #include <tq/num.h>
+#include <tq/version.h>
 
 #include "cli/cli.h"
 
+/* --help, laid out as help2man reads it (the installed tqsim(1) is made from it). */
 static const char usage[] =
-	"usage: tqsim makespan [DEVICE] [--order I,J,...] [--timeline] [DRAW] TASKS\n"
-	"       tqsim order --policy fifo|paper|neh|exact|auto|flow [--budget-us N] [--seed N]\n"
-	"                   [DEVICE] [DRAW] TASKS\n"
-	"       tqsim perms [DEVICE] TASKS\n"
-	"       tqsim eval [--data DIR] [--out FILE.md] [--svg FILE.svg] [--seeds N]\n"
-	"       tqsim bench [--data DIR]\n"
-	"DEVICE: --dma 1|2  --slow F | --slow-htd F --slow-dth F  --busy H,K,D (ms)\n"
-	"        --latency DEP,GAP[,SUBMIT] (ms)  --kernel-queues N  --profile FILE\n"
-	"DRAW:   --trace FILE.json  --svg FILE.svg\n"
-	"TASKS:  FILE, a CSV task file: the header line name,htd_ms,k_ms,dth_ms[,after][,width],\n"
-	"        then one task a line: its name (letters, digits, _ - .), the times in ms\n"
-	"        of its host-to-device copy, kernel and device-to-host copy (0: none;\n"
-	"        1+0.5: two commands), with the after column the name of the task on\n"
-	"        an earlier line it must run after, or nothing, and with the width column\n"
-	"        the share of the device its kernel fills, (0, 1], or nothing (1).\n"
-	"        '#' starts a comment.\n"
-	"    or  one of the paper's tables in data/:\n"
-	"        data/synthetic_tasks.csv                     Table 2, tasks T0..T7 (unit 10 ms)\n"
-	"        --select BK25 data/synthetic_benchmarks.csv  a benchmark of Table 3 (BK0..BK100)\n"
-	"        --select 'AMD R9' data/real_task_ranges.csv  a device's tasks of Table 5, each\n"
-	"                                                     time the middle of its range\n"
-	"Output is JSON on stdout; bad input exits 2 with FILE:LINE: reason.\n";
+	"Usage: tqsim makespan [DEVICE] [--order I,J,...] [--timeline] [DRAW] TASKS\n"
+	"  or:  tqsim order --policy NAME [--budget-us N] [--seed N] [DEVICE] [DRAW] TASKS\n"
+	"  or:  tqsim perms [DEVICE] TASKS\n"
+	"  or:  tqsim eval [--data DIR] [--out FILE.md] [--svg FILE.svg] [--seeds N]\n"
+	"  or:  tqsim bench [--data DIR]\n"
+	"The makespan of tasks on tq's device model, in the file's order or --order's\n"
+	"(makespan); a policy's order (order); every order's (perms); the evaluation of\n"
+	"the policies on the paper's tables (eval); the policies' speed (bench).\n"
+	"Output is JSON on stdout; bad input exits 2 with FILE:LINE: reason.\n"
+	"\n"
+	"Commands' options:\n"
+	"  --order I,J,...      the tasks' order, 0-based indices (default: the file's)\n"
+	"  --timeline           every command's start and end\n"
+	"  --policy NAME        fifo, paper, neh, exact, auto or flow\n"
+	"  --budget-us N        the policy's time budget\n"
+	"  --seed N             the policy's random draws\n"
+	"  --data DIR           the paper's tables (default data)\n"
+	"  --out FILE.md        the evaluation's report\n"
+	"  --seeds N            draws of the evaluation, 1 to 1024\n"
+	"  --help               this text\n"
+	"  --version            print tq's version and exit\n"
+	"\n"
+	"Device (DEVICE):\n"
+	"  --dma 1|2            copy engines (default 2)\n"
+	"  --slow F             overlapped copies' slowdown, both directions (default 1)\n"
+	"  --slow-htd F         host-to-device's alone\n"
+	"  --slow-dth F         device-to-host's alone\n"
+	"  --busy H,K,D         ms each engine is busy at t = 0\n"
+	"  --latency DEP,GAP[,SUBMIT]\n"
+	"                       the command latencies and the launch cost per command, ms\n"
+	"  --kernel-queues N    kernels on N queues at once, sharing the device by the\n"
+	"                       tasks' widths\n"
+	"  --profile FILE       dma, slowdowns and latencies from a device profile (the\n"
+	"                       options above override it)\n"
+	"\n"
+	"Drawings (DRAW):\n"
+	"  --trace FILE.json    Chrome trace events\n"
+	"  --svg FILE.svg       an SVG (eval: the evaluation's figure)\n"
+	"\n"
+	"Tasks (TASKS):\n"
+	"  FILE, a CSV task file: the header line name,htd_ms,k_ms,dth_ms[,after][,width],\n"
+	"  then one task a line: its name (letters, digits, _ - .), the times in ms of its\n"
+	"  host-to-device copy, kernel and device-to-host copy (0: none; 1+0.5: two\n"
+	"  commands), with the after column the name of the task on an earlier line it\n"
+	"  must run after, or nothing, and with the width column the share of the device\n"
+	"  its kernel fills, (0, 1], or nothing (1). '#' starts a comment.\n"
+	"\n"
+	"Or one of the paper's tables in data/:\n"
+	"  data/synthetic_tasks.csv\n"
+	"                       Table 2, tasks T0..T7 (unit 10 ms)\n"
+	"  --select BK25 data/synthetic_benchmarks.csv\n"
+	"                       a benchmark of Table 3 (BK0..BK100)\n"
+	"  --select 'AMD R9' data/real_task_ranges.csv\n"
+	"                       a device's tasks of Table 5, each time the middle of\n"
+	"                       its range\n";
 
 struct opts {
 	struct tqsim_dev dev;
@@ -474,6 +509,7 @@ int main(int argc, char **argv)
 		{ "bench", cmd_bench },
 	};
 
+	tq_version_opt(argc, argv, "tqsim");
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return EXIT_BAD_INPUT;

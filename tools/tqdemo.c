@@ -47,6 +47,7 @@
 #include <unistd.h>
 #include <tq/clock.h>
 #include <tq/rand.h>
+#include <tq/version.h>
 
 #include "kernels/tqkernels.h"
 #include "libtq/tq.h"
@@ -310,6 +311,7 @@ int main(int argc, char **argv)
 	struct tq tq;
 	int o, ret;
 
+	tq_version_opt(argc, argv, "tqdemo");
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* progress shows as it happens */
 	opt.seed = getpid();
 	while ((o = getopt_long(argc, argv, "n:m:x:d:s:t:p:qbwoel", lo, NULL)) != -1) {

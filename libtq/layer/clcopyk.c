@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <tq/clock.h>
+#include <tq/version.h>
 
 static const char *src =
 	"__kernel void ckc_mix(__global const uint *a, __global const uint *b,\n"
@@ -126,6 +127,7 @@ int main(int argc, char **argv)
 	cl_uint *a, *b, *c;
 	cl_int err;
 
+	tq_version_opt(argc, argv, "clcopyk");
 	while ((opt = getopt(argc, argv, "n:s:w:W:d:o:b:kqh")) != -1) {
 		switch (opt) {
 		case 'n': iters = strtoul(optarg, NULL, 0); break;

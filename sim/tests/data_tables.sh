@@ -88,7 +88,7 @@ fails "$t/d/bad2.csv:2: class: not DK or DT" "$t/d/bad2.csv"
 help=$($tqsim --help)
 ok $([[ $help == *"name,htd_ms,k_ms,dth_ms"* ]] && [[ $help == *synthetic_benchmarks.csv* ]]; echo $?) \
 	"--help gives the task file's format and the tables"
-eval_opts=$(sed -n 's/^ *tqsim eval \(.*\)$/\1/p' <<<"$help" | grep -o -- '--[a-z-]*')
+eval_opts=$(sed -n 's/^.*tqsim eval \(.*\)$/\1/p' <<<"$help" | grep -o -- '--[a-z-]*')
 bad=
 for o in $eval_opts; do
 	case $o in

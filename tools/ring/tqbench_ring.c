@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <tq/clock.h>
 #include <tq/num.h>
+#include <tq/version.h>
 
 #include "selftests/libtq_util.h"
 
@@ -319,6 +320,7 @@ int main(int argc, char **argv)
 	pid_t tqd = -1;
 	int opt, ok;
 
+	tq_version_opt(argc, argv, "tqbench-ring");
 	while ((opt = getopt(argc, argv, "t:b:c:r:T:")) != -1) {
 		switch (opt) {
 		case 't':

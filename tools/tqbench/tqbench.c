@@ -42,12 +42,13 @@
 #include "tools/tqbench/bench.h"
 #include "tq/args.h"
 #include "tq/clock.h"
+#include "tq/version.h"
 #include "usched/core/usched.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tqbench --profile FILE [options]\n"
+		"Usage: tqbench --profile FILE [options]\n"
 		"  --profile FILE        the device profile tqcalib wrote (required)\n"
 		"  --out DIR             where the CSV, SVG and summary.md go\n"
 		"                        (default: tqbench-out)\n"
@@ -127,7 +128,8 @@ static void usage(FILE *f)
 		"  --usched PATH         the daemon for --workers process\n"
 		"                        (default: the usched beside tqbench)\n"
 		"  --tqsubmitd PATH      the socket's server tqbench starts when none\n"
-		"                        listens on $TQ_SOCKET (default: beside tqbench)\n");
+		"                        listens on $TQ_SOCKET (default: beside tqbench)\n"
+		"  --version             print tq's version and exit\n");
 }
 
 static bool has(const char *list, const char *word)
@@ -500,6 +502,7 @@ int main(int argc, char **argv)
 				&e.stream_tasks, &e.usched_tasks };
 	int ret = 1;
 
+	tq_version_opt(argc, argv, "tqbench");
 	for (int i = 1; i < argc; i++)
 		snprintf(cmdline + strlen(cmdline), sizeof(cmdline) - strlen(cmdline), " %s",
 			 argv[i]);

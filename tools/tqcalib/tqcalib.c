@@ -42,6 +42,7 @@
 #include "tq/clock.h"
 #include "tq/args.h"
 #include "tq/num.h"
+#include "tq/version.h"
 
 #define MAX_STEPS	48
 #define MAX_REPS	CLU_CAL_REPS
@@ -76,18 +77,19 @@ struct lats {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tqcalib [options]\n"
+		"Usage: tqcalib [options]\n"
 		"  -o, --out FILE      the profile (default: stdout)\n"
 		"  --csv FILE          every measurement, as CSV\n"
 		"  --device D          device index or name substring (default: first GPU)\n"
 		"  --quick             few sizes, few runs (tests)\n"
-		"  --max-size BYTES    largest transfer, K, M, G allowed (default 512M; quick 4M)\n"
+		"  --max-size BYTES    largest transfer (default 512M; quick 4M)\n"
 		"  --task-size BYTES   largest task in the kernel sweep (default 1 GiB;\n"
 		"                      quick 16 MiB)\n"
 		"  --reps N            runs per measurement, median taken (default 7; quick 3)\n"
 		"  --kernel-ms MS      grow each kernel until it takes this long (default 20;\n"
 		"                      quick 3)\n"
-		"  --tasks LIST        kernels to measure, comma-separated (default: all)\n");
+		"  --tasks LIST        kernels to measure, comma-separated (default: all)\n"
+		"  --version           print tq's version and exit\n");
 }
 
 static int measure_xfers(struct clx *c, const struct opts *o, struct clu_cal_xfers *x, FILE *csv)
@@ -677,6 +679,7 @@ int main(int argc, char **argv)
 	FILE *csv = NULL, *mem, *out;
 	int ret = 1;
 
+	tq_version_opt(argc, argv, "tqcalib");
 	if (parse_opts(argc, argv, &o))
 		return 2;
 	if (clx_open(&c, o.device))

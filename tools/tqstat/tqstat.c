@@ -29,6 +29,7 @@
 
 #include <linux/tqsubmit.h>
 #include <tq/clock.h>
+#include <tq/version.h>
 
 #include "counters.h"
 
@@ -47,14 +48,15 @@ struct source {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tqstat [--sysfs DIR] [--socket PATH] [--metrics FILE] "
+	fprintf(f, "Usage: tqstat [--sysfs DIR] [--socket PATH] [--metrics FILE] "
 		   "[--once | INTERVAL [COUNT]]\n"
 		   "  --sysfs DIR     the module's counters (default " DEF_SYSFS ")\n"
 		   "  --socket PATH   tqsubmitd's counters, on its client socket (default\n"
 		   "                  $TQ_SOCKET or " TQ_SOCKET_PATH ")\n"
 		   "  --metrics FILE  usched's Prometheus metrics (default $TQ_METRICS or "
 		   DEF_METRICS ")\n"
-		   "  --once, -1      print every counter once, as \"name value\" lines\n");
+		   "  --once, -1      print every counter once, as \"name value\" lines\n"
+		   "  --version       print tq's version and exit\n");
 }
 
 static void read_source(struct source *s)
@@ -218,6 +220,7 @@ int main(int argc, char **argv)
 	bool one = false;
 	int c;
 
+	tq_version_opt(argc, argv, "tqstat");
 	if (getenv("TQ_METRICS"))
 		src[2].path = getenv("TQ_METRICS");
 	if (getenv("TQ_SOCKET") && *getenv("TQ_SOCKET"))

@@ -23,6 +23,7 @@
 
 #include "kernels/tqk_cl.h"
 #include "usched/core/usched.h"
+#include "tq/version.h"
 
 #define SRC_MAX		(64u << 20)	/* the daemon's max-source is far below */
 
@@ -87,6 +88,7 @@ int main(int argc, char **argv)
 	cl_int err;
 	int i = 0, used;
 
+	tq_version_opt(argc, argv, "usched-build");
 	if (argc != 3) {
 		fprintf(stderr, "usage: usched-build PLATFORM DEVICE (usched starts it)\n");
 		return 2;

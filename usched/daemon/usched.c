@@ -31,6 +31,7 @@
 
 #include "tq/daemon.h"
 #include "tq/self.h"
+#include "tq/version.h"
 #include "daemon.h"
 
 /*
@@ -314,6 +315,7 @@ int main(int argc, char **argv)
 	struct usched_stats s;
 	int ret, ready = -1;
 
+	tq_version_opt(argc, argv, "usched");
 	dconf_init(&d.conf);
 	/* every setting is checked before attaching: 2 for a bad one */
 	ret = dconf_args(&d.conf, argc, argv);

@@ -29,6 +29,7 @@
 
 #include "tq/daemon.h"
 #include "tq/num.h"
+#include "tq/version.h"
 #include "tqsubmitd.h"
 
 static void usage(FILE *f)
@@ -49,7 +50,8 @@ static void usage(FILE *f)
 		"  --user-bytes-max BYTES   arena and ring bytes one user holds (16G)\n"
 		"  --foreground             do not fork (systemd, tests)\n"
 		"  --verbose                log every dropped record and connection refused\n"
-		"  --help\n");
+		"  --help\n"
+		"  --version                print tq's version and exit\n");
 }
 
 static int fill_addr(struct sockaddr_un *sa, const char *path)
@@ -236,6 +238,7 @@ int main(int argc, char **argv)
 
 	int li = 0;
 
+	tq_version_opt(argc, argv, "tqsubmitd");
 	/* libtq's and usched's variables, so that one setting moves all three. */
 	if (getenv("TQ_SOCKET") && *getenv("TQ_SOCKET"))
 		client = getenv("TQ_SOCKET");
