@@ -163,6 +163,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 DATAROOTDIR ?= $(PREFIX)/share
 DATADIR ?= $(DATAROOTDIR)/tq
 MANDIR ?= $(DATAROOTDIR)/man
+BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
 ifeq ($(PREFIX),/usr)
 DEB_HOST_MULTIARCH ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
 LIBDIR ?= $(PREFIX)/lib$(if $(DEB_HOST_MULTIARCH),/$(DEB_HOST_MULTIARCH))
@@ -232,6 +233,8 @@ $(INST)/man1/%.1: $(BIN)/%
 LIBTQ_MAN3 := $(wildcard libtq/man/*.3)
 LIBTQ_MAN7 := $(wildcard libtq/man/*.7)
 TQ_DATA_FILES := $(wildcard data/*.csv) data/README.md
+# One completion for the four, under each one's name (bash-completion loads it by that).
+BASHCOMP_CMDS := usched tqsim tqbench tqstat
 
 .PHONY: install-built install uninstall modules_install deb FORCE
 FORCE:
@@ -244,7 +247,7 @@ install: install-built
 		$(D)$(INCLUDEDIR)/linux $(D)$(MANDIR)/man1 $(D)$(MANDIR)/man3 $(D)$(MANDIR)/man7 $(D)$(MANDIR)/man8 \
 		$(D)$(SYSCONFDIR)/tq/usched.conf.d $(D)$(SYSTEMDUNITDIR) $(D)$(UDEVRULESDIR) \
 		$(D)$(SYSUSERSDIR) \
-		$(D)$(MODULESLOADDIR) $(D)$(DATADIR) $(D)$(LAYERDIR)
+		$(D)$(MODULESLOADDIR) $(D)$(DATADIR) $(D)$(LAYERDIR) $(D)$(BASHCOMPDIR)
 	$(INSTALL) -m 755 $(BIN)/usched $(BIN)/usched-build $(BIN)/tqsubmitd $(D)$(SBINDIR)/
 	$(INSTALL) -m 755 $(INSTALL_PROGS) $(D)$(BINDIR)/
 	$(INSTALL) -m 644 $(LIBTQ_SO) $(D)$(LIBDIR)/
@@ -266,6 +269,7 @@ install: install-built
 	$(INSTALL) -m 644 usched/dist/sysusers.conf $(D)$(SYSUSERSDIR)/tq.conf
 	$(INSTALL) -m 644 usched/dist/modules-load.conf $(D)$(MODULESLOADDIR)/tqsubmit.conf
 	$(INSTALL) -m 644 $(TQ_DATA_FILES) $(D)$(DATADIR)/
+	for c in $(BASHCOMP_CMDS); do $(INSTALL) -m 644 usched/dist/tq.bash $(D)$(BASHCOMPDIR)/$$c || exit; done
 	@# An administrator's usched.conf stays; the shipped one goes beside it.
 	@conf=$(D)$(SYSCONFDIR)/tq/usched.conf; \
 	if [ ! -e $$conf ]; then \
@@ -292,6 +296,7 @@ uninstall:
 		$(D)$(UDEVRULESDIR)/60-tqsubmit.rules \
 		$(D)$(SYSUSERSDIR)/tq.conf $(D)$(MODULESLOADDIR)/tqsubmit.conf
 	rm -f $(addprefix $(D)$(DATADIR)/,$(notdir $(TQ_DATA_FILES)))
+	rm -f $(addprefix $(D)$(BASHCOMPDIR)/,$(BASHCOMP_CMDS))
 	-rmdir $(D)$(DATADIR)
 	rm -f $(D)$(SYSCONFDIR)/tq/usched.conf.new
 	@# An edited usched.conf is the administrator's: only the unchanged one goes.
@@ -306,7 +311,8 @@ modules_install: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(if $(DESTDIR),$(abspath $(DESTDIR))) \
 		INSTALL_MOD_DIR=updates modules_install
 
-CHECK_SCRIPTS += script:scripts/test_install.sh script:scripts/test_dkms.sh script:scripts/test_deb.sh
+CHECK_SCRIPTS += script:scripts/test_install.sh script:scripts/test_dkms.sh script:scripts/test_deb.sh \
+	script:scripts/test_cli.sh
 
 # The module's source as DKMS takes it: $(DESTDIR)$(DKMS_SRCDIR) (the
 # tqsubmit-dkms package; scripts/test_dkms.sh builds it with dkms).

@@ -40,13 +40,13 @@ has libtq1 "$arch" "usr/lib/$ma/libtq.so.$version" "usr/lib/$ma/libtq.so.1"
 has libtq-dev "$arch" "usr/lib/$ma/libtq.so" "usr/lib/$ma/libtq.a" "usr/lib/$ma/pkgconfig/libtq.pc" \
 	usr/include/tq.h usr/include/linux/tqsubmit.h usr/share/man/man3/tq_wait.3.gz
 has usched "$arch" usr/sbin/usched usr/sbin/usched-build lib/systemd/system/usched.service etc/tq/usched.conf \
-	usr/share/man/man8/usched.8.gz
+	usr/share/man/man8/usched.8.gz usr/share/bash-completion/completions/usched
 has tqsubmitd "$arch" usr/sbin/tqsubmitd lib/systemd/system/tqsubmitd.service \
 	lib/systemd/system/tqsubmitd.socket lib/systemd/system/tqsubmitd-sched.socket \
 	usr/share/man/man8/tqsubmitd.8.gz usr/lib/sysusers.d/tq.conf
 has tq-tools "$arch" usr/bin/tqsim usr/bin/tqstat usr/bin/tqcalib usr/bin/tqbench \
 	usr/share/man/man1/tqsim.1.gz usr/share/tq/synthetic_tasks.csv "usr/lib/$ma/tq/libtqcl.so" \
-	usr/share/man/man7/tqcl.7.gz
+	usr/share/man/man7/tqcl.7.gz usr/share/bash-completion/completions/tqsim
 has tqsubmit-dkms all "usr/src/tqsubmit-$version/dkms.conf" "usr/src/tqsubmit-$version/kmod/main.c" \
 	usr/lib/modules-load.d/tqsubmit.conf lib/udev/rules.d/60-tqsubmit.rules usr/lib/sysusers.d/tq.conf
 

@@ -31,7 +31,9 @@ want=(usr/sbin/usched usr/sbin/usched-build usr/sbin/tqsubmitd usr/bin/tqstat us
       usr/include/tq.h usr/include/linux/tqsubmit.h usr/share/man/man3/tq_open.3
       usr/share/man/man7/libtq.7 usr/share/man/man8/usched.8 usr/share/man/man8/tqsubmitd.8
       etc/tq/usched.conf
-      usr/share/tq/synthetic_tasks.csv "${libdir#/}/tq/libtqcl.so" usr/share/man/man7/tqcl.7)
+      usr/share/tq/synthetic_tasks.csv "${libdir#/}/tq/libtqcl.so" usr/share/man/man7/tqcl.7
+      usr/share/bash-completion/completions/usched usr/share/bash-completion/completions/tqsim
+      usr/share/bash-completion/completions/tqbench usr/share/bash-completion/completions/tqstat)
 missing=
 for f in "${want[@]}"; do [ -f "$u/$f" ] || missing+=" $f"; done
 ok $([ -z "$missing" ]; echo $?) "installed files present${missing:+ (missing:$missing)}"
