@@ -1,24 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * log.c - tqsubmitd's log: lines on stderr (the journal's, under systemd),
- * those above tqd_log_level left out (--verbose raises it to TQD_DEBUG).
+ * log.c - tqsubmitd's log: stderr until it detaches (the journal's under
+ * systemd, priorities first), syslog after (include/tq/log.h).
  */
 #include <stdarg.h>
-#include <stdio.h>
+#include <tq/log.h>
 
 #include "tqsubmitd.h"
 
-int tqd_log_level = TQD_INFO;
+static struct tq_log lg = { .ident = "tqsubmitd", .max = LOG_INFO };
 
-void tqd_log(int level, const char *fmt, ...)
+void tqd_log_init(bool to_syslog, bool verbose)
+{
+	tq_log_open(&lg, "tqsubmitd", to_syslog, verbose);
+}
+
+void tqd_log(int prio, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (level > tqd_log_level)
-		return;
 	va_start(ap, fmt);
-	fputs("tqsubmitd: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	tq_vlog(&lg, prio, fmt, ap);
 	va_end(ap);
 }

@@ -72,7 +72,7 @@ static struct io_uring_sqe *get_sqe(void)
 		sqe = io_uring_get_sqe(&ring);
 	}
 	if (!sqe) {
-		tqd_log(TQD_ERR, "io_uring: no submission entry");
+		tqd_log(LOG_ERR, "io_uring: no submission entry");
 		abort();
 	}
 	return sqe;
@@ -213,7 +213,7 @@ static void sched_send_failed(struct tqd_conn *c, int err)
 {
 	if (c->send_dead)
 		return;
-	tqd_log(err == -EPIPE ? TQD_DEBUG : TQD_ERR, "events to scheduler %d: %s: detaching it",
+	tqd_log(err == -EPIPE ? LOG_DEBUG : LOG_ERR, "events to scheduler %d: %s: detaching it",
 		(int)c->pid, strerror(-err));
 	c->send_dead = true;
 	shutdown(c->fd, SHUT_RDWR);
@@ -284,7 +284,7 @@ static void conn_end(struct tqd_conn *c)
 		c->ctx = NULL;
 	}
 	if (c->kind == CONN_SCHED && c->attached) {
-		tqd_log(TQD_INFO, "scheduler %d detached", (int)c->pid);
+		tqd_log(LOG_INFO, "scheduler %d detached", (int)c->pid);
 		tqd_detach();
 		c->attached = false;
 	}
@@ -321,7 +321,7 @@ static void conn_new(int kind, int fd)
 		struct tq_sock_msg h = { .cmd = 0, .status = u ? -EUSERS : -ENOMEM };
 
 		if (log_due(&last, &count, &missed))
-			tqd_log(TQD_ERR, "uid %u: connection refused: %s (and %u more since the last)",
+			tqd_log(LOG_ERR, "uid %u: connection refused: %s (and %u more since the last)",
 				(unsigned int)cred.uid, u ? "too many connections" : "no memory",
 				missed);
 		send(fd, &h, sizeof(h), MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -542,7 +542,7 @@ static void command(struct tqd_conn *c, const unsigned char *msg, size_t len, in
 		ret = tqd_attach(c, &arg.attach);
 		if (ret)
 			goto fail;
-		tqd_log(TQD_INFO, "scheduler %d (uid %u) attached", (int)c->pid,
+		tqd_log(LOG_INFO, "scheduler %d (uid %u) attached", (int)c->pid,
 			(unsigned int)c->uid);
 		reply(c, h.cmd, 0, &arg, size < op->size ? size : op->size, NULL, 0);
 		break;
@@ -566,7 +566,7 @@ static void sched_records(struct tqd_conn *c, size_t len, int nfds, int *fds)
 {
 	close_fds(fds, nfds);
 	if (len > c->buf_size) {
-		tqd_log(TQD_ERR, "scheduler %d sent %zu bytes, more than %u records: detached",
+		tqd_log(LOG_ERR, "scheduler %d sent %zu bytes, more than %u records: detached",
 			(int)c->pid, len, TQ_SOCK_COMPLETIONS_MAX);
 		tqd.st.bad_records++;
 		conn_end(c);
@@ -671,7 +671,7 @@ static void accept_backoff(int kind, int err)
 	d->tv_sec = ms / 1000;
 	d->tv_nsec = (ms % 1000) * 1000000;
 	if (log_due(&last, &count, &missed))
-		tqd_log(TQD_ERR, "accept: %s: listening again in %u ms (%u more failures since the last)",
+		tqd_log(LOG_ERR, "accept: %s: listening again in %u ms (%u more failures since the last)",
 			strerror(-err), (unsigned int)ms, missed);
 	sqe = get_sqe();
 	io_uring_prep_timeout(sqe, d, 0, 0);
@@ -694,7 +694,7 @@ static void on_accept(int kind, int res)
 static void on_signal(int res)
 {
 	if (res == sizeof(sig_info) && sig_info.ssi_signo != SIGHUP) {
-		tqd_log(TQD_INFO, "signal %u: exiting", sig_info.ssi_signo);
+		tqd_log(LOG_INFO, "signal %u: exiting", sig_info.ssi_signo);
 		stopping = true;
 		return;
 	}
@@ -737,7 +737,7 @@ int tqd_loop_init(int lfd_client, int lfd_sched, int sigfd)
 	/* Room for a request per connection and context at once; more waits in overflow. */
 	ret = io_uring_queue_init_params(1024, &ring, &p);
 	if (ret) {
-		tqd_log(TQD_ERR, "io_uring_queue_init: %s", strerror(-ret));
+		tqd_log(LOG_ERR, "io_uring_queue_init: %s", strerror(-ret));
 		return ret;
 	}
 	lfd[CONN_CLIENT] = lfd_client;
@@ -766,7 +766,7 @@ int tqd_loop_run(void)
 
 		ret = io_uring_submit_and_wait(&ring, tqd.kick && sched_ready() ? 0 : 1);
 		if (ret < 0 && ret != -EINTR && ret != -EBUSY && ret != -EAGAIN) {
-			tqd_log(TQD_ERR, "io_uring_submit_and_wait: %s", strerror(-ret));
+			tqd_log(LOG_ERR, "io_uring_submit_and_wait: %s", strerror(-ret));
 			return ret;
 		}
 		io_uring_for_each_cqe(&ring, head, cqe) {

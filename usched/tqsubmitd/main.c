@@ -59,7 +59,7 @@ static int fill_addr(struct sockaddr_un *sa, const char *path)
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
 	if (strlen(path) >= sizeof(sa->sun_path)) {
-		tqd_log(TQD_ERR, "%s: path too long for a Unix socket", path);
+		tqd_log(LOG_ERR, "%s: path too long for a Unix socket", path);
 		return -1;
 	}
 	strcpy(sa->sun_path, path);
@@ -89,7 +89,7 @@ static int make_dir_of(const char *path)
 		goto fail;
 	return 0;
 fail:
-	tqd_log(TQD_ERR, "mkdir %s: %s", dir, strerror(errno));
+	tqd_log(LOG_ERR, "mkdir %s: %s", dir, strerror(errno));
 	return -1;
 }
 
@@ -112,7 +112,7 @@ static int listen_on(const char *path, mode_t mode, gid_t gid, bool gid_given, b
 		return -1;
 	if (!lstat(path, &st)) {
 		if (!S_ISSOCK(st.st_mode)) {
-			tqd_log(TQD_ERR, "%s exists and is not a socket", path);
+			tqd_log(LOG_ERR, "%s exists and is not a socket", path);
 			return -1;
 		}
 		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -120,14 +120,14 @@ static int listen_on(const char *path, mode_t mode, gid_t gid, bool gid_given, b
 		if (fd >= 0)
 			close(fd);
 		if (!ret) {
-			tqd_log(TQD_ERR, "%s: another tqsubmitd serves it", path);
+			tqd_log(LOG_ERR, "%s: another tqsubmitd serves it", path);
 			return -1;
 		}
 		unlink(path);
 	}
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		tqd_log(TQD_ERR, "socket: %s", strerror(errno));
+		tqd_log(LOG_ERR, "socket: %s", strerror(errno));
 		return -1;
 	}
 	/* Born with no access, so no one connects before mode and group are set. */
@@ -139,22 +139,22 @@ static int listen_on(const char *path, mode_t mode, gid_t gid, bool gid_given, b
 		unlink(path);
 	}
 	if (ret) {
-		tqd_log(TQD_ERR, "%s: %s", path, strerror(errno));
+		tqd_log(LOG_ERR, "%s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
 	/* The default group tq is a courtesy: a user outside it keeps its own. */
 	if (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid)) {
 		if (gid_given || errno != EPERM) {
-			tqd_log(TQD_ERR, "%s: group %u: %s", path, (unsigned int)gid, strerror(errno));
+			tqd_log(LOG_ERR, "%s: group %u: %s", path, (unsigned int)gid, strerror(errno));
 			close(fd);
 			unlink(path);
 			return -1;
 		}
-		tqd_log(TQD_INFO, "%s: not given to group tq (%s)", path, strerror(errno));
+		tqd_log(LOG_INFO, "%s: not given to group tq (%s)", path, strerror(errno));
 	}
 	if (chmod(path, mode)) {
-		tqd_log(TQD_ERR, "%s: %s", path, strerror(errno));
+		tqd_log(LOG_ERR, "%s: %s", path, strerror(errno));
 		close(fd);
 		unlink(path);
 		return -1;
@@ -184,7 +184,7 @@ static int listen_fds(const char *client, const char *sched, int *cfd, int *sfd)
 		memset(&sa, 0, sizeof(sa));
 		if (getsockname(fd, (struct sockaddr *)&sa, &len) || sa.sun_family != AF_UNIX ||
 		    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) || type != SOCK_SEQPACKET) {
-			tqd_log(TQD_ERR, "passed descriptor %d is not a SOCK_SEQPACKET Unix socket", fd);
+			tqd_log(LOG_ERR, "passed descriptor %d is not a SOCK_SEQPACKET Unix socket", fd);
 			return -1;
 		}
 		if (!strcmp(sa.sun_path, sched))
@@ -192,11 +192,11 @@ static int listen_fds(const char *client, const char *sched, int *cfd, int *sfd)
 		else if (!strcmp(sa.sun_path, client))
 			*cfd = fd;
 		else
-			tqd_log(TQD_ERR, "passed socket %s is neither %s nor %s: ignored",
+			tqd_log(LOG_ERR, "passed socket %s is neither %s nor %s: ignored",
 				sa.sun_path, client, sched);
 	}
 	if (*cfd < 0 || *sfd < 0) {
-		tqd_log(TQD_ERR, "systemd passed %d sockets, not %s and %s", count, client, sched);
+		tqd_log(LOG_ERR, "systemd passed %d sockets, not %s and %s", count, client, sched);
 		return -1;
 	}
 	return 1;
@@ -229,7 +229,7 @@ int main(int argc, char **argv)
 	const char *client = TQ_SOCKET_PATH, *sched = TQ_SCHED_SOCKET_PATH, *group = NULL;
 	int c, cfd = -1, sfd = -1, sigfd, status_fd = -1, passed, ret;
 	mode_t mode = 0660;
-	bool fg = false, made = false;
+	bool fg = false, made = false, verbose = false;
 	gid_t gid = (gid_t)-1;
 	struct rlimit rl;
 	sigset_t sigs;
@@ -296,7 +296,7 @@ int main(int argc, char **argv)
 			fg = true;
 			break;
 		case O_VERBOSE:
-			tqd_log_level = TQD_DEBUG;
+			verbose = true;
 			break;
 		case O_HELP:
 			usage(stdout);
@@ -310,6 +310,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	tqd_log_init(false, verbose);
 	/* A connection per context, and as many again opening or asking (tqstat). */
 	if (conns == UINT64_MAX)
 		conns = lim.contexts_per_user ? 2ull * lim.contexts_per_user + 16 : 0;
@@ -346,7 +347,7 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	sigfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 	if (sigfd < 0) {
-		tqd_log(TQD_ERR, "signalfd: %s", strerror(errno));
+		tqd_log(LOG_ERR, "signalfd: %s", strerror(errno));
 		return 1;
 	}
 
@@ -367,7 +368,7 @@ int main(int argc, char **argv)
 	if (!fg) {
 		status_fd = tq_daemonize();
 		if (status_fd < 0) {
-			tqd_log(TQD_ERR, "fork: %s", strerror(errno));
+			tqd_log(LOG_ERR, "fork: %s", strerror(errno));
 			return 1;
 		}
 	}
@@ -375,7 +376,7 @@ int main(int argc, char **argv)
 	tqd_init(&lim, &tqd_loop_io);
 	ret = tqd_loop_init(cfd, sfd, sigfd);
 	if (!ret && made && !fg && (listen(cfd, 128) || listen(sfd, 128))) {
-		tqd_log(TQD_ERR, "listen: %s", strerror(errno));
+		tqd_log(LOG_ERR, "listen: %s", strerror(errno));
 		ret = -errno;
 	}
 	if (status_fd >= 0) {
@@ -384,12 +385,14 @@ int main(int argc, char **argv)
 		if (write(status_fd, &st, 1) != 1)
 			ret = -EIO;
 		close(status_fd);
-		if (!ret)
+		if (!ret) {
 			tq_detach_stdio();
+			tqd_log_init(true, verbose);	/* stderr is /dev/null now */
+		}
 	}
 	if (ret)
 		goto out;
-	tqd_log(TQD_INFO, "serving %s (clients) and %s (the scheduler)", client, sched);
+	tqd_log(LOG_INFO, "serving %s (clients) and %s (the scheduler)", client, sched);
 	tq_sd_ready();
 	ret = tqd_loop_run();
 out:

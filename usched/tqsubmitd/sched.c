@@ -540,7 +540,7 @@ void tqd_completions(const struct tq_completion *c, unsigned int n)
 
 		if (err) {
 			tqd.st.bad_records++;
-			tqd_log(TQD_DEBUG, "completion %u of ctx %u tag %#llx dropped: %s", i,
+			tqd_log(LOG_DEBUG, "completion %u of ctx %u tag %#llx dropped: %s", i,
 				c[i].ctx_id, (unsigned long long)c[i].tag, strerror(-err));
 		}
 	}

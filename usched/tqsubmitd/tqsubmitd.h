@@ -33,6 +33,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <syslog.h>
 #include <linux/tqsubmit.h>
 #include <tq/tqsubmit_check.h>
 #include <tq/tqsubmit_ring.h>
@@ -275,11 +276,8 @@ extern const struct tqd_io tqd_loop_io;
 int tqd_loop_init(int lfd_client, int lfd_sched, int sigfd);
 int tqd_loop_run(void);
 
-/* log.c */
-extern int tqd_log_level;
-void tqd_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#define TQD_ERR		0
-#define TQD_INFO	1
-#define TQD_DEBUG	2
+/* log.c: at syslog's priorities (LOG_ERR, LOG_INFO, LOG_DEBUG: --verbose's) */
+void tqd_log_init(bool to_syslog, bool verbose);
+void tqd_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif /* TQSUBMITD_H */
