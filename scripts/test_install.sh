@@ -58,6 +58,9 @@ grep -q '^ExecStart=/usr/sbin/usched --config /etc/tq/usched.conf --foreground$'
 ok $? "usched.service starts /usr/sbin/usched with /etc/tq/usched.conf"
 grep -q '^ExecStart=/usr/sbin/tqsubmitd --foreground$' "$(echo "$u"/*/systemd/system/tqsubmitd.service)"
 ok $? "tqsubmitd.service starts /usr/sbin/tqsubmitd"
+helper=$(sed -n 's/^#build-helper = //p' "$u/etc/tq/usched.conf")
+ok $([ -n "$helper" ] && [ -x "$u$helper" ] && [ "${helper%/*}" = /usr/sbin ]; echo $?) \
+	"usched.conf's build-helper, usched-build beside usched, is where install put it ($helper)"
 ok $(grep -qx tqsubmit "$u/usr/lib/modules-load.d/tqsubmit.conf"; echo $?) \
 	"modules-load.d loads tqsubmit"
 if command -v systemd-sysusers >/dev/null; then
