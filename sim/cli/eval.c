@@ -317,7 +317,7 @@ int cmd_eval(int argc, char **argv)
 	struct tqsim_tg *tgs;
 	double *ms_buf = malloc(SAMPLES * sizeof(double) > 40320 * sizeof(double) ?
 				SAMPLES * sizeof(double) : 40320 * sizeof(double));
-	uint64_t t0 = tq_now_ns();
+	uint64_t t0 = tq_now_ns(), v;
 	FILE *f = stdout, *syn;
 	char *syn_text = NULL;
 	size_t syn_len;
@@ -336,11 +336,12 @@ int cmd_eval(int argc, char **argv)
 			svg = optarg;
 			break;
 		case 'n':
-			seeds = atoi(optarg);
-			if (seeds < 1 || seeds > 1024) {
-				fprintf(stderr, "tqsim eval: --seeds takes 1 to 1024\n");
+			if (tq_parse_u64(optarg, false, &v) || v < 1 || v > 1024) {
+				fprintf(stderr, "tqsim eval: --seeds takes 1 to 1024, not '%s'\n",
+					optarg);
 				return EXIT_BAD_INPUT;
 			}
+			seeds = (unsigned int)v;
 			break;
 		default:
 			fprintf(stderr, "usage: tqsim eval [--data DIR] [--out FILE.md] "
