@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "tq/num.h"
 #include "sim/tqsim.h"
 
 /*
@@ -184,33 +185,14 @@ void dconf_take_limits(struct dconf *c, struct dconf *from)
 	c->lim = from->lim;
 }
 
-/* A number with an optional binary suffix (K, M, G, T), or "none" (0). */
+/* A count or size (K, M, G, T when @suffix), or "none": 0. */
 static int parse_u64(const char *val, bool suffix, uint64_t *out)
 {
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
 	if (!strcmp(val, "none")) {
 		*out = 0;
 		return 0;
 	}
-	errno = 0;
-	v = strtoull(val, &end, 10);
-	if (errno || end == val || !isdigit((unsigned char)*val))
-		return -EINVAL;
-	if (suffix && *end) {
-		const char *units = "KMGT", *u = strchr(units, toupper((unsigned char)*end));
-
-		if (!u || end[1])
-			return -EINVAL;
-		shift = 10 * (u - units + 1);
-		end++;
-	}
-	if (*end || (shift && v > (UINT64_MAX >> shift)))
-		return -EINVAL;
-	*out = (uint64_t)v << shift;
-	return 0;
+	return tq_parse_u64(val, suffix, out);
 }
 
 /* Seconds, or a number with ms, s or m after it; stored in ns. */
@@ -692,9 +674,10 @@ static void usage(FILE *f, const char *prog)
 			 settings[i].arg ? settings[i].arg : "");
 		fprintf(f, "  %-28s %s\n", opt, settings[i].help);
 	}
-	fprintf(f, "\nLimits and allow-source may also be set per user and group in the file's\n"
-		"[user NAME|UID] and [group NAME|GID] sections.\n");
-	fprintf(f, "  --help                       this text\n\nSee usched(8).\n");
+	fprintf(f, "  --help                       this text\n"
+		"  --version                    the version, and exit\n\n"
+		"Limits and allow-source may also be set per user and group in the file's\n"
+		"[user NAME|UID] and [group NAME|GID] sections. See usched(8).\n");
 }
 
 int dconf_args(struct dconf *c, int argc, char **argv)
