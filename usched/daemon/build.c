@@ -14,9 +14,13 @@
  * CPU time, and SIGKILL at the build-time limit; the child sends back the
  * driver's program binary, which the worker loads into the daemon's
  * context (usched_prog_add_binary()). A source already built is taken from
- * the core's cache without a child; built-in kernels (trusted, from
- * kernels/) are built in the daemon. The result goes back to the loop
- * through an eventfd.
+ * the core's cache without a child. Built-in kernels (trusted, from
+ * kernels/) are built in a child too, without limits: a compile in the
+ * daemon would leave PoCL's kernel library there for good (some 110 MB
+ * of LLVM IR, Documentation/usched.md). The daemon keeps each built-in it
+ * built registered until it exits, so that one costs one child, not one
+ * per context registering it after the last such context went. The result
+ * goes back to the loop through an eventfd.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +37,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "kernels/tqkernels.h"
 #include "tq/self.h"
 
 #define BUILD_OUT_MAX	(256u << 20)	/* bytes a child may send back: log and binary */
@@ -287,6 +292,31 @@ int build_source(struct daemon *d, const char *src, const char *opts, uint64_t t
 	return ret;
 }
 
+int build_builtin(struct daemon *d, const char *name, uint32_t *core, char **log, bool *crashed,
+		  void (*started)(void *arg, int pid), void *arg)
+{
+	unsigned int i;
+	uint32_t id;
+	int ret;
+
+	for (i = 0; i < tqk_ntasks && strcmp(tqk_tasks[i]->name, name); i++)
+		;
+	if (i == tqk_ntasks) {
+		*log = NULL;
+		*crashed = false;
+		return -ENOPKG;	/* the uapi's status for a name, not ENOENT's unregistered id */
+	}
+	ret = build_source(d, tqk_tasks[i]->source, NULL, 0, 0, core, log, crashed, started, arg);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&d->blk);
+	if (!d->builtins[i] && !usched_prog_find(d->u, tqk_tasks[i]->source,
+						strlen(tqk_tasks[i]->source), NULL, &id))
+		d->builtins[i] = id;
+	pthread_mutex_unlock(&d->blk);
+	return 0;
+}
+
 static void build_one(struct worker *w, struct dbuild *b)
 {
 	struct daemon *d = w->d;
@@ -294,15 +324,12 @@ static void build_one(struct worker *w, struct dbuild *b)
 	b->start_ns = tq_now_ns();
 	if (!b->builtin)
 		dbg("context %u (uid %u): building its program", b->ctx, b->user ? b->user->uid : 0);
-	if (b->builtin) {
-		b->status = usched_prog_builtin(d->u, b->text, &b->core);
-		/* the uapi's status for a name, not ENOENT's unregistered id */
-		if (b->status == -ENOENT)
-			b->status = -ENOPKG;
-	} else {
+	if (b->builtin)
+		b->status = build_builtin(d, b->text, &b->core, &b->log, &b->crashed,
+					  child_started, w);
+	else
 		b->status = build_source(d, b->text, b->opts, b->time_limit_ns, b->memory_limit,
 					 &b->core, &b->log, &b->crashed, child_started, w);
-	}
 	b->end_ns = tq_now_ns();
 }
 
@@ -389,7 +416,8 @@ int build_start(struct daemon *d)
 		return -errno;
 	d->builders = calloc(n, sizeof(*d->builders));
 	d->build_pids = calloc(n, sizeof(*d->build_pids));
-	if (!d->builders || !d->build_pids)
+	d->builtins = calloc(tqk_ntasks, sizeof(*d->builtins));
+	if (!d->builders || !d->build_pids || !d->builtins)
 		return -ENOMEM;
 	pthread_mutex_init(&d->blk, NULL);
 	pthread_cond_init(&d->bcond, NULL);
@@ -435,9 +463,11 @@ void build_stop(struct daemon *d)
 	close(d->build_efd);
 	free(d->builders);
 	free(d->build_pids);
+	free(d->builtins);
 	free(d->build_helper);
 	d->builders = NULL;
 	d->build_pids = NULL;
+	d->builtins = NULL;
 	d->build_helper = NULL;
 	d->nbuilders = 0;
 }

@@ -281,7 +281,7 @@ static void ctx_rebuild(struct daemon *d, struct dctx *c)
 		if (!p->text)
 			continue;
 		if (p->builtin)
-			ret = usched_prog_builtin(d->u, p->text, &p->core);
+			ret = build_builtin(d, p->text, &p->core, &log, &crashed, NULL, NULL);
 		else	/* under the same limits as any build, in a child */
 			ret = build_source(d, p->text, p->opts, c->user->lim.v[DLIM_BUILD_TIME],
 					   c->user->lim.v[DLIM_BUILD_MEMORY], &p->core, &log,

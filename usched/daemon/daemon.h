@@ -306,6 +306,7 @@ struct daemon {
 	bool builder_started;
 	int *build_pids;	/* per worker, its child's pid, or 0 */
 	char *build_helper;	/* the resolved usched-build path */
+	uint32_t *builtins;	/* per kernels/ task, the core id the daemon keeps; 0: none */
 
 	/* Limits */
 	struct duser *users[DUSER_HASH];
@@ -436,6 +437,13 @@ int build_in_child(struct dchild *ch, const char *src, const char *opts, unsigne
 int build_source(struct daemon *d, const char *src, const char *opts, uint64_t time_limit_ns,
 		 uint64_t memory_limit, uint32_t *core, char **log, bool *crashed,
 		 void (*started)(void *arg, int pid), void *arg);
+/*
+ * The built-in task @name (kernels/'s table) into the core: its source by
+ * build_source(), without limits, and kept registered by the daemon from
+ * its first build on; -ENOPKG for no such built-in.
+ */
+int build_builtin(struct daemon *d, const char *name, uint32_t *core, char **log, bool *crashed,
+		  void (*started)(void *arg, int pid), void *arg);
 
 /* state.c */
 int state_open(struct daemon *d);
