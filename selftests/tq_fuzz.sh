@@ -8,13 +8,17 @@
 # every result verified). Prints TAP; the seed of a failing run is in its
 # output (FUZZ_SEED=S replays it; FUZZ_ARGS adds tq_fuzz options, e.g.
 # "--proc I --steps N --verbose"). make check runs it; make fuzz runs it
-# longer (FUZZ_SECONDS=N).
+# longer (FUZZ_SECONDS=N). usched's RSS a minute in and at the fuzzing's
+# end: a run of 3 minutes or more fails if it grew by more than FUZZ_RSS_MB
+# (32) in between (what contexts leave behind adds up; the first minute
+# holds the one-time costs: the first compiles), a shorter one reports it.
 set -uo pipefail
 
 BIN=${BIN:-build/bin}
 TESTBIN=${TESTBIN:-$(dirname "$BIN")/tests}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_PROCS=${FUZZ_PROCS:-4}
+FUZZ_RSS_MB=${FUZZ_RSS_MB:-32}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 SYS=/sys/class/misc/tqsubmit
 . selftests/tap.sh
@@ -43,12 +47,16 @@ wait_for 60 attached
 ok $? "usched starts and attaches"
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$upid/status" 2>/dev/null || echo 0; }
 rss0=$(rss)
+(sleep 60; rss >"$T/rss60") &
+sampler=$!
 
 # tq_fuzz's own TAP, renumbered into ours.
 seed=${FUZZ_SEED:-}
 "$TESTBIN/tq_fuzz" --seconds "$FUZZ_SECONDS" --procs "$FUZZ_PROCS" ${seed:+--seed "$seed"} ${FUZZ_ARGS:-} \
 	>"$T/fuzz.out" 2>"$T/fuzz.err"
 rc=$?
+rss_end=$(rss)
+kill "$sampler" 2>/dev/null
 while IFS= read -r l; do
 	case "$l" in
 	"ok "*) ok 0 "${l#ok * - }" ;;
@@ -62,6 +70,16 @@ done <"$T/fuzz.out"
 
 kill -0 "$upid" 2>/dev/null
 ok $? "usched survived the fuzzing"
+if [ -s "$T/rss60" ]; then
+	rss60=$(cat "$T/rss60")
+	grew=$(((rss_end - rss60) / 1024))
+	msg="usched's RSS grew $grew MB from 1 min ($((rss60 / 1024)) MB) to the end ($((rss_end / 1024)) MB)"
+	if [ "$FUZZ_SECONDS" -ge 180 ]; then
+		ok $((grew > FUZZ_RSS_MB)) "$msg, at most $FUZZ_RSS_MB"
+	else
+		echo "# $msg (checked from FUZZ_SECONDS=180)"
+	fi
+fi
 timeout 300 "$BIN/tqdemo" --mix VA,MT,BS,DCT --scale 0.25 --tasks 8 --depth 4 --timeout 240 \
 	>"$T/honest" 2>&1 && grep -q ' dup=0 stray=0 ' "$T/honest"
 ok $? "afterwards usched serves an honest client: 8 tasks verified, each completed once"
