@@ -48,10 +48,19 @@
 #define WATCH_FIRST_GRACE_NS	30000000000ull	/* a first launch not seen running: + 30 s */
 #define MAX_CMDS	(2 * USCHED_MAX_BUFS + 1)
 
-/* Ids are slot + 1 in a growing table; a slot is never reused. */
+/*
+ * An id is its slot + 1 in the low IDTAB_SLOT_BITS and the slot's generation
+ * above. A cleared slot is taken again, so that a table (and each walk of
+ * it) stays as long as the most objects alive at once, not all there ever
+ * were; its generation moves on, so that a stale id names nothing (until
+ * that slot was taken 4096 times more).
+ */
+#define IDTAB_SLOT_BITS	20
 struct idtab {
 	void **slot;
-	uint32_t n, cap;
+	uint16_t *gen;		/* each slot's generation */
+	uint32_t n, cap;	/* slots in use or cleared, allocated */
+	uint32_t nfree;		/* cleared slots below n */
 };
 
 /* Host memory registered with the device (CL_MEM_USE_HOST_PTR). */

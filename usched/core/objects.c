@@ -15,29 +15,61 @@
 
 #define OPTS_MAX	1024	/* bytes of build options */
 
+#define IDTAB_SLOTS	((1u << IDTAB_SLOT_BITS) - 1)
+#define IDTAB_GENS	(1u << (32 - IDTAB_SLOT_BITS))
+
+static int idtab_grow(struct idtab *t)
+{
+	uint32_t cap = t->cap ? 2 * t->cap : 16;
+	void **slot;
+	uint16_t *gen;
+
+	if (t->n == IDTAB_SLOTS)
+		return -ENOSPC;
+	slot = realloc(t->slot, cap * sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	t->slot = slot;
+	gen = realloc(t->gen, cap * sizeof(*gen));
+	if (!gen)
+		return -ENOMEM;
+	memset(gen + t->cap, 0, (cap - t->cap) * sizeof(*gen));
+	t->gen = gen;
+	t->cap = cap;
+	return 0;
+}
+
 uint32_t idtab_add(struct idtab *t, void *p)
 {
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? 2 * t->cap : 16;
-		void **slot = realloc(t->slot, cap * sizeof(*slot));
+	uint32_t i = 0;
 
-		if (!slot)
+	if (t->nfree) {
+		while (t->slot[i])
+			i++;
+		t->nfree--;
+	} else {
+		if (t->n == t->cap && idtab_grow(t))
 			return 0;
-		t->slot = slot;
-		t->cap = cap;
+		i = t->n++;
 	}
-	t->slot[t->n++] = p;
-	return t->n;
+	t->slot[i] = p;
+	return (uint32_t)t->gen[i] << IDTAB_SLOT_BITS | (i + 1);
 }
 
 void *idtab_get(const struct idtab *t, uint32_t id)
 {
-	return id && id <= t->n ? t->slot[id - 1] : NULL;
+	uint32_t i = (id & IDTAB_SLOTS) - 1;
+
+	return i < t->n && t->gen[i] == id >> IDTAB_SLOT_BITS ? t->slot[i] : NULL;
 }
 
 void idtab_clear(struct idtab *t, uint32_t id)
 {
-	t->slot[id - 1] = NULL;
+	uint32_t i = (id & IDTAB_SLOTS) - 1;
+
+	t->slot[i] = NULL;
+	t->gen[i] = (t->gen[i] + 1) % IDTAB_GENS;
+	t->nfree++;
 }
 
 /* Regions */
@@ -513,6 +545,9 @@ void objects_free(struct usched *u)
 		if (u->progs.slot[i])
 			prog_free(u->progs.slot[i]);
 	free(u->regions.slot);
+	free(u->regions.gen);
 	free(u->progs.slot);
+	free(u->progs.gen);
 	free(u->kerns.slot);
+	free(u->kerns.gen);
 }
