@@ -136,7 +136,7 @@ ok $? "the endless kernel fails with -ETIME: $(tail -n 1 "$T/endless")"
 wait_for 120 attached
 ok $? "usched re-executed itself and is attached again, same pid"
 # the new image may attach before its first log line is written
-wait_for 10 grep -q 're-executed after a kernel ran past its time limit (recovery 1)' "$T/usched.log"
+wait_for 10 grep -q 're-executed to get the device back (recovery 1)' "$T/usched.log"
 ok $? "its log says so (recovery 1)"
 check honest.1 honest.2
 ok $? "the honest clients verify all 16 tasks each, each completed once"

@@ -137,7 +137,7 @@ client honest.2 "$IDEM" --tasks 16 --depth 4
 client endless "" --endless --timeout 200
 wait "${cpid[endless]}"
 ok $? "the endless kernel fails with -ETIME: $(tail -n 1 "$T/endless")"
-wait_for 60 grep -q 're-executed after a kernel ran past its time limit (recovery 1)' \
+wait_for 60 grep -q 're-executed to get the device back (recovery 1)' \
 	"$T/usched.log"
 ok $? "usched re-executed itself (recovery 1)"
 wait_for 60 attached
