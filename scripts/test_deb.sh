@@ -40,24 +40,33 @@ has libtq1 "$arch" "usr/lib/$ma/libtq.so.$version" "usr/lib/$ma/libtq.so.1"
 has libtq-dev "$arch" "usr/lib/$ma/libtq.so" "usr/lib/$ma/libtq.a" "usr/lib/$ma/pkgconfig/libtq.pc" \
 	usr/include/tq.h usr/include/linux/tqsubmit.h usr/share/man/man3/tq_wait.3.gz
 has usched "$arch" usr/sbin/usched usr/sbin/usched-build lib/systemd/system/usched.service etc/tq/usched.conf \
-	usr/share/man/man8/usched.8.gz usr/share/bash-completion/completions/usched
+	usr/share/man/man8/usched.8.gz usr/share/bash-completion/completions/usched \
+	usr/lib/sysusers.d/usched.conf
 has tqsubmitd "$arch" usr/sbin/tqsubmitd lib/systemd/system/tqsubmitd.service \
 	lib/systemd/system/tqsubmitd.socket lib/systemd/system/tqsubmitd-sched.socket \
-	usr/share/man/man8/tqsubmitd.8.gz usr/lib/sysusers.d/tq.conf
+	usr/share/man/man8/tqsubmitd.8.gz usr/lib/sysusers.d/tqsubmitd.conf
 has tq-tools "$arch" usr/bin/tqsim usr/bin/tqstat usr/bin/tqcalib usr/bin/tqbench \
 	usr/share/man/man1/tqsim.1.gz usr/share/tq/synthetic_tasks.csv "usr/lib/$ma/tq/libtqcl.so" \
 	usr/share/man/man7/tqcl.7.gz usr/share/bash-completion/completions/tqsim
 has tqsubmit-dkms all "usr/src/tqsubmit-$version/dkms.conf" "usr/src/tqsubmit-$version/kmod/main.c" \
-	usr/lib/modules-load.d/tqsubmit.conf lib/udev/rules.d/60-tqsubmit.rules usr/lib/sysusers.d/tq.conf
+	usr/lib/modules-load.d/tqsubmit.conf lib/udev/rules.d/60-tqsubmit.rules usr/lib/sysusers.d/tqsubmit-dkms.conf
 
 dpkg-deb -e "$(deb tqsubmit-dkms all)" "$t/ctl" 2>/dev/null
-grep -q 'common.postinst' "$t/ctl/postinst" 2>/dev/null && grep -q 'systemd-sysusers.* tq.conf' "$t/ctl/postinst"
+grep -q 'common.postinst' "$t/ctl/postinst" 2>/dev/null &&
+	grep -q 'systemd-sysusers.* tqsubmit-dkms.conf' "$t/ctl/postinst"
 ok $? "tqsubmit-dkms's postinst hands the module to DKMS and makes the group tq"
 dpkg-deb -e "$(deb tqsubmitd "$arch")" "$t/ctl-d" 2>/dev/null
 grep -q 'tqsubmitd.socket' "$t/ctl-d/postinst" 2>/dev/null &&
-	grep -q 'systemd-sysusers.* tq.conf' "$t/ctl-d/postinst" &&
+	grep -q 'systemd-sysusers.* tqsubmitd.conf' "$t/ctl-d/postinst" &&
 	! grep -q 'start.*tqsubmitd.service' "$t/ctl-d/postinst"
 ok $? "tqsubmitd's postinst makes the group tq and enables its sockets, and starts no service"
+# Packages that may be installed together ship no file twice (dpkg would refuse).
+for p in libtq1:$arch libtq-dev:$arch usched:$arch tqsubmitd:$arch tq-tools:$arch tqsubmit-dkms:all; do
+	f=$(deb "${p%%:*}" "${p#*:}")
+	dpkg-deb -c "$f" 2>/dev/null | awk '$1 !~ /^d/ { print $6 }'
+done | sort | uniq -d >"$t/twice"
+[ ! -s "$t/twice" ]
+ok $? "no file is in two packages" || diag <"$t/twice"
 dpkg-deb -f "$(deb tqsubmit-dkms all)" Depends | grep -q dkms
 ok $? "tqsubmit-dkms depends on dkms"
 mkdir -p "$t/usched" && dpkg-deb -x "$(deb usched "$arch")" "$t/usched"
