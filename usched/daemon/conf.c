@@ -62,6 +62,8 @@ static const struct setting settings[] = {
 	  "copy engines, 1 or 2 (default: the profile's, else probed)" },
 	{ "profile", INFILE, F(profile), 0, 0, "FILE", "device profile (tq-profile format)" },
 	{ "metrics", STR, F(metrics), 0, 0, "FILE", "write Prometheus metrics there" },
+	{ "metrics-group", STR, F(metrics_group), 0, 0, "GROUP",
+	  "the metrics file's group, which may read it (mode 0640; default usched's own)" },
 	{ "metrics-interval", UINT, F(metrics_interval), 0, 86400, "SECONDS",
 	  "how often to write them (5; 0: at exit and SIGHUP only)" },
 	{ "trace", STR, F(trace), 0, 0, "FILE", "write the measured timeline (Chrome JSON)" },

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <syslog.h>
+#include <sys/types.h>
 
 #include <linux/tqsubmit.h>
 #include <tq/clock.h>
@@ -79,6 +80,7 @@ struct dconf {
 	unsigned int copy_engines;	/* 0: profile or probe */
 	char *profile;
 	char *metrics;		/* .prom file, or NULL */
+	char *metrics_group;	/* its group, a name or gid; NULL: usched's own */
 	unsigned int metrics_interval;	/* seconds; 0: only at exit and on SIGHUP */
 	char *trace;
 	char *tg_log;		/* a CSV line per TG appended there, or NULL */
@@ -293,6 +295,8 @@ struct daemon {
 	bool reading;
 	bool core_armed;
 	bool timer_armed;
+	bool metrics_gid_set;	/* metrics_gid resolved from conf.metrics_group */
+	gid_t metrics_gid;
 	bool build_armed;
 
 	/* The build workers' queue and results; efd wakes the loop. */
@@ -469,8 +473,9 @@ void state_add_kern(struct daemon *d, struct dctx *c, uint32_t id);
 void state_compact(struct daemon *d);
 
 /* metrics.c */
-int metrics_write(const char *path, const struct usched_stats *s, const struct dstats *ds,
-		  double uptime_s);
+/* The file at path, mode 0640 in group gid ((gid_t)-1: usched's own). */
+int metrics_write(const char *path, gid_t gid, unsigned int interval,
+		  const struct usched_stats *s, const struct dstats *ds, double uptime_s);
 void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *ds,
 		    double uptime_s);
 /* usched_opts.tg_done with a struct dstats: one finished TG into the histograms. */

@@ -24,6 +24,7 @@
  * next, so a burst of completions costs one syscall-free submission.
  */
 #include <errno.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -402,6 +403,29 @@ static void arm_signal(struct daemon *d)
 	sig_armed = true;
 }
 
+/* metrics-group as a gid, once per reading of the settings; (gid_t)-1: none. */
+static gid_t metrics_gid(struct daemon *d)
+{
+	const char *g = d->conf.metrics_group;
+	struct group *gr;
+	char *end;
+
+	if (d->metrics_gid_set)
+		return d->metrics_gid;
+	d->metrics_gid_set = true;
+	d->metrics_gid = (gid_t)-1;
+	if (!g || !*g)
+		return d->metrics_gid;
+	gr = getgrnam(g);
+	if (gr)
+		d->metrics_gid = gr->gr_gid;
+	else if (strtoul(g, &end, 10), *end)
+		warn("metrics-group %s: no such group; the metrics keep usched's group", g);
+	else
+		d->metrics_gid = strtoul(g, NULL, 10);
+	return d->metrics_gid;
+}
+
 static void write_metrics(struct daemon *d)
 {
 	struct usched_stats s;
@@ -410,7 +434,8 @@ static void write_metrics(struct daemon *d)
 	if (!d->conf.metrics)
 		return;
 	usched_stats(d->u, &s);
-	ret = metrics_write(d->conf.metrics, &s, &d->st, (tq_now_ns() - d->started_ns) * 1e-9);
+	ret = metrics_write(d->conf.metrics, metrics_gid(d), d->conf.metrics_interval, &s, &d->st,
+			    (tq_now_ns() - d->started_ns) * 1e-9);
 	if (ret)
 		warn("%s: %s", d->conf.metrics, strerror(-ret));
 }
@@ -431,11 +456,15 @@ static void reload(struct daemon *d)
 		free(d->conf.metrics);
 		d->conf.metrics = n.metrics;
 		n.metrics = NULL;
+		free(d->conf.metrics_group);
+		d->conf.metrics_group = n.metrics_group;
+		n.metrics_group = NULL;
+		d->metrics_gid_set = false;
 		d->conf.metrics_interval = n.metrics_interval;
 		d->conf.verbose = n.verbose;
 		dlog_init(d->conf.foreground, d->conf.verbose);
 		users_reload(d, &n);
-		info("reloaded the settings (metrics, metrics-interval, verbose and the limits; "
+		info("reloaded the settings (metrics, metrics-group, metrics-interval, verbose and the limits; "
 		     "the rest takes a restart)");
 	}
 	dconf_free(&n);

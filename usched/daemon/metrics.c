@@ -2,14 +2,18 @@
 /*
  * metrics.c - usched's metrics in the Prometheus text exposition
  * format, for node_exporter's textfile collector or anything that reads a
- * .prom file. The file is written whole to a temporary name and renamed, so
- * a reader never sees half of it.
+ * .prom file. The file is written whole to a temporary name (not ending in
+ * .prom, which the collector skips) and renamed, so a reader never sees half
+ * of it. It is mode 0640 in metrics-group, whatever the umask: the service
+ * runs with UMask=0077, and tqstat and node_exporter run as other users.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -228,22 +232,54 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 	fprintf(f, "tq_users %llu\n", (unsigned long long)ds->users);
 }
 
-int metrics_write(const char *path, const struct usched_stats *s, const struct dstats *ds,
-		  double uptime_s)
+/*
+ * Who wrote the file and when, so that a reader can tell the figures of a
+ * running usched from those one left behind (tqstat marks the file stale
+ * when pid is gone or the file is older than three intervals).
+ */
+static void metrics_file_print(FILE *f, unsigned int interval)
+{
+	metric(f, "tq_metrics_time_seconds", "gauge", "When usched wrote this file (Unix time).");
+	fprintf(f, "tq_metrics_time_seconds %lld\n", (long long)time(NULL));
+	metric(f, "tq_metrics_interval_seconds", "gauge",
+	       "Seconds between rewrites of this file (0: only at exit and on SIGHUP).");
+	fprintf(f, "tq_metrics_interval_seconds %u\n", interval);
+	metric(f, "tq_pid", "gauge", "usched's process id.");
+	fprintf(f, "tq_pid %d\n", (int)getpid());
+}
+
+/* Mode 0640 and group gid (none: -1); a group refused is said once, not fatal. */
+static void metrics_perm(int fd, const char *path, gid_t gid)
+{
+	static gid_t warned = (gid_t)-1;
+
+	if (gid != (gid_t)-1 && fchown(fd, -1, gid) && warned != gid) {
+		warn("%s: group %u: %m; readable by usched's group only", path, (unsigned int)gid);
+		warned = gid;
+	}
+	fchmod(fd, 0640);
+}
+
+int metrics_write(const char *path, gid_t gid, unsigned int interval,
+		  const struct usched_stats *s, const struct dstats *ds, double uptime_s)
 {
 	size_t len = strlen(path);
 	char *tmp = malloc(len + 8);
-	FILE *f;
-	int ret = 0;
+	FILE *f = NULL;
+	int fd, ret = 0;
 
 	if (!tmp)
 		return -ENOMEM;
 	snprintf(tmp, len + 8, "%s.tmp", path);
-	f = fopen(tmp, "we");
-	if (!f) {
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		ret = -errno;
+		if (fd >= 0)
+			close(fd);
 		goto out;
 	}
+	metrics_perm(fd, path, gid);
+	metrics_file_print(f, interval);
 	metrics_fprint(f, s, ds, uptime_s);
 	if (ferror(f))
 		ret = -EIO;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef USCHED_BUILD_BIN
@@ -251,7 +252,7 @@ static void test_metrics(void)
 	strcpy(s.device, "GPU \"x\" \\ 1");
 	snprintf(path, sizeof(path), "%s/m.prom", dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	tap_ok(!metrics_write(path, &s, &ds, 1.5) && access(tmp, F_OK), "metrics written, "
+	tap_ok(!metrics_write(path, (gid_t)-1, 5, &s, &ds, 1.5) && access(tmp, F_OK), "metrics written, "
 	       "no temporary left");
 	text = read_file(path);
 	tap_ok(strstr(text, "tq_tasks_total{status=\"ok\"} 7\n") &&
@@ -285,7 +286,7 @@ static void test_metrics(void)
 	metrics_tg(&ds, &(struct usched_tg_stat){ .ntasks = 3, .predicted_ns = 2e6,
 						   .measured_ns = 4e6, .policy_ns = 200 });
 	metrics_tg(&ds, &(struct usched_tg_stat){ .ntasks = 1, .predicted_ns = 1e6 });
-	metrics_write(path, &s, &ds, 2);
+	metrics_write(path, (gid_t)-1, 5, &s, &ds, 2);
 	text = read_file(path);
 	tap_ok(strstr(text, "# TYPE tq_tg_error_ratio histogram\n") &&
 	       strstr(text, "tq_tg_error_ratio_bucket{le=\"0.02\"} 0\n") &&
@@ -307,7 +308,38 @@ static void test_metrics(void)
 	       strstr(text, "tq_tg_policy_seconds_bucket{le=\"1e-05\"} 3\n"),
 	       "metrics: makespans by kind, TG sizes (every TG), policy times");
 	snprintf(path, sizeof(path), "%s/no/such/dir/m.prom", dir);
-	tap_ok(metrics_write(path, &s, &ds, 1) == -ENOENT, "metrics: a bad path is an error");
+	tap_ok(metrics_write(path, (gid_t)-1, 5, &s, &ds, 1) == -ENOENT,
+	       "metrics: a bad path is an error");
+}
+
+/*
+ * The file is mode 0640 under the service's umask 0077, in the group asked
+ * for (here the last of ours), and says who wrote it, when and how often.
+ */
+static void test_metrics_file(void)
+{
+	struct usched_stats s = { .max_tg = 8 };
+	struct dstats ds = { 0 };
+	gid_t groups[64];
+	int n = getgroups(64, groups);
+	gid_t gid = n > 0 ? groups[n - 1] : getegid();
+	char path[256], want[64];
+	mode_t old = umask(077);
+	struct stat st;
+	char *text;
+	long long t;
+
+	snprintf(path, sizeof(path), "%s/g.prom", dir);
+	tap_ok(!metrics_write(path, gid, 7, &s, &ds, 1) && !stat(path, &st) &&
+	       (st.st_mode & 07777) == 0640 && st.st_gid == gid,
+	       "metrics: mode 0640 under umask 077, group %u", (unsigned int)gid);
+	umask(old);
+	text = read_file(path);
+	snprintf(want, sizeof(want), "\ntq_pid %d\n", (int)getpid());
+	tap_ok(strstr(text, want) && strstr(text, "\ntq_metrics_interval_seconds 7\n") &&
+	       sscanf(strstr(text, "\ntq_metrics_time_seconds ") ?: "", "\ntq_metrics_time_seconds %lld",
+		      &t) == 1 && llabs(t - (long long)time(NULL)) <= 2,
+	       "metrics: the writer's pid, the time written and the interval");
 }
 
 static struct dctx *new_ctx(uint32_t id, uint32_t pid)
@@ -663,7 +695,7 @@ static void test_limit_metrics(void)
 	ds.refused[DLIM_ALLOW_SOURCE] = 1;
 	ds.refused[DLIM_BUILD_TIME] = 6;
 	snprintf(path, sizeof(path), "%s/l.prom", dir);
-	metrics_write(path, &s, &ds, 1);
+	metrics_write(path, (gid_t)-1, 5, &s, &ds, 1);
 	text = read_file(path);
 	tap_ok(strstr(text, "# TYPE tq_limit_refused_total counter\n") &&
 	       strstr(text, "tq_limit_refused_total{limit=\"max-work-items\"} 4\n") &&
@@ -765,6 +797,7 @@ int main(void)
 	test_dropins();
 	test_args();
 	test_metrics();
+	test_metrics_file();
 	test_cmd_log();
 	test_state();
 	test_limit_values();
