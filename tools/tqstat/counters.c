@@ -31,7 +31,7 @@ static struct counter *ctr_add(struct ctr_set *set, const char *name, double v, 
 	if (set->n == CTR_MAX)
 		return NULL;
 	c = &set->c[set->n++];
-	snprintf(c->name, sizeof(c->name), "%.*s", CTR_NAME - 1, name);
+	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->value = v;
 	c->gauge = gauge;
 	c->hist = false;
@@ -148,7 +148,7 @@ static void parse_type(struct types *ty, const char *line)
 	char name[CTR_NAME], type[16];
 	bool hist;
 
-	if (sscanf(line, "# TYPE %95s %15s", name, type) != 2 || ty->n == CTR_MAX)
+	if (sscanf(line, "# TYPE %1023s %15s", name, type) != 2 || ty->n == CTR_MAX)
 		return;
 	hist = !strcmp(type, "histogram");
 	if (!hist && strcmp(type, "gauge"))
@@ -157,33 +157,35 @@ static void parse_type(struct types *ty, const char *line)
 	ty->hist[ty->n++] = hist;
 }
 
-/* One sample line into name (quotes dropped) and value; false if it is not one. */
+/*
+ * One sample line into name (the metric and its labels as written, quotes
+ * and escapes kept) and value; false if it is not one, or its name does not
+ * fit.
+ */
 static bool parse_sample(const char *line, char *name, double *v)
 {
-	size_t i = 0, o = 0;
+	size_t i = strcspn(line, " \t{");
+	bool quoted = false;
 	char *end;
 
-	/* metric name, then an optional {label="value",...} block */
-	while (line[i] && line[i] != ' ' && line[i] != '\t' && line[i] != '{') {
-		if (o < CTR_NAME - 1)
-			name[o++] = line[i];
-		i++;
-	}
-	if (!o)
+	if (!i)
 		return false;
 	if (line[i] == '{') {
-		while (line[i] && line[i] != '}') {
-			if (line[i] != '"' && o < CTR_NAME - 1)
-				name[o++] = line[i];
-			i++;
+		/* to the '}' outside a quoted value; \" and \\ inside one */
+		for (i++; line[i] && (quoted || line[i] != '}'); i++) {
+			if (quoted && line[i] == '\\' && line[i + 1])
+				i++;
+			else if (line[i] == '"')
+				quoted = !quoted;
 		}
 		if (line[i] != '}')
 			return false;
-		if (o < CTR_NAME - 1)
-			name[o++] = '}';
 		i++;
 	}
-	name[o] = 0;
+	if (i >= CTR_NAME)
+		return false;
+	memcpy(name, line, i);
+	name[i] = 0;
 	*v = strtod(line + i, &end);
 	if (end == line + i)
 		return false;
@@ -209,7 +211,7 @@ int ctr_parse_prom(const char *text, size_t len, struct ctr_set *set)
 {
 	struct types *ty = calloc(1, sizeof(*ty));
 	const char *end = text + len;
-	char line[512], name[CTR_NAME];
+	char line[CTR_NAME + 128], name[CTR_NAME];
 	int kept = 0;
 
 	set->n = 0;

@@ -12,16 +12,17 @@
 #include <stddef.h>
 
 #define CTR_MAX		256
-/* usched's refusals by limit: tqstat's columns show their sum, --once each one too. */
+/* usched's refusals by limit: the snapshot shows their sum, --all each one too. */
 #define CTR_LIMITS	"tq_limit_refused_total"
 
-#define CTR_NAME	96
+/* A sample's name and labels are kept whole; a longer one is skipped, never cut. */
+#define CTR_NAME	1024
 
 struct counter {
-	char name[CTR_NAME];	/* sysfs file name, or metric{labels} without quotes */
+	char name[CTR_NAME];	/* sysfs file name, or metric{label="value",...} as written */
 	double value;
 	bool gauge;		/* a level (shown as is), not a running total (shown as a rate) */
-	bool hist;		/* a histogram's bucket, sum or count (only in --once) */
+	bool hist;		/* a histogram's bucket, sum or count (only in --all) */
 };
 
 struct ctr_set {

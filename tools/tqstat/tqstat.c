@@ -1,31 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tqstat - tq's counters, as vmstat shows the kernel's.
+ * tqstat - tq's counters on one screen, as top or iostat show the kernel's.
  *
- *	tqstat [--sysfs DIR] [--socket PATH] [--metrics FILE] [INTERVAL [COUNT]]
- *	tqstat [--sysfs DIR] [--socket PATH] [--metrics FILE] --once
+ *	tqstat [--sysfs DIR] [--socket PATH] [--metrics FILE] [-w] [INTERVAL [COUNT]]
+ *	tqstat [--sysfs DIR] [--socket PATH] [--metrics FILE] --all
  *
  * Three sources: the module's sysfs attributes (DIR, by default
  * /sys/class/misc/tqsubmit), the same counters of tqsubmitd, the module's
  * user-space twin, asked on its client socket (PATH, by default $TQ_SOCKET
  * or /run/tq/tqsubmit.sock), and the Prometheus text file usched writes
  * (FILE, by default $TQ_METRICS or /run/tq/usched.prom). Any may be
- * missing; tqstat says which and shows the others. The module and
- * tqsubmitd are the two transports: one missing is named only when the
- * other is missing too. --once prints every
- * counter as "name value", one per line. Otherwise the first line holds
- * the values now and each later line, every INTERVAL seconds (default 1),
- * the rate per second of each running total and the level of each gauge
- * (*_info metrics, which carry labels rather than numbers, and histograms
- * only in --once; usched's refusals by limit make one column, their sum).
+ * missing; tqstat says which, and why where it can tell (not there, or
+ * not readable by you), and shows the others.
+ *
+ * The default is one snapshot, at most SCREEN_COLS columns and SCREEN_ROWS
+ * rows whatever the number of clients: the transport's counters (the
+ * module's, else tqsubmitd's) and usched's, with units. -w (or an INTERVAL)
+ * redraws it every INTERVAL seconds (2), COUNT times (for ever), with rates.
+ * --all prints every counter as "name value", names and labels as their
+ * source wrote them. usched's file is stale when the pid that wrote it is
+ * gone, or when it is older than three of its intervals: the snapshot says
+ * so above usched's figures (the last it wrote), --all in a comment.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <math.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <linux/tqsubmit.h>
 #include <tq/clock.h>
@@ -35,10 +43,15 @@
 
 #define DEF_SYSFS	"/sys/class/misc/tqsubmit"
 #define DEF_METRICS	"/run/tq/usched.prom"
-#define NSRC		3	/* the module, tqsubmitd, usched's metrics */
+#define SCREEN_COLS	100
+#define SCREEN_ROWS	24
+#define FMT_LEN		64	/* a value formatted, or a label's value as shown */
+#define STALE_PERIODS	3	/* intervals without a rewrite that make the file stale */
+
+enum { MODULE, TQSUBMITD, METRICS, NSRC };
 
 struct source {
-	const char *what;	/* "module", "tqsubmitd" or "metrics" */
+	const char *what;	/* "module", "tqsubmitd" or "usched" */
 	const char *path;
 	int (*read)(const char *path, struct ctr_set *set);
 	const char *hint;	/* why it may be missing */
@@ -46,16 +59,31 @@ struct source {
 	struct ctr_set now, prev;
 };
 
+static struct source src[NSRC] = {
+	[MODULE] = { .what = "module", .path = DEF_SYSFS, .read = ctr_read_sysfs,
+		     .hint = "is tqsubmit.ko loaded?" },
+	[TQSUBMITD] = { .what = "tqsubmitd", .path = TQ_SOCKET_PATH, .read = ctr_read_sock,
+			.hint = "is tqsubmitd running?" },
+	[METRICS] = { .what = "usched", .path = DEF_METRICS, .read = ctr_read_prom,
+		      .hint = "is usched running, with metrics set?" },
+};
+
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: tqstat [--sysfs DIR] [--socket PATH] [--metrics FILE] "
-		   "[--once | INTERVAL [COUNT]]\n"
+		   "[-w] [INTERVAL [COUNT]]\n"
+		   "   or: tqstat [--sysfs DIR] [--socket PATH] [--metrics FILE] --all\n"
+		   "With no option, one screen of the transport's and usched's counters.\n"
+		   "  -w, --watch     redraw it every INTERVAL seconds (2), COUNT times (for ever),\n"
+		   "                  with rates\n"
+		   "  -a, --all       every counter, one \"name value\" line each, as the source\n"
+		   "                  names it (--once is the same)\n"
 		   "  --sysfs DIR     the module's counters (default " DEF_SYSFS ")\n"
 		   "  --socket PATH   tqsubmitd's counters, on its client socket (default\n"
 		   "                  $TQ_SOCKET or " TQ_SOCKET_PATH ")\n"
-		   "  --metrics FILE  usched's Prometheus metrics (default $TQ_METRICS or "
-		   DEF_METRICS ")\n"
-		   "  --once, -1      print every counter once, as \"name value\" lines\n"
+		   "  --metrics FILE  usched's Prometheus metrics (default $TQ_METRICS or\n"
+		   "                  " DEF_METRICS "); stale when its writer is gone or it is\n"
+		   "                  older than three of usched's metrics-interval\n"
 		   "  --version       print tq's version and exit\n");
 }
 
@@ -65,111 +93,298 @@ static void read_source(struct source *s)
 	s->err = s->read(s->path, &s->now);
 }
 
-static void say_missing(const struct source *s)
+/* Why s may be missing: for a file you may not read, whose it is. */
+static void why_missing(const struct source *s, char *buf, size_t size)
 {
-	fprintf(stderr, "tqstat: no %s counters: %s: %s (%s)\n", s->what, s->path,
-		strerror(-s->err), s->hint);
+	struct group *gr;
+	struct stat st;
+
+	if (s->err != -EACCES || stat(s->path, &st)) {
+		snprintf(buf, size, "%s", s->err == -EACCES ?
+			 "a directory on its path is closed to you" : s->hint);
+		return;
+	}
+	gr = getgrgid(st.st_gid);
+	if (st.st_mode & 040)
+		snprintf(buf, size, "mode %04o: open to group %s, which you are not in",
+			 st.st_mode & 07777, gr ? gr->gr_name : "?");
+	else
+		snprintf(buf, size, "mode %04o: open to its owner only%s", st.st_mode & 07777,
+			 s == &src[METRICS] ? " (usched's metrics-group gives it a group)" : "");
 }
 
-/* usched_tasks_total{engine="htd"} -> tasks:htd, to keep columns narrow. */
-static void short_name(const char *name, char *out, size_t size)
+static double value(const struct ctr_set *set, const char *name)
 {
-	size_t base = strcspn(name, "{"), o;
-	const char *p = name;
+	const struct counter *c = ctr_find(set, name);
 
-	if (!strncmp(p, "usched_", 7) || !strncmp(p, "tq_", 3)) {
-		size_t skip = p[0] == 'u' ? 7 : 3;
-
-		p += skip;
-		base -= skip;
-	}
-	if (base > 6 && !strncmp(p + base - 6, "_total", 6))
-		base -= 6;
-	o = snprintf(out, size, "%.*s", (int)base, p);
-	/* each label's value after a colon */
-	for (const char *l = strchr(name, '='); l && o < size; l = strchr(l + 1, '=')) {
-		size_t n = strcspn(l + 1, ",}");
-
-		o += snprintf(out + o, size - o, ":%.*s", (int)n, l + 1);
-	}
+	return c ? c->value : NAN;
 }
 
-static int width_of(const char *shortname)
+/* Why usched's metrics are a dead usched's, or NULL: see the file's comment. */
+static const char *stale(const struct ctr_set *m, char *buf, size_t size)
 {
-	int w = strlen(shortname);
+	double pid = value(m, "tq_pid"), t = value(m, "tq_metrics_time_seconds");
+	double every = value(m, "tq_metrics_interval_seconds");
 
-	return w < 8 ? 8 : w;
+	if (pid > 0 && kill((pid_t)pid, 0) && errno == ESRCH) {
+		snprintf(buf, size, "usched (pid %.0f) is not running", pid);
+		return buf;
+	}
+	if (every > 0 && time(NULL) - t > STALE_PERIODS * every) {
+		snprintf(buf, size, "not rewritten for %.0f s (every %.0f s)", time(NULL) - t, every);
+		return buf;
+	}
+	return NULL;
 }
 
-static void print_value(int width, double v)
-{
-	int prec = (v != floor(v) && fabs(v) < 100) ? 2 : 0;
+/* ---- the snapshot --------------------------------------------------------- */
 
-	printf(" %*.*f", width, prec, v);
+/* One line of the screen, cut at its width (--all has every name whole). */
+static void __attribute__((format(printf, 1, 2))) line(const char *fmt, ...)
+{
+	char buf[SCREEN_COLS + 1];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	puts(buf);
 }
 
-static void print_header(const struct source *src, const struct ctr_set *cols,
-			 unsigned int nsrc)
+/* Rotating buffers, so that one line may format several values. */
+static char *fmt_buf(void)
 {
-	char sn[CTR_NAME], bar[1024];
+	static char bufs[16][FMT_LEN];
+	static unsigned int i;
 
-	/* a dashed group line over each source's columns, then the names */
-	for (unsigned int s = 0; s < nsrc; s++) {
-		size_t w = 0, len = strlen(src[s].what);
-
-		if (!cols[s].n)
-			continue;
-		for (unsigned int i = 0; i < cols[s].n; i++) {
-			short_name(cols[s].c[i].name, sn, sizeof(sn));
-			w += 1 + width_of(sn);
-		}
-		w = w - 1 < sizeof(bar) - 1 ? w - 1 : sizeof(bar) - 1;
-		memset(bar, '-', w);
-		bar[w] = 0;
-		if (len + 2 <= w)
-			memcpy(bar + (w - len) / 2, src[s].what, len);
-		printf(" %s", bar);
-	}
-	putchar('\n');
-	for (unsigned int s = 0; s < nsrc; s++) {
-		for (unsigned int i = 0; i < cols[s].n; i++) {
-			short_name(cols[s].c[i].name, sn, sizeof(sn));
-			printf(" %*s", width_of(sn), sn);
-		}
-	}
-	putchar('\n');
+	return bufs[i++ % 16];
 }
 
-/*
- * One line over the columns fixed at the start (cols). rates: counters as
- * per-second rates over dt; else values as they are.
- */
-static void print_line(struct source *src, const struct ctr_set *cols, unsigned int nsrc,
-		       bool rates, double dt)
+static const char *count(double v)
 {
-	char sn[CTR_NAME];
+	char *b = fmt_buf();
 
-	for (unsigned int s = 0; s < nsrc; s++) {
-		for (unsigned int i = 0; i < cols[s].n; i++) {
-			const struct counter *c = &cols[s].c[i];
-			const struct counter *now = ctr_find(&src[s].now, c->name);
-			const struct counter *old = ctr_find(&src[s].prev, c->name);
-			int w;
+	if (isnan(v))
+		return "-";
+	snprintf(b, FMT_LEN, "%.0f", v);
+	return b;
+}
 
-			short_name(c->name, sn, sizeof(sn));
-			w = width_of(sn);
-			if (src[s].err || !now)
-				printf(" %*s", w, "-");
-			else if (!rates || c->gauge)
-				print_value(w, now->value);
-			else if (!old)
-				printf(" %*s", w, "-");
-			else
-				print_value(w, (now->value - old->value) / dt);
-		}
+static const char *pct(double ratio)
+{
+	char *b = fmt_buf();
+
+	if (isnan(ratio))
+		return "-";
+	snprintf(b, FMT_LEN, "%.1f %%", 100 * ratio);
+	return b;
+}
+
+static const char *bytes(double v)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	char *b = fmt_buf();
+	unsigned int u = 0;
+
+	if (isnan(v))
+		return "-";
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
 	}
-	putchar('\n');
+	snprintf(b, FMT_LEN, "%.*f %s", !u ? 0 : v < 10 ? 2 : v < 100 ? 1 : 0, v, unit[u]);
+	return b;
+}
+
+static const char *secs(double s)
+{
+	char *b = fmt_buf();
+
+	if (isnan(s))
+		return "-";
+	if (s < 0)
+		s = 0;
+	if (s < 1e-3)
+		snprintf(b, FMT_LEN, "%.0f us", s * 1e6);
+	else if (s < 1)
+		snprintf(b, FMT_LEN, "%.1f ms", s * 1e3);
+	else if (s < 120)
+		snprintf(b, FMT_LEN, "%.2f s", s);
+	else if (s < 7200)
+		snprintf(b, FMT_LEN, "%.0f min %02.0f s", floor(s / 60), fmod(s, 60));
+	else
+		snprintf(b, FMT_LEN, "%.0f h %02.0f min", floor(s / 3600), fmod(floor(s / 60), 60));
+	return b;
+}
+
+/* ", N/s" of a running total over dt, "" on the first screen. */
+static const char *rate(const struct source *s, const char *name, double dt, bool as_bytes)
+{
+	double v = (value(&s->now, name) - value(&s->prev, name)) / dt;
+	char *b = fmt_buf();
+
+	if (!(dt > 0) || isnan(v))
+		return "";
+	snprintf(b, FMT_LEN, ", %s/s", as_bytes ? bytes(v) : count(v));
+	return b;
+}
+
+/* The value of label key in tq_info's sample, or "?". */
+static const char *info(const struct ctr_set *m, const char *key)
+{
+	char *b = fmt_buf(), pat[40];
+	const char *p = NULL;
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < m->n && !p; i++)
+		if (!strncmp(m->c[i].name, "tq_info{", 8))
+			p = m->c[i].name;
+	snprintf(pat, sizeof(pat), "%s=\"", key);
+	p = p ? strstr(p, pat) : NULL;
+	if (!p)
+		return "?";
+	for (p += strlen(pat); *p && *p != '"' && n < FMT_LEN - 1; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		b[n++] = *p;
+	}
+	b[n] = 0;
+	return b;
+}
+
+static void show_missing(const struct source *s)
+{
+	char why[256];
+
+	why_missing(s, why, sizeof(why));
+	line("%-10s %s: %s", s->what, s->path, strerror(-s->err));
+	line("           %s", why);
+}
+
+/* The module's counters, or tqsubmitd's under the same names. */
+static void show_transport(double dt)
+{
+	const struct source *s = !src[MODULE].err ? &src[MODULE] : &src[TQSUBMITD];
+	const struct ctr_set *c = &s->now;
+	double pid = value(c, "scheduler_pid");
+
+	if (s->err) {
+		show_missing(&src[MODULE]);
+		show_missing(&src[TQSUBMITD]);
+		return;
+	}
+	line("%-10s %s", s->what, s->path);
+	line("  clients    %s contexts open; scheduler %s", count(value(c, "contexts")),
+	     pid > 0 ? count(pid) : "none attached");
+	line("  tasks      %s submitted, %s delivered, %s completed%s; %s in flight",
+	     count(value(c, "submitted")), count(value(c, "delivered")),
+	     count(value(c, "completed")), rate(s, "completed", dt, false),
+	     count(value(c, "in_flight")));
+	line("  trouble    %s failed, %s rejected, %s dropped, %s requeued, %s abandoned",
+	     count(value(c, "failed")), count(value(c, "rejected")), count(value(c, "dropped")),
+	     count(value(c, "requeued")), count(value(c, "abandoned")));
+	line("  enters     %s, %s absorbed", count(value(c, "enters")),
+	     count(value(c, "enters_absorbed")));
+	if (s == &src[TQSUBMITD])
+		line("  socket     %s connections; %s bad messages, %s bad records, %s stalled sends",
+		     count(value(c, "connections")), count(value(c, "bad_messages")),
+		     count(value(c, "bad_records")), count(value(c, "stalled_sends")));
+}
+
+static void show_usched(double dt)
+{
+	const struct source *s = &src[METRICS];
+	const struct ctr_set *m = &s->now;
+	double tgs = value(m, "tq_tgs_total"), every = value(m, "tq_metrics_interval_seconds");
+	double age = time(NULL) - value(m, "tq_metrics_time_seconds");
+	char why[128];
+
+	if (s->err) {
+		show_missing(s);
+		return;
+	}
+	if (stale(m, why, sizeof(why))) {
+		line("%-10s %s: STALE: %s", s->what, s->path, why);
+		line("  STALE      written %s ago: the last figures of a usched gone", secs(age));
+	} else {
+		line("%-10s %s, written %s s ago (every %s s); pid %s, up %s", s->what, s->path,
+		     count(age < 0 ? 0 : age), count(every), count(value(m, "tq_pid")),
+		     secs(value(m, "tq_uptime_seconds")));
+	}
+	line("  device     %.48s, %s copy engine(s), %s kernel queue(s)", info(m, "device"),
+	     info(m, "copy_engines"), info(m, "kernel_queues"));
+	line("  policy     %s, task groups of up to %s tasks", info(m, "policy"), info(m, "max_tg"));
+	line("  tasks      %s submitted, %s ok%s, %s error, %s cancelled; %s waiting, %s running",
+	     count(value(m, "tq_tasks_submitted_total")),
+	     count(value(m, "tq_tasks_total{status=\"ok\"}")),
+	     rate(s, "tq_tasks_total{status=\"ok\"}", dt, false),
+	     count(value(m, "tq_tasks_total{status=\"error\"}")),
+	     count(value(m, "tq_tasks_total{status=\"cancelled\"}")),
+	     count(value(m, "tq_queue_depth")), count(value(m, "tq_tasks_running")));
+	line("  copied     %s to the device%s, %s from it%s",
+	     bytes(value(m, "tq_bytes_total{dir=\"htd\"}")),
+	     rate(s, "tq_bytes_total{dir=\"htd\"}", dt, true),
+	     bytes(value(m, "tq_bytes_total{dir=\"dth\"}")),
+	     rate(s, "tq_bytes_total{dir=\"dth\"}", dt, true));
+	line("  TGs        %s, %.1f tasks each; makespans %s measured, %s predicted",
+	     count(tgs), tgs > 0 ? value(m, "tq_tg_size_tasks_sum") / tgs : 0,
+	     secs(value(m, "tq_tg_makespan_seconds_total{kind=\"measured\"}")),
+	     secs(value(m, "tq_tg_makespan_seconds_total{kind=\"predicted\"}")));
+	line("  model      error per TG %s mean, %s max; policy time %s",
+	     pct(value(m, "tq_tg_makespan_error_mean")), pct(value(m, "tq_tg_makespan_error_max")),
+	     secs(value(m, "tq_policy_seconds_total")));
+	line("  clients    %s contexts of %s user(s); builds %s ok, %s failed, %s crashed",
+	     count(value(m, "tq_contexts")), count(value(m, "tq_users")),
+	     count(value(m, "tq_builds_total{status=\"ok\"}")),
+	     count(value(m, "tq_builds_total{status=\"error\"}")),
+	     count(value(m, "tq_build_crashes_total")));
+	line("  refused    %s by limits, %s rejected, %s command errors, %s device recoveries",
+	     count(value(m, CTR_LIMITS)), count(value(m, "tq_rejected_tasks_total")),
+	     count(value(m, "tq_task_command_errors_total{stage=\"htd\"}") +
+		   value(m, "tq_task_command_errors_total{stage=\"k\"}") +
+		   value(m, "tq_task_command_errors_total{stage=\"dth\"}")),
+	     count(value(m, "tq_device_recoveries_total")));
+}
+
+/* One screen; dt: seconds since the last, 0 for the first (no rates). */
+static void snapshot(double dt)
+{
+	char host[64] = "?", when[32];
+	time_t now = time(NULL);
+
+	gethostname(host, sizeof(host) - 1);
+	strftime(when, sizeof(when), "%F %T", localtime(&now));
+	line("tqstat %s on %s, %s%s", TQ_VERSION, host, when,
+	     dt > 0 ? "; rates over the last interval" : "");
+	line("%s", "");
+	show_transport(dt);
+	line("%s", "");
+	show_usched(dt);
 	fflush(stdout);
+}
+
+/* ---- every counter ------------------------------------------------------- */
+
+static void all(void)
+{
+	char why[256];
+
+	for (unsigned int s = 0; s < NSRC; s++) {
+		if (src[s].err) {
+			why_missing(&src[s], why, sizeof(why));
+			printf("# %s %s: not available: %s: %s\n", src[s].what, src[s].path,
+			       strerror(-src[s].err), why);
+			continue;
+		}
+		printf("# %s %s", src[s].what, src[s].path);
+		if (s == METRICS && stale(&src[s].now, why, sizeof(why)))
+			printf(": stale: %s", why);
+		putchar('\n');
+		for (unsigned int i = 0; i < src[s].now.n; i++)
+			printf("%s %.*f\n", src[s].now.c[i].name,
+			       src[s].now.c[i].value == floor(src[s].now.c[i].value) ? 0 : 6,
+			       src[s].now.c[i].value);
+	}
 }
 
 static void sleep_s(double s)
@@ -180,19 +395,21 @@ static void sleep_s(double s)
 		;
 }
 
-static void once(struct source *src, unsigned int nsrc)
+static void watch(double interval, long count)
 {
-	for (unsigned int s = 0; s < nsrc; s++) {
-		if (src[s].err) {
-			printf("# %s %s: not available: %s (%s)\n", src[s].what, src[s].path,
-			       strerror(-src[s].err), src[s].hint);
-			continue;
-		}
-		printf("# %s %s\n", src[s].what, src[s].path);
-		for (unsigned int i = 0; i < src[s].now.n; i++)
-			printf("%s %.*f\n", src[s].now.c[i].name,
-			       src[s].now.c[i].value == floor(src[s].now.c[i].value) ? 0 : 6,
-			       src[s].now.c[i].value);
+	bool tty = isatty(STDOUT_FILENO);
+	double t0 = tq_now_s(), t1;
+
+	snapshot(0);
+	for (long i = 1; count < 0 || i < count; i++) {
+		sleep_s(interval);
+		for (int s = 0; s < NSRC; s++)
+			read_source(&src[s]);
+		t1 = tq_now_s();
+		/* a terminal redraws in place, as top does; anything else gets one after another */
+		fputs(tty ? "\033[H\033[2J" : "\n", stdout);
+		snapshot(t1 - t0);
+		t0 = t1;
 	}
 }
 
@@ -202,42 +419,38 @@ int main(int argc, char **argv)
 		{ "sysfs", required_argument, NULL, 's' },
 		{ "metrics", required_argument, NULL, 'm' },
 		{ "socket", required_argument, NULL, 'S' },
-		{ "once", no_argument, NULL, '1' },
+		{ "watch", no_argument, NULL, 'w' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "once", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	static struct source src[NSRC] = {
-		{ .what = "module", .path = DEF_SYSFS, .read = ctr_read_sysfs,
-		  .hint = "is tqsubmit.ko loaded?" },
-		{ .what = "tqsubmitd", .path = TQ_SOCKET_PATH, .read = ctr_read_sock,
-		  .hint = "is tqsubmitd running?" },
-		{ .what = "metrics", .path = DEF_METRICS, .read = ctr_read_prom,
-		  .hint = "is usched running with metrics on?" },
-	};
-	static struct ctr_set cols[NSRC];
-	double interval = 1, t0;
+	double interval = 2;
 	long count = -1;
-	bool one = false;
+	bool every = false, watching = false;
 	int c;
 
 	tq_version_opt(argc, argv, "tqstat");
 	if (getenv("TQ_METRICS"))
-		src[2].path = getenv("TQ_METRICS");
+		src[METRICS].path = getenv("TQ_METRICS");
 	if (getenv("TQ_SOCKET") && *getenv("TQ_SOCKET"))
-		src[1].path = getenv("TQ_SOCKET");
-	while ((c = getopt_long(argc, argv, "1h", opts, NULL)) != -1) {
+		src[TQSUBMITD].path = getenv("TQ_SOCKET");
+	while ((c = getopt_long(argc, argv, "awh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			src[0].path = optarg;
+			src[MODULE].path = optarg;
 			break;
 		case 'm':
-			src[2].path = optarg;
+			src[METRICS].path = optarg;
 			break;
 		case 'S':
-			src[1].path = optarg;
+			src[TQSUBMITD].path = optarg;
 			break;
-		case '1':
-			one = true;
+		case 'a':
+			every = true;
+			break;
+		case 'w':
+			watching = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -255,6 +468,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "tqstat: bad interval '%s'\n", argv[optind - 1]);
 			return 2;
 		}
+		watching = true;
 	}
 	if (optind < argc) {
 		char *end;
@@ -265,56 +479,18 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc || (one && count > 0)) {
+	if (optind < argc || (every && watching)) {
 		usage(stderr);
 		return 2;
 	}
 
 	for (int s = 0; s < NSRC; s++)
 		read_source(&src[s]);
-	if (one) {
-		once(src, NSRC);
-		return src[0].err && src[1].err && src[2].err ? 1 : 0;
-	}
-	for (int s = 0; s < NSRC; s++)
-		if (src[s].err && (s == 2 || src[!s].err))
-			say_missing(&src[s]);
-	if (src[0].err && src[1].err && src[2].err)
-		return 1;
-	/*
-	 * Every counter but the *_info ones, which carry labels, not numbers, and
-	 * histograms, whose buckets make no column (the totals they refine do).
-	 */
-	for (int s = 0; s < NSRC; s++) {
-		for (unsigned int i = 0; !src[s].err && i < src[s].now.n; i++) {
-			const char *name = src[s].now.c[i].name;
-			size_t base = strcspn(name, "{");
-
-			if ((base < 5 || strncmp(name + base - 5, "_info", 5)) &&
-			    !src[s].now.c[i].hist &&
-			    (base != strlen(CTR_LIMITS) || strncmp(name, CTR_LIMITS, base) ||
-			     !name[base]))
-				cols[s].c[cols[s].n++] = src[s].now.c[i];
-		}
-	}
-
-	print_header(src, cols, NSRC);
-	print_line(src, cols, NSRC, false, 0);
-	t0 = tq_now_s();
-	for (long i = 1; count < 0 || i < count; i++) {
-		double t1;
-
-		sleep_s(interval);
-		for (int s = 0; s < NSRC; s++) {
-			bool had = !src[s].err;
-
-			read_source(&src[s]);
-			if (had && src[s].err)
-				say_missing(&src[s]);
-		}
-		t1 = tq_now_s();
-		print_line(src, cols, NSRC, true, t1 - t0);
-		t0 = t1;
-	}
-	return 0;
+	if (every)
+		all();
+	else if (watching)
+		watch(interval, count);
+	else
+		snapshot(0);
+	return src[MODULE].err && src[TQSUBMITD].err && src[METRICS].err ? 1 : 0;
 }
