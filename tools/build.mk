@@ -25,6 +25,11 @@ $(TESTBIN)/tqstat: $(OBJ)/tools/tqstat/test.o $(OBJ)/tools/tqstat/counters.o | $
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# tqstat against the real usched and 8 clients, natively on the socket transport.
+CHECK_SCRIPTS += script:tools/tqstat/live.sh
+tools/tqstat/live.sh: $(BIN)/tqstat $(BIN)/usched $(BIN)/usched-build $(BIN)/tqsubmitd \
+	$(BIN)/tqdemo $(TESTBIN)/tq_counter
+
 # tqdemo: the client make run and the end-to-end tests start.
 BINS += $(BIN)/tqdemo
 
