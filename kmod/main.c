@@ -238,7 +238,6 @@ static const struct file_operations tq_fops = {
 	.read_iter	= tq_read_iter,
 	.write_iter	= tq_write_iter,
 	.poll		= tq_poll,
-	.llseek		= no_llseek,
 	.show_fdinfo	= tq_show_fdinfo,
 };
 

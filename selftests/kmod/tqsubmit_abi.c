@@ -1059,7 +1059,7 @@ TEST(close_with_tasks_in_flight)
 	close(sfd);
 }
 
-/* A fresh fd is neither kind: only QUERY works on it. */
+/* A fresh fd is neither kind: only QUERY works on it. No fd seeks. */
 TEST(fresh_fd_misuse)
 {
 	struct tq_query q = { .size = sizeof(q) };
@@ -1074,6 +1074,8 @@ TEST(fresh_fd_misuse)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, write(fd, buf, sizeof(buf)));
 	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, lseek(fd, 0, SEEK_SET));
+	EXPECT_EQ(ESPIPE, errno);
 	p = (struct pollfd){ .fd = fd, .events = POLLIN | POLLOUT };
 	EXPECT_EQ(1, poll(&p, 1, 0));
 	EXPECT_NE(0, p.revents & POLLERR);
