@@ -108,12 +108,19 @@ SAN_SUITES = $(addprefix native:,$(TESTS)) $(addprefix socket:,$(SOCKET_TESTS)) 
 	$(filter-out $(SAN_SKIP),$(CHECK_SCRIPTS))
 SAN_RUN := $(if $(filter 1,$(SAN_CHECK)),$(if $(filter 1,$(SAN)),,1))
 
+# make check boots Debian 12's newest kernel of each series here too, and
+# runs KERNEL_VM_TESTS on it with the module built for it (runtests
+# --kernel); CHECK_KERNELS= leaves that out.
+CHECK_KERNELS ?= 6.12
+
 check: deps
 	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
 	@$(MAKE) --no-print-directory SAN=$(SAN) user
 	$(if $(SAN_RUN),@$(MAKE) --no-print-directory SAN=1 user)
 	@BIN=$(BIN) scripts/runtests $(addprefix native:,$(TESTS)) $(addprefix socket:,$(SOCKET_TESTS)) \
-		$(addprefix vm:,$(VM_TESTS)) $(CHECK_SCRIPTS) \
+		$(addprefix vm:,$(VM_TESTS)) \
+		$(foreach k,$(CHECK_KERNELS),--kernel $(k) $(addprefix vm:,$(KERNEL_VM_TESTS))) \
+		$(CHECK_SCRIPTS) \
 		$(if $(SAN_RUN),--bin build/san/bin $$($(MAKE) -s --no-print-directory SAN=1 san-suites))
 
 san-suites:

@@ -26,3 +26,6 @@ $(TESTBIN)/tqsubmit_smoke: selftests/kmod/tqsubmit_smoke.c $(LINUX_SRC)/.stamp
 
 VM_TESTS += $(TESTBIN)/tqsubmit_smoke
 
+# What make check runs on each newer Debian kernel too (CHECK_KERNELS, in a
+# guest of its own): the kselftests and libtq's suites on the module.
+KERNEL_VM_TESTS := $(TESTBIN)/tqsubmit_smoke $(TQ_SELFTESTS) $(LIBTQ_VM)
