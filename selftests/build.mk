@@ -55,14 +55,16 @@ VM_TESTS += selftests/tq_fuzz.sh
 selftests/tq_fuzz.sh: $(TESTBIN)/tq_fuzz $(BIN)/usched $(BIN)/tqdemo
 
 # The hostile-client suite: tq_hostile, one attacking client through libtq, and
-# the VM script that runs each attack against usched while tqdemo clients run.
+# the script that runs each attack against usched while tqdemo clients run, on
+# both transports.
 $(BIN)/tq_hostile: $(OBJ)/selftests/tq_hostile.o $(LIB)/libtq.a $(LIB)/libtqkernels.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 BINS += $(BIN)/tq_hostile
 VM_TESTS += usched/daemon/tests/hostile.sh
-usched/daemon/tests/hostile.sh: $(BIN)/tq_hostile $(BIN)/usched $(BIN)/tqdemo
+SOCKET_TESTS += usched/daemon/tests/hostile.sh
+usched/daemon/tests/hostile.sh: $(BIN)/tq_hostile $(BIN)/usched $(BIN)/tqdemo $(TESTBIN)/tq_counter
 
 # usched's core and daemon: their files call each other in one direction (the built objects).
 CHECK_SCRIPTS += script:selftests/layers.sh

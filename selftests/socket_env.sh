@@ -38,8 +38,10 @@ cleanup() {
 trap cleanup EXIT
 
 export TQ_TRANSPORT=socket TQ_SOCKET=$T/tqsubmit.sock TQ_SCHED_SOCKET=$T/sched.sock
+# the client socket open to every user, as the module's /dev/tqsubmit (0666):
+# suites run clients as other users
 "$tqsubmitd" --foreground --socket "$TQ_SOCKET" --sched-socket "$TQ_SCHED_SOCKET" \
-	>"$T/tqsubmitd.log" 2>&1 &
+	--socket-mode 0666 >"$T/tqsubmitd.log" 2>&1 &
 spid=$!
 export TQ_SERVER_PID=$spid
 for _ in $(seq 1 100); do

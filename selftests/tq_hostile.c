@@ -17,7 +17,8 @@
  *	tq_hostile flood [--count N]       N programs in one context: -EDQUOT
  *	                                   before the Nth, no other error
  *	tq_hostile denied                  source from a user not allowed it: -EPERM
- *	tq_hostile storm [--seconds S]     TQ_IOC_ENTER in a tight loop
+ *	tq_hostile storm [--seconds S]     the doorbell in a tight loop (TQ_IOC_ENTER,
+ *	                                   on the socket its message)
  *
  * The last line says what happened; the exit status is 0 when the answer is
  * the contract's, 1 when it is another, 2 when none came within --wait
@@ -32,7 +33,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 #include <tq/clock.h>
 #include <tq/version.h>
 
@@ -374,7 +374,6 @@ static int denied(void)
 
 static int storm(void)
 {
-	struct tq_enter e = { .size = sizeof(e) };
 	double t0 = tq_now_s(), end = t0 + opt.seconds;
 	uint64_t n = 0, errs = 0;
 	struct tq tq;
@@ -382,7 +381,7 @@ static int storm(void)
 	open_ctx(&tq, 1 << 16);
 	while (tq_now_s() < end) {
 		for (int k = 0; k < 1000; k++)
-			errs += ioctl(tq.fd, TQ_IOC_ENTER, &e) != 0;
+			errs += tq_enter(&tq) != 0;
 		n += 1000;
 	}
 	tq_close(&tq);

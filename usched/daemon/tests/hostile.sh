@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# hostile.sh - hostile clients against the real usched, in the test VM
-# (tqsubmit.ko loaded, PoCL). usched runs with small limits from a config
+# hostile.sh - hostile clients against the real usched, on the module in
+# the test VM (tqsubmit.ko loaded, PoCL) or natively on tqsubmitd's socket
+# (TQ_TRANSPORT=socket, selftests/socket_env.sh). usched runs with small limits from a config
 # file written here; each attack (build/bin/tq_hostile MODE, as an ordinary
 # user) runs while two honest clients (tqdemo, every result verified) do,
 # and is its own TAP case: its answer must be the status of the contract
@@ -40,12 +41,12 @@ HONEST_MIX=VA,MT,BS,DCT
 . usched/daemon/tests/lib.sh
 
 command -v setpriv >/dev/null || skip_all "no setpriv (util-linux)"
-suite_begin hostile "$BIN/usched" "$BIN/tqdemo" "$BIN/tq_hostile"
+suite_begin_any hostile "$BIN/usched" "$BIN/tqdemo" "$BIN/tq_hostile" "$COUNTER"
 
 echo "$LIMITS" >"$T/usched.conf"
 conf=$T/usched.conf
 start_usched() {
-	"$BIN/usched" --foreground --config "$conf" --state "$T/state" \
+	"$BIN/usched" --foreground --config "$conf" --state "$T/state" --tqsubmitd none \
 		--metrics "$T/usched.prom" >>"$T/usched.log" 2>&1 &
 	upid=$!
 	wait_for 60 attached
