@@ -579,12 +579,16 @@ static void sched_records(struct tqd_conn *c, size_t len, int nfds, int *fds)
 	tqd_completions((const struct tq_completion *)c->buf, len / sizeof(struct tq_completion));
 }
 
-/* Whether a 0-byte read was the end of the connection (else an empty message). */
+/*
+ * Whether a 0-byte read was the end of the connection, else an empty
+ * message (answered EINVAL): the peer's hang-up shows; nothing to read
+ * after the message is a live peer.
+ */
 static bool conn_hung_up(int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
 
-	return poll(&p, 1, 0) != 1 || (p.revents & (POLLHUP | POLLRDHUP | POLLERR));
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR));
 }
 
 /*

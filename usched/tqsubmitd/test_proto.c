@@ -657,6 +657,11 @@ static void test_query(struct daemon *d)
 	ret = recv_raw(fd, raw, sizeof(raw), NULL, 0, NULL, 2000);
 	tap_ok(ret == 8 && ((struct tq_sock_msg *)raw)->status == -EINVAL,
 	       "a 3-byte message: an EINVAL reply (%d bytes)", ret);
+	/* Read as 0 bytes, as the end is: the peer is still there. */
+	send_raw(fd, raw, 0, NULL, 0);
+	ret = recv_raw(fd, raw, sizeof(raw), NULL, 0, NULL, 2000);
+	tap_ok(ret == 8 && ((struct tq_sock_msg *)raw)->status == -EINVAL,
+	       "an empty message: an EINVAL reply, not the connection's end (%d bytes)", ret);
 	{
 		struct tq_sock_msg h = { .cmd = TQ_IOC_QUERY, .status = 5 };
 		struct tq_query q = { .size = sizeof(q) };
