@@ -13,7 +13,8 @@
 #                   last line "N passed, M failed[, K skipped]"
 #   make run        the main job (see README.md)
 #   make checkpatch checkpatch.pl --strict over kmod/, the uapi header and the shared checks
-#   make fuzz       the fuzzer against usched in the test VM for FUZZ_SECONDS (600)
+#   make fuzz       the fuzzer against usched in the test VM for FUZZ_SECONDS (600);
+#                   TRANSPORT=socket: here, on tqsubmitd's socket
 #   make check-debug the test VM's suites on a kernel with KASAN, lockdep, kmemleak, UBSAN
 
 # Kernel build tree: the running kernel's when it has one, else the newest
@@ -135,13 +136,20 @@ check-debug: deps
 	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
 	@scripts/check-debug $(addprefix vm:,$(VM_TESTS) selftests/kmod/debug_kernel.sh)
 
-# FUZZ_SEED=S replays a run; FUZZ_PROCS sets the workers (4).
+# FUZZ_SEED=S replays a run; FUZZ_PROCS sets the workers (4); TRANSPORT=socket fuzzes
+# tqsubmitd's socket here (selftests/socket_env.sh) instead of the module in the test VM.
 FUZZ_SECONDS ?= 600
 fuzz: deps
+ifeq ($(TRANSPORT),socket)
+	@$(MAKE) --no-print-directory user
+	BIN=$(BIN) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_PROCS=$${FUZZ_PROCS:-4} \
+		FUZZ_SEED=$${FUZZ_SEED:-} selftests/socket_env.sh selftests/tq_fuzz.sh
+else
 	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
 	scripts/vm --timeout $$(($(FUZZ_SECONDS) + 900)) -- env BIN=$(BIN) \
 		FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_PROCS=$${FUZZ_PROCS:-4} FUZZ_SEED=$${FUZZ_SEED:-} \
 		selftests/tq_fuzz.sh
+endif
 
 run: deps
 	@scripts/run-main

@@ -46,13 +46,15 @@ $(TESTBIN)/tqsubmit_requeue: $(OBJ)/selftests/tqsubmit_requeue.o | $(BIN)/tq_ech
 
 VM_TESTS += $(TESTBIN)/tqsubmit_requeue
 
-# The fuzzer (selftests/tq_fuzz.c) and the VM script that runs it against usched.
+# The fuzzer (selftests/tq_fuzz.c) and the script that runs it against usched, on
+# both transports.
 $(TESTBIN)/tq_fuzz: $(OBJ)/selftests/tq_fuzz.o $(LIB)/libtqkernels.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 VM_TESTS += selftests/tq_fuzz.sh
-selftests/tq_fuzz.sh: $(TESTBIN)/tq_fuzz $(BIN)/usched $(BIN)/tqdemo
+SOCKET_TESTS += selftests/tq_fuzz.sh
+selftests/tq_fuzz.sh: $(TESTBIN)/tq_fuzz $(BIN)/usched $(BIN)/tqdemo $(TESTBIN)/tq_counter
 
 # The hostile-client suite: tq_hostile, one attacking client through libtq, and
 # the script that runs each attack against usched while tqdemo clients run, on

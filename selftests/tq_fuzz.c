@@ -2,7 +2,8 @@
 /*
  * tq_fuzz - random, seeded sequences of everything a client can do to
  * /dev/tqsubmit, from several processes at once, against the real scheduler
- * (usched) in the test VM.
+ * (usched) in the test VM; or natively the same to tqsubmitd's client
+ * socket (TQ_TRANSPORT=socket, or no module: see "the transport" below).
  *
  *	tq_fuzz [--seed S] [--seconds N] [--procs P] [--proc I] [--steps N] [--verbose]
  *
@@ -39,7 +40,9 @@
  * and, once every worker is gone: the scheduler is still the one attached,
  * nothing is in flight, every context was released, the module's counters
  * balance (submitted = completed + failed + rejected + dropped), and the
- * kernel log shows no BUG, WARNING or Oops. The script around it
+ * kernel log shows no BUG, WARNING or Oops; on the socket, instead of the
+ * kernel log, tqsubmitd still runs and holds as many descriptors as before
+ * ($TQ_SERVER_PID's /proc/PID/fd). The script around it
  * (selftests/tq_fuzz.sh) starts usched and checks that it still serves an
  * honest client afterwards.
  *
@@ -49,6 +52,7 @@
  * (EPERM), MADV_DOFORK refused or honoured (a child that sees a mapping is
  * counted in the summary, not failed: selftests/kmod/tqsubmit_abi owns that).
  */
+#include <dirent.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <setjmp.h>
@@ -58,7 +62,9 @@
 #include <sys/eventfd.h>
 #include <sys/klog.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <tq_transport.h>
 
 #include "selftests/tap.h"
 #include "selftests/kmod/tq_util.h"
@@ -76,6 +82,7 @@
 #define MAGIC		0xf5ull
 #define NOBODY		65534
 #define NR_OPS		18
+#define ARG_MAX_SIZE	4096	/* an ioctl struct's largest size (PAGE_SIZE) */
 
 /* ---- the generator: <tq/rand.h>'s ---- */
 
@@ -151,11 +158,13 @@ struct map {
 
 struct ctx {
 	int fd;			/* -1: slot free */
+	int rings_fd, arena_fd;	/* the socket's memfds, from SETUP's reply; else -1 */
 	bool is_ctx;		/* SETUP succeeded */
 	unsigned int gen;	/* bumps at each reuse of the slot */
 	struct tq_setup s;
 	struct map sq, cq, arena;	/* the mappings the ring operations use */
 	struct map extra;	/* one more mapping made by the mmap operation */
+	bool extra_ring;	/* the socket's: extra maps the rings memfd */
 	uint32_t tail;		/* descriptors written with their tag */
 	uint32_t published;	/* the producer value we last published */
 	uint32_t cq_head;
@@ -183,6 +192,7 @@ struct proc {
 	pid_t children[MAX_CHILDREN];
 	unsigned int nchildren;
 	uint64_t child_no;
+	bool scribble;		/* a child: it writes its parent's SQ producers (socket) */
 	const struct tqk_task *va;
 	struct tqk_launch va_l;
 };
@@ -204,6 +214,9 @@ static __attribute__((format(printf, 2, 3), noreturn)) void fail(struct proc *p,
 	res->step = p->step;
 	res->failed = 1;
 	fprintf(stderr, "tq_fuzz: FAIL %s\n", res->msg);
+	/* Its children would outlive it, some holding their contexts for ever (pause()). */
+	for (unsigned int k = 0; k < p->nchildren; k++)
+		kill(p->children[k], SIGKILL);
 	_exit(1);
 }
 
@@ -225,6 +238,250 @@ static bool errno_in(int err, const int *ok)
 static int sys_ret(long ret)
 {
 	return ret < 0 ? errno : 0;
+}
+
+/*
+ * ---- the transport: the module's device, or tqsubmitd's client socket ----
+ *
+ * On the socket (include/uapi/linux/tqsubmit.h, "The socket transport") a
+ * client fd is a connection, an ioctl a message and its reply, and the
+ * regions are the two memfds SETUP's reply carries. What the module
+ * refuses as a bad pointer is here a message of the wrong length, with a
+ * non-zero head status or with a descriptor it should not carry; every
+ * one must be answered with an errno, and a well-formed ENTER never. The
+ * memfds' mappings are the client's business (only their seals are the
+ * contract); read() and write() become raw messages, empty, cut,
+ * oversized, pipelined or carrying stray descriptors.
+ */
+static bool sock;
+
+/* A client fd: the device opened, or a connection to tqsubmitd; -errno. */
+static int t_open(bool nonblock)
+{
+	int fd;
+
+	if (!sock) {
+		fd = open(TQ_DEV, O_RDWR | O_CLOEXEC | (nonblock ? O_NONBLOCK : 0));
+		return fd < 0 ? -errno : fd;
+	}
+	fd = tqt_connect(tqt_client_path());
+	if (fd >= 0 && nonblock)
+		fcntl(fd, F_SETFL, O_NONBLOCK);
+	return fd;
+}
+
+/* An fd to ATTACH on: the device, or a connection to the scheduler socket; -errno. */
+static int t_open_sched(void)
+{
+	int fd;
+
+	if (sock)
+		return tqt_connect(tqt_sched_path());
+	fd = open(TQ_DEV, O_RDWR | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* A server counter: the module's sysfs file, or tqsubmitd's; -1 if none. */
+static long long t_stat(const char *name)
+{
+	return sock ? tqt_stat(tqt_client_path(), name) : raw_stat(name);
+}
+
+/* Nothing waits on a connection between our commands: no reply comes unasked. */
+static void sock_quiet(struct proc *p, int fd)
+{
+	struct tq_sock_msg h;
+	ssize_t n = recv(fd, &h, sizeof(h), MSG_DONTWAIT | MSG_PEEK);
+
+	if (n < 0 && errno == EAGAIN)
+		return;
+	if (n >= (ssize_t)sizeof(h))
+		fail(p, "fd %d: a message nobody asked for: command 0x%x status %d", fd, h.cmd,
+		     h.status);
+	fail(p, "fd %d: %s between commands", fd, n < 0 ? strerror(errno) :
+	     n ? "a cut message" : "the connection's end");
+}
+
+/* Send one message with nfds descriptors; 0 or errno (EAGAIN only with dontwait). */
+static int sock_send(int fd, const void *msg, size_t len, const int *fds, unsigned int nfds,
+		     bool dontwait)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 8)];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct pollfd pf = { .fd = fd, .events = POLLOUT };
+
+	tqt_cmsg_put(&m, ctl.buf, fds, nfds);
+	for (;;) {
+		if (sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
+			return 0;
+		if (errno != EAGAIN && errno != EINTR)
+			return errno;
+		if (dontwait)
+			return EAGAIN;
+		if (poll(&pf, 1, TQT_REPLY_MS) != 1)
+			return ETIMEDOUT;
+	}
+}
+
+/*
+ * The reply to command cmd: its struct into arg when it succeeded (cap
+ * bytes at most, the rest zeroed), its descriptors into rfds (*nrfds at most; how many came).
+ * Returns its status; anything but a reply of cmd in time is a failure.
+ */
+static int sock_reply(struct proc *p, int fd, uint32_t cmd, void *arg, size_t cap, int *rfds,
+		      unsigned int *nrfds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 4)];
+		struct cmsghdr align;
+	} ctl;
+	unsigned char buf[sizeof(struct tq_sock_msg) + TQD_STATS_MAX];
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			    .msg_controllen = sizeof(ctl.buf) };
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	unsigned int max = nrfds ? *nrfds : 0, nfds = 0;
+	struct tq_sock_msg h = { 0 };
+	int fds[4];
+	ssize_t n;
+
+	if (poll(&pf, 1, TQT_REPLY_MS) != 1)
+		fail(p, "command 0x%x: no reply in %d s", cmd, TQT_REPLY_MS / 1000);
+	n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+	if (n <= 0)
+		fail(p, "command 0x%x: %s instead of a reply", cmd,
+		     n ? strerror(errno) : "the connection's end");
+	nfds = tqt_cmsg_fds(&m, fds, 4);
+	if ((size_t)n >= sizeof(h))
+		memcpy(&h, buf, sizeof(h));
+	if ((size_t)n < sizeof(h) || m.msg_flags & (MSG_TRUNC | MSG_CTRUNC) || h.cmd != cmd ||
+	    h.status > 0 || h.status < -4095 || (size_t)n - sizeof(h) > cap || nfds > max ||
+	    (nfds && h.status))
+		fail(p, "command 0x%x: a reply of %zd bytes (%zu asked at most), command 0x%x,"
+		     " status %d, %u descriptors", cmd, n, cap, h.cmd, h.status, nfds);
+	if (!h.status) {
+		memset(arg, 0, cap);
+		memcpy(arg, buf + sizeof(h), (size_t)n - sizeof(h));
+	}
+	if (nrfds)
+		*nrfds = nfds;
+	for (unsigned int i = 0; i < nfds; i++)
+		rfds[i] = fds[i];
+	return h.status;
+}
+
+/*
+ * A descriptor no command takes (never an eventfd): the connection itself,
+ * /dev/null, a pipe's end or a fresh memfd. *tmp is what to close after
+ * sending, or -1.
+ */
+static int stray_fd(struct proc *p, int conn, int *tmp)
+{
+	int pp[2];
+
+	*tmp = -1;
+	switch (below(&p->r, 4)) {
+	case 0:
+		return conn;
+	case 1:
+		*tmp = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		break;
+	case 2:
+		if (!pipe2(pp, O_CLOEXEC)) {
+			close(pp[1]);
+			*tmp = pp[0];
+		}
+		break;
+	default:
+		*tmp = memfd_create("tq_fuzz", MFD_CLOEXEC);
+		break;
+	}
+	return *tmp;
+}
+
+/* The socket's t_call(): a message of the head and the struct, then its reply. */
+static int sock_call(struct proc *p, int fd, uint32_t cmd, void *arg, size_t buflen, bool bad,
+		     const int *fds, unsigned int nfds, int *rfds, unsigned int *nrfds)
+{
+	unsigned char msg[sizeof(struct tq_sock_msg) + ARG_MAX_SIZE + 256] = { 0 };
+	struct tq_sock_msg h = { .cmd = cmd };
+	int all[3] = { -1, -1, -1 }, tmp = -1, ret;
+	size_t len, cap;
+	uint32_t size;
+
+	memcpy(&size, arg, sizeof(size));
+	len = cap = size < buflen ? size : buflen;
+	for (unsigned int i = 0; i < nfds; i++)
+		all[i] = fds[i];
+	if (bad) {
+		switch (below(&p->r, 3)) {
+		case 0:	/* shorter or longer than its size says */
+			len = len && chance(&p->r, 50) ? below(&p->r, len) :
+			      len + 1 + below(&p->r, 64);
+			len += len == size;
+			break;
+		case 1:
+			h.status = (int32_t)(rnd64(&p->r) | 1);
+			break;
+		default:
+			all[nfds] = stray_fd(p, fd, &tmp);
+			nfds += all[nfds] >= 0;
+			break;
+		}
+	}
+	memcpy(msg, &h, sizeof(h));
+	memcpy(msg + sizeof(h), arg, cap);
+	sock_quiet(p, fd);
+	ret = sock_send(fd, msg, sizeof(h) + len, all, nfds, false);
+	if (tmp >= 0)
+		close(tmp);
+	if (ret)
+		fail(p, "command 0x%x: send: %s", cmd, strerror(ret));
+	return -sock_reply(p, fd, cmd, arg, cap, rfds, nrfds);
+}
+
+/*
+ * One command on a client fd: the ioctl, or on the socket its message and
+ * reply. arg holds buflen bytes and starts with its size field. With bad
+ * the call is malformed the transport's way (a bad pointer; a message of
+ * the wrong length, head status or descriptors). fds go with the message
+ * (the socket's SETUP: its eventfd), the reply's come into rfds (*nrfds at
+ * most). Returns 0 or the errno.
+ */
+static int t_call(struct proc *p, int fd, unsigned long cmd, void *arg, size_t buflen, bool bad,
+		  const int *fds, unsigned int nfds, int *rfds, unsigned int *nrfds)
+{
+	void *a = arg;
+
+	if (sock)
+		return sock_call(p, fd, cmd, arg, buflen, bad, fds, nfds, rfds, nrfds);
+	if (bad)
+		a = chance(&p->r, 50) ? NULL : (void *)(uintptr_t)(4096 * (1 + below(&p->r, 15)));
+	return sys_ret(ioctl(fd, cmd, a));
+}
+
+/* The socket's doorbell (len bytes of struct tq_enter, 256 at most); 0 or errno. */
+static int sock_doorbell(int fd, const void *arg, size_t len)
+{
+	unsigned char msg[sizeof(struct tq_sock_msg) + 256] = { 0 };
+	struct tq_sock_msg h = { .cmd = TQ_IOC_ENTER };
+
+	memcpy(msg, &h, sizeof(h));
+	memcpy(msg + sizeof(h), arg, len);
+	return sock_send(fd, msg, sizeof(h) + len, NULL, 0, true);
+}
+
+/* A well-formed doorbell owes no reply; a full socket holds others as good. */
+static void sock_ring(struct proc *p, int fd, const void *arg, size_t len)
+{
+	int err = sock_doorbell(fd, arg, len);
+
+	if (err && err != EAGAIN)
+		fail(p, "fd %d: ENTER: %s", fd, strerror(err));
 }
 
 /* ---- guarded reads: a mapping zapped by MADV_DONTNEED may SIGBUS ---- */
@@ -275,9 +532,16 @@ static void unmap(struct map *m)
 	m->len = 0;
 }
 
+/* What a region maps from: the context's fd, or on the socket the rings' or arena's memfd. */
+static int region_fd(const struct ctx *c, bool arena)
+{
+	return !sock ? c->fd : arena ? c->arena_fd : c->rings_fd;
+}
+
 static int map_region(struct ctx *c, struct map *m, uint64_t off, uint64_t len)
 {
-	void *a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, off);
+	void *a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       region_fd(c, m == &c->arena), off);
 
 	if (a == MAP_FAILED)
 		return -errno;
@@ -324,6 +588,25 @@ static bool ctx_mapped(struct ctx *c)
 
 /* ---- contexts ---- */
 
+/* A free slot: no fd, no memory; its generation is the caller's. */
+static void ctx_reset(struct ctx *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = c->efd = c->rings_fd = c->arena_fd = -1;
+}
+
+/* Close what the slot holds, without unmapping (a child's mappings are its parent's). */
+static void ctx_close_fds(struct ctx *c)
+{
+	int fds[4] = { c->fd, c->efd, c->rings_fd, c->arena_fd };
+
+	for (int k = 0; k < 4; k++)
+		if (fds[k] >= 0)
+			close(fds[k]);
+	free(c->count);
+	free(c->expect);
+}
+
 static void ctx_forget(struct ctx *c)
 {
 	unsigned int gen = c->gen + 1;
@@ -332,15 +615,8 @@ static void ctx_forget(struct ctx *c)
 	unmap(&c->cq);
 	unmap(&c->arena);
 	unmap(&c->extra);
-	if (c->fd >= 0)
-		close(c->fd);
-	if (c->efd >= 0)
-		close(c->efd);
-	free(c->count);
-	free(c->expect);
-	memset(c, 0, sizeof(*c));
-	c->fd = -1;
-	c->efd = -1;
+	ctx_close_fds(c);
+	ctx_reset(c);
 	c->gen = gen;
 }
 
@@ -430,6 +706,10 @@ static void enter(struct proc *p, struct ctx *c, bool always)
 	if (!always && !(__atomic_load_n(sq_word(c, c->s.sq_off.flags), __ATOMIC_RELAXED) &
 			 TQ_RING_NEED_WAKEUP))
 		return;
+	if (sock) {
+		sock_ring(p, c->fd, &e, sizeof(e));
+		return;
+	}
 	err = sys_ret(ioctl(c->fd, TQ_IOC_ENTER, &e));
 	if (err == EBADFD)
 		c->broken = true;
@@ -464,11 +744,30 @@ static unsigned int reap(struct proc *p, unsigned int slot, struct ctx *c, unsig
 	return n;
 }
 
+/*
+ * Wait for completions up to timeout_ms; whether the context broke. The
+ * module's fd polls readable, and EPOLLERR once broken; the socket's
+ * connection does neither: wait on the eventfd (else a little), and read
+ * TQ_RING_BROKEN from both flags words, which tqsubmitd sets together.
+ */
 static bool poll_broken(struct ctx *c, int timeout_ms)
 {
 	struct pollfd pf = { .fd = c->fd, .events = POLLIN };
+	eventfd_t v;
 
-	if (poll(&pf, 1, timeout_ms) > 0 && pf.revents & POLLERR)
+	if (!sock) {
+		if (poll(&pf, 1, timeout_ms) > 0 && pf.revents & POLLERR)
+			c->broken = true;
+		return c->broken;
+	}
+	pf.fd = c->efd;
+	if (c->efd >= 0 && poll(&pf, 1, timeout_ms) > 0)
+		eventfd_read(c->efd, &v);
+	else if (c->efd < 0 && timeout_ms)
+		usleep(1000 * (timeout_ms < 2 ? timeout_ms : 2));
+	if (c->sq.p && c->cq.p &&
+	    __atomic_load_n(sq_word(c, c->s.sq_off.flags), __ATOMIC_RELAXED) & TQ_RING_BROKEN &&
+	    __atomic_load_n(cq_word(c, c->s.cq_off.flags), __ATOMIC_RELAXED) & TQ_RING_BROKEN)
 		c->broken = true;
 	return c->broken;
 }
@@ -770,10 +1069,11 @@ static void op_open(struct proc *p)
 
 		if (c->fd >= 0)
 			continue;
-		c->fd = open(TQ_DEV, O_RDWR | O_CLOEXEC | (chance(&p->r, 20) ? O_NONBLOCK : 0));
-		if (c->fd < 0 && !errno_in(errno, ERRS(EMFILE, ENFILE, ENOMEM)))
-			fail(p, "open: %s", strerror(errno));
+		c->fd = t_open(chance(&p->r, 20));
+		if (c->fd < 0 && !errno_in(-c->fd, ERRS(EMFILE, ENFILE, ENOMEM)))
+			fail(p, "open: %s", strerror(-c->fd));
 		say(p, "open slot %u fd %d", i, c->fd);
+		c->fd = c->fd < 0 ? -1 : c->fd;
 		return;
 	}
 }
@@ -812,8 +1112,7 @@ static void op_query(struct proc *p)
 	char buf[4096 + 64] = { 0 };
 	struct tq_query *q = (struct tq_query *)buf;
 	int fd = pick_ctx(p, false), err;
-	bool tail, bad = false;
-	void *arg = buf;
+	bool tail, bad = false, bad_arg;
 
 	if (fd < 0)
 		return;
@@ -823,12 +1122,11 @@ static void op_query(struct proc *p)
 		q->flags = 1u << below(&p->r, 32);
 		bad = true;
 	}
-	if (chance(&p->r, 3))
-		arg = chance(&p->r, 50) ? NULL : (void *)(uintptr_t)(4096 * (1 + below(&p->r, 15)));
-	err = sys_ret(ioctl(fd, TQ_IOC_QUERY, arg));
+	bad_arg = chance(&p->r, 3);
+	err = t_call(p, fd, TQ_IOC_QUERY, buf, sizeof(buf), bad_arg, NULL, 0, NULL, NULL);
 	if (!errno_in(err, ERRS(EINVAL, E2BIG, EFAULT)) && err)
 		fail(p, "QUERY: %s", strerror(err));
-	if (!err && (arg != buf || tail || bad))
+	if (!err && (bad_arg || tail || bad))
 		fail(p, "QUERY accepted a bad argument (size %u)", q->size);
 	if (!err && q->size >= sizeof(*q) && (q->desc_size != sizeof(struct tq_desc) ||
 					      q->cqe_size != sizeof(struct tq_cqe)))
@@ -862,8 +1160,9 @@ static void op_setup(struct proc *p)
 {
 	char buf[4096 + 64] = { 0 };
 	struct tq_setup *s = (struct tq_setup *)buf;
-	int i = pick_ctx(p, false), err, efd = -1;
-	bool tail, bad = false;
+	int i = pick_ctx(p, false), err, efd = -1, fds[2] = { -1, -1 }, tmp = -1, rfds[2];
+	unsigned int nfds = 0, nrfds = 2;
+	bool tail, bad = false, bad_arg;
 	struct ctx *c;
 
 	if (i < 0)
@@ -878,9 +1177,13 @@ static void op_setup(struct proc *p)
 	case 0:
 		efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		s->eventfd = efd;
+		fds[nfds++] = efd;	/* the socket's: it rides along */
 		break;
 	case 1:
 		s->eventfd = chance(&p->r, 50) ? 0 : 1000 + below(&p->r, 1000);	/* not an eventfd */
+		/* On the socket: none along (EBADF), or another kind of fd (EINVAL). */
+		if (sock && chance(&p->r, 50))
+			fds[nfds++] = stray_fd(p, c->fd, &tmp);
 		bad = true;
 		break;
 	default:
@@ -894,19 +1197,30 @@ static void op_setup(struct proc *p)
 		s->resv = 1;
 		bad = true;
 	}
-	err = sys_ret(ioctl(c->fd, TQ_IOC_SETUP, buf));
+	bad_arg = chance(&p->r, 3);
+	err = t_call(p, c->fd, TQ_IOC_SETUP, buf, sizeof(buf), bad_arg, fds, fds[0] >= 0 ? nfds : 0,
+		     rfds, &nrfds);
+	if (tmp >= 0)
+		close(tmp);
 	say(p, "setup slot %d sq %u cq %u arena %" PRIu64 ": %s", i, s->sq_entries,
 	    s->cq_entries, (uint64_t)s->arena_bytes, strerror(err));
 	if (!errno_in(err, ERRS(EINVAL, ERANGE, EFBIG, EMFILE, ENOMEM, EBADF, E2BIG, EFAULT)) &&
 	    err)
 		fail(p, "SETUP: %s", strerror(err));
-	if (!err && (c->is_ctx || bad || tail))
+	if (!err && (c->is_ctx || bad || bad_arg || tail))
 		fail(p, "SETUP accepted a bad call (size %u, kind %s)", s->size,
 		     c->is_ctx ? "context" : "fresh");
 	if (err) {
 		if (efd >= 0)
 			close(efd);
 		return;
+	}
+	if (sock && nrfds != 2)
+		fail(p, "SETUP's reply carried %u descriptors, not the rings' and the arena's",
+		     nrfds);
+	if (sock) {
+		c->rings_fd = rfds[0];
+		c->arena_fd = rfds[1];
 	}
 	if (s->size < sizeof(*s)) {
 		/* A context whose offsets we did not get back: only closing is left. */
@@ -931,7 +1245,7 @@ static void op_enter(struct proc *p)
 	char buf[256] = { 0 };
 	struct tq_enter *e = (struct tq_enter *)buf;
 	int i = pick_ctx(p, false), err, n = chance(&p->r, 10) ? 200 + below(&p->r, 2000) : 1;
-	bool tail;
+	bool tail, bad_arg, malformed;
 	struct ctx *c;
 
 	if (i < 0)
@@ -940,16 +1254,24 @@ static void op_enter(struct proc *p)
 	e->size = arg_size(p, sizeof(*e), buf, sizeof(buf), &tail);
 	if (chance(&p->r, 5))
 		e->flags = 1u << below(&p->r, 32);
+	bad_arg = chance(&p->r, 3);
+	malformed = !c->is_ctx || tail || e->flags || bad_arg || e->size < sizeof(*e) ||
+		    e->size > ARG_MAX_SIZE;
 	say(p, "enter x%d slot %d", n, i);
 	for (int k = 0; k < n; k++) {	/* an ENTER storm */
-		err = sys_ret(ioctl(c->fd, TQ_IOC_ENTER, buf));
+		/* On the socket only a malformed doorbell is answered. */
+		if (sock && !malformed) {
+			sock_ring(p, c->fd, buf, e->size);
+			continue;
+		}
+		err = t_call(p, c->fd, TQ_IOC_ENTER, buf, sizeof(buf), bad_arg, NULL, 0, NULL, NULL);
 		if (err == EBADFD && c->is_ctx) {
 			c->broken = true;
 			continue;
 		}
-		if (!errno_in(err, ERRS(EINVAL, E2BIG, EAGAIN, EBUSY)) && err)
+		if (!errno_in(err, ERRS(EINVAL, E2BIG, EFAULT, EAGAIN, EBUSY)) && err)
 			fail(p, "ENTER: %s", strerror(err));
-		if (!err && (!c->is_ctx || tail || e->flags))
+		if (!err && malformed)
 			fail(p, "ENTER accepted a bad call (size %u flags 0x%x, %s)", e->size,
 			     e->flags, c->is_ctx ? "context" : "fresh fd");
 	}
@@ -960,10 +1282,11 @@ static void op_attach(struct proc *p)
 	struct tq_attach a = { .size = sizeof(a) };
 	int i = pick_ctx(p, false), err, fd;
 
-	fd = i >= 0 && chance(&p->r, 50) ? p->ctx[i].fd : open(TQ_DEV, O_RDWR | O_CLOEXEC);
+	/* A client fd, or a fresh one: the device, or the scheduler socket (root's: 0600). */
+	fd = i >= 0 && chance(&p->r, 50) ? p->ctx[i].fd : t_open_sched();
 	if (fd < 0)
 		return;
-	err = sys_ret(ioctl(fd, TQ_IOC_ATTACH, &a));
+	err = t_call(p, fd, TQ_IOC_ATTACH, &a, sizeof(a), false, NULL, 0, NULL, NULL);
 	if (!err)
 		fail(p, "ATTACH succeeded while usched is attached");
 	if (!errno_in(err, ERRS(EBUSY, EPERM, EINVAL)))
@@ -981,27 +1304,119 @@ static void op_unknown_ioctl(struct proc *p)
 
 	if (i < 0)
 		return;
+	*(uint32_t *)buf = below(&p->r, sizeof(buf));	/* the socket's message: random bytes */
 	switch (below(&p->r, 4)) {
-	case 0: cmd = _IOWR(TQ_IOC_MAGIC, 4 + below(&p->r, 252), struct tq_query); break;
+	case 0: cmd = _IOWR(TQ_IOC_MAGIC, 4 + below(&p->r, 252), struct tq_query);
+		/* tqsubmitd's counters: TQD_SOCK_STATS, known on the socket */
+		cmd += sock && _IOC_NR(cmd) == _IOC_NR(TQD_SOCK_STATS);
+		break;
 	case 1: cmd = _IOWR(type == TQ_IOC_MAGIC ? 0 : type, below(&p->r, 4), struct tq_query);
 		break;
 	case 2: cmd = _IOR(TQ_IOC_MAGIC, below(&p->r, 4), struct tq_query); break;
 	default: cmd = chance(&p->r, 50) ? _IO(TQ_IOC_MAGIC, below(&p->r, 4)) :
 				       _IOW(TQ_IOC_MAGIC, below(&p->r, 4), struct tq_query); break;
 	}
-	err = sys_ret(ioctl(p->ctx[i].fd, cmd, buf));
+	err = t_call(p, p->ctx[i].fd, cmd, buf, sizeof(buf), false, NULL, 0, NULL, NULL);
 	if (err != ENOTTY)
 		fail(p, "ioctl 0x%lx: %s, want ENOTTY", cmd, err ? strerror(err) : "success");
+}
+
+/*
+ * The socket's read() and write(): nothing to read between commands, and
+ * raw messages, each answered with an errno: shorter than the head (even
+ * empty), an unknown command of random bytes, a message longer than any
+ * command, a QUERY with up to 8 stray descriptors (more than tqsubmitd
+ * takes: cut), or up to 64 QUERYs sent before their replies are read,
+ * which come in order.
+ */
+static void sock_raw(struct proc *p, int fd)
+{
+	static unsigned char msg[20000];
+	struct tq_sock_msg h = { .cmd = TQ_IOC_QUERY };
+	struct tq_query q = { .size = sizeof(q) };
+	int fds[8], tmp[8], want = EINVAL, err;
+	unsigned int n = 0, k;
+	size_t len = sizeof(h) + sizeof(q);
+
+	if (chance(&p->r, 20)) {
+		sock_quiet(p, fd);
+		return;
+	}
+	for (k = 0; k < sizeof(msg); k += 8) {
+		uint64_t v = rnd64(&p->r);
+
+		memcpy(msg + k, &v, 8);
+	}
+	switch (below(&p->r, 5)) {
+	case 0:
+		len = below(&p->r, sizeof(h));
+		h.cmd = 0;	/* the reply's: no command was read */
+		break;
+	case 1:
+		len = sizeof(h) + below(&p->r, 1024);
+		h.cmd = (uint32_t)rnd64(&p->r);
+		if (_IOC_TYPE(h.cmd) == TQ_IOC_MAGIC)
+			h.cmd ^= 1u << _IOC_TYPESHIFT;
+		want = ENOTTY;
+		break;
+	case 2:
+		len = sizeof(h) + ARG_MAX_SIZE + 1 +
+		      below(&p->r, sizeof(msg) - sizeof(h) - ARG_MAX_SIZE - 1);
+		q.size = chance(&p->r, 50) ? len - sizeof(h) : sizeof(q);
+		want = q.size == sizeof(q) ? EINVAL : E2BIG;
+		break;
+	case 3:
+		for (k = below(&p->r, 8) + 1; k; k--) {
+			fds[n] = stray_fd(p, fd, &tmp[n]);
+			n += fds[n] >= 0;
+		}
+		want = n ? EINVAL : 0;
+		break;
+	default:
+		sock_quiet(p, fd);
+		for (k = 1 + below(&p->r, 64); k; k--) {
+			memcpy(msg, &h, sizeof(h));
+			memcpy(msg + sizeof(h), &q, sizeof(q));
+			err = sock_send(fd, msg, len, NULL, 0, false);
+			if (err)
+				fail(p, "pipelined QUERY %u: %s", k, strerror(err));
+			n++;
+		}
+		while (n--)
+			if (sock_reply(p, fd, h.cmd, &q, sizeof(q), NULL, NULL))
+				fail(p, "a pipelined QUERY failed");
+		return;
+	}
+	if (len >= sizeof(h))
+		memcpy(msg, &h, sizeof(h));
+	if (len >= sizeof(h) + sizeof(q) && h.cmd == TQ_IOC_QUERY)
+		memcpy(msg + sizeof(h), &q, sizeof(q));
+	sock_quiet(p, fd);
+	err = sock_send(fd, msg, len, fds, n, false);
+	for (k = 0; k < n; k++)
+		if (tmp[k] >= 0)
+			close(tmp[k]);
+	if (err)
+		fail(p, "a raw message of %zu bytes: %s", len, strerror(err));
+	err = -sock_reply(p, fd, h.cmd, &q, sizeof(q), NULL, NULL);
+	if (err != want)
+		fail(p, "a raw message of %zu bytes, %u descriptors: %s, want %s", len, n,
+		     strerror(err), strerror(want));
 }
 
 static void op_readwrite(struct proc *p)
 {
 	int i = pick_ctx(p, false), err;
 	char buf[1024] = { 0 };
-	size_t len = 1 + below(&p->r, sizeof(buf) - 1);
+	size_t len;
 
 	if (i < 0)
 		return;
+	if (sock) {
+		sock_raw(p, p->ctx[i].fd);
+		return;
+	}
+	len = 1 + below(&p->r, sizeof(buf) - 1);
 	if (chance(&p->r, 50))
 		err = sys_ret(read(p->ctx[i].fd, buf, len));
 	else
@@ -1011,11 +1426,50 @@ static void op_readwrite(struct proc *p)
 		     err ? strerror(err) : "success");
 }
 
+/*
+ * The socket's regions are the client's own memfds: how it maps them is
+ * its business (what tqsubmitd reads of them is checked as it reads), and
+ * the contract is their seals: neither shrinks nor grows, and no seal is
+ * added. A connection maps nothing.
+ */
+static void sock_mmap(struct proc *p, struct ctx *c, bool arena, uint64_t off, uint64_t len,
+		      int prot, int flags)
+{
+	int fd = c->is_ctx ? region_fd(c, arena) : c->fd, seals;
+	struct stat st;
+	void *a;
+
+	a = mmap(NULL, len, prot, flags, fd, off);
+	say(p, "mmap %s off 0x%" PRIx64 " len %" PRIu64 " prot %d flags %d: %s",
+	    !c->is_ctx ? "connection" : arena ? "arena" : "rings", off, len, prot, flags,
+	    a == MAP_FAILED ? strerror(errno) : "mapped");
+	if (!c->is_ctx) {
+		if (a != MAP_FAILED)
+			fail(p, "mmap of a connection succeeded");
+		return;
+	}
+	if (a == MAP_FAILED && !errno_in(errno, ERRS(EINVAL, EPERM, ENOMEM, EACCES)))
+		fail(p, "mmap of a memfd: %s", strerror(errno));
+	if (fstat(fd, &st))
+		fail(p, "fstat of a memfd: %s", strerror(errno));
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals != (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) ||
+	    !ftruncate(fd, st.st_size + 4096) || !ftruncate(fd, st.st_size - 4096) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE) != -1 || pwrite(fd, "x", 1, st.st_size) == 1)
+		fail(p, "ctx %u: its %s memfd (seals 0x%x) grew, shrank or took a seal",
+		     c->s.ctx_id, arena ? "arena" : "rings", seals);
+	if (a == MAP_FAILED)
+		return;
+	unmap(&c->extra);
+	c->extra = (struct map){ a, len };
+	c->extra_ring = !arena;
+}
+
 static void op_mmap(struct proc *p)
 {
 	int i = pick_ctx(p, false), prot = PROT_READ | PROT_WRITE, flags = MAP_SHARED, err;
 	uint64_t off, len, right_off = 0, right_len = 0;
-	bool right;
+	bool right, arena = false;
 	struct ctx *c;
 	void *a;
 
@@ -1026,7 +1480,8 @@ static void op_mmap(struct proc *p)
 		switch (below(&p->r, 3)) {
 		case 0: right_off = c->s.sq_off.mmap_offset; right_len = c->s.sq_off.mmap_size; break;
 		case 1: right_off = c->s.cq_off.mmap_offset; right_len = c->s.cq_off.mmap_size; break;
-		default: right_off = c->s.arena_offset; right_len = c->s.arena_bytes; break;
+		default: right_off = c->s.arena_offset; right_len = c->s.arena_bytes; arena = true;
+			break;
 		}
 	}
 	off = right_off;
@@ -1040,6 +1495,10 @@ static void op_mmap(struct proc *p)
 	case 5: flags = MAP_PRIVATE; break;
 	case 6: prot = chance(&p->r, 50) ? PROT_READ : PROT_NONE; break;
 	default: break;
+	}
+	if (sock) {
+		sock_mmap(p, c, arena, off, len, prot, flags);
+		return;
 	}
 	right = c->is_ctx && off == right_off && len == right_len && flags == MAP_SHARED &&
 		!(prot & PROT_EXEC);
@@ -1206,9 +1665,9 @@ static void op_hostile_index(struct proc *p)
 		*cq_word(c, c->s.cq_off.producer) = (uint32_t)rnd64(&p->r);
 		c->exempt = true;
 		break;
-	case 5:	/* the flags words: never read by the kernel */
-		*sq_word(c, c->s.sq_off.flags) = (uint32_t)rnd64(&p->r);
-		*cq_word(c, c->s.cq_off.flags) = (uint32_t)rnd64(&p->r);
+	case 5:	/* the flags words: never read by the kernel (ours on the socket: its break bit) */
+		*sq_word(c, c->s.sq_off.flags) = (uint32_t)rnd64(&p->r) & ~(sock ? TQ_RING_BROKEN : 0);
+		*cq_word(c, c->s.cq_off.flags) = (uint32_t)rnd64(&p->r) & ~(sock ? TQ_RING_BROKEN : 0);
 		break;
 	default:	/* skip completions unread: they are lost to us */
 		v = raw_load_acquire(cq_word(c, c->s.cq_off.producer));
@@ -1244,7 +1703,7 @@ static struct map *pick_map(struct proc *p, struct ctx *c, bool *ring)
 	struct map *m[4] = { &c->sq, &c->cq, &c->arena, &c->extra };
 	unsigned int k = below(&p->r, 4);
 
-	*ring = k < 2 || (k == 3 && c->extra.len != c->s.arena_bytes);
+	*ring = k < 2 || (k == 3 && (sock ? c->extra_ring : c->extra.len != c->s.arena_bytes));
 	return m[k]->p ? m[k] : NULL;
 }
 
@@ -1298,17 +1757,47 @@ static void op_madvise(struct proc *p)
 		return;
 	err = sys_ret(madvise(m->p, m->len, adv));
 	say(p, "madvise slot %d advice %d: %s", i, adv, strerror(err));
-	if (err && !errno_in(err, ERRS(EINVAL, EPERM, EAGAIN, ENOMEM, EBUSY, ENODEV, EOPNOTSUPP)))
+	if (err && !errno_in(err, ERRS(EINVAL, EPERM, EAGAIN, ENOMEM, EBUSY, ENODEV, EOPNOTSUPP,
+					EACCES)))
 		fail(p, "madvise %d: %s", adv, strerror(err));
 	if (!err && adv == MADV_DOFORK)
 		c->dofork = true;
 	if (!err && adv == MADV_REMOVE && !ring)
 		c->exempt = true;	/* the scheduler may read a hole mid-task: no check of data */
+	if (!err && adv == MADV_REMOVE && ring && sock) {
+		/* The socket's rings are a memfd: the hole zeroes every index. */
+		c->hostile_index = true;
+		c->exempt = true;
+	}
 	if (!err && (adv == MADV_DONTNEED || adv == MADV_REMOVE || adv == MADV_FREE) &&
 	    probe_read(m->p)) {
 		/* A ring mapping does not fault back in: drop it, map it again later. */
 		unmap(m);
 	}
+}
+
+/*
+ * The socket's hang-up mid-call: a SETUP (with an eventfd) sent, then the
+ * connection shut down or closed before its reply, whose descriptors, if
+ * it made a context, are left in flight.
+ */
+static void sock_hangup(struct proc *p, struct ctx *c)
+{
+	struct tq_setup s = { .size = sizeof(s), .sq_entries = 8, .cq_entries = 16,
+			      .arena_bytes = 4096, .eventfd = 0 };
+	struct tq_sock_msg h = { .cmd = TQ_IOC_SETUP };
+	unsigned char msg[sizeof(h) + sizeof(s)];
+	int efd = eventfd(0, EFD_CLOEXEC);
+
+	memcpy(msg, &h, sizeof(h));
+	memcpy(msg + sizeof(h), &s, sizeof(s));
+	sock_send(c->fd, msg, sizeof(msg), &efd, efd >= 0, true);
+	if (efd >= 0)
+		close(efd);
+	if (chance(&p->r, 50))
+		shutdown(c->fd, chance(&p->r, 50) ? SHUT_WR : SHUT_RDWR);
+	close(c->fd);
+	c->fd = -1;
 }
 
 static void op_close(struct proc *p)
@@ -1323,7 +1812,9 @@ static void op_close(struct proc *p)
 		/* Abruptly, tasks in flight, maybe still mapped (that keeps it open). */
 		c->exempt = true;
 		say(p, "close slot %d abruptly", i);
-		if (chance(&p->r, 50)) {
+		if (sock && chance(&p->r, 50)) {
+			sock_hangup(p, c);
+		} else if (chance(&p->r, 50)) {
 			close(c->fd);
 			c->fd = -1;
 		}
@@ -1348,6 +1839,19 @@ static void child_probe(struct proc *p)
 
 		if (c->fd < 0 || !c->is_ctx)
 			continue;
+		if (sock) {
+			/*
+			 * The parent's connection and memfds are the child's too:
+			 * a doorbell owes no reply (the parent may have hung up),
+			 * and a scribbling child (its parent exempted them all)
+			 * moves the SQ producer where it is still mapped.
+			 */
+			sock_doorbell(c->fd, &e, sizeof(e));
+			if (p->scribble && c->sq.p && !mincore(c->sq.p, 1, vec))
+				raw_store_release(sq_word(c, c->s.sq_off.producer),
+						  (uint32_t)rnd64(&p->r));
+			continue;
+		}
 		err = sys_ret(ioctl(c->fd, TQ_IOC_ENTER, &e));
 		if (err != EPERM && err != EBADFD)
 			fail(p, "ENTER on the parent's context from a child: %s, want EPERM",
@@ -1363,12 +1867,12 @@ static void child_probe(struct proc *p)
 		}
 	}
 	if (!geteuid()) {
-		/* ATTACH from a file root opened, after dropping root. */
-		int fd = open(TQ_DEV, O_RDWR | O_CLOEXEC), err;
+		/* ATTACH from a file (a connection) root opened, after dropping root. */
+		int fd = t_open_sched(), err;
 		struct tq_attach a = { .size = sizeof(a) };
 
 		if (fd >= 0 && chance(&p->r, 30) && !setresuid(NOBODY, NOBODY, NOBODY)) {
-			err = sys_ret(ioctl(fd, TQ_IOC_ATTACH, &a));
+			err = t_call(p, fd, TQ_IOC_ATTACH, &a, sizeof(a), false, NULL, 0, NULL, NULL);
 			if (!errno_in(err, ERRS(EPERM, EBUSY)))
 				fail(p, "ATTACH after dropping root: %s",
 				     err ? strerror(err) : "success");
@@ -1378,23 +1882,15 @@ static void child_probe(struct proc *p)
 	}
 	/* Drop the inherited fds; the mappings are the parent's, not ours to unmap. */
 	for (unsigned int i = 0; i < MAX_CTX; i++) {
-		struct ctx *c = &p->ctx[i];
-
-		if (c->fd >= 0)
-			close(c->fd);
-		if (c->efd >= 0)
-			close(c->efd);
-		free(c->count);
-		free(c->expect);
-		memset(c, 0, sizeof(*c));
-		c->fd = -1;
-		c->efd = -1;
+		ctx_close_fds(&p->ctx[i]);
+		ctx_reset(&p->ctx[i]);
 	}
 }
 
 static void op_fork(struct proc *p)
 {
 	uint64_t seed = rnd64(&p->r), n;
+	bool scribble = sock && chance(&p->r, 5);
 	struct result *res;
 	pid_t pid;
 
@@ -1404,15 +1900,21 @@ static void op_fork(struct proc *p)
 	res = &results[MAX_PROCS + p->idx * 64 + n % 64];
 	memset(res, 0, sizeof(*res));
 	res->seed = seed;
-	for (unsigned int i = 0; i < MAX_CTX; i++)
-		if (p->ctx[i].dofork)
-			p->ctx[i].exempt = true;	/* the child may share its rings */
+	for (unsigned int i = 0; i < MAX_CTX; i++) {
+		struct ctx *c = &p->ctx[i];
+
+		if (c->dofork)
+			c->exempt = true;	/* the child may share its rings */
+		if (scribble && c->is_ctx)
+			c->exempt = c->hostile_index = true;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		return;
 	if (!pid) {
 		p->child = true;
+		p->scribble = scribble;
 		p->res = res;
 		p->step = 0;
 		p->nchildren = 0;
@@ -1458,16 +1960,17 @@ static void op_kill(struct proc *p)
 
 /* ---- the loop ---- */
 
-#define OP(name, weight) { op_##name, weight, #name }
+/* Weights on the module and on the socket, whose raw messages are readwrite's. */
+#define OP(name, weight, wsock) { op_##name, { weight, wsock }, #name }
 static const struct {
 	void (*fn)(struct proc *p);
-	unsigned int weight;
+	unsigned int weight[2];
 	const char *name;
 } ops[NR_OPS] = {
-	OP(open, 6), OP(query, 3), OP(setup, 8), OP(enter, 4), OP(attach, 1),
-	OP(unknown_ioctl, 2), OP(readwrite, 1), OP(mmap, 5), OP(submit, 24),
-	OP(race, 3), OP(reap, 20), OP(hostile_index, 1), OP(arena, 3),
-	OP(munmap, 2), OP(madvise, 3), OP(close, 4), OP(fork, 1), OP(kill, 1),
+	OP(open, 6, 6), OP(query, 3, 3), OP(setup, 8, 8), OP(enter, 4, 4), OP(attach, 1, 1),
+	OP(unknown_ioctl, 2, 2), OP(readwrite, 1, 4), OP(mmap, 5, 3), OP(submit, 24, 24),
+	OP(race, 3, 3), OP(reap, 20, 20), OP(hostile_index, 1, 1), OP(arena, 3, 3),
+	OP(munmap, 2, 2), OP(madvise, 3, 3), OP(close, 4, 4), OP(fork, 1, 1), OP(kill, 1, 1),
 };
 
 static void fuzz_loop(struct proc *p, uint64_t deadline_ns, uint64_t max_steps)
@@ -1475,14 +1978,14 @@ static void fuzz_loop(struct proc *p, uint64_t deadline_ns, uint64_t max_steps)
 	unsigned int total = 0;
 
 	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
-		total += ops[k].weight;
+		total += ops[k].weight[sock];
 	while ((!max_steps || p->step < max_steps) && tq_now_ns() < deadline_ns) {
 		unsigned int w = below(&p->r, total);
 		uint64_t t0 = tq_now_ns();
 		size_t k = 0;
 
-		while (w >= ops[k].weight)
-			w -= ops[k++].weight;
+		while (w >= ops[k].weight[sock])
+			w -= ops[k++].weight[sock];
 		p->step++;
 		current_op = ops[k].name;
 		ops[k].fn(p);
@@ -1503,10 +2006,8 @@ static void worker(unsigned int idx, uint64_t deadline_ns)
 	p.res = &results[idx];
 	self = &p;
 	rng_seed(&p.r, p.res->seed);
-	for (unsigned int i = 0; i < MAX_CTX; i++) {
-		p.ctx[i].fd = -1;
-		p.ctx[i].efd = -1;
-	}
+	for (unsigned int i = 0; i < MAX_CTX; i++)
+		ctx_reset(&p.ctx[i]);
 	p.va = tqk_find("VA");
 	if (!p.va || tqk_plan(p.va, (struct tqk_size){ 1024, 1 }, &p.va_l))
 		fail(&p, "no VA built-in");
@@ -1564,7 +2065,63 @@ static int klog_bugs(bool print)
 
 static bool at_rest(long long contexts0)
 {
-	return raw_stat("in_flight") == 0 && raw_stat("contexts") <= contexts0;
+	return t_stat("in_flight") == 0 && t_stat("contexts") <= contexts0;
+}
+
+/* The server's limits (TQ_IOC_QUERY) into q: 0, or -errno when there is no server. */
+static int query_server(struct tq_query *q)
+{
+	int fd = t_open(false), ret;
+
+	if (fd < 0)
+		return fd;
+	q->size = sizeof(*q);
+	if (sock)
+		ret = tqt_call(fd, TQ_IOC_QUERY, q, sizeof(*q), NULL, 0, NULL, NULL);
+	else
+		ret = ioctl(fd, TQ_IOC_QUERY, q) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* How many descriptors tqsubmitd ($TQ_SERVER_PID, selftests/socket_env.sh) holds; -1 unknown. */
+static int server_fds(void)
+{
+	const char *pid = getenv("TQ_SERVER_PID");
+	struct dirent *e;
+	char path[64];
+	int n = 0;
+	DIR *d;
+
+	if (!pid || !*pid)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* tqsubmitd at the end: running, and holding the descriptors it held before the run. */
+static void check_server(int fds0)
+{
+	int fds1 = server_fds();
+
+	if (fds0 < 0) {
+		tap_skip("tqsubmitd's descriptors", "no $TQ_SERVER_PID (selftests/socket_env.sh "
+			 "sets it)");
+		return;
+	}
+	/* A connection of the counters' may still be closing. */
+	for (int k = 0; k < 100 && fds1 != fds0; k++) {
+		usleep(100000);
+		fds1 = server_fds();
+	}
+	tap_ok(fds1 == fds0, "tqsubmitd (pid %s) runs and holds %d descriptors, as before (%d)",
+	       getenv("TQ_SERVER_PID"), fds1, fds0);
 }
 
 static void usage(void)
@@ -1588,8 +2145,8 @@ int main(int argc, char **argv)
 	uint64_t nops = 0, tasks = 0, exempt = 0, dofork = 0, children = 0, refused = 0, t0;
 	uint64_t deadline;
 	long long sched, contexts0, sub, comp, fail_, rej, drop;
+	int o, bugs0 = 0, bugs1, kind, fds0 = -1;
 	pid_t pids[MAX_PROCS];
-	int o, bugs0, bugs1, fd;
 	double secs;
 
 	opt.seed = tq_now_ns() ^ (uint64_t)getpid() << 32;
@@ -1604,18 +2161,16 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (!opt.procs || opt.procs > MAX_PROCS || opt.only >= (int)opt.procs)
+	kind = tqt_pick();
+	if (!opt.procs || opt.procs > MAX_PROCS || opt.only >= (int)opt.procs || kind < 0)
 		usage();
-	printf("# tq_fuzz --seed 0x%016" PRIx64 " --seconds %u --procs %u\n", opt.seed,
-	       opt.seconds, opt.procs);
-	fd = open(TQ_DEV, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		tap_skip_all("no " TQ_DEV " (run in the test VM)");
-	mod.q.size = sizeof(mod.q);
-	if (ioctl(fd, TQ_IOC_QUERY, &mod.q))
-		tap_skip_all("TQ_IOC_QUERY fails");
-	close(fd);
-	sched = raw_stat("scheduler_pid");
+	sock = kind == TQT_SOCKET;
+	printf("# tq_fuzz --seed 0x%016" PRIx64 " --seconds %u --procs %u, on the %s\n", opt.seed,
+	       opt.seconds, opt.procs, tqt_name(kind));
+	if (query_server(&mod.q))
+		tap_skip_all(sock ? "no tqsubmitd answers on $TQ_SOCKET (selftests/socket_env.sh "
+			     "starts one)" : "no " TQ_DEV " (run in the test VM)");
+	sched = t_stat("scheduler_pid");
 	if (sched <= 0)
 		tap_skip_all("no scheduler attached (start usched: selftests/tq_fuzz.sh)");
 	if (geteuid())
@@ -1624,8 +2179,13 @@ int main(int argc, char **argv)
 		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (results == MAP_FAILED)
 		tap_skip_all("no memory");
-	contexts0 = raw_stat("contexts");
-	bugs0 = klog_bugs(false);
+	contexts0 = t_stat("contexts");
+	if (sock) {
+		usleep(100000);	/* the counters' connection closes */
+		fds0 = server_fds();
+	} else {
+		bugs0 = klog_bugs(false);
+	}
 
 	t0 = tq_now_ns();
 	deadline = t0 + opt.seconds * 1000000000ull;
@@ -1690,21 +2250,25 @@ int main(int argc, char **argv)
 	/* Every context released and nothing in flight, then the books balance. */
 	for (int k = 0; k < 600 && !at_rest(contexts0); k++)
 		usleep(100000);
-	tap_ok(raw_stat("scheduler_pid") == sched, "usched (pid %lld) is still the scheduler", sched);
+	tap_ok(t_stat("scheduler_pid") == sched, "usched (pid %lld) is still the scheduler", sched);
 	tap_ok(at_rest(contexts0), "at rest: in_flight %lld, contexts %lld (were %lld)",
-	       raw_stat("in_flight"), raw_stat("contexts"), contexts0);
-	sub = raw_stat("submitted");
-	comp = raw_stat("completed");
-	fail_ = raw_stat("failed");
-	rej = raw_stat("rejected");
-	drop = raw_stat("dropped");
-	tap_ok(sub == comp + fail_ + rej + drop + raw_stat("in_flight"),
+	       t_stat("in_flight"), t_stat("contexts"), contexts0);
+	sub = t_stat("submitted");
+	comp = t_stat("completed");
+	fail_ = t_stat("failed");
+	rej = t_stat("rejected");
+	drop = t_stat("dropped");
+	tap_ok(sub == comp + fail_ + rej + drop + t_stat("in_flight"),
 	       "counters balance: submitted %lld = completed %lld + failed %lld + rejected %lld"
 	       " + dropped %lld", sub, comp, fail_, rej, drop);
-	bugs1 = klog_bugs(false);
-	if (!tap_ok(bugs0 >= 0 && bugs1 == bugs0, "kernel log: no BUG, WARNING or Oops (%d new)",
-		    bugs1 - bugs0))
-		klog_bugs(true);
+	if (sock) {
+		check_server(fds0);
+	} else {
+		bugs1 = klog_bugs(false);
+		if (!tap_ok(bugs0 >= 0 && bugs1 == bugs0,
+			    "kernel log: no BUG, WARNING or Oops (%d new)", bugs1 - bugs0))
+			klog_bugs(true);
+	}
 	printf("# seed 0x%016" PRIx64 ": %" PRIu64 " ops in %.1f s by %u workers and %" PRIu64
 	       " children: %.0f ops/s, %.3f process-hours; %" PRIu64 " tasks checked, %" PRIu64
 	       " contexts exempt, MADV_DOFORK mappings seen by children: %" PRIu64 "\n", opt.seed,
