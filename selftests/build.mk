@@ -48,7 +48,7 @@ VM_TESTS += $(TESTBIN)/tqsubmit_requeue
 
 # The fuzzer (selftests/tq_fuzz.c) and the script that runs it against usched, on
 # both transports.
-$(TESTBIN)/tq_fuzz: $(OBJ)/selftests/tq_fuzz.o $(LIB)/libtqkernels.a
+$(TESTBIN)/tq_fuzz: $(OBJ)/selftests/tq_fuzz.o $(OBJ)/selftests/tq_fuzz_sock.o $(LIB)/libtqkernels.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

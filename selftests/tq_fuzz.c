@@ -3,7 +3,7 @@
  * tq_fuzz - random, seeded sequences of everything a client can do to
  * /dev/tqsubmit, from several processes at once, against the real scheduler
  * (usched) in the test VM; or natively the same to tqsubmitd's client
- * socket (TQ_TRANSPORT=socket, or no module: see "the transport" below).
+ * socket (TQ_TRANSPORT=socket, or no module: tq_fuzz_sock.c is that transport).
  *
  *	tq_fuzz [--seed S] [--seconds N] [--procs P] [--proc I] [--steps N] [--verbose]
  *
@@ -68,12 +68,9 @@
 
 #include "selftests/tap.h"
 #include "selftests/kmod/tq_util.h"
-#include "kernels/tqkernels.h"
-#include "tq/rand.h"
+#include "selftests/tq_fuzz.h"
 
 #define MAX_PROCS	32
-#define MAX_CTX		6	/* fds a process holds at once */
-#define MAX_CHILDREN	3
 #define CHILD_STEPS	60
 #define MAX_INDEX	(1u << 20)	/* descriptors tracked per context */
 #define DRAIN_MS	240000	/* a context's last tasks, builds included, under TCG */
@@ -81,35 +78,6 @@
 #define TASK_OFF	4096	/* arena: buffers of real tasks */
 #define MAGIC		0xf5ull
 #define NOBODY		65534
-#define NR_OPS		18
-#define ARG_MAX_SIZE	4096	/* an ioctl struct's largest size (PAGE_SIZE) */
-
-/* ---- the generator: <tq/rand.h>'s ---- */
-
-struct rng {
-	uint64_t s;
-};
-
-static void rng_seed(struct rng *r, uint64_t seed)
-{
-	r->s = seed;
-}
-
-static uint64_t rnd64(struct rng *r)
-{
-	return tq_rand_next(&r->s);
-}
-
-/* Uniform in [0, n); n > 0. */
-static uint32_t below(struct rng *r, uint32_t n)
-{
-	return (uint32_t)(((rnd64(r) >> 32) * n) >> 32);
-}
-
-static bool chance(struct rng *r, unsigned int percent)
-{
-	return below(r, 100) < percent;
-}
 
 /* A seed of its own for worker (or child) idx of a run seeded with seed. */
 static uint64_t derive_seed(uint64_t seed, uint64_t idx)
@@ -120,20 +88,6 @@ static uint64_t derive_seed(uint64_t seed, uint64_t idx)
 }
 
 /* ---- what a run shares: per-process results in shared memory ---- */
-
-struct result {
-	uint64_t seed;
-	uint64_t ops;
-	uint64_t step;		/* of the failure */
-	uint64_t tasks;		/* descriptors the kernel took, in checked contexts */
-	uint64_t exempt;	/* contexts left unchecked on purpose */
-	uint64_t dofork_seen;	/* children that saw a ring or arena after MADV_DOFORK */
-	uint64_t children;
-	uint64_t nop_refused;	/* NOPs of contexts usched does not serve */
-	uint64_t op_ns[NR_OPS];	/* time spent in each operation */
-	int failed;
-	char msg[400];
-};
 
 static struct {
 	uint64_t seed;
@@ -151,89 +105,11 @@ static struct query {
 
 enum exp { EXP_ANY, EXP_OK, EXP_FAIL };
 
-struct map {
-	void *p;
-	size_t len;
-};
-
-struct ctx {
-	int fd;			/* -1: slot free */
-	int rings_fd, arena_fd;	/* the socket's memfds, from SETUP's reply; else -1 */
-	bool is_ctx;		/* SETUP succeeded */
-	unsigned int gen;	/* bumps at each reuse of the slot */
-	struct tq_setup s;
-	struct map sq, cq, arena;	/* the mappings the ring operations use */
-	struct map extra;	/* one more mapping made by the mmap operation */
-	bool extra_ring;	/* the socket's: extra maps the rings memfd */
-	uint32_t tail;		/* descriptors written with their tag */
-	uint32_t published;	/* the producer value we last published */
-	uint32_t cq_head;
-	uint32_t taken;		/* highest SQ consumer seen */
-	uint8_t *count;		/* completions per SQ index */
-	uint8_t *expect;	/* enum exp per SQ index */
-	uint32_t cap;
-	uint32_t prog, kern;	/* the VA built-in, once registered */
-	uint32_t prog_idx, kern_idx;	/* SQ index of the PROGRAM/KERNEL asking for them */
-	bool prog_asked, kern_asked;
-	bool exempt;		/* indices corrupted or completions skipped on purpose */
-	bool hostile_index;	/* an index was written out of the rules */
-	bool broken;		/* the kernel said so (EBADFD, EPOLLERR) */
-	bool dofork;		/* MADV_DOFORK on one of its mappings */
-	int efd;
-};
-
-struct proc {
-	struct rng r;
-	unsigned int idx;	/* worker index */
-	bool child;
-	uint64_t step;
-	struct result *res;
-	struct ctx ctx[MAX_CTX];
-	pid_t children[MAX_CHILDREN];
-	unsigned int nchildren;
-	uint64_t child_no;
-	bool scribble;		/* a child: it writes its parent's SQ producers (socket) */
-	const struct tqk_task *va;
-	struct tqk_launch va_l;
-};
-
 static struct result *results;	/* MAX_PROCS workers, then their children's */
-
-static __attribute__((format(printf, 2, 3), noreturn)) void fail(struct proc *p,
-								  const char *fmt, ...)
-{
-	struct result *res = p->res;
-	va_list ap;
-	int n;
-
-	n = snprintf(res->msg, sizeof(res->msg), "%s %u seed 0x%016" PRIx64 " step %" PRIu64 ": ",
-		     p->child ? "child of worker" : "worker", p->idx, res->seed, p->step);
-	va_start(ap, fmt);
-	vsnprintf(res->msg + n, sizeof(res->msg) - n, fmt, ap);
-	va_end(ap);
-	res->step = p->step;
-	res->failed = 1;
-	fprintf(stderr, "tq_fuzz: FAIL %s\n", res->msg);
-	/* Its children would outlive it, some holding their contexts for ever (pause()). */
-	for (unsigned int k = 0; k < p->nchildren; k++)
-		kill(p->children[k], SIGKILL);
-	_exit(1);
-}
 
 #define say(p, ...) do { if (opt.verbose) { fprintf(stderr, "[%u%s:%" PRIu64 "] ", (p)->idx, \
 	(p)->child ? "c" : "", (p)->step); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } \
 	} while (0)
-
-/* errno is one of the list (0-terminated); 0 passes for success. */
-static bool errno_in(int err, const int *ok)
-{
-	for (; *ok; ok++)
-		if (err == *ok)
-			return true;
-	return false;
-}
-
-#define ERRS(...) ((const int[]){ __VA_ARGS__, 0 })
 
 static int sys_ret(long ret)
 {
@@ -242,18 +118,8 @@ static int sys_ret(long ret)
 
 /*
  * ---- the transport: the module's device, or tqsubmitd's client socket ----
- *
- * On the socket (include/uapi/linux/tqsubmit.h, "The socket transport") a
- * client fd is a connection, an ioctl a message and its reply, and the
- * regions are the two memfds SETUP's reply carries. What the module
- * refuses as a bad pointer is here a message of the wrong length, with a
- * non-zero head status or with a descriptor it should not carry; every
- * one must be answered with an errno, and a well-formed ENTER never. The
- * memfds' mappings are the client's business (only their seals are the
- * contract); read() and write() become raw messages, empty, cut,
- * oversized, pipelined or carrying stray descriptors.
+ * (tq_fuzz_sock.c, when TQ_TRANSPORT=socket or there is no module)
  */
-static bool sock;
 
 /* A client fd: the device opened, or a connection to tqsubmitd; -errno. */
 static int t_open(bool nonblock)
@@ -287,163 +153,6 @@ static long long t_stat(const char *name)
 	return sock ? tqt_stat(tqt_client_path(), name) : raw_stat(name);
 }
 
-/* Nothing waits on a connection between our commands: no reply comes unasked. */
-static void sock_quiet(struct proc *p, int fd)
-{
-	struct tq_sock_msg h;
-	ssize_t n = recv(fd, &h, sizeof(h), MSG_DONTWAIT | MSG_PEEK);
-
-	if (n < 0 && errno == EAGAIN)
-		return;
-	if (n >= (ssize_t)sizeof(h))
-		fail(p, "fd %d: a message nobody asked for: command 0x%x status %d", fd, h.cmd,
-		     h.status);
-	fail(p, "fd %d: %s between commands", fd, n < 0 ? strerror(errno) :
-	     n ? "a cut message" : "the connection's end");
-}
-
-/* Send one message with nfds descriptors; 0 or errno (EAGAIN only with dontwait). */
-static int sock_send(int fd, const void *msg, size_t len, const int *fds, unsigned int nfds,
-		     bool dontwait)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * 8)];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct pollfd pf = { .fd = fd, .events = POLLOUT };
-
-	tqt_cmsg_put(&m, ctl.buf, fds, nfds);
-	for (;;) {
-		if (sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
-			return 0;
-		if (errno != EAGAIN && errno != EINTR)
-			return errno;
-		if (dontwait)
-			return EAGAIN;
-		if (poll(&pf, 1, TQT_REPLY_MS) != 1)
-			return ETIMEDOUT;
-	}
-}
-
-/*
- * The reply to command cmd: its struct into arg when it succeeded (cap
- * bytes at most, the rest zeroed), its descriptors into rfds (*nrfds at most; how many came).
- * Returns its status; anything but a reply of cmd in time is a failure.
- */
-static int sock_reply(struct proc *p, int fd, uint32_t cmd, void *arg, size_t cap, int *rfds,
-		      unsigned int *nrfds)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * 4)];
-		struct cmsghdr align;
-	} ctl;
-	unsigned char buf[sizeof(struct tq_sock_msg) + TQD_STATS_MAX];
-	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-			    .msg_controllen = sizeof(ctl.buf) };
-	struct pollfd pf = { .fd = fd, .events = POLLIN };
-	unsigned int max = nrfds ? *nrfds : 0, nfds = 0;
-	struct tq_sock_msg h = { 0 };
-	int fds[4];
-	ssize_t n;
-
-	if (poll(&pf, 1, TQT_REPLY_MS) != 1)
-		fail(p, "command 0x%x: no reply in %d s", cmd, TQT_REPLY_MS / 1000);
-	n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
-	if (n <= 0)
-		fail(p, "command 0x%x: %s instead of a reply", cmd,
-		     n ? strerror(errno) : "the connection's end");
-	nfds = tqt_cmsg_fds(&m, fds, 4);
-	if ((size_t)n >= sizeof(h))
-		memcpy(&h, buf, sizeof(h));
-	if ((size_t)n < sizeof(h) || m.msg_flags & (MSG_TRUNC | MSG_CTRUNC) || h.cmd != cmd ||
-	    h.status > 0 || h.status < -4095 || (size_t)n - sizeof(h) > cap || nfds > max ||
-	    (nfds && h.status))
-		fail(p, "command 0x%x: a reply of %zd bytes (%zu asked at most), command 0x%x,"
-		     " status %d, %u descriptors", cmd, n, cap, h.cmd, h.status, nfds);
-	if (!h.status) {
-		memset(arg, 0, cap);
-		memcpy(arg, buf + sizeof(h), (size_t)n - sizeof(h));
-	}
-	if (nrfds)
-		*nrfds = nfds;
-	for (unsigned int i = 0; i < nfds; i++)
-		rfds[i] = fds[i];
-	return h.status;
-}
-
-/*
- * A descriptor no command takes (never an eventfd): the connection itself,
- * /dev/null, a pipe's end or a fresh memfd. *tmp is what to close after
- * sending, or -1.
- */
-static int stray_fd(struct proc *p, int conn, int *tmp)
-{
-	int pp[2];
-
-	*tmp = -1;
-	switch (below(&p->r, 4)) {
-	case 0:
-		return conn;
-	case 1:
-		*tmp = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		break;
-	case 2:
-		if (!pipe2(pp, O_CLOEXEC)) {
-			close(pp[1]);
-			*tmp = pp[0];
-		}
-		break;
-	default:
-		*tmp = memfd_create("tq_fuzz", MFD_CLOEXEC);
-		break;
-	}
-	return *tmp;
-}
-
-/* The socket's t_call(): a message of the head and the struct, then its reply. */
-static int sock_call(struct proc *p, int fd, uint32_t cmd, void *arg, size_t buflen, bool bad,
-		     const int *fds, unsigned int nfds, int *rfds, unsigned int *nrfds)
-{
-	unsigned char msg[sizeof(struct tq_sock_msg) + ARG_MAX_SIZE + 256] = { 0 };
-	struct tq_sock_msg h = { .cmd = cmd };
-	int all[3] = { -1, -1, -1 }, tmp = -1, ret;
-	size_t len, cap;
-	uint32_t size;
-
-	memcpy(&size, arg, sizeof(size));
-	len = cap = size < buflen ? size : buflen;
-	for (unsigned int i = 0; i < nfds; i++)
-		all[i] = fds[i];
-	if (bad) {
-		switch (below(&p->r, 3)) {
-		case 0:	/* shorter or longer than its size says */
-			len = len && chance(&p->r, 50) ? below(&p->r, len) :
-			      len + 1 + below(&p->r, 64);
-			len += len == size;
-			break;
-		case 1:
-			h.status = (int32_t)(rnd64(&p->r) | 1);
-			break;
-		default:
-			all[nfds] = stray_fd(p, fd, &tmp);
-			nfds += all[nfds] >= 0;
-			break;
-		}
-	}
-	memcpy(msg, &h, sizeof(h));
-	memcpy(msg + sizeof(h), arg, cap);
-	sock_quiet(p, fd);
-	ret = sock_send(fd, msg, sizeof(h) + len, all, nfds, false);
-	if (tmp >= 0)
-		close(tmp);
-	if (ret)
-		fail(p, "command 0x%x: send: %s", cmd, strerror(ret));
-	return -sock_reply(p, fd, cmd, arg, cap, rfds, nrfds);
-}
-
 /*
  * One command on a client fd: the ioctl, or on the socket its message and
  * reply. arg holds buflen bytes and starts with its size field. With bad
@@ -462,26 +171,6 @@ static int t_call(struct proc *p, int fd, unsigned long cmd, void *arg, size_t b
 	if (bad)
 		a = chance(&p->r, 50) ? NULL : (void *)(uintptr_t)(4096 * (1 + below(&p->r, 15)));
 	return sys_ret(ioctl(fd, cmd, a));
-}
-
-/* The socket's doorbell (len bytes of struct tq_enter, 256 at most); 0 or errno. */
-static int sock_doorbell(int fd, const void *arg, size_t len)
-{
-	unsigned char msg[sizeof(struct tq_sock_msg) + 256] = { 0 };
-	struct tq_sock_msg h = { .cmd = TQ_IOC_ENTER };
-
-	memcpy(msg, &h, sizeof(h));
-	memcpy(msg + sizeof(h), arg, len);
-	return sock_send(fd, msg, sizeof(h) + len, NULL, 0, true);
-}
-
-/* A well-formed doorbell owes no reply; a full socket holds others as good. */
-static void sock_ring(struct proc *p, int fd, const void *arg, size_t len)
-{
-	int err = sock_doorbell(fd, arg, len);
-
-	if (err && err != EAGAIN)
-		fail(p, "fd %d: ENTER: %s", fd, strerror(err));
 }
 
 /* ---- guarded reads: a mapping zapped by MADV_DONTNEED may SIGBUS ---- */
@@ -524,20 +213,6 @@ static uint64_t tag(struct proc *p, unsigned int slot, const struct ctx *c, uint
 
 /* ---- mappings ---- */
 
-static void unmap(struct map *m)
-{
-	if (m->p)
-		munmap(m->p, m->len);
-	m->p = NULL;
-	m->len = 0;
-}
-
-/* What a region maps from: the context's fd, or on the socket the rings' or arena's memfd. */
-static int region_fd(const struct ctx *c, bool arena)
-{
-	return !sock ? c->fd : arena ? c->arena_fd : c->rings_fd;
-}
-
 static int map_region(struct ctx *c, struct map *m, uint64_t off, uint64_t len)
 {
 	void *a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -548,16 +223,6 @@ static int map_region(struct ctx *c, struct map *m, uint64_t off, uint64_t len)
 	m->p = a;
 	m->len = len;
 	return 0;
-}
-
-static uint32_t *sq_word(struct ctx *c, uint32_t off)
-{
-	return (uint32_t *)((char *)c->sq.p + off);
-}
-
-static uint32_t *cq_word(struct ctx *c, uint32_t off)
-{
-	return (uint32_t *)((char *)c->cq.p + off);
 }
 
 static struct tq_desc *sqe(struct ctx *c, uint32_t i)
@@ -1264,7 +929,8 @@ static void op_enter(struct proc *p)
 			sock_ring(p, c->fd, buf, e->size);
 			continue;
 		}
-		err = t_call(p, c->fd, TQ_IOC_ENTER, buf, sizeof(buf), bad_arg, NULL, 0, NULL, NULL);
+		err = t_call(p, c->fd, TQ_IOC_ENTER, buf, sizeof(buf), bad_arg, NULL, 0, NULL,
+			     NULL);
 		if (err == EBADFD && c->is_ctx) {
 			c->broken = true;
 			continue;
@@ -1321,89 +987,6 @@ static void op_unknown_ioctl(struct proc *p)
 		fail(p, "ioctl 0x%lx: %s, want ENOTTY", cmd, err ? strerror(err) : "success");
 }
 
-/*
- * The socket's read() and write(): nothing to read between commands, and
- * raw messages, each answered with an errno: shorter than the head (even
- * empty), an unknown command of random bytes, a message longer than any
- * command, a QUERY with up to 8 stray descriptors (more than tqsubmitd
- * takes: cut), or up to 64 QUERYs sent before their replies are read,
- * which come in order.
- */
-static void sock_raw(struct proc *p, int fd)
-{
-	static unsigned char msg[20000];
-	struct tq_sock_msg h = { .cmd = TQ_IOC_QUERY };
-	struct tq_query q = { .size = sizeof(q) };
-	int fds[8], tmp[8], want = EINVAL, err;
-	unsigned int n = 0, k;
-	size_t len = sizeof(h) + sizeof(q);
-
-	if (chance(&p->r, 20)) {
-		sock_quiet(p, fd);
-		return;
-	}
-	for (k = 0; k < sizeof(msg); k += 8) {
-		uint64_t v = rnd64(&p->r);
-
-		memcpy(msg + k, &v, 8);
-	}
-	switch (below(&p->r, 5)) {
-	case 0:
-		len = below(&p->r, sizeof(h));
-		h.cmd = 0;	/* the reply's: no command was read */
-		break;
-	case 1:
-		len = sizeof(h) + below(&p->r, 1024);
-		h.cmd = (uint32_t)rnd64(&p->r);
-		if (_IOC_TYPE(h.cmd) == TQ_IOC_MAGIC)
-			h.cmd ^= 1u << _IOC_TYPESHIFT;
-		want = ENOTTY;
-		break;
-	case 2:
-		len = sizeof(h) + ARG_MAX_SIZE + 1 +
-		      below(&p->r, sizeof(msg) - sizeof(h) - ARG_MAX_SIZE - 1);
-		q.size = chance(&p->r, 50) ? len - sizeof(h) : sizeof(q);
-		want = q.size == sizeof(q) ? EINVAL : E2BIG;
-		break;
-	case 3:
-		for (k = below(&p->r, 8) + 1; k; k--) {
-			fds[n] = stray_fd(p, fd, &tmp[n]);
-			n += fds[n] >= 0;
-		}
-		want = n ? EINVAL : 0;
-		break;
-	default:
-		sock_quiet(p, fd);
-		for (k = 1 + below(&p->r, 64); k; k--) {
-			memcpy(msg, &h, sizeof(h));
-			memcpy(msg + sizeof(h), &q, sizeof(q));
-			err = sock_send(fd, msg, len, NULL, 0, false);
-			if (err)
-				fail(p, "pipelined QUERY %u: %s", k, strerror(err));
-			n++;
-		}
-		while (n--)
-			if (sock_reply(p, fd, h.cmd, &q, sizeof(q), NULL, NULL))
-				fail(p, "a pipelined QUERY failed");
-		return;
-	}
-	if (len >= sizeof(h))
-		memcpy(msg, &h, sizeof(h));
-	if (len >= sizeof(h) + sizeof(q) && h.cmd == TQ_IOC_QUERY)
-		memcpy(msg + sizeof(h), &q, sizeof(q));
-	sock_quiet(p, fd);
-	err = sock_send(fd, msg, len, fds, n, false);
-	for (k = 0; k < n; k++)
-		if (tmp[k] >= 0)
-			close(tmp[k]);
-	if (err)
-		fail(p, "a raw message of %zu bytes: %s", len, strerror(err));
-	err = -sock_reply(p, fd, h.cmd, &q, sizeof(q), NULL, NULL);
-	if (err != want)
-		fail(p, "a raw message of %zu bytes, %u descriptors: %s, want %s", len, n,
-		     strerror(err), strerror(want));
-}
-
 static void op_readwrite(struct proc *p)
 {
 	int i = pick_ctx(p, false), err;
@@ -1424,45 +1007,6 @@ static void op_readwrite(struct proc *p)
 	if (err != EINVAL)
 		fail(p, "read/write on a client fd: %s, want EINVAL",
 		     err ? strerror(err) : "success");
-}
-
-/*
- * The socket's regions are the client's own memfds: how it maps them is
- * its business (what tqsubmitd reads of them is checked as it reads), and
- * the contract is their seals: neither shrinks nor grows, and no seal is
- * added. A connection maps nothing.
- */
-static void sock_mmap(struct proc *p, struct ctx *c, bool arena, uint64_t off, uint64_t len,
-		      int prot, int flags)
-{
-	int fd = c->is_ctx ? region_fd(c, arena) : c->fd, seals;
-	struct stat st;
-	void *a;
-
-	a = mmap(NULL, len, prot, flags, fd, off);
-	say(p, "mmap %s off 0x%" PRIx64 " len %" PRIu64 " prot %d flags %d: %s",
-	    !c->is_ctx ? "connection" : arena ? "arena" : "rings", off, len, prot, flags,
-	    a == MAP_FAILED ? strerror(errno) : "mapped");
-	if (!c->is_ctx) {
-		if (a != MAP_FAILED)
-			fail(p, "mmap of a connection succeeded");
-		return;
-	}
-	if (a == MAP_FAILED && !errno_in(errno, ERRS(EINVAL, EPERM, ENOMEM, EACCES)))
-		fail(p, "mmap of a memfd: %s", strerror(errno));
-	if (fstat(fd, &st))
-		fail(p, "fstat of a memfd: %s", strerror(errno));
-	seals = fcntl(fd, F_GET_SEALS);
-	if (seals != (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) ||
-	    !ftruncate(fd, st.st_size + 4096) || !ftruncate(fd, st.st_size - 4096) ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE) != -1 || pwrite(fd, "x", 1, st.st_size) == 1)
-		fail(p, "ctx %u: its %s memfd (seals 0x%x) grew, shrank or took a seal",
-		     c->s.ctx_id, arena ? "arena" : "rings", seals);
-	if (a == MAP_FAILED)
-		return;
-	unmap(&c->extra);
-	c->extra = (struct map){ a, len };
-	c->extra_ring = !arena;
 }
 
 static void op_mmap(struct proc *p)
@@ -1497,6 +1041,8 @@ static void op_mmap(struct proc *p)
 	default: break;
 	}
 	if (sock) {
+		say(p, "mmap slot %d %s off 0x%" PRIx64 " len %" PRIu64 " prot %d flags %d", i,
+		    !c->is_ctx ? "connection" : arena ? "arena" : "rings", off, len, prot, flags);
 		sock_mmap(p, c, arena, off, len, prot, flags);
 		return;
 	}
@@ -1665,9 +1211,10 @@ static void op_hostile_index(struct proc *p)
 		*cq_word(c, c->s.cq_off.producer) = (uint32_t)rnd64(&p->r);
 		c->exempt = true;
 		break;
-	case 5:	/* the flags words: never read by the kernel (ours on the socket: its break bit) */
-		*sq_word(c, c->s.sq_off.flags) = (uint32_t)rnd64(&p->r) & ~(sock ? TQ_RING_BROKEN : 0);
-		*cq_word(c, c->s.cq_off.flags) = (uint32_t)rnd64(&p->r) & ~(sock ? TQ_RING_BROKEN : 0);
+	case 5:	/* the flags words: never read by the kernel (on the socket we read its break) */
+		v = sock ? ~TQ_RING_BROKEN : ~0u;
+		*sq_word(c, c->s.sq_off.flags) = (uint32_t)rnd64(&p->r) & v;
+		*cq_word(c, c->s.cq_off.flags) = (uint32_t)rnd64(&p->r) & v;
 		break;
 	default:	/* skip completions unread: they are lost to us */
 		v = raw_load_acquire(cq_word(c, c->s.cq_off.producer));
@@ -1776,30 +1323,6 @@ static void op_madvise(struct proc *p)
 	}
 }
 
-/*
- * The socket's hang-up mid-call: a SETUP (with an eventfd) sent, then the
- * connection shut down or closed before its reply, whose descriptors, if
- * it made a context, are left in flight.
- */
-static void sock_hangup(struct proc *p, struct ctx *c)
-{
-	struct tq_setup s = { .size = sizeof(s), .sq_entries = 8, .cq_entries = 16,
-			      .arena_bytes = 4096, .eventfd = 0 };
-	struct tq_sock_msg h = { .cmd = TQ_IOC_SETUP };
-	unsigned char msg[sizeof(h) + sizeof(s)];
-	int efd = eventfd(0, EFD_CLOEXEC);
-
-	memcpy(msg, &h, sizeof(h));
-	memcpy(msg + sizeof(h), &s, sizeof(s));
-	sock_send(c->fd, msg, sizeof(msg), &efd, efd >= 0, true);
-	if (efd >= 0)
-		close(efd);
-	if (chance(&p->r, 50))
-		shutdown(c->fd, chance(&p->r, 50) ? SHUT_WR : SHUT_RDWR);
-	close(c->fd);
-	c->fd = -1;
-}
-
 static void op_close(struct proc *p)
 {
 	int i = pick_ctx(p, false);
@@ -1872,7 +1395,8 @@ static void child_probe(struct proc *p)
 		struct tq_attach a = { .size = sizeof(a) };
 
 		if (fd >= 0 && chance(&p->r, 30) && !setresuid(NOBODY, NOBODY, NOBODY)) {
-			err = t_call(p, fd, TQ_IOC_ATTACH, &a, sizeof(a), false, NULL, 0, NULL, NULL);
+			err = t_call(p, fd, TQ_IOC_ATTACH, &a, sizeof(a), false, NULL, 0, NULL,
+				     NULL);
 			if (!errno_in(err, ERRS(EPERM, EBUSY)))
 				fail(p, "ATTACH after dropping root: %s",
 				     err ? strerror(err) : "success");
