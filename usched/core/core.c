@@ -139,6 +139,22 @@ void usched_stats(struct usched *u, struct usched_stats *s)
 	pthread_mutex_unlock(&u->lock);
 }
 
+uint64_t start_phase(struct usched *u, enum usched_start_phase p, uint64_t since)
+{
+	uint64_t now = tq_now_ns();
+
+	u->st.start_ns[p] = now - since;
+	return now;
+}
+
+const char *usched_start_phase_name(unsigned int phase)
+{
+	static const char *const name[USCHED_START_PHASES] = { "device", "queues", "clock",
+							       "calibration" };
+
+	return phase < USCHED_START_PHASES ? name[phase] : "?";
+}
+
 const char *usched_plan_name(uint32_t plan)
 {
 	static const char *const name[USCHED_PLANS] = { "none", "resumed", "proven" };
@@ -494,8 +510,12 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 	    epoll_add(u->epfd, u->tfd))
 		goto out_free;
 	ret = exec_init(u);
-	if (!ret)
+	if (!ret) {
+		uint64_t t = tq_now_ns();
+
 		ret = model_init(u);
+		start_phase(u, USCHED_START_CALIB, t);
+	}
 	if (!ret && o->trace)
 		ret = exec_trace_open(u, o->trace);
 	if (ret)

@@ -228,11 +228,14 @@ int exec_init(struct usched *u)
 {
 	struct choice ch = { .platform = u->o.platform, .device = u->o.device };
 	struct clu_ctx c;
+	uint64_t t = tq_now_ns();
 	cl_int err;
+	int ret;
 
 	err = clu_open(&c, chosen, &ch);
 	if (err)
 		return cl_errno(err, -ENODEV);
+	t = start_phase(u, USCHED_START_DEVICE, t);
 	u->platform = c.d.plat;
 	u->device = c.d.dev;
 	u->ctx = c.ctx;
@@ -244,12 +247,15 @@ int exec_init(struct usched *u)
 	err = err ?: clu_queues(&c, &u->mq, 1);
 	if (err)
 		return cl_errno(err, -ENODEV);
+	t = start_phase(u, USCHED_START_QUEUES, t);
 	u->max_alloc = c.max_alloc;
 	/* A TG takes at most a quarter, the TGs in flight half, the pool a quarter. */
 	u->tg_bytes = c.global_mem / 4;
 	u->inflight_max = c.global_mem / 2;
 	u->pool.max_bytes = c.global_mem / 4;
-	return clock_sync(u);
+	ret = clock_sync(u);
+	start_phase(u, USCHED_START_CLOCK, t);
+	return ret;
 }
 
 /* The device buffer pool */

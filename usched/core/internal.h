@@ -490,6 +490,8 @@ void objects_free(struct usched *u);
 
 /* exec.c: the loop thread */
 int exec_init(struct usched *u);
+/* Phase p of usched_create() began at since and ends now: its time noted; now. */
+uint64_t start_phase(struct usched *u, enum usched_start_phase p, uint64_t since);
 void exec_fini(struct usched *u);
 int exec_launch(struct usched *u, struct tg *tg);
 void exec_collect(struct usched *u, struct task *t);

@@ -201,6 +201,19 @@ static int calibrate(struct usched *u)
 }
 
 /*
+ * A calibration kept for this device (its key in @key; "" if it has none):
+ * 0 if there is one, now in u->prof.
+ */
+static int calib_kept(struct usched *u, char *key, size_t len)
+{
+	if (!u->o.calib_load || usched_device_key(u, key, len)) {
+		*key = 0;
+		return -ENOENT;
+	}
+	return u->o.calib_load(u->o.calib_arg, key, &u->prof);
+}
+
+/*
  * Copies overlapped by the other direction. The profile's one factor per
  * direction is what tqcalib measured, but the factor moves between
  * experiments and from copy to copy (Documentation/design/usched-core.md).
@@ -260,12 +273,20 @@ void xmodel_learn(struct xmodel *xm, const struct tg_copy *c, unsigned int nc,
 /* The transfer model and dma: from the profile, or measured; opts.dma wins. */
 int model_init(struct usched *u)
 {
+	char key[1024] = "";
 	int ret;
 
-	if (u->o.profile)
+	if (u->o.profile) {
 		ret = load_profile(u, u->o.profile);
-	else
+	} else if (!calib_kept(u, key, sizeof(key))) {
+		u->st.calib = USCHED_CALIB_KEPT;
+		ret = 0;
+	} else {
+		u->st.calib = USCHED_CALIB_MEASURED;
 		ret = calibrate(u);
+		if (!ret && u->o.calib_save && *key)
+			u->o.calib_save(u->o.calib_arg, key, &u->prof);
+	}
 	if (ret)
 		return ret;
 	tqsim_profile_to_dev(&u->prof, &u->dev);

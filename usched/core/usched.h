@@ -166,6 +166,15 @@ typedef void (*usched_started_fn)(void *arg, const struct usched_start *t, unsig
  */
 typedef void (*usched_wedged_fn)(void *arg);
 
+/*
+ * A transfer calibration kept across starts (a daemon's cache), for the
+ * device that usched_device_key() names @key: load fills *@p and returns 0
+ * to use it instead of measuring; save keeps one just measured.
+ */
+struct tqsim_profile;
+typedef int (*usched_calib_load_fn)(void *arg, const char *key, struct tqsim_profile *p);
+typedef void (*usched_calib_save_fn)(void *arg, const char *key, const struct tqsim_profile *p);
+
 /**
  * struct usched_opts - usched_create()'s options; zero means the default
  * @platform: platform by index ("1") or name substring (case-insensitive);
@@ -207,6 +216,10 @@ typedef void (*usched_wedged_fn)(void *arg);
  * @started_arg: its first argument
  * @wedged: a kernel overran its limit or the device was lost; NULL: none
  * @wedged_arg: its first argument
+ * @calib_load: with no @profile, asked for a kept calibration before
+ *	measuring one; NULL: always measure
+ * @calib_save: given the calibration just measured; NULL: none
+ * @calib_arg: their first argument
  *
  * The strings are read by usched_create() only.
  */
@@ -235,6 +248,9 @@ struct usched_opts {
 	void *started_arg;
 	usched_wedged_fn wedged;
 	void *wedged_arg;
+	usched_calib_load_fn calib_load;
+	usched_calib_save_fn calib_save;
+	void *calib_arg;
 };
 
 /* Which copies surround the kernel, as in the uapi's enum tq_dir. */
@@ -311,6 +327,19 @@ struct usched_task {
 	uint64_t time_limit_ns;
 };
 
+/* What usched_create() spent its time on (usched_stats.start_ns). */
+enum usched_start_phase {
+	USCHED_START_DEVICE,	/* the OpenCL platform and device opened, the context */
+	USCHED_START_QUEUES,
+	USCHED_START_CLOCK,	/* the device clock's offset to the host's */
+	USCHED_START_CALIB,	/* the transfer model: a profile read, a kept one, or measured */
+	USCHED_START_PHASES
+};
+const char *usched_start_phase_name(unsigned int phase);
+
+/* Where the transfer model came from (usched_stats.calib). */
+enum usched_calib { USCHED_CALIB_PROFILE, USCHED_CALIB_MEASURED, USCHED_CALIB_KEPT };
+
 /* Counters since usched_create(), for metrics. */
 struct usched_stats {
 	uint64_t submitted;
@@ -344,6 +373,8 @@ struct usched_stats {
 	unsigned int max_tg;
 	char policy[16];
 	char device[128];
+	uint64_t start_ns[USCHED_START_PHASES];
+	unsigned int calib;	/* enum usched_calib */
 };
 
 int usched_create(const struct usched_opts *o, struct usched **out);
@@ -416,6 +447,14 @@ int usched_prog_add_binary(struct usched *u, const char *src, size_t len, const 
 			   const void *bin, size_t binlen, uint32_t *id);
 int usched_device_names(struct usched *u, char *platform, size_t plen, char *device,
 			size_t dlen);
+/*
+ * What a built program or a calibration is valid for, as text (lines of
+ * "name value"): the device (its CL_DEVICE_UUID_KHR where the driver has
+ * cl_khr_device_uuid, else its PCI address where it has cl_khr_pci_bus_info,
+ * and its platform, vendor and name), CL_DRIVER_VERSION and CL_DEVICE_VERSION.
+ * 0, or -ENOSPC when @len is short.
+ */
+int usched_device_key(struct usched *u, char *key, size_t len);
 /*
  * Whether usched_opts' @platform and @device name an OpenCL device, without
  * opening it (a daemon's settings check): 0, or -ENODEV with @names the
