@@ -14,7 +14,8 @@
  * CPU time, and SIGKILL at the build-time limit; the child sends back the
  * driver's program binary, which the worker loads into the daemon's
  * context (usched_prog_add_binary()). A source already built is taken from
- * the core's cache without a child. Built-in kernels (trusted, from
+ * the core's cache without a child, or from the cache directory's
+ * (cache.c), where each binary built is kept. Built-in kernels (trusted, from
  * kernels/) are built in a child too, without limits: a compile in the
  * daemon would leave PoCL's kernel library there for good (some 110 MB
  * of LLVM IR, Documentation/usched.md). The daemon keeps each built-in it
@@ -278,6 +279,8 @@ int build_source(struct daemon *d, const char *src, const char *opts, uint64_t t
 	ret = usched_prog_find(d->u, src, strlen(src), opts, core);
 	if (ret != -ENOENT)
 		return ret;
+	if (!cache_prog_load(d, src, opts, core))
+		return 0;
 	ret = usched_device_names(d->u, plat, sizeof(plat), dev, sizeof(dev));
 	if (ret)
 		return ret;
@@ -286,6 +289,10 @@ int build_source(struct daemon *d, const char *src, const char *opts, uint64_t t
 	if (ret)
 		return ret;
 	ret = usched_prog_add_binary(d->u, src, strlen(src), opts, bin, binlen, core);
+	if (!ret) {
+		__atomic_fetch_add(&d->st.cache_built, 1, __ATOMIC_RELAXED);
+		cache_prog_save(d, src, opts, bin, binlen);
+	}
 	free(bin);
 	if (ret == -ENOEXEC && !*log)
 		*log = strdup("usched: the driver refused the program's binary\n");

@@ -5,7 +5,7 @@
 # (run in the test VM and on the socket) with the client tqdemo (tools/build.mk).
 
 DAEMON_OBJS := $(addprefix $(OBJ)/usched/daemon/,conf.o loop.o ctx.o build.o state.o \
-	metrics.o log.o)
+	cache.o metrics.o log.o)
 DAEMON_LIBS := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a $(CLU_LIB)
 
 BINS += $(BIN)/usched $(BIN)/usched-build

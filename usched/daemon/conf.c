@@ -98,6 +98,12 @@ static const struct setting settings[] = {
 	  "the build process's program (usched-build next to usched)" },
 	{ "state-max", U64, F(state_max), 0, 0, "BYTES",
 	  "largest state file; records past it are not kept (64M; 0: no limit)" },
+	{ "cache", STR, F(cache), 0, 0, "DIR",
+	  "keep the calibration and built programs there (cache beside the state file; none: off)" },
+	{ "cache-max", U64, F(cache_max), 0, 0, "BYTES",
+	  "bytes of the cache's entries; the least recently used go past it (256M; 0: no limit)" },
+	{ "recalibrate", BOOL, F(recalibrate), 0, 0, NULL,
+	  "measure the transfers at start even if the cache has them" },
 	/* Limits: per user and per group too. 0 is no limit. */
 	{ "max-work-items", COUNT, DLIM_WORK_ITEMS, 0, 0, "N",
 	  "a task's global work size, its dimensions multiplied (2^32)" },
@@ -142,6 +148,7 @@ void dconf_init(struct dconf *c)
 	c->build_jobs = 2;
 	c->user_build_jobs = 1;
 	c->state_max = 64ull << 20;
+	c->cache_max = 256ull << 20;
 	c->lim.v[DLIM_WORK_ITEMS] = 1ull << 32;
 	c->lim.v[DLIM_WORK_GROUPS] = 1ull << 24;
 	c->lim.v[DLIM_SOURCE] = 1ull << 20;

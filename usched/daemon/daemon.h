@@ -9,6 +9,7 @@
  * build.c	program builds: worker threads, each build in a child process
  * build_child.c	usched-build, that child: one OpenCL build, its binary back
  * state.c	the id tables kept in a file so that a restart keeps them
+ * cache.c	the calibration and program binaries kept so that a restart is quick
  * metrics.c	metrics in Prometheus text format
  * log.c	the log
  */
@@ -105,6 +106,9 @@ struct dconf {
 	unsigned int user_build_jobs;	/* of them, builds of one user at once */
 	char *build_helper;	/* the usched-build program; NULL: next to usched */
 	uint64_t state_max;	/* bytes of the state file; 0: no limit */
+	char *cache;		/* the cache directory; NULL: beside the state file; "none": off */
+	uint64_t cache_max;	/* bytes of its entries; 0: no limit */
+	bool recalibrate;	/* measure the transfers even if the cache has them */
 };
 
 void dconf_init(struct dconf *c);
@@ -261,6 +265,15 @@ struct dstats {
 	uint64_t build_crashes;	/* build processes that died, most often of their memory limit */
 	uint64_t state_dropped;	/* records the state file had no room for */
 	uint64_t users;		/* uids with limits resolved */
+
+	/* Start-up: ns from the start to attached, and to ready (0 until then) */
+	uint64_t start_attach_ns, start_ready_ns;
+	/* The cache (cache.c), counted by the build workers too */
+	uint64_t cache_hits;	/* programs loaded from it */
+	uint64_t cache_built;	/* programs built from source: not in it, or not usable */
+	uint64_t cache_stored;	/* entries written */
+	uint64_t cache_dropped;	/* entries that did not match or that the driver refused */
+	uint64_t cache_evicted;	/* entries removed to stay within cache-max */
 };
 
 #define DCTX_HASH	256
@@ -315,6 +328,11 @@ struct daemon {
 	/* Limits */
 	struct duser *users[DUSER_HASH];
 	uint64_t state_bytes;	/* the state file's size */
+
+	/* The cache: its directory (NULL: off) and its device's key (cache.c) */
+	char *cache_dir;
+	char *cache_key;
+	pthread_mutex_t cache_lock;
 
 	int state_fd;
 	char *saved;		/* the state file as found at start-up */
@@ -471,6 +489,26 @@ void state_add_prog(struct daemon *d, struct dctx *c, uint32_t id);
 void state_add_kern(struct daemon *d, struct dctx *c, uint32_t id);
 /* Rewrite the file without the contexts that are gone. */
 void state_compact(struct daemon *d);
+
+/* mkdir -p the directories above @path. */
+void state_make_dirs(const char *path);
+
+/* cache.c */
+/* The directory from the settings, made if need be (else the cache is off); 0 or -ENOMEM. */
+int cache_open(struct daemon *d);
+/* The device's key, once the core has one; until then no program is kept. */
+int cache_device(struct daemon *d);
+void cache_close(struct daemon *d);
+/* Program entries in the cache now. */
+unsigned int cache_programs(struct daemon *d);
+/* usched_opts.calib_load and calib_save, their argument the daemon. */
+int cache_calib_load(void *arg, const char *dev, struct tqsim_profile *p);
+void cache_calib_save(void *arg, const char *dev, const struct tqsim_profile *p);
+/* A program of (src, opts) from the cache into the core: 0, or -ENOENT (build it). */
+int cache_prog_load(struct daemon *d, const char *src, const char *opts, uint32_t *core);
+/* Keep a program's binary just built. */
+void cache_prog_save(struct daemon *d, const char *src, const char *opts, const void *bin,
+		     size_t len);
 
 /* metrics.c */
 /* The file at path, mode 0640 in group gid ((gid_t)-1: usched's own). */

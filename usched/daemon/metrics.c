@@ -167,6 +167,31 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 	for (int st = 0; st < USCHED_STAGES; st++)
 		fprintf(f, "tq_task_command_errors_total{stage=\"%s\"} %llu\n", stage_names[st],
 			(unsigned long long)s->cmd_failed[st]);
+	metric(f, "tq_start_seconds", "gauge",
+	       "Where usched's start went: attaching, the core's phases, and in all until ready.");
+	fprintf(f, "tq_start_seconds{phase=\"attach\"} %.6f\n", ds->start_attach_ns * 1e-9);
+	for (unsigned int p = 0; p < USCHED_START_PHASES; p++)
+		fprintf(f, "tq_start_seconds{phase=\"%s\"} %.6f\n", usched_start_phase_name(p),
+			s->start_ns[p] * 1e-9);
+	fprintf(f, "tq_start_seconds{phase=\"ready\"} %.6f\n", ds->start_ready_ns * 1e-9);
+	metric(f, "tq_calibration_cached", "gauge",
+	       "1 if the transfer calibration came from the cache, not measured nor a profile.");
+	fprintf(f, "tq_calibration_cached %d\n", s->calib == USCHED_CALIB_KEPT);
+	metric(f, "tq_programs_total", "counter",
+	       "Programs made ready for the core, by where from: the cache, or built from source.");
+	fprintf(f, "tq_programs_total{from=\"cache\"} %llu\n",
+		(unsigned long long)ds->cache_hits);
+	fprintf(f, "tq_programs_total{from=\"source\"} %llu\n",
+		(unsigned long long)ds->cache_built);
+	metric(f, "tq_cache_entries_total", "counter",
+	       "Cache entries written, dropped (not matching, or refused by the driver), and "
+	       "evicted to stay within cache-max.");
+	fprintf(f, "tq_cache_entries_total{op=\"stored\"} %llu\n",
+		(unsigned long long)ds->cache_stored);
+	fprintf(f, "tq_cache_entries_total{op=\"dropped\"} %llu\n",
+		(unsigned long long)ds->cache_dropped);
+	fprintf(f, "tq_cache_entries_total{op=\"evicted\"} %llu\n",
+		(unsigned long long)ds->cache_evicted);
 	metric(f, "tq_device_recoveries_total", "counter",
 	       "Re-executions of usched to get the device back after a kernel ran past its "
 	       "time limit (that task failed -ETIME) or the device was lost (-ENODEV).");

@@ -38,8 +38,8 @@ static int state_reopen(struct daemon *d)
 	return d->state_fd < 0 ? -errno : 0;
 }
 
-/* mkdir -p the file's directory, as systemd's RuntimeDirectory would. */
-static void make_dirs(const char *path)
+/* As systemd's RuntimeDirectory would. */
+void state_make_dirs(const char *path)
 {
 	char *p = strdup(path), *s;
 
@@ -62,7 +62,7 @@ int state_open(struct daemon *d)
 	d->state_fd = -1;
 	if (!d->conf.state)
 		return 0;
-	make_dirs(d->conf.state);
+	state_make_dirs(d->conf.state);
 	fd = open(d->conf.state, O_RDONLY | O_CLOEXEC);
 	d->state_bytes = 0;
 	if (fd >= 0 && !fstat(fd, &sb) && sb.st_size > 0) {

@@ -303,6 +303,38 @@ static void on_tg(void *arg, const struct usched_tg_stat *s)
 		metrics_tg_line(d->tg_log, d->policy, s);
 }
 
+/*
+ * Where the start went, in one line: attaching, the core's phases (the
+ * device, its queues, the clock, the calibration and whence it came), and
+ * the rest (the state file, the build workers, the loop).
+ */
+static void ready_line(struct daemon *d)
+{
+	static const char *const calib[] = { "profile", "measured", "cached" };
+	struct usched_stats s;
+	char line[512];
+	uint64_t core = 0;
+	int n;
+
+	usched_stats(d->u, &s);
+	d->st.start_ready_ns = tq_now_ns() - d->started_ns;
+	n = snprintf(line, sizeof(line), "ready in %.3f s: attach %.3f",
+		     d->st.start_ready_ns * 1e-9, d->st.start_attach_ns * 1e-9);
+	for (unsigned int p = 0; p < USCHED_START_PHASES; p++) {
+		core += s.start_ns[p];
+		n += snprintf(line + n, sizeof(line) - n, ", %s %.3f", usched_start_phase_name(p),
+			      s.start_ns[p] * 1e-9);
+	}
+	n += snprintf(line + n, sizeof(line) - n, " (%s), rest %.3f", calib[s.calib],
+		      (d->st.start_ready_ns - d->st.start_attach_ns - core) * 1e-9);
+	if (d->cache_dir)
+		snprintf(line + n, sizeof(line) - n, "; %u program(s) cached in %s",
+			 cache_programs(d), d->cache_dir);
+	else
+		snprintf(line + n, sizeof(line) - n, "; no cache");
+	info("%s", line);
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon d = { .fd = -1, .sigfd = -1, .state_fd = -1, .argc = argc, .argv = argv };
@@ -348,6 +380,10 @@ int main(int argc, char **argv)
 	ret = connect_transport(&d, recoveries != NULL);
 	if (ret)
 		goto out;
+	d.st.start_attach_ns = tq_now_ns() - d.started_ns;
+	ret = cache_open(&d);
+	if (ret)
+		goto out;
 
 	o.platform = d.conf.platform;
 	o.device = d.conf.device;
@@ -360,11 +396,16 @@ int main(int argc, char **argv)
 	o.no_plans = d.conf.no_plans;
 	o.no_refine = d.conf.no_refine;
 	o.no_poll = d.conf.no_poll;
+	o.calib_load = cache_calib_load;
+	o.calib_save = cache_calib_save;
+	o.calib_arg = &d;
 	ret = usched_create(&o, &d.u);
 	if (ret) {
 		err("scheduling core: %s", strerror(-ret));
 		goto out;
 	}
+	if (cache_device(&d))
+		warn("%s: the device has no key: programs are not kept", d.cache_dir);
 	usched_stats(d.u, &s);
 	info("device %s: %u copy engine(s), %u kernel queue(s), policy %s, TGs of up to %u",
 	     s.device, s.dma, s.kqueues, s.policy, s.max_tg);
@@ -381,6 +422,7 @@ int main(int argc, char **argv)
 	if (ret)
 		goto out_core;
 
+	ready_line(&d);
 	info("ready: serving %s as pid %d", d.where, getpid());
 	tq_sd_ready();
 	if (ready >= 0) {
@@ -407,6 +449,7 @@ int main(int argc, char **argv)
 	loop_fini(&d);
 	ctx_free_all(&d);
 	state_close(&d);
+	cache_close(&d);
 	close(d.fd);	/* the module (tqsubmitd) re-delivers what we did not complete */
 	close(d.sigfd);
 	dconf_free(&d.conf);
@@ -419,6 +462,7 @@ out_core:
 	usched_destroy(d.u);
 	logs_close(&d);
 out:
+	cache_close(&d);
 	if (d.fd >= 0)
 		close(d.fd);
 	dconf_free(&d.conf);
