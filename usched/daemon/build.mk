@@ -42,6 +42,9 @@ VM_TESTS += usched/daemon/tests/e2e_kill.sh
 usched/daemon/tests/e2e_kill.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo
 # The same natively on the socket: usched starts tqsubmitd, is killed, restarts, re-executes.
 CHECK_SCRIPTS += script:usched/daemon/tests/e2e_socket.sh
+# The cache across restarts: calibration and programs kept, bad entries rebuilt, cache-max.
+CHECK_SCRIPTS += script:usched/daemon/tests/cache.sh
+usched/daemon/tests/cache.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo $(BIN)/tqsubmitd
 # Settings checked before attaching: usched --check-config, FILE:LINE messages, drop-ins.
 CHECK_SCRIPTS += script:usched/daemon/tests/conf.sh
 usched/daemon/tests/conf.sh: $(BIN)/usched
