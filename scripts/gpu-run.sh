@@ -7,6 +7,11 @@
 # ./gpu made by scripts/gpu-bundle (here) and carried there:
 #
 #   OUT=/some/dir scripts/gpu-run.sh [--quick] [--openloop] [--profile FILE|auto] [-- TQBENCH-ARGS...]
+#   OUT=/some/dir scripts/gpu-run.sh --restart [-- RESTART-TIME-ARGS...]
+#
+# --restart measures usched's start to ready instead, cold and warm, and
+# where it goes (scripts/restart-time.sh; arguments after -- are its own:
+# -n N, --mix LIST): a minute or two.
 #
 # --openloop runs the open-loop experiment instead (tqbench --setups
 # openloop: the capacities, then fifo, paper, auto, flow and independent
@@ -34,12 +39,14 @@ set -uo pipefail
 : "${OUT:?set OUT to the output directory}"
 quick=0
 openloop=0
+restart=0
 profile=
 bench=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
 	--openloop) openloop=1 ;;
+	--restart) restart=1 ;;
 	--profile) profile=$2; [ "$2" = auto ] || profile=$(realpath -m "$2"); shift ;;
 	--) shift; bench=("$@"); break ;;
 	*) echo "gpu-run: unknown argument $1" >&2; exit 2 ;;
@@ -92,7 +99,10 @@ else
 fi
 
 t0=$SECONDS
-if [ -n "$profile" ]; then
+if [ $restart = 1 ]; then
+	echo "== usched start to ready: scripts/restart-time.sh ${bench[*]}"
+	scripts/restart-time.sh --bin gpu "${bench[@]}" || status=1
+elif [ -n "$profile" ]; then
 	echo "== profile $profile (no calibration)"
 	cp "$profile" "$work/profile" || status=1
 else
@@ -103,7 +113,7 @@ else
 fi
 cat "$work/profile" 2>/dev/null
 
-if [ -z "${status:-}" ]; then
+if [ -z "${status:-}" ] && [ $restart = 0 ]; then
 	t1=$SECONDS
 	echo "== tqbench ${bench[*]}"
 	# a hang must not cost the files already written

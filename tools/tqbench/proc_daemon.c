@@ -8,7 +8,10 @@
  * it tells systemd: READY=1 on NOTIFY_SOCKET), and at the end gives it
  * SIGTERM and waits for it. It dies with tqbench (PR_SET_PDEATHSIG); its
  * log goes to OUT/usched.log, its metrics (the TG counts and times of the
- * report) to OUT/usched.prom.
+ * report) to OUT/usched.prom. Each start's "ready in" line there says where
+ * its start went; the programs the workers register are built by the first
+ * daemon only: the others take their binaries from OUT/usched-cache
+ * (usched's cache setting).
  *
  * Transports: the module when /dev/tqsubmit exists, else tqsubmitd's socket
  * (TQ_TRANSPORT forces either, as libtq does). On the socket, when no
@@ -313,22 +316,23 @@ static char **daemon_env(char *notify)
 int daemon_start(struct run *ru)
 {
 	const struct env *e = ru->e;
-	char name[64], env_notify[80], dev[300], max_tg[16], kq[16];
+	char name[64], env_notify[80], dev[300], max_tg[16], kq[16], cache[PATH_MAX];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	/* No arena quotas: the workers are one user, their arenas past a shared host's defaults. */
 	const char *argv[40] = {
 		usched_path, "--foreground", "--config", "/dev/null", "--state", "",
 		"--policy", pol_name(ru->p), "--profile", e->o->profile, "--device", dev,
 		"--metrics", ru->prom, "--metrics-interval", "0",
-		"--context-arena", "0", "--user-arena", "0",
+		"--context-arena", "0", "--user-arena", "0", "--cache", cache,
 	};
-	unsigned int argc = 20;
+	unsigned int argc = 22;
 	char **envp;
 	double end = tq_now_s() + START_S;
 	int sfd, logfd, nullfd, ret = -ETIMEDOUT;
 	socklen_t salen;
 	pid_t parent = getpid(), sched;
 
+	snprintf(cache, sizeof(cache), "%s/usched-cache", e->o->out);
 	snprintf(kq, sizeof(kq), "%u", e->o->kqueues);
 	if (e->o->kqueues) {
 		argv[argc++] = "--kernel-queues";
