@@ -93,11 +93,11 @@ static void drop(struct daemon *d, const char *path, const char *why)
 static int entry_read(struct daemon *d, char kind, const char *key, size_t keylen,
 		      void **data, size_t *len)
 {
-	char *path = entry_path(d, kind, key, keylen), *buf = NULL;
+	char *path = entry_path(d, kind, key, keylen), *buf = NULL, *nl;
 	unsigned long long kl, dl;
 	uint64_t h;
 	struct stat sb;
-	int fd, n = 0, ret = -ENOENT;
+	int fd, n, used = 0, ret = -ENOENT;
 	const char *why = "truncated or not an entry";
 
 	if (!path)
@@ -112,8 +112,13 @@ static int entry_read(struct daemon *d, char kind, const char *key, size_t keyle
 	if (!buf || read(fd, buf, sb.st_size) != sb.st_size)
 		goto out_drop;
 	buf[sb.st_size] = 0;
-	if (sscanf(buf, CACHE_MAGIC " %llu %llu %16" SCNx64 "\n%n", &kl, &dl, &h, &n) != 3 || !n ||
-	    (uint64_t)n + kl + dl != (uint64_t)sb.st_size)
+	nl = memchr(buf, '\n', sb.st_size);
+	if (!nl)
+		goto out_drop;
+	*nl = 0;
+	n = nl + 1 - buf;
+	if (sscanf(buf, CACHE_MAGIC " %llu %llu %16" SCNx64 "%n", &kl, &dl, &h, &used) != 3 ||
+	    used != n - 1 || (uint64_t)n + kl + dl != (uint64_t)sb.st_size)
 		goto out_drop;
 	why = "another key (another device, driver, tq version or source)";
 	if (kl != keylen || memcmp(buf + n, key, keylen))
@@ -270,6 +275,20 @@ out:
 	free(path);
 }
 
+/* What a crash in mid-write left: temporary files never renamed. */
+static void tmp_clean(struct daemon *d)
+{
+	struct dirent *de;
+	DIR *dir = opendir(d->cache_dir);
+
+	if (!dir)
+		return;
+	while ((de = readdir(dir)))
+		if (!strncmp(de->d_name, ".tmp-", 5))
+			unlinkat(dirfd(dir), de->d_name, 0);
+	closedir(dir);
+}
+
 int cache_open(struct daemon *d)
 {
 	const char *slash;
@@ -295,7 +314,9 @@ int cache_open(struct daemon *d)
 		warn("%s: %m; the cache is off", d->cache_dir);
 		free(d->cache_dir);
 		d->cache_dir = NULL;
+		return 0;
 	}
+	tmp_clean(d);
 	return 0;
 }
 

@@ -266,8 +266,8 @@ struct dstats {
 	uint64_t state_dropped;	/* records the state file had no room for */
 	uint64_t users;		/* uids with limits resolved */
 
-	/* Start-up: ns from the start to attached, and to ready (0 until then) */
-	uint64_t start_attach_ns, start_ready_ns;
+	/* Start-up, ns: reading the settings, attaching, and from the start to ready (0 until then) */
+	uint64_t start_settings_ns, start_attach_ns, start_ready_ns;
 	/* The cache (cache.c), counted by the build workers too */
 	uint64_t cache_hits;	/* programs loaded from it */
 	uint64_t cache_built;	/* programs built from source: not in it, or not usable */

@@ -168,7 +168,9 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 		fprintf(f, "tq_task_command_errors_total{stage=\"%s\"} %llu\n", stage_names[st],
 			(unsigned long long)s->cmd_failed[st]);
 	metric(f, "tq_start_seconds", "gauge",
-	       "Where usched's start went: attaching, the core's phases, and in all until ready.");
+	       "Where usched's start went: the settings, attaching, the core's phases, and in all "
+	       "until ready.");
+	fprintf(f, "tq_start_seconds{phase=\"settings\"} %.6f\n", ds->start_settings_ns * 1e-9);
 	fprintf(f, "tq_start_seconds{phase=\"attach\"} %.6f\n", ds->start_attach_ns * 1e-9);
 	for (unsigned int p = 0; p < USCHED_START_PHASES; p++)
 		fprintf(f, "tq_start_seconds{phase=\"%s\"} %.6f\n", usched_start_phase_name(p),

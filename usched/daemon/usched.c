@@ -304,7 +304,8 @@ static void on_tg(void *arg, const struct usched_tg_stat *s)
 }
 
 /*
- * Where the start went, in one line: attaching, the core's phases (the
+ * Where the start went, in one line: the settings (with the OpenCL
+ * platforms' start when they name a device), attaching, the core's phases (the
  * device, its queues, the clock, the calibration and whence it came), and
  * the rest (the state file, the build workers, the loop).
  */
@@ -318,15 +319,17 @@ static void ready_line(struct daemon *d)
 
 	usched_stats(d->u, &s);
 	d->st.start_ready_ns = tq_now_ns() - d->started_ns;
-	n = snprintf(line, sizeof(line), "ready in %.3f s: attach %.3f",
-		     d->st.start_ready_ns * 1e-9, d->st.start_attach_ns * 1e-9);
+	n = snprintf(line, sizeof(line), "ready in %.3f s: settings %.3f, attach %.3f",
+		     d->st.start_ready_ns * 1e-9, d->st.start_settings_ns * 1e-9,
+		     d->st.start_attach_ns * 1e-9);
 	for (unsigned int p = 0; p < USCHED_START_PHASES; p++) {
 		core += s.start_ns[p];
 		n += snprintf(line + n, sizeof(line) - n, ", %s %.3f", usched_start_phase_name(p),
 			      s.start_ns[p] * 1e-9);
 	}
 	n += snprintf(line + n, sizeof(line) - n, " (%s), rest %.3f", calib[s.calib],
-		      (d->st.start_ready_ns - d->st.start_attach_ns - core) * 1e-9);
+		      (d->st.start_ready_ns - d->st.start_settings_ns - d->st.start_attach_ns -
+		       core) * 1e-9);
 	if (d->cache_dir)
 		snprintf(line + n, sizeof(line) - n, "; %u program(s) cached in %s",
 			 cache_programs(d), d->cache_dir);
@@ -347,6 +350,7 @@ int main(int argc, char **argv)
 	struct usched_stats s;
 	int ret, ready = -1;
 
+	d.started_ns = tq_now_ns();
 	tq_version_opt(argc, argv, "usched");
 	dconf_init(&d.conf);
 	/* every setting is checked before attaching: 2 for a bad one */
@@ -356,7 +360,8 @@ int main(int argc, char **argv)
 	if (ret || d.conf.check_config)
 		return ret < 0 ? 2 : 0;
 	dlog_init(d.conf.foreground, d.conf.verbose);
-	d.started_ns = tq_now_ns();
+	/* a device named is looked for among OpenCL's: the platforms' start is here then */
+	d.st.start_settings_ns = tq_now_ns() - d.started_ns;
 	if (recoveries) {
 		d.st.recoveries = strtoull(recoveries, NULL, 10);
 		info("re-executed to get the device back (recovery %llu)",
@@ -380,7 +385,7 @@ int main(int argc, char **argv)
 	ret = connect_transport(&d, recoveries != NULL);
 	if (ret)
 		goto out;
-	d.st.start_attach_ns = tq_now_ns() - d.started_ns;
+	d.st.start_attach_ns = tq_now_ns() - d.started_ns - d.st.start_settings_ns;
 	ret = cache_open(&d);
 	if (ret)
 		goto out;

@@ -9,7 +9,8 @@
 # 1. cold: the calibration is measured, both programs are built from source
 #    and kept, entries 0600 in a 0700 directory;
 # 2. warm: the calibration and both programs come from the cache ("0 built"
-#    in the metrics), the results are the same (verified);
+#    in the metrics), the results are the same (verified); a temporary file
+#    a crash left is removed;
 # 3. --recalibrate measures again;
 # 4. entries that do not match are dropped and rebuilt: a truncated binary,
 #    another tq version, another driver version (the calibration's);
@@ -98,6 +99,7 @@ modes=$(stat -c %a "$C" $(entries c) $(entries p) | sort -u | tr '\n' ' ')
 ok $([ "$modes" = "600 700 " ]; echo $?) "the directory 0700, its entries 0600 ($modes)"
 
 # 2. Warm, a few times: the figures for the report too.
+: >"$C/.tmp-1-1"	# what a crash in mid-write leaves
 bad=0
 for i in 1 2 3; do
 	run_usched || bad=1
@@ -107,6 +109,8 @@ for i in 1 2 3; do
 		[ "$(metric tq_calibration_cached)" = 1 ] || bad=1
 done
 ok $bad "warm starts: calibration and both programs from the cache, 0 built, tasks verified"
+[ ! -e "$C/.tmp-1-1" ]
+ok $? "a temporary file a crash left is removed at start"
 grep -ao 'ready in.*' "$T/log" | diag
 
 # 3. --recalibrate
@@ -121,9 +125,10 @@ rewrite "$p2" 's/^tq .*/tq 0.0-another/'
 rewrite "$(entries c)" 's/^driver .*/driver another/'
 run_usched
 ok $? "cache entries not matching: the tasks still verified"
+got="$(dropped) dropped, $(built) built"
 ok $([ "$(dropped)" = 3 ] && [ "$(built)" = 2 ] && [ "$(cached)" = 0 ] &&
      grep -aq '(measured)' "$T/log"; echo $?) \
-	"a truncated binary, another tq version, another driver: all 3 dropped, rebuilt ($(dropped) dropped, $(built) built)"
+	"a truncated binary, another tq version, another driver: all 3 dropped, rebuilt ($got)"
 run_usched
 ok $([ $? = 0 ] && [ "$(cached)" = 2 ] && grep -aq '(cached)' "$T/log"; echo $?) \
 	"and kept again: the next start takes them from the cache"
