@@ -109,7 +109,11 @@ static int entry_read(struct daemon *d, char kind, const char *key, size_t keyle
 	    (d->conf.cache_max && (uint64_t)sb.st_size > d->conf.cache_max))
 		goto out_drop;
 	buf = malloc(sb.st_size + 1);
-	if (!buf || read(fd, buf, sb.st_size) != sb.st_size)
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (read(fd, buf, sb.st_size) != sb.st_size)
 		goto out_drop;
 	buf[sb.st_size] = 0;
 	nl = memchr(buf, '\n', sb.st_size);
@@ -118,7 +122,8 @@ static int entry_read(struct daemon *d, char kind, const char *key, size_t keyle
 	*nl = 0;
 	n = nl + 1 - buf;
 	if (sscanf(buf, CACHE_MAGIC " %llu %llu %16" SCNx64 "%n", &kl, &dl, &h, &used) != 3 ||
-	    used != n - 1 || (uint64_t)n + kl + dl != (uint64_t)sb.st_size)
+	    used != n - 1 || kl > (uint64_t)sb.st_size || dl > (uint64_t)sb.st_size ||
+	    (uint64_t)n + kl + dl != (uint64_t)sb.st_size)
 		goto out_drop;
 	why = "another key (another device, driver, tq version or source)";
 	if (kl != keylen || memcmp(buf + n, key, keylen))
