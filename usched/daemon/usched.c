@@ -6,8 +6,9 @@
  * the module delivers into the scheduling core's tasks (libusched: task
  * groups, ordering, OpenCL execution) and writes back their completions.
  *
- * Start-up order: settings, signals blocked (every thread, OpenCL's too,
- * inherits the mask, so only the signalfd sees them), the attach (so that a
+ * Start-up order: signals blocked (every thread, OpenCL's too, the settings'
+ * device check's included, inherits the mask, so only the signalfd sees
+ * them), settings, the attach (so that a
  * second usched fails at once), then the core on its device, which may
  * calibrate for a while: meanwhile events wait in the module, unread. If
  * anything fails, closing the fd hands all back. After a crash, a new
@@ -355,6 +356,14 @@ int main(int argc, char **argv)
 	dconf_init(&d.conf);
 	/* every setting is checked before attaching: 2 for a bad one */
 	ret = dconf_args(&d.conf, argc, argv);
+	/*
+	 * The signals are blocked before OpenCL's first call, the device check's:
+	 * the threads a driver starts there must not take SIGTERM or SIGHUP.
+	 */
+	if (!ret && signals(&d)) {
+		fprintf(stderr, "usched: signals: %m\n");
+		return 1;
+	}
 	if (!ret)
 		ret = dconf_check(&d.conf, argv[0]);
 	if (ret || d.conf.check_config)
@@ -368,18 +377,13 @@ int main(int argc, char **argv)
 		     (unsigned long long)d.st.recoveries);
 	}
 
-	/* Before any thread exists: fork (not again when re-executed), and block the signals. */
+	/* Before the core's threads exist: fork (not again when re-executed). */
 	if (!d.conf.foreground && !recoveries) {
 		ready = tq_daemonize();
 		if (ready < 0) {
 			err("cannot fork: %m");
 			return 1;
 		}
-	}
-	ret = signals(&d);
-	if (ret) {
-		err("signals: %s", strerror(-ret));
-		goto out;
 	}
 	/* Attach first, to fail fast if another scheduler is; events wait unread. */
 	ret = connect_transport(&d, recoveries != NULL);

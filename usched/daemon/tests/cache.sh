@@ -29,12 +29,14 @@ MIX=VA,MT
 suite_begin_socket cache "$BIN/usched" "$BIN/usched-build" "$BIN/tqdemo" "$BIN/tqsubmitd"
 C=$T/cache
 declare -A cpid
+# the device by name, as tqbench names it: OpenCL is called before the signals' setup then
+dev=$(clinfo -l 2>/dev/null | sed -n 's/.*Device #0: //p' | head -n1)
 
 # run_usched ARGS...: one usched on $T/state until the client is done; its log in $T/log.
 run_usched() {
 	: >"$T/log"
 	"$BIN/usched" --foreground --config /dev/null --state "$T/state" --metrics "$T/prom" \
-		--metrics-interval 0 --tqsubmitd "$BIN/tqsubmitd" "$@" >"$T/log" 2>&1 &
+		--metrics-interval 0 --tqsubmitd "$BIN/tqsubmitd" --device "$dev" "$@" >"$T/log" 2>&1 &
 	upid=$!
 	wait_for 120 grep -aq 'ready: serving' "$T/log" || { tail -n 5 "$T/log" | diag; return 1; }
 	[ -n "${spid:-}" ] ||
@@ -43,7 +45,7 @@ run_usched() {
 	check run
 	local rc=$?
 	kill -TERM "$upid"
-	wait "$upid" || rc=1
+	wait "$upid" || { rc=1; echo "usched did not exit 0 on SIGTERM" | diag; }
 	upid=
 	return $rc
 }
