@@ -69,7 +69,10 @@ tqcl_begin() {
 	upid= spid=
 	trap tqcl_cleanup EXIT
 	export POCL_CACHE_DIR=${POCL_CACHE_DIR:-$T/pocl}
-	printf 'allow-source = yes\n' >"$T/usched.conf"
+	# A program's build under the test VM's emulation takes 20-50 times as
+	# long as here, a minute and more on a loaded machine: the default
+	# build-time-limit (60 s) is hostile.sh's and limits.sh's to test.
+	printf 'allow-source = yes\nbuild-time-limit = 600s\n' >"$T/usched.conf"
 	if [ $transport = socket ]; then
 		export TQ_TRANSPORT=socket TQ_SOCKET=$T/tqsubmit.sock TQ_SCHED_SOCKET=$T/sched.sock
 		"${TQSUBMITD:-$BIN/tqsubmitd}" --foreground --socket "$TQ_SOCKET" \
