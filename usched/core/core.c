@@ -139,14 +139,6 @@ void usched_stats(struct usched *u, struct usched_stats *s)
 	pthread_mutex_unlock(&u->lock);
 }
 
-uint64_t start_phase(struct usched *u, enum usched_start_phase p, uint64_t since)
-{
-	uint64_t now = tq_now_ns();
-
-	u->st.start_ns[p] = now - since;
-	return now;
-}
-
 const char *usched_start_phase_name(unsigned int phase)
 {
 	static const char *const name[USCHED_START_PHASES] = { "device", "queues", "clock",

@@ -419,6 +419,15 @@ void plans_arm(struct plans *p, const struct plan_match *m, const struct tqsim_t
  */
 uint64_t plans_refine(struct plans *p, struct tqsim_ws *ws, uint64_t slice_ns);
 
+/* Phase p of usched_create() began at since and ends now: its time noted; now. */
+static inline uint64_t start_phase(struct usched *u, enum usched_start_phase p, uint64_t since)
+{
+	uint64_t now = tq_now_ns();
+
+	u->st.start_ns[p] = now - since;
+	return now;
+}
+
 /* The loop's eventfd: the loop has work (an OpenCL callback's task, a submission). */
 static inline void wake(struct usched *u)
 {
@@ -490,8 +499,6 @@ void objects_free(struct usched *u);
 
 /* exec.c: the loop thread */
 int exec_init(struct usched *u);
-/* Phase p of usched_create() began at since and ends now: its time noted; now. */
-uint64_t start_phase(struct usched *u, enum usched_start_phase p, uint64_t since);
 void exec_fini(struct usched *u);
 int exec_launch(struct usched *u, struct tg *tg);
 void exec_collect(struct usched *u, struct task *t);

@@ -17,6 +17,7 @@
 #include "kernels/cl/clu_calib.h"
 #include "tq/num.h"
 #include "internal.h"
+#include <CL/cl_ext.h>
 
 #define KM_WINDOW	64	/* runs that weigh in a kernel's fit */
 #define KM_GAMMA	10e3	/* prior launch latency, ns */
@@ -197,6 +198,72 @@ static int calibrate(struct usched *u)
 
 	if (!ret)
 		snprintf(u->prof.device, sizeof(u->prof.device), "%.63s", u->st.device);
+	return ret;
+}
+
+/* Whether the device's extensions name ext (a whole word). */
+static bool has_ext(cl_device_id dev, const char *ext)
+{
+	char exts[8192], *p;
+	size_t n = strlen(ext);
+
+	if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof(exts), exts, NULL))
+		return false;
+	exts[sizeof(exts) - 1] = 0;
+	for (p = strstr(exts, ext); p; p = strstr(p + 1, ext))
+		if ((p == exts || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return true;
+	return false;
+}
+
+/* "name value\n" of a string the device (or its platform) has, appended at *off. */
+static int key_str(char *key, size_t len, size_t *off, const char *name, cl_int err,
+		   const char *val)
+{
+	int n;
+
+	if (err)
+		val = "?";
+	n = snprintf(key + *off, len - *off, "%s %s\n", name, val);
+	if (n < 0 || (size_t)n >= len - *off)
+		return -ENOSPC;
+	*off += n;
+	return 0;
+}
+
+int usched_device_key(struct usched *u, char *key, size_t len)
+{
+	static const struct { const char *name; cl_device_info what; } strs[] = {
+		{ "vendor", CL_DEVICE_VENDOR }, { "device", CL_DEVICE_NAME },
+		{ "driver", CL_DRIVER_VERSION }, { "version", CL_DEVICE_VERSION },
+	};
+	char val[256], id[64] = "";
+	size_t off = 0;
+	int ret;
+
+	if (has_ext(u->device, "cl_khr_device_uuid")) {
+		cl_uchar uuid[CL_UUID_SIZE_KHR];
+
+		if (!clGetDeviceInfo(u->device, CL_DEVICE_UUID_KHR, sizeof(uuid), uuid, NULL))
+			for (int i = 0; i < CL_UUID_SIZE_KHR; i++)
+				snprintf(id + 2 * i, 3, "%02x", uuid[i]);
+	}
+	if (!*id && has_ext(u->device, "cl_khr_pci_bus_info")) {
+		cl_device_pci_bus_info_khr pci;
+
+		if (!clGetDeviceInfo(u->device, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof(pci), &pci,
+				     NULL))
+			snprintf(id, sizeof(id), "pci %04x:%02x:%02x.%x", pci.pci_domain,
+				 pci.pci_bus, pci.pci_device, pci.pci_function);
+	}
+	ret = key_str(key, len, &off, "uuid", 0, *id ? id : "none");
+	ret = ret ?: key_str(key, len, &off, "platform",
+			     clGetPlatformInfo(u->platform, CL_PLATFORM_NAME, sizeof(val), val,
+					       NULL), val);
+	for (unsigned int i = 0; !ret && i < sizeof(strs) / sizeof(strs[0]); i++)
+		ret = key_str(key, len, &off, strs[i].name,
+			      clGetDeviceInfo(u->device, strs[i].what, sizeof(val), val, NULL),
+			      val);
 	return ret;
 }
 
