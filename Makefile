@@ -15,7 +15,7 @@
 #   make checkpatch checkpatch.pl --strict over kmod/, the uapi header and the shared checks
 #   make fuzz       the fuzzer against usched in the test VM for FUZZ_SECONDS (600);
 #                   TRANSPORT=socket: here, on tqsubmitd's socket
-#   make check-debug the test VM's suites on a kernel with KASAN, lockdep, kmemleak, UBSAN
+#   make check-debug the module's suites on a kernel with KASAN, lockdep, kmemleak, UBSAN
 
 # Kernel build tree: the running kernel's when it has one, else the newest
 # installed Debian amd64 headers (these machines' own kernel has none).
@@ -127,14 +127,19 @@ check: deps
 san-suites:
 	@echo $(SAN_SUITES)
 
-# The test VM's suites on a debug kernel (scripts/debug-kernel: KASAN, lockdep,
-# UBSAN, kmemleak; built once, about 28 minutes, and cached), the fuzzer for
-# FUZZ_SECONDS (600). Not part of check: record its last run in
+# The suites that drive the module, on a debug kernel (scripts/debug-kernel:
+# KASAN, lockdep, UBSAN, kmemleak; built once, about 20 minutes, and
+# cached): the kselftests, libtq's suites on the module, the requeue stress
+# test, the hostile clients and the fuzzer for FUZZ_SECONDS (600), then the
+# leak scan. Not part of check: record its last run in
 # Documentation/testing.md ("The debug kernel"), which make check compares
 # with the module's last change.
+DEBUG_VM_TESTS = $(KERNEL_VM_TESTS) $(TESTBIN)/tqsubmit_requeue usched/daemon/tests/hostile.sh \
+	selftests/tq_fuzz.sh selftests/kmod/debug_kernel.sh
+
 check-debug: deps
 	@$(MAKE) --no-print-directory all $(LINUX_SRC)/.stamp
-	@scripts/check-debug $(addprefix vm:,$(VM_TESTS) selftests/kmod/debug_kernel.sh)
+	@scripts/check-debug $(addprefix vm:,$(DEBUG_VM_TESTS))
 
 # FUZZ_SEED=S replays a run; FUZZ_PROCS sets the workers (4); TRANSPORT=socket fuzzes
 # tqsubmitd's socket here (selftests/socket_env.sh) instead of the module in the test VM.
