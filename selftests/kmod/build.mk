@@ -29,3 +29,7 @@ VM_TESTS += $(TESTBIN)/tqsubmit_smoke
 # What make check runs on each newer Debian kernel too (CHECK_KERNELS, in a
 # guest of its own): the kselftests and libtq's suites on the module.
 KERNEL_VM_TESTS := $(TESTBIN)/tqsubmit_smoke $(TQ_SELFTESTS) $(LIBTQ_VM)
+
+# make check-debug's last run, recorded in Documentation/testing.md, contains
+# the module's last change.
+CHECK_SCRIPTS += script:selftests/kmod/debug_record.sh
