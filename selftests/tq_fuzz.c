@@ -52,7 +52,6 @@
  * (EPERM), MADV_DOFORK refused or honoured (a child that sees a mapping is
  * counted in the summary, not failed: selftests/kmod/tqsubmit_abi owns that).
  */
-#include <dirent.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <setjmp.h>
@@ -1612,21 +1611,8 @@ static int query_server(struct tq_query *q)
 static int server_fds(void)
 {
 	const char *pid = getenv("TQ_SERVER_PID");
-	struct dirent *e;
-	char path[64];
-	int n = 0;
-	DIR *d;
 
-	if (!pid || !*pid)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
-	d = opendir(path);
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
+	return pid && *pid ? raw_fd_count(atoi(pid)) : -1;
 }
 
 /* tqsubmitd at the end: running, and holding the descriptors it held before the run. */

@@ -11,6 +11,7 @@
 #ifndef TQ_SELFTEST_UTIL_H
 #define TQ_SELFTEST_UTIL_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -358,6 +359,24 @@ static inline int raw_sched_release(int fd, uint32_t ctx_id)
 	struct tq_completion c = { .ctx_id = ctx_id, .flags = TQ_COMPL_F_RELEASE };
 
 	return write(fd, &c, sizeof(c)) == sizeof(c) ? 0 : -errno;
+}
+
+/* The descriptors process @pid holds (/proc/PID/fd), or -1. */
+static inline int raw_fd_count(pid_t pid)
+{
+	struct dirent *e;
+	char path[64];
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
 }
 
 #endif /* TQ_SELFTEST_UTIL_H */
