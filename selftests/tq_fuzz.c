@@ -73,6 +73,7 @@
 #define CHILD_STEPS	60
 #define MAX_INDEX	(1u << 20)	/* descriptors tracked per context */
 #define DRAIN_MS	240000	/* a context's last tasks, builds included, under TCG */
+#define STALL_MS	60000	/* then which of them wait is reported */
 #define TEXT_OFF	0	/* arena: names of built-ins and kernels */
 #define TASK_OFF	4096	/* arena: buffers of real tasks */
 #define MAGIC		0xf5ull
@@ -437,18 +438,51 @@ static bool poll_broken(struct ctx *c, int timeout_ms)
 }
 
 /*
+ * A context's last tasks have waited STALL_MS: say which ones (the entries
+ * are still in the SQ, unless a race rewrote them) and what the flags
+ * words say, so that a failure after DRAIN_MS tells where they stopped.
+ */
+static void stall_report(struct proc *p, struct ctx *c)
+{
+	unsigned int shown = 0;
+
+	fprintf(stderr, "worker %u: ctx %u: waiting %d s: taken %u of %u, flags sq 0x%x cq 0x%x%s\n",
+		p->idx, c->s.ctx_id, STALL_MS / 1000, c->taken, c->tail,
+		__atomic_load_n(sq_word(c, c->s.sq_off.flags), __ATOMIC_RELAXED),
+		__atomic_load_n(cq_word(c, c->s.cq_off.flags), __ATOMIC_RELAXED),
+		c->hostile_index ? ", an index was corrupted" : "");
+	for (uint32_t i = 0; i < c->tail && shown < 16; i++) {
+		const struct tq_desc *d = sqe(c, i);
+
+		if (i < c->taken && c->count[i])
+			continue;
+		shown++;
+		fprintf(stderr, "worker %u: ctx %u: entry %u %s: opcode %u flags 0x%x "
+			"program %u kernel %u dim %u global %llu,%llu,%llu bufs %u\n", p->idx,
+			c->s.ctx_id, i, i < c->taken ? "taken, no completion" : "not taken",
+			d->opcode, d->flags, d->program, d->kernel, d->work_dim,
+			(unsigned long long)d->global[0], (unsigned long long)d->global[1],
+			(unsigned long long)d->global[2], d->nr_bufs);
+	}
+}
+
+/*
  * The end of a context's life: everything written is published, taken and
  * completed exactly once. Exempt and broken contexts only have to close.
  */
 static void ctx_end(struct proc *p, unsigned int slot, struct ctx *c)
 {
 	uint64_t end = tq_now_ns() + DRAIN_MS * 1000000ull;
-	bool done = false;
+	bool done = false, stalled = false;
 
 	if (c->is_ctx && !c->exempt && ctx_mapped(c)) {
 		raw_store_release(sq_word(c, c->s.sq_off.producer), c->tail);	/* A, matches B */
 		c->published = c->tail;
 		while (!done && tq_now_ns() < end) {
+			if (!stalled && tq_now_ns() > end - (DRAIN_MS - STALL_MS) * 1000000ull) {
+				stalled = true;
+				stall_report(p, c);
+			}
 			enter(p, c, true);
 			if (poll_broken(c, 100))
 				break;
@@ -1192,9 +1226,11 @@ static void op_hostile_index(struct proc *p)
 		break;
 	case 2:	/* producer back: below the kernel's consumer, that breaks it */
 		c->hostile_index = true;
+		see_consumer(p, c);
 		v = c->taken - below(&p->r, 4);
 		raw_store_release(sq_word(c, c->s.sq_off.producer), v);
-		if (v != c->taken)
+		/* The kernel may take all that was published: only that value is harmless. */
+		if (v != c->published)
 			c->exempt = true;
 		break;
 	case 3:	/* CQ consumer past the producer or far back */
@@ -1210,10 +1246,17 @@ static void op_hostile_index(struct proc *p)
 		*cq_word(c, c->s.cq_off.producer) = (uint32_t)rnd64(&p->r);
 		c->exempt = true;
 		break;
-	case 5:	/* the flags words: never read by the kernel (on the socket we read its break) */
-		v = sock ? ~TQ_RING_BROKEN : ~0u;
-		*sq_word(c, c->s.sq_off.flags) = (uint32_t)rnd64(&p->r) & v;
-		*cq_word(c, c->s.cq_off.flags) = (uint32_t)rnd64(&p->r) & v;
+	case 5:	/* the flags words: never read by the kernel */
+		/* On the socket its break shows only there: neither forged nor wiped. */
+		v = sock ? TQ_RING_BROKEN : 0;
+		for (int k = 0; k < 2; k++) {
+			uint32_t *w = k ? cq_word(c, c->s.cq_off.flags) :
+					  sq_word(c, c->s.sq_off.flags);
+			uint32_t r = (uint32_t)rnd64(&p->r);
+
+			__atomic_fetch_and(w, r | v, __ATOMIC_RELAXED);
+			__atomic_fetch_or(w, r & ~v, __ATOMIC_RELAXED);
+		}
 		break;
 	default:	/* skip completions unread: they are lost to us */
 		v = raw_load_acquire(cq_word(c, c->s.cq_off.producer));
