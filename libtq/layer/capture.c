@@ -209,6 +209,7 @@ int tqcl_register_kernel(struct tqcl_kern *k)
 {
 	struct tqcl_prog *p = k->p;
 	static int refused;	/* the policy said no: it will again */
+	static bool told;	/* the user, of that */
 	struct tqcl_pkern *pk;
 	int ret;
 
@@ -245,7 +246,12 @@ int tqcl_register_kernel(struct tqcl_kern *k)
 			tqcl.st.progs_registered++;
 		else if (ret == -EPERM)
 			refused = ret;
-		if (ret && tqcl.stats_fd >= 0)
+		/* Once: the program still runs, on the driver alone, and the user should know why. */
+		if (ret == -EPERM && !__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))
+			fprintf(stderr, "tqcl: usched does not run this user's OpenCL C source "
+				"(usched.conf: allow-source, isolate-source): its kernels run on "
+				"the driver alone, not scheduled by tq\n");
+		else if (ret && tqcl.stats_fd >= 0)
 			fprintf(stderr, "tqcl: usched refused a program: %s\n", tq_strerror(ret));
 		pthread_cond_broadcast(&tqcl.cond);
 	}

@@ -196,7 +196,7 @@ int main(void)
 	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 && !*err &&
 	       strstr(out, "module ") && strstr(out, " 8 contexts open; scheduler 4242") &&
 	       strstr(out, "usched ") && strstr(out, " 8 contexts of 8 user(s)") &&
-	       strstr(out, "115 GiB to the device") && strstr(out, "7 by limits") &&
+	       strstr(out, "115 GiB to the device") && strstr(out, "7 by limits (5 OpenCL C source)") &&
 	       !strstr(out, "STALE"), "snapshot: the module's and usched's counters, with units");
 	narrow = fits(out, 100, &rows);
 	tap_ok(narrow && rows <= 24, "snapshot: at most 100 columns and 24 rows with 8 clients "

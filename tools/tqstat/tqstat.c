@@ -338,8 +338,11 @@ static void show_usched(double dt)
 	     count(value(m, "tq_builds_total{status=\"ok\"}")),
 	     count(value(m, "tq_builds_total{status=\"error\"}")),
 	     count(value(m, "tq_build_crashes_total")));
-	line("  refused    %s by limits, %s rejected, %s command errors, %s device recoveries",
-	     count(value(m, CTR_LIMITS)), count(value(m, "tq_rejected_tasks_total")),
+	line("  refused    %s by limits (%s OpenCL C source), %s rejected, %s command errors, "
+	     "%s device recoveries",
+	     count(value(m, CTR_LIMITS)),
+	     count(value(m, "tq_limit_refused_total{limit=\"allow-source\"}")),
+	     count(value(m, "tq_rejected_tasks_total")),
 	     count(value(m, "tq_task_command_errors_total{stage=\"htd\"}") +
 		   value(m, "tq_task_command_errors_total{stage=\"k\"}") +
 		   value(m, "tq_task_command_errors_total{stage=\"dth\"}")),
