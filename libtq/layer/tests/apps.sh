@@ -17,13 +17,16 @@
 # Python programs run with /usr/bin/python3, PYOPENCL_CTX=0 and
 # PYOPENCL_NO_CACHE=1: from pyopencl's binary cache a program has no source
 # for usched, and would pass through. TQCL_APPS="clinfo clpeak ..." picks.
+# apps-user.sh runs them all again as an ordinary user (TQCL_USER=nobody),
+# under the shipped usched.conf: their kernels must be captured all the same.
 cd "$(dirname "$0")/../../.." || exit 1
 . libtq/layer/tests/env.sh
 tqcl_begin tqcl-apps
 
 EX=/usr/share/doc/python-pyopencl-doc/examples
 GPYFFT=/usr/lib/python3/dist-packages/gpyfft/test
-export PYOPENCL_CTX=0 PYOPENCL_NO_CACHE=1 XDG_CACHE_HOME=$T/cache
+export PYOPENCL_CTX=0 PYOPENCL_NO_CACHE=1
+[ -n "${TQCL_USER:-}" ] || export XDG_CACHE_HOME=$T/cache	# else env.sh's, the user's
 apps=${TQCL_APPS:-clinfo clpeak clpeak-captured pyopencl-demos pyopencl-tests gpyfft}
 
 # compare NAME FILTER: direct and layer outputs through FILTER are the same

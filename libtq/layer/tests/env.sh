@@ -13,6 +13,10 @@
 #    the layer's libtq finds them);
 #  - else the whole suite is skipped, saying why.
 #
+# TQCL_USER=NAME runs the programs as that user (the suite runs as root),
+# and usched with the shipped usched/dist/usched.conf (its paths aside): the
+# program policy an ordinary user gets.
+#
 # tqcl_run OUT STATS CMD... runs CMD under the layer (OPENCL_LAYERS), its
 # stdout and stderr in OUT, the layer's counters in STATS; tqcl_direct OUT
 # CMD... runs it without. tqcl_stat STATS KEY sums KEY=N over STATS' lines.
@@ -69,14 +73,25 @@ tqcl_begin() {
 	upid= spid=
 	trap tqcl_cleanup EXIT
 	export POCL_CACHE_DIR=${POCL_CACHE_DIR:-$T/pocl}
-	# A program's build under the test VM's emulation takes 20-50 times as
-	# long as here, a minute and more on a loaded machine: the default
-	# build-time-limit (60 s) is hostile.sh's and limits.sh's to test.
-	printf 'allow-source = yes\nbuild-time-limit = 600s\n' >"$T/usched.conf"
+	if [ -n "${TQCL_USER:-}" ]; then
+		[ "$(id -u)" = 0 ] || skip_all "TQCL_USER needs root to become $TQCL_USER"
+		id -u "$TQCL_USER" >/dev/null 2>&1 || skip_all "no user $TQCL_USER"
+		# what the user's programs write: their caches and the layer's counters
+		mkdir -p "$T/user/pocl" "$T/user/cache"
+		chown -R "$TQCL_USER" "$T/user"
+		export HOME=$T/user POCL_CACHE_DIR=$T/user/pocl XDG_CACHE_HOME=$T/user/cache
+		grep -Ev '^(metrics|metrics-group|state) *=' usched/dist/usched.conf >"$T/usched.conf"
+	else
+		# A program's build under the test VM's emulation takes 20-50 times as
+		# long as here, a minute and more on a loaded machine: the default
+		# build-time-limit (60 s) is hostile.sh's and limits.sh's to test.
+		printf 'allow-source = yes\nbuild-time-limit = 600s\n' >"$T/usched.conf"
+	fi
 	if [ $transport = socket ]; then
 		export TQ_TRANSPORT=socket TQ_SOCKET=$T/tqsubmit.sock TQ_SCHED_SOCKET=$T/sched.sock
 		"${TQSUBMITD:-$BIN/tqsubmitd}" --foreground --socket "$TQ_SOCKET" \
-			--sched-socket "$TQ_SCHED_SOCKET" >"$T/tqsubmitd.log" 2>&1 &
+			--sched-socket "$TQ_SCHED_SOCKET" ${TQCL_USER:+--socket-mode 0666} \
+			>"$T/tqsubmitd.log" 2>&1 &
 		spid=$!
 		for _ in $(seq 1 100); do
 			[ -S "$TQ_SOCKET" ] && [ -S "$TQ_SCHED_SOCKET" ] && break
@@ -96,17 +111,27 @@ tqcl_begin() {
 	echo "usched on the $transport transport" | diag
 }
 
+# CMD as TQCL_USER, if set
+tqcl_as() {
+	if [ -n "${TQCL_USER:-}" ]; then
+		setpriv --reuid="$TQCL_USER" --regid="$(id -g "$TQCL_USER")" --clear-groups -- "$@"
+	else
+		"$@"
+	fi
+}
+
 tqcl_run() {
 	local out=$1 stats=$2
 	shift 2
 	: >"$stats"
-	LD_PRELOAD="$TQCL_PRELOAD" OPENCL_LAYERS=$TQCL_SO TQCL_STATS=$stats "$@" >"$out" 2>&1
+	[ -z "${TQCL_USER:-}" ] || chown "$TQCL_USER" "$stats"
+	LD_PRELOAD="$TQCL_PRELOAD" OPENCL_LAYERS=$TQCL_SO TQCL_STATS=$stats tqcl_as "$@" >"$out" 2>&1
 }
 
 tqcl_direct() {
 	local out=$1
 	shift
-	env -u OPENCL_LAYERS "$@" >"$out" 2>&1
+	(unset OPENCL_LAYERS; tqcl_as "$@") >"$out" 2>&1
 }
 
 tqcl_stat() {
