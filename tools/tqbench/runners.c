@@ -132,7 +132,7 @@ static int pol_open(struct env *e, int p)
 	pol[p].arena = arena_new(e->arena_len);
 	if (!pol[p].arena)
 		return -ENOMEM;
-	ret = usched_region_add(pol[p].u, pol[p].arena, e->arena_len, &pol[p].region);
+	ret = usched_region_add(pol[p].u, USCHED_SHARED, pol[p].arena, e->arena_len, &pol[p].region);
 	if (ret) {
 		fprintf(stderr, "tqbench: usched (%s): cannot register memory: %s\n",
 			pol_name(p), strerror(-ret));
@@ -163,7 +163,7 @@ static int to_usched(struct pol *pp, const struct btask *b, uint64_t owner, uint
 	if (!pp->kern[ti]) {
 		uint32_t prog;
 
-		ret = usched_prog_builtin(pp->u, b->tk->name, &prog);
+		ret = usched_prog_builtin(pp->u, USCHED_SHARED, b->tk->name, &prog);
 		ret = ret ?: usched_kernel_get(pp->u, prog, b->tk->kernel, &pp->kern[ti]);
 		if (ret)
 			return ret;

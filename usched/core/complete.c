@@ -262,8 +262,10 @@ static void task_release(struct usched *u, struct task *t)
 		list_del_init(&o->node);
 		free(o);
 	}
-	if (t->c.tg)
+	if (t->c.tg) {
 		u->st.running--;
+		u->st.isolated += task_domain(t) != &u->shared;
+	}
 	u->st.completed++;
 	u->st.polled += t->polled;
 	u->st.bytes_cleared += t->cleared;

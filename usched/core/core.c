@@ -7,8 +7,8 @@
  * (3, 4), jit.c (4), complete.c (5, 7), exec.c, objects.c, model.c,
  * plans.c, trace.c.
  *
- * 1. Objects. A struct usched owns one OpenCL device, its context and
- *    queues. Regions (registered host memory), programs and kernels are
+ * 1. Objects. A struct usched owns one OpenCL device, its shared context
+ *    and queues, and the isolation domains' (9). Regions (registered host memory), programs and kernels are
  *    named by ids (objects.c) and reference counted: a task holds its
  *    regions and its kernel's program from submission to completion, so an
  *    owner may drop them while its tasks still run. An owner (a client
@@ -113,6 +113,24 @@
  *    -ENODEV and the core is wedged as in 7, opts.wedged first: a daemon
  *    re-executes itself and gets a new context. Tests inject faults where
  *    real errors come in (exec.c, exec_fault_arm()).
+ *
+ * 9. Isolation domains. Regions and programs are registered in a domain
+ *    (usched.h): the shared one, opened by usched_create(), or an
+ *    isolation domain of a key, an OpenCL context of its own on the same
+ *    device with its own queues (as many and of the same kind) and buffer
+ *    pool, opened at its key's first registration and closed when its
+ *    last region and program go (exec.c, domain_get()). Its tasks'
+ *    kernels, regions and device buffers are its context's, so one key's
+ *    kernel cannot reach another's device memory. OpenCL cannot wait on an
+ *    event of another context, so a TG is of one domain: formation takes
+ *    the first task's domain's tasks only and leaves each owner whose next
+ *    task is of another domain at the front for the next TG (3's
+ *    fairness holds), and an ORDERED task of another domain than its
+ *    predecessor is refused. TGs of different domains may be in flight
+ *    together; each context's commands go to its own queues and the driver
+ *    time-slices the device between them. The model, the launch decision
+ *    and the metrics are the core's, as if one context ran everything.
+ *    A lost context, of any domain, wedges the core (8).
  */
 #include <errno.h>
 #include <math.h>
@@ -223,6 +241,7 @@ static void tg_launch_next(struct usched *u)
 			break;
 		}
 		tg->seq = ++u->tg_seq;
+		tg->dom = task_domain(tasks[0]);
 		tg->left = tg->n;
 		tg->inflight = u->ninflight;
 		tg_order(u, tg, tasks);
@@ -433,6 +452,7 @@ static void usched_free(struct usched *u)
 		close(u->tfd);
 	if (u->epfd >= 0)
 		close(u->epfd);
+	pthread_mutex_destroy(&u->domain_lock);
 	pthread_mutex_destroy(&u->build_lock);
 	pthread_mutex_destroy(&u->lock);
 	free(u);
@@ -476,7 +496,9 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 	u->flow = u->policy == &tqsim_policy_flow;
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_mutex_init(&u->build_lock, NULL);
+	pthread_mutex_init(&u->domain_lock, NULL);
 	list_init(&u->owners);
+	list_init(&u->domains);
 	list_init(&u->cancelled);
 	u->budget = o->budget ? o->budget : AUTO_BUDGET;
 	u->refine = o->no_refine ? 0 : o->refine ? o->refine : REFINE_DEFAULT;

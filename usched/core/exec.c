@@ -25,6 +25,12 @@
  * the predecessor's go before the successor's HtD copies, as the model has
  * it (sim/model.c), since an HtD waiting for a DtH behind it would never run.
  *
+ * A TG's tasks are all of one domain (core.c, 9), so its commands go to
+ * that domain's queues and wait only on that context's events; TGs of
+ * different domains may be in flight together, each context's queues
+ * beside the others', and the driver time-slices the device between the
+ * contexts.
+ *
  * The OpenCL plumbing itself (choosing and opening the device, profiled
  * queues, waits, stamps, copies) is kernels/cl/clu.h's, shared with tqcalib,
  * tqbench and kernels/; what is usched's own is here.
@@ -107,12 +113,12 @@ cl_int exec_cmd_status(const struct task *t, unsigned int e)
  * (registers, local memory) says CL_OUT_OF_RESOURCES too on NVIDIA, and
  * then a marker still goes in.
  */
-static bool ctx_lost(struct usched *u)
+static bool ctx_lost(struct usched *u, struct domain *dom)
 {
 	cl_event ev;
 	cl_int err;
 
-	err = fault(u, NULL, USCHED_STAGES) ?: clEnqueueMarkerWithWaitList(u->mq, 0, NULL, &ev);
+	err = fault(u, NULL, USCHED_STAGES) ?: clEnqueueMarkerWithWaitList(dom->mq, 0, NULL, &ev);
 	if (err)
 		return true;
 	clReleaseEvent(ev);
@@ -123,7 +129,8 @@ static bool ctx_lost(struct usched *u)
  * A command of t's of stage s failed with err, at its enqueue or, @ran, on
  * the device: keep both for its completion and return its status (the
  * mapping is usched.h's, struct usched_completion). The two errors that
- * lose the context on the device lose the core's device (u->lost).
+ * lose the context on the device lose the core's device (u->lost), whichever
+ * domain's context it was: the core is wedged as for the shared one (core.c, 8).
  */
 static int cmd_failed(struct usched *u, struct task *t, enum usched_stage s, cl_int err,
 		      bool ran)
@@ -131,7 +138,7 @@ static int cmd_failed(struct usched *u, struct task *t, enum usched_stage s, cl_
 	t->c.cl_error = err;
 	t->c.cl_stage = s;
 	if ((err == CL_OUT_OF_RESOURCES || err == CL_DEVICE_NOT_AVAILABLE) &&
-	    (ran || ctx_lost(u))) {
+	    (ran || ctx_lost(u, task_domain(t)))) {
 		u->lost = true;
 		u->wedging = true;
 		return -ENODEV;
@@ -206,7 +213,7 @@ static int clock_sync(struct usched *u)
 		int ret;
 
 		h0 = tq_now_ns();
-		if (clEnqueueMarkerWithWaitList(u->mq, 0, NULL, &ev))
+		if (clEnqueueMarkerWithWaitList(u->shared.mq, 0, NULL, &ev))
 			return -EIO;
 		h1 = tq_now_ns();
 		ret = exec_wait(ev);
@@ -224,6 +231,19 @@ static int clock_sync(struct usched *u)
 	return 0;
 }
 
+/* The domain's queues in its context c->ctx, every domain's alike. */
+static cl_int domain_queues(struct usched *u, struct domain *dom, const struct clu_ctx *c)
+{
+	cl_int err;
+
+	dom->ctx = c->ctx;
+	/* Both copy queues exist either way: the probe needs two; dma 1 uses [HTD]. */
+	err = clu_queues(c, &dom->q[USCHED_HTD], 1);
+	err = err ?: clu_queues(c, &dom->q[USCHED_DTH], 1);
+	err = err ?: clu_queues(c, dom->kq, u->o.kqueues);
+	return err ?: clu_queues(c, &dom->mq, 1);
+}
+
 int exec_init(struct usched *u)
 {
 	struct choice ch = { .platform = u->o.platform, .device = u->o.device };
@@ -238,21 +258,17 @@ int exec_init(struct usched *u)
 	t = start_phase(u, USCHED_START_DEVICE, t);
 	u->platform = c.d.plat;
 	u->device = c.d.dev;
-	u->ctx = c.ctx;
 	snprintf(u->st.device, sizeof(u->st.device), "%s", c.d.name);
-	/* Both copy queues exist either way: the probe needs two; dma 1 uses [HTD]. */
-	err = clu_queues(&c, &u->q[USCHED_HTD], 1);
-	err = err ?: clu_queues(&c, &u->q[USCHED_DTH], 1);
-	err = err ?: clu_queues(&c, u->kq, u->o.kqueues);
-	err = err ?: clu_queues(&c, &u->mq, 1);
+	err = domain_queues(u, &u->shared, &c);
 	if (err)
 		return cl_errno(err, -ENODEV);
 	t = start_phase(u, USCHED_START_QUEUES, t);
 	u->max_alloc = c.max_alloc;
+	u->global_mem = c.global_mem;
 	/* A TG takes at most a quarter, the TGs in flight half, the pool a quarter. */
 	u->tg_bytes = c.global_mem / 4;
 	u->inflight_max = c.global_mem / 2;
-	u->pool.max_bytes = c.global_mem / 4;
+	u->shared.pool.max_bytes = c.global_mem / 4;
 	ret = clock_sync(u);
 	start_phase(u, USCHED_START_CLOCK, t);
 	return ret;
@@ -295,10 +311,10 @@ static void pool_drain(struct pool *p)
  * nothing but owner's own bytes (it was owner's last), so it need not be
  * cleared; a new buffer may hold anything, OpenCL does not zero it.
  */
-static cl_mem pool_get(struct usched *u, uint64_t len, uint64_t owner, uint64_t *bytes,
-		       bool *clean, cl_int *err)
+static cl_mem pool_get(struct usched *u, struct domain *dom, uint64_t len, uint64_t owner,
+		       uint64_t *bytes, bool *clean, cl_int *err)
 {
-	struct pool *p = &u->pool;
+	struct pool *p = &dom->pool;
 	uint64_t want = pool_class(len);
 	struct pool_buf **pb, **any = NULL;
 	cl_mem mem;
@@ -329,18 +345,18 @@ static cl_mem pool_get(struct usched *u, uint64_t len, uint64_t owner, uint64_t 
 		return mem;
 	}
 	*clean = false;
-	mem = clCreateBuffer(u->ctx, CL_MEM_READ_WRITE, want, NULL, err);
+	mem = clCreateBuffer(dom->ctx, CL_MEM_READ_WRITE, want, NULL, err);
 	if (cl_errno(*err, 0) == -ENOMEM && p->free) {
 		pool_drain(p);	/* buffers of other sizes may be in the way */
-		mem = clCreateBuffer(u->ctx, CL_MEM_READ_WRITE, want, NULL, err);
+		mem = clCreateBuffer(dom->ctx, CL_MEM_READ_WRITE, want, NULL, err);
 	}
 	*bytes = want;
 	return *err ? NULL : mem;
 }
 
-static void pool_put(struct usched *u, cl_mem mem, uint64_t bytes, uint64_t owner)
+static void pool_put(struct domain *dom, cl_mem mem, uint64_t bytes, uint64_t owner)
 {
-	struct pool *p = &u->pool;
+	struct pool *p = &dom->pool;
 	struct pool_buf *b = NULL;
 
 	if (p->free_bytes + bytes <= p->max_bytes)
@@ -357,19 +373,104 @@ static void pool_put(struct usched *u, cl_mem mem, uint64_t bytes, uint64_t owne
 	p->free_bytes += bytes;
 }
 
+static void domain_close(struct domain *dom)
+{
+	pool_drain(&dom->pool);
+	for (unsigned int i = 0; i < MAX_KQUEUES; i++)
+		if (dom->kq[i])
+			clReleaseCommandQueue(dom->kq[i]);
+	for (int s = 0; s < USCHED_STAGES; s++)
+		if (dom->q[s])
+			clReleaseCommandQueue(dom->q[s]);
+	if (dom->mq)
+		clReleaseCommandQueue(dom->mq);
+	if (dom->ctx)
+		clReleaseContext(dom->ctx);
+}
+
 void exec_fini(struct usched *u)
 {
-	pool_drain(&u->pool);
-	for (unsigned int i = 0; i < MAX_KQUEUES; i++)
-		if (u->kq[i])
-			clReleaseCommandQueue(u->kq[i]);
-	for (int s = 0; s < USCHED_STAGES; s++)
-		if (u->q[s])
-			clReleaseCommandQueue(u->q[s]);
-	if (u->mq)
-		clReleaseCommandQueue(u->mq);
-	if (u->ctx)
-		clReleaseContext(u->ctx);
+	domain_close(&u->shared);
+}
+
+/* Isolation domains (core.c, 9) */
+
+struct domain *domain_find(struct usched *u, uint64_t key)
+{
+	struct list *p, *n;
+
+	if (key == USCHED_SHARED)
+		return &u->shared;
+	list_for_each_safe(p, n, &u->domains) {
+		struct domain *dom = list_entry(p, struct domain, node);
+
+		if (dom->key == key) {
+			dom->refs++;
+			return dom;
+		}
+	}
+	return NULL;
+}
+
+/* A new context on the core's device, with queues and a pool like the shared one's. */
+static int domain_open(struct usched *u, uint64_t key, struct domain **out)
+{
+	cl_context_properties props[] = { CL_CONTEXT_PLATFORM,
+					  (cl_context_properties)u->platform, 0 };
+	struct clu_ctx c = { .d = { .plat = u->platform, .dev = u->device } };
+	struct domain *dom = calloc(1, sizeof(*dom));
+	cl_int err;
+
+	if (!dom)
+		return -ENOMEM;
+	dom->key = key;
+	dom->refs = 1;
+	/* A smaller pool: each domain's buffers are the device memory others lack. */
+	dom->pool.max_bytes = u->global_mem / 16;
+	c.ctx = clCreateContext(props, 1, &u->device, NULL, NULL, &err);
+	if (!err)
+		err = domain_queues(u, dom, &c);
+	if (err) {
+		domain_close(dom);
+		free(dom);
+		return cl_errno(err, -ENODEV);
+	}
+	*out = dom;
+	return 0;
+}
+
+int domain_get(struct usched *u, uint64_t key, struct domain **out)
+{
+	struct domain *dom;
+	int ret = 0;
+
+	/* Opening one takes long: not under u->lock, and one at a time. */
+	pthread_mutex_lock(&u->domain_lock);
+	pthread_mutex_lock(&u->lock);
+	dom = domain_find(u, key);
+	pthread_mutex_unlock(&u->lock);
+	if (!dom) {
+		ret = domain_open(u, key, &dom);
+		if (!ret) {
+			pthread_mutex_lock(&u->lock);
+			list_add_tail(&dom->node, &u->domains);
+			u->st.domains++;
+			pthread_mutex_unlock(&u->lock);
+		}
+	}
+	pthread_mutex_unlock(&u->domain_lock);
+	*out = dom;
+	return ret;
+}
+
+void domain_put(struct usched *u, struct domain *dom)
+{
+	if (dom == &u->shared || --dom->refs)
+		return;
+	list_del_init(&dom->node);
+	u->st.domains--;
+	domain_close(dom);
+	free(dom);
 }
 
 /* Launching */
@@ -450,7 +551,7 @@ static int clear_bufs(struct usched *u, struct task *t, const bool *clean)
 
 		if (clean[i] || from >= to)
 			continue;
-		err = clear(u->kq[t->kq], t->dev[i], from, to - from, wait);
+		err = clear(task_domain(t)->kq[t->kq], t->dev[i], from, to - from, wait);
 		if (err)
 			return cmd_failed(u, t, USCHED_K, err, false);
 		t->cleared += to - from;
@@ -461,6 +562,7 @@ static int clear_bufs(struct usched *u, struct task *t, const bool *clean)
 /* Device buffers, HtD copies and the kernel of t. */
 static int launch_in(struct usched *u, struct task *t)
 {
+	struct domain *dom = task_domain(t);
 	const struct usched_task *d = &t->t;
 	cl_kernel k = t->kern->k;
 	bool clean[USCHED_MAX_BUFS];
@@ -473,12 +575,12 @@ static int launch_in(struct usched *u, struct task *t)
 		after = t->after->ev[t->after->nev - 1];
 		/* a predecessor of this TG: its DtH queue is not flushed yet */
 		if (t->after->tg == t->tg && t->after->ev_stage[t->after->nev - 1] == USCHED_DTH)
-			clFlush(u->q[u->dev.dma == 2 ? USCHED_DTH : USCHED_HTD]);
+			clFlush(dom->q[u->dev.dma == 2 ? USCHED_DTH : USCHED_HTD]);
 	}
 
 	for (unsigned int i = 0; i < d->nbufs; i++) {
-		t->dev[i] = pool_get(u, d->buf[i].len, d->owner, &t->dev_bytes[i], &clean[i],
-				     &err);
+		t->dev[i] = pool_get(u, dom, d->buf[i].len, d->owner, &t->dev_bytes[i],
+				     &clean[i], &err);
 		if (!t->dev[i])
 			return cmd_failed(u, t, USCHED_HTD, err, false);
 	}
@@ -487,14 +589,14 @@ static int launch_in(struct usched *u, struct task *t)
 			/* the first waits for the predecessor; in order, the rest follow */
 			bool wait = after && !t->nev;
 
-			ret = copy(u, t, u->q[USCHED_HTD], i, USCHED_HTD, wait,
+			ret = copy(u, t, dom->q[USCHED_HTD], i, USCHED_HTD, wait,
 				   wait ? &after : NULL);
 			if (ret)
 				return ret;
 		}
 	}
 	if (t->nev)
-		clFlush(u->q[USCHED_HTD]);
+		clFlush(dom->q[USCHED_HTD]);
 	ret = clear_bufs(u, t, clean);
 	if (ret)
 		return ret;
@@ -518,14 +620,14 @@ static int launch_in(struct usched *u, struct task *t)
 	if (t->nev)
 		after = t->ev[t->nev - 1];
 	err = fault(u, t, USCHED_K) ?:
-	      clEnqueueNDRangeKernel(u->kq[t->kq], k, d->dim, NULL, d->global,
+	      clEnqueueNDRangeKernel(dom->kq[t->kq], k, d->dim, NULL, d->global,
 				     local ? d->local : NULL, after ? 1 : 0,
 				     after ? &after : NULL, &t->ev[t->nev]);
 	if (err)
 		return cmd_failed(u, t, USCHED_K, err, false);
 	t->ev_stage[t->nev++] = USCHED_K;
 	t->kev = t->nev;
-	clFlush(u->kq[t->kq]);
+	clFlush(dom->kq[t->kq]);
 	return 0;
 }
 
@@ -566,7 +668,7 @@ static unsigned int launch_outs(struct usched *u, struct tg *tg, unsigned int fr
  */
 int exec_launch(struct usched *u, struct tg *tg)
 {
-	cl_command_queue out = u->q[u->dev.dma == 2 ? USCHED_DTH : USCHED_HTD];
+	cl_command_queue out = tg->dom->q[u->dev.dma == 2 ? USCHED_DTH : USCHED_HTD];
 	unsigned int outs = 0;	/* one copy engine: tasks whose DtHs are enqueued */
 
 	for (unsigned int i = 0; i < tg->n; i++) {
@@ -693,7 +795,7 @@ void exec_collect(struct usched *u, struct task *t)
 		if (status)
 			clReleaseMemObject(t->dev[i]);
 		else
-			pool_put(u, t->dev[i], t->dev_bytes[i], t->t.owner);
+			pool_put(task_domain(t), t->dev[i], t->dev_bytes[i], t->t.owner);
 	}
 	c->status = status;
 }

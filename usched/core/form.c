@@ -20,8 +20,10 @@ static uint64_t task_bytes(const struct task *t)
 
 /*
  * Take the next TG's tasks, round-robin over owners (3), within limit bytes
- * (one task always fits an idle device); under u->lock. A task taken makes
- * its ordered successor ready for the next pass.
+ * (one task always fits an idle device), all of the first one's domain (9);
+ * under u->lock. A task taken makes its ordered successor ready for the
+ * next pass. An owner whose next task is of another domain is not served,
+ * and keeps its place at the front for the next TG.
  */
 unsigned int tg_form(struct usched *u, struct task **tasks, uint64_t limit, uint64_t *bytes)
 {
@@ -41,6 +43,8 @@ unsigned int tg_form(struct usched *u, struct task **tasks, uint64_t limit, uint
 			if (list_empty(&o->ready))
 				continue;
 			t = list_first(&o->ready, struct task, node);
+			if (n && task_domain(t) != task_domain(tasks[0]))
+				continue;
 			if ((n || u->ninflight) && *bytes + task_bytes(t) > limit)
 				continue;
 			*bytes += task_bytes(t);

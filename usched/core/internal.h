@@ -63,8 +63,11 @@ struct idtab {
 	uint32_t nfree;		/* cleared slots below n */
 };
 
-/* Host memory registered with the device (CL_MEM_USE_HOST_PTR). */
+struct domain;
+
+/* Host memory registered with the device (CL_MEM_USE_HOST_PTR), in a domain's context. */
 struct region {
+	struct domain *dom;
 	char *base;
 	size_t len;
 	uint32_t id;
@@ -143,6 +146,7 @@ struct kern {
 
 struct prog {
 	uint32_t id;
+	struct domain *dom;	/* built or loaded in its context: a part of the cache key */
 	uint64_t hash;
 	unsigned int regs;	/* registrations not yet dropped */
 	unsigned int refs;	/* regs + tasks queued or running */
@@ -213,6 +217,7 @@ struct task {
 
 struct tg {
 	uint64_t seq;
+	struct domain *dom;	/* of all its tasks (core.c, 9) */
 	unsigned int n, left;
 	unsigned int inflight;	/* TGs in flight when it was launched */
 	struct task *task[USCHED_MAX_TG];	/* in launch order */
@@ -304,6 +309,23 @@ struct pool {
 	uint64_t free_bytes, max_bytes;
 };
 
+/*
+ * An OpenCL context on the core's device, its queues and its buffer pool
+ * (core.c, 9). The shared domain lives as long as the core; an isolation
+ * domain (its key not USCHED_SHARED) while a region or program of it does:
+ * each holds a reference, and a task holds its regions and program.
+ */
+struct domain {
+	struct list node;	/* in u->domains; the shared one: none */
+	uint64_t key;
+	unsigned int refs;	/* under u->lock */
+	cl_context ctx;
+	cl_command_queue q[USCHED_STAGES];	/* [HTD], [DTH]; [K] unused */
+	cl_command_queue kq[MAX_KQUEUES];
+	cl_command_queue mq;	/* maps and unmaps, so they never wait behind copies */
+	struct pool pool;	/* loop thread only */
+};
+
 struct trace;
 
 struct usched {
@@ -315,9 +337,11 @@ struct usched {
 	uint64_t arr_last;	/* the last submission (host ns) */
 	double arr_gap;		/* submissions' mean gap, smoothed (ns); 0: none yet */
 	struct idtab regions, progs, kerns;
+	struct list domains;	/* the isolation domains open */
 	bool closing;
 	struct usched_stats st;
 	pthread_mutex_t build_lock;	/* one program build at a time */
+	pthread_mutex_t domain_lock;	/* one domain opened at a time */
 
 	/* set up by usched_create(), read-only afterwards */
 	struct usched_opts o;
@@ -326,11 +350,8 @@ struct usched {
 	bool flow;		/* the flow policy: latency-aware formation and order (core.c, 4) */
 	cl_platform_id platform;
 	cl_device_id device;
-	cl_context ctx;
-	cl_command_queue q[USCHED_STAGES];	/* [HTD], [DTH]; [K] unused */
-	cl_command_queue kq[MAX_KQUEUES];
-	cl_command_queue mq;	/* maps and unmaps, so they never wait behind copies */
-	uint64_t max_alloc, tg_bytes, inflight_max;	/* bytes */
+	struct domain shared;
+	uint64_t max_alloc, global_mem, tg_bytes, inflight_max;	/* bytes */
 	double budget;		/* auto's, of a TG's predicted makespan */
 	double refine;		/* idle time for a plan, of its TG's predicted device time */
 	struct tqsim_profile prof;
@@ -367,7 +388,6 @@ struct usched {
 	uint64_t busy_abs[USCHED_STAGES];	/* predicted engine ends, host ns, less drift */
 	uint64_t kq_busy_abs[MAX_KQUEUES];	/* likewise per kernel queue */
 	int64_t drift;		/* how late the last task completed against its prediction */
-	struct pool pool;
 	struct tqsim_tg simtg;
 	struct tqsim_tg jit_tg;	/* flow: the tasks the next TG would take (jit_gather()) */
 	struct tqsim_ws *ws;
@@ -491,15 +511,30 @@ void callbacks_release(struct usched *u);
 uint32_t idtab_add(struct idtab *t, void *p);
 void *idtab_get(const struct idtab *t, uint32_t id);
 void idtab_clear(struct idtab *t, uint32_t id);
-struct region *region_find(struct usched *u, const void *p, uint64_t len);
+struct region *region_find(struct usched *u, const struct domain *dom, const void *p,
+			   uint64_t len, int *err);
 void region_put(struct usched *u, struct region *r);
 struct kern *kern_get(struct usched *u, uint32_t id);	/* takes a program ref */
 void prog_put(struct usched *u, struct prog *p);
+/* The task's domain: its kernel's program's. */
+static inline struct domain *task_domain(const struct task *t)
+{
+	return t->kern->prog->dom;
+}
 void objects_free(struct usched *u);
 
-/* exec.c: the loop thread */
+/* exec.c: the loop thread, but for the domains */
 int exec_init(struct usched *u);
 void exec_fini(struct usched *u);
+/*
+ * The domain of @key with a reference, opened if need be (any thread,
+ * without u->lock); domain_put() drops one (under u->lock) and closes an
+ * isolation domain at the last.
+ */
+int domain_get(struct usched *u, uint64_t key, struct domain **out);
+void domain_put(struct usched *u, struct domain *dom);
+/* The domain of @key with a reference, if it is open; under u->lock. */
+struct domain *domain_find(struct usched *u, uint64_t key);
 int exec_launch(struct usched *u, struct tg *tg);
 void exec_collect(struct usched *u, struct task *t);
 /* The callback of a task exec_collect() took by polling came: drop its last event. */

@@ -194,7 +194,8 @@ static int load_profile(struct usched *u, const char *path)
  */
 static int calibrate(struct usched *u)
 {
-	int ret = clu_cal_quick(u->ctx, u->q[USCHED_HTD], u->q[USCHED_DTH], &u->prof);
+	int ret = clu_cal_quick(u->shared.ctx, u->shared.q[USCHED_HTD], u->shared.q[USCHED_DTH],
+				&u->prof);
 
 	if (!ret)
 		snprintf(u->prof.device, sizeof(u->prof.device), "%.63s", u->st.device);

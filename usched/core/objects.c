@@ -3,7 +3,8 @@
  * objects.c - what tasks refer to: registered host memory (regions),
  * programs (built once per source and options) and their kernels. Each is
  * named by an id and reference counted under u->lock, so one can be dropped
- * by its owner while tasks that use it are still queued or running.
+ * by its owner while tasks that use it are still queued or running. Each
+ * region and program holds its domain (exec.c): it lives in that context.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -74,7 +75,7 @@ void idtab_clear(struct idtab *t, uint32_t id)
 
 /* Regions */
 
-int usched_region_add(struct usched *u, void *base, size_t len, uint32_t *id)
+int usched_region_add(struct usched *u, uint64_t domain, void *base, size_t len, uint32_t *id)
 {
 	struct clu_region cr;
 	struct region *r;
@@ -89,11 +90,14 @@ int usched_region_add(struct usched *u, void *base, size_t len, uint32_t *id)
 	r->base = base;
 	r->len = len;
 	r->refs = 1;
+	ret = domain_get(u, domain, &r->dom);
+	if (ret)
+		goto out_free;
 	/* registered and mapped once for good, on the marker queue */
-	err = clu_region_add(u->ctx, u->mq, base, len, &cr);
+	err = clu_region_add(r->dom->ctx, r->dom->mq, base, len, &cr);
 	if (err) {
 		ret = cl_errno(err, -EINVAL);
-		goto out_free;
+		goto out_put;
 	}
 	r->mem = cr.mem;
 	r->map = cr.map;
@@ -109,7 +113,11 @@ int usched_region_add(struct usched *u, void *base, size_t len, uint32_t *id)
 	return 0;
 
 out_release:
-	clu_region_del(u->mq, &cr, false);
+	clu_region_del(r->dom->mq, &cr, false);
+out_put:
+	pthread_mutex_lock(&u->lock);
+	domain_put(u, r->dom);
+	pthread_mutex_unlock(&u->lock);
 out_free:
 	free(r);
 	return ret;
@@ -122,7 +130,8 @@ void region_put(struct usched *u, struct region *r)
 	if (--r->refs)
 		return;
 	/* The release waits for the unmap; nothing else uses the region now. */
-	clu_region_del(u->mq, &cr, false);
+	clu_region_del(r->dom->mq, &cr, false);
+	domain_put(u, r->dom);
 	free(r);
 }
 
@@ -140,19 +149,26 @@ int usched_region_del(struct usched *u, uint32_t id)
 	return r ? 0 : -ENOENT;
 }
 
-/* The registered region holding [p, p + len), with a reference; or NULL. */
-struct region *region_find(struct usched *u, const void *p, uint64_t len)
+/*
+ * The region of @dom holding [p, p + len), with a reference; or NULL with
+ * *err -EINVAL when only other domains' regions hold it, else -EFAULT.
+ */
+struct region *region_find(struct usched *u, const struct domain *dom, const void *p,
+			   uint64_t len, int *err)
 {
 	const char *c = p;
 
+	*err = -EFAULT;
 	for (uint32_t i = 0; i < u->regions.n; i++) {
 		struct region *r = u->regions.slot[i];
 
-		if (r && c >= r->base && len <= r->len &&
-		    (size_t)(c - r->base) <= r->len - len) {
+		if (!r || c < r->base || len > r->len || (size_t)(c - r->base) > r->len - len)
+			continue;
+		if (r->dom == dom) {
 			r->refs++;
 			return r;
 		}
+		*err = -EINVAL;
 	}
 	return NULL;
 }
@@ -169,18 +185,21 @@ static uint64_t hash(const char *p, size_t len)
 	return h;
 }
 
-static struct prog *prog_lookup(struct usched *u, uint64_t h, const char *key, size_t keylen)
+static struct prog *prog_lookup(struct usched *u, const struct domain *dom, uint64_t h,
+				const char *key, size_t keylen)
 {
 	for (uint32_t i = 0; i < u->progs.n; i++) {
 		struct prog *p = u->progs.slot[i];
 
-		if (p && p->hash == h && p->keylen == keylen && !memcmp(p->src, key, keylen))
+		if (p && p->dom == dom && p->hash == h && p->keylen == keylen &&
+		    !memcmp(p->src, key, keylen))
 			return p;
 	}
 	return NULL;
 }
 
-static void prog_free(struct prog *p)
+/* Under u->lock, or at usched_destroy(). */
+static void prog_free(struct usched *u, struct prog *p)
 {
 	for (unsigned int i = 0; i < p->nkerns; i++) {
 		clReleaseKernel(p->kerns[i]->k);
@@ -191,7 +210,17 @@ static void prog_free(struct prog *p)
 		clReleaseProgram(p->prog);
 	free(p->log);
 	free(p->src);
+	if (p->dom)
+		domain_put(u, p->dom);
 	free(p);
+}
+
+/* prog_free() of one never registered. */
+static void prog_drop(struct usched *u, struct prog *p)
+{
+	pthread_mutex_lock(&u->lock);
+	prog_free(u, p);
+	pthread_mutex_unlock(&u->lock);
 }
 
 void prog_put(struct usched *u, struct prog *p)
@@ -201,7 +230,7 @@ void prog_put(struct usched *u, struct prog *p)
 	idtab_clear(&u->progs, p->id);
 	for (unsigned int i = 0; i < p->nkerns; i++)
 		idtab_clear(&u->kerns, p->kerns[i]->id);
-	prog_free(p);
+	prog_free(u, p);
 }
 
 /* The registration's result: the id, or the failed build's log. */
@@ -254,10 +283,11 @@ static int prog_take(struct prog *p, uint32_t *id, char **log)
 	return prog_result(p, id, log);
 }
 
-int usched_prog_add(struct usched *u, const char *src, size_t len, const char *options,
-		    uint32_t *id, char **log)
+int usched_prog_add(struct usched *u, uint64_t domain, const char *src, size_t len,
+		    const char *options, uint32_t *id, char **log)
 {
 	char opts[OPTS_MAX + 32];
+	struct domain *dom;
 	size_t keylen;
 	struct prog *p;
 	cl_int err;
@@ -270,13 +300,20 @@ int usched_prog_add(struct usched *u, const char *src, size_t len, const char *o
 	ret = prog_key(src, len, options, &key, &keylen, &len, &h);
 	if (ret)
 		return ret;
+	ret = domain_get(u, domain, &dom);
+	if (ret) {
+		free(key);
+		return ret;
+	}
 
 	/* Builds are serialized so that two registrations of one source build it once. */
 	pthread_mutex_lock(&u->build_lock);
 	pthread_mutex_lock(&u->lock);
-	p = prog_lookup(u, h, key, keylen);
-	if (p)
+	p = prog_lookup(u, dom, h, key, keylen);
+	if (p) {
 		ret = prog_take(p, id, log);
+		domain_put(u, dom);
+	}
 	pthread_mutex_unlock(&u->lock);
 	if (p) {
 		pthread_mutex_unlock(&u->build_lock);
@@ -286,8 +323,13 @@ int usched_prog_add(struct usched *u, const char *src, size_t len, const char *o
 
 	ret = -ENOMEM;
 	p = calloc(1, sizeof(*p));
-	if (!p)
+	if (!p) {
+		pthread_mutex_lock(&u->lock);
+		domain_put(u, dom);
+		pthread_mutex_unlock(&u->lock);
 		goto out_unlock;
+	}
+	p->dom = dom;
 	p->hash = h;
 	p->src = key;
 	p->keylen = keylen;
@@ -295,7 +337,7 @@ int usched_prog_add(struct usched *u, const char *src, size_t len, const char *o
 	p->regs = p->refs = 1;
 	/* Argument info lets usched_submit() check each argument's kind. */
 	snprintf(opts, sizeof(opts), USCHED_BUILD_OPTS " %s", p->src + len + 1);
-	err = clu_build(u->ctx, u->device, p->src, opts, &p->prog, &p->log);
+	err = clu_build(dom->ctx, u->device, p->src, opts, &p->prog, &p->log);
 	if (err && err != CL_BUILD_PROGRAM_FAILURE) {
 		ret = cl_errno(err, -EINVAL);
 		goto out_unlock;
@@ -314,14 +356,15 @@ int usched_prog_add(struct usched *u, const char *src, size_t len, const char *o
 out_unlock:
 	pthread_mutex_unlock(&u->build_lock);
 	if (p)
-		prog_free(p);
+		prog_drop(u, p);
 	free(key);
 	return ret;
 }
 
-int usched_prog_find(struct usched *u, const char *src, size_t len, const char *options,
-		     uint32_t *id)
+int usched_prog_find(struct usched *u, uint64_t domain, const char *src, size_t len,
+		     const char *options, uint32_t *id)
 {
+	struct domain *dom;
 	struct prog *p;
 	size_t keylen;
 	uint64_t h;
@@ -333,15 +376,18 @@ int usched_prog_find(struct usched *u, const char *src, size_t len, const char *
 		return ret;
 	pthread_mutex_lock(&u->lock);
 	/* Only a built program: a failed build is built again, elsewhere. */
-	p = prog_lookup(u, h, key, keylen);
+	dom = domain_find(u, domain);
+	p = dom ? prog_lookup(u, dom, h, key, keylen) : NULL;
 	ret = p && p->prog ? prog_take(p, id, NULL) : -ENOENT;
+	if (dom)
+		domain_put(u, dom);
 	pthread_mutex_unlock(&u->lock);
 	free(key);
 	return ret;
 }
 
-int usched_prog_add_binary(struct usched *u, const char *src, size_t len, const char *options,
-			   const void *bin, size_t binlen, uint32_t *id)
+int usched_prog_add_binary(struct usched *u, uint64_t domain, const char *src, size_t len,
+			   const char *options, const void *bin, size_t binlen, uint32_t *id)
 {
 	const unsigned char *b = bin;
 	char opts[OPTS_MAX + 32];
@@ -366,7 +412,11 @@ int usched_prog_add_binary(struct usched *u, const char *src, size_t len, const 
 	p->src = key;
 	p->keylen = keylen;
 	p->regs = p->refs = 1;
-	p->prog = clCreateProgramWithBinary(u->ctx, 1, &u->device, &binlen, &b, &status, &err);
+	ret = domain_get(u, domain, &p->dom);
+	if (ret)
+		goto out_free;
+	p->prog = clCreateProgramWithBinary(p->dom->ctx, 1, &u->device, &binlen, &b, &status,
+					    &err);
 	if (!err)
 		err = status;
 	if (err) {
@@ -384,7 +434,7 @@ int usched_prog_add_binary(struct usched *u, const char *src, size_t len, const 
 	}
 
 	pthread_mutex_lock(&u->lock);
-	old = prog_lookup(u, h, key, keylen);
+	old = prog_lookup(u, p->dom, h, key, keylen);
 	if (old && old->prog) {
 		/* Built elsewhere at the same time: keep the one already cached. */
 		ret = prog_take(old, id, NULL);
@@ -392,7 +442,7 @@ int usched_prog_add_binary(struct usched *u, const char *src, size_t len, const 
 		/* A failed in-process build of it is cached: that one cannot be used. */
 		if (old) {
 			idtab_clear(&u->progs, old->id);
-			prog_free(old);
+			prog_free(u, old);
 		}
 		p->id = idtab_add(&u->progs, p);
 		ret = p->id ? prog_result(p, id, NULL) : -ENOMEM;
@@ -402,7 +452,7 @@ int usched_prog_add_binary(struct usched *u, const char *src, size_t len, const 
 	pthread_mutex_unlock(&u->lock);
 out_free:
 	if (p)
-		prog_free(p);
+		prog_drop(u, p);
 	return ret;
 }
 
@@ -415,13 +465,13 @@ int usched_device_names(struct usched *u, char *platform, size_t plen, char *dev
 	return 0;
 }
 
-int usched_prog_builtin(struct usched *u, const char *name, uint32_t *id)
+int usched_prog_builtin(struct usched *u, uint64_t domain, const char *name, uint32_t *id)
 {
 	const struct tqk_task *t = tqk_find(name);
 
 	if (!t)
 		return -ENOENT;
-	return usched_prog_add(u, t->source, strlen(t->source), NULL, id, NULL);
+	return usched_prog_add(u, domain, t->source, strlen(t->source), NULL, id, NULL);
 }
 
 int usched_prog_put(struct usched *u, uint32_t id)
@@ -543,7 +593,7 @@ void objects_free(struct usched *u)
 			region_put(u, u->regions.slot[i]);
 	for (uint32_t i = 0; i < u->progs.n; i++)
 		if (u->progs.slot[i])
-			prog_free(u->progs.slot[i]);
+			prog_free(u, u->progs.slot[i]);
 	free(u->regions.slot);
 	free(u->regions.gen);
 	free(u->progs.slot);

@@ -219,9 +219,9 @@ static int task_resolve(struct usched *u, struct task *t)
 			return -EFBIG;
 		if (d->buf[i].dir == USCHED_SCRATCH)
 			continue;
-		t->reg[i] = region_find(u, d->buf[i].host, d->buf[i].len);
+		t->reg[i] = region_find(u, task_domain(t), d->buf[i].host, d->buf[i].len, &ret);
 		if (!t->reg[i])
-			return -EFAULT;
+			return ret;
 	}
 	return 0;
 }
@@ -268,6 +268,10 @@ int usched_submit(struct usched *u, const struct usched_task *d)
 	if (!o)
 		goto out_unref;
 	t->owner = o;
+	/* its first command would wait on an event of another context (core.c, 9) */
+	ret = -EINVAL;
+	if (d->flags & USCHED_TASK_ORDERED && o->last && task_domain(o->last) != task_domain(t))
+		goto out_unref;
 	if (d->flags & USCHED_TASK_ORDERED && o->last) {
 		t->after = o->last;
 		o->last->next_ordered = t;

@@ -87,20 +87,20 @@ static void test_programs(struct usched *u, uint32_t *kfill)
 	char *log, *log2;
 	int ret;
 
-	ret = usched_prog_add(u, bad_src, strlen(bad_src), NULL, &id, &log);
+	ret = usched_prog_add(u, USCHED_SHARED, bad_src, strlen(bad_src), NULL, &id, &log);
 	tap_ok(ret == -ENOEXEC && log && strstr(log, "undeclared"),
 	       "a compile error returns -ENOEXEC with the build log");
-	ret = usched_prog_add(u, bad_src, sizeof(bad_src), NULL, &id, &log2);
+	ret = usched_prog_add(u, USCHED_SHARED, bad_src, sizeof(bad_src), NULL, &id, &log2);
 	tap_ok(ret == -ENOEXEC && log && log2 && !strcmp(log, log2),
 	       "the same source again: the same error and log, from the cache");
 	free(log);
 	free(log2);
 
-	ret = usched_prog_add(u, good_src, strlen(good_src), NULL, &id, &log);
+	ret = usched_prog_add(u, USCHED_SHARED, good_src, strlen(good_src), NULL, &id, &log);
 	tap_ok(!ret && !log, "a good source builds");
-	ret = usched_prog_add(u, good_src, strlen(good_src), NULL, &id2, NULL);
+	ret = usched_prog_add(u, USCHED_SHARED, good_src, strlen(good_src), NULL, &id2, NULL);
 	tap_ok(!ret && id2 == id, "registering it again gives the same program");
-	ret = usched_prog_add(u, good_src, strlen(good_src), "-cl-fast-relaxed-math", &id2, NULL);
+	ret = usched_prog_add(u, USCHED_SHARED, good_src, strlen(good_src), "-cl-fast-relaxed-math", &id2, NULL);
 	tap_ok(!ret && id2 != id, "other build options make another program");
 	usched_prog_put(u, id2);
 
@@ -110,7 +110,7 @@ static void test_programs(struct usched *u, uint32_t *kfill)
 	ret = usched_kernel_get(u, id, "fill", kfill);
 	tap_ok(!ret && !usched_kernel_get(u, id, "fill", &k) && k == *kfill,
 	       "a kernel by name, the same id twice");
-	tap_ok(usched_prog_builtin(u, "NOPE", &id2) == -ENOENT, "an unknown built-in: -ENOENT");
+	tap_ok(usched_prog_builtin(u, USCHED_SHARED, "NOPE", &id2) == -ENOENT, "an unknown built-in: -ENOENT");
 	tap_ok(usched_kernel_get(u, 999, "fill", &k) == -ENOENT, "an unknown program: -ENOENT");
 }
 
@@ -174,7 +174,7 @@ static void test_profile(void)
 	ret = usched_create(&o, &u);
 	if (!tap_ok(!ret, "create a core from a device profile (%s)", strerror(-ret)))
 		return;
-	usched_prog_add(u, good_src, strlen(good_src), NULL, &prog, NULL);
+	usched_prog_add(u, USCHED_SHARED, good_src, strlen(good_src), NULL, &prog, NULL);
 	usched_kernel_get(u, prog, "fill", &k);
 	tl_arena_init(&a, u, 1 << 20);
 	t = fill_task(k, (int *)a.base, 0);
@@ -258,7 +258,7 @@ int main(void)
 	t = fill_task(kfill, out, 6);
 	usched_submit(u, &t);
 	tap_ok(!usched_region_del(u, a.region), "remove the region while a task uses it");
-	usched_prog_add(u, good_src, strlen(good_src), NULL, &id, NULL);
+	usched_prog_add(u, USCHED_SHARED, good_src, strlen(good_src), NULL, &id, NULL);
 	for (int i = 0; i < 3; i++)	/* test_programs() registered it twice */
 		usched_prog_put(u, id);
 	tap_ok(usched_prog_put(u, id) == -ENOENT, "drop the program's registrations");
@@ -270,7 +270,7 @@ int main(void)
 
 	/* A completion callback submits the next task. */
 	tl_arena_init(&a, u, 1 << 20);
-	usched_prog_add(u, good_src, strlen(good_src), NULL, &id, NULL);
+	usched_prog_add(u, USCHED_SHARED, good_src, strlen(good_src), NULL, &id, NULL);
 	usched_kernel_get(u, id, "fill", &kfill);
 	memset(a.base, 0, 2 * N * sizeof(int));
 	t = fill_task(kfill, (int *)a.base, 8);
@@ -286,7 +286,7 @@ int main(void)
 
 	/* usched_destroy() runs what is still queued. */
 	tl_arena_init(&a, u, 1 << 20);
-	usched_prog_add(u, good_src, strlen(good_src), NULL, &id, NULL);
+	usched_prog_add(u, USCHED_SHARED, good_src, strlen(good_src), NULL, &id, NULL);
 	usched_kernel_get(u, id, "fill", &kfill);
 	t = fill_task(kfill, (int *)a.base, 7);
 	usched_submit(u, &t);

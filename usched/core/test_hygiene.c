@@ -144,7 +144,7 @@ static int run_probe(bool no_clear, struct probe_mem *m, uint64_t cleared[3])
 	if (ret)
 		return ret;
 	ret = tl_arena_init(&arena, u, 1 << 20);
-	ret = ret ?: usched_prog_add(u, src, sizeof(src), NULL, &prog, NULL);
+	ret = ret ?: usched_prog_add(u, USCHED_SHARED, src, sizeof(src), NULL, &prog, NULL);
 	ret = ret ?: usched_kernel_get(u, prog, "spill", &spill);
 	ret = ret ?: usched_kernel_get(u, prog, "probe", &probe);
 	if (ret)
@@ -244,7 +244,7 @@ static void test_bounds(void)
 		tl_run(u, &sink, 1);
 	tap_ok(!ret && !tl_job_verify(&j, NULL), "VA as planned runs and is right");
 	/* the built-in's source registered as any program is still a built-in */
-	ret = usched_prog_add(u, va->source, strlen(va->source), NULL, &prog, NULL);
+	ret = usched_prog_add(u, USCHED_SHARED, va->source, strlen(va->source), NULL, &prog, NULL);
 	ret = ret ?: usched_kernel_get(u, prog, va->kernel, &k2);
 	arena.used = 0;
 	ret = ret ?: tl_job_init(&j, &arena, va, sz, 1, k2, OWNER_A);

@@ -97,7 +97,7 @@ int main(void)
 	tap_ok(!ret, "submit %u built-in tasks, most without m (%s)", NJOBS, strerror(-ret));
 
 	/* a kernel of other source, without m: the product of its global sizes */
-	ret = usched_prog_add(u, twice_src, strlen(twice_src), NULL, &prog, NULL);
+	ret = usched_prog_add(u, USCHED_SHARED, twice_src, strlen(twice_src), NULL, &prog, NULL);
 	ret = ret ?: usched_kernel_get(u, prog, "twice", &ktwice);
 	t = &job[NJOBS].task;
 	*t = (struct usched_task){

@@ -122,7 +122,7 @@ static int core_open(struct core *c, uint64_t default_limit)
 
 	c->u = tl_open(&o, c->kernel);
 	ret = tl_arena_init(&c->arena, c->u, 4 << 20);
-	ret = ret ?: usched_prog_add(c->u, src, sizeof(src), NULL, &prog, NULL);
+	ret = ret ?: usched_prog_add(c->u, USCHED_SHARED, src, sizeof(src), NULL, &prog, NULL);
 	ret = ret ?: usched_kernel_get(c->u, prog, "spin", &c->spin);
 	ret = ret ?: usched_start(c->u);
 	c->x = (uint32_t *)c->arena.base;

@@ -51,7 +51,7 @@ int tl_arena_init(struct tl_arena *a, struct usched *u, size_t len)
 		return -ENOMEM;
 	a->len = len;
 	a->used = 0;
-	return usched_region_add(u, a->base, len, &a->region);
+	return usched_region_add(u, USCHED_SHARED, a->base, len, &a->region);
 }
 
 void tl_arena_free(struct tl_arena *a)
@@ -74,7 +74,7 @@ int tl_builtins(struct usched *u, uint32_t kernel[])
 {
 	for (unsigned int i = 0; i < tqk_ntasks; i++) {
 		uint32_t prog;
-		int ret = usched_prog_builtin(u, tqk_tasks[i]->name, &prog);
+		int ret = usched_prog_builtin(u, USCHED_SHARED, tqk_tasks[i]->name, &prog);
 
 		if (!ret)
 			ret = usched_kernel_get(u, prog, tqk_tasks[i]->kernel, &kernel[i]);

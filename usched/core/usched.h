@@ -12,8 +12,8 @@
  *
  *	usched_create(&o, &u);
  *	usched_start(u);
- *	usched_region_add(u, arena, arena_bytes, &region);
- *	usched_prog_builtin(u, "VA", &prog);
+ *	usched_region_add(u, USCHED_SHARED, arena, arena_bytes, &region);
+ *	usched_prog_builtin(u, USCHED_SHARED, "VA", &prog);
  *	usched_kernel_get(u, prog, "vec_add", &kernel);
  *	... fill a struct usched_task whose buffers lie in the arena ...
  *	usched_submit(u, &task);	from any thread
@@ -351,6 +351,8 @@ struct usched_stats {
 	uint64_t bytes_dth;
 	uint64_t bytes_cleared;	/* device bytes zeroed before a task of another owner used them */
 	uint64_t timeouts;	/* tasks whose kernel ran past its time limit (-ETIME) */
+	uint64_t domains;	/* isolation domains open now */
+	uint64_t isolated;	/* tasks completed that ran in an isolation domain's TG */
 	/* failed tasks (not -ECANCELED) by the stage of the command that failed them */
 	uint64_t cmd_failed[USCHED_STAGES];
 	bool wedged;		/* the core takes no more tasks: a kernel overran its limit, */
@@ -411,40 +413,57 @@ int usched_process(struct usched *u);
 bool usched_idle(struct usched *u);
 
 /*
- * Register host memory once so copies from it are asynchronous and run at
- * full speed (CL_MEM_USE_HOST_PTR). Page-aligned memory is best. A region
- * removed while tasks still use it goes away when the last one completes.
+ * Isolation domains. A region or program is registered in a domain: an
+ * OpenCL context on the core's device with queues and device buffers of
+ * its own. USCHED_SHARED is the one every caller trusts; any other key
+ * names an isolation domain, opened at its first registration and closed
+ * when its last region and program are gone (their tasks done), so that
+ * code of one key (the daemon's: a uid + 1) cannot reach another's device
+ * memory. A task's kernel and regions must be of one domain (-EINVAL
+ * otherwise), and so must an ORDERED task's and its predecessor's. TGs
+ * never mix domains (Documentation/usched.md); the order, the model and
+ * the launch decision are the same for all.
  */
-int usched_region_add(struct usched *u, void *base, size_t len, uint32_t *id);
+#define USCHED_SHARED	0
+
+/*
+ * Register host memory once, in domain @domain, so copies from it are
+ * asynchronous and run at full speed (CL_MEM_USE_HOST_PTR). Page-aligned
+ * memory is best. A region removed while tasks still use it goes away when
+ * the last one completes.
+ */
+int usched_region_add(struct usched *u, uint64_t domain, void *base, size_t len, uint32_t *id);
 int usched_region_del(struct usched *u, uint32_t id);
 
 /*
- * Register an OpenCL C program. Each distinct (source, options) is built
- * once; registering it again returns the same id and takes a reference.
+ * Register an OpenCL C program in domain @domain. Each distinct (domain,
+ * source, options) is built once; registering it again returns the same id
+ * and takes a reference.
  * A build error returns -ENOEXEC and, when log is not NULL, the build log in
  * *log (NUL-terminated, for the caller to free()). Builds run on the
  * caller's thread.
  */
-int usched_prog_add(struct usched *u, const char *src, size_t len, const char *options,
-		    uint32_t *id, char **log);
+int usched_prog_add(struct usched *u, uint64_t domain, const char *src, size_t len,
+		    const char *options, uint32_t *id, char **log);
 /* A built-in task of kernels/ by name ("MM", "VA", ...); -ENOENT if none. */
-int usched_prog_builtin(struct usched *u, const char *name, uint32_t *id);
+int usched_prog_builtin(struct usched *u, uint64_t domain, const char *name, uint32_t *id);
 /*
  * A build done elsewhere (the daemon's build process, its own OpenCL
  * context on the same device): it builds with USCHED_BUILD_OPTS before the
  * options, so that the kernels' argument kinds are known, and hands back
- * clGetProgramInfo(CL_PROGRAM_BINARIES). usched_prog_find() takes a
- * reference on (src, options) if it is built already (-ENOENT if not);
- * usched_prog_add_binary() loads such a binary and caches it under (src,
+ * clGetProgramInfo(CL_PROGRAM_BINARIES), which any domain loads.
+ * usched_prog_find() takes a reference on (domain, src, options) if it is
+ * built already (-ENOENT if not); usched_prog_add_binary() loads such a
+ * binary into the domain's context and caches it under (domain, src,
  * options) as usched_prog_add() would, or takes the one cached meanwhile;
  * -ENOEXEC if the driver refuses the binary. usched_device_names() gives
  * the names by which the build process finds the device.
  */
 #define USCHED_BUILD_OPTS	"-cl-kernel-arg-info"
-int usched_prog_find(struct usched *u, const char *src, size_t len, const char *options,
-		     uint32_t *id);
-int usched_prog_add_binary(struct usched *u, const char *src, size_t len, const char *options,
-			   const void *bin, size_t binlen, uint32_t *id);
+int usched_prog_find(struct usched *u, uint64_t domain, const char *src, size_t len,
+		     const char *options, uint32_t *id);
+int usched_prog_add_binary(struct usched *u, uint64_t domain, const char *src, size_t len,
+			   const char *options, const void *bin, size_t binlen, uint32_t *id);
 int usched_device_names(struct usched *u, char *platform, size_t plen, char *device,
 			size_t dlen);
 /*

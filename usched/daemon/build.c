@@ -276,7 +276,7 @@ int build_source(struct daemon *d, const char *src, const char *opts, uint64_t t
 
 	*log = NULL;
 	*crashed = false;
-	ret = usched_prog_find(d->u, src, strlen(src), opts, core);
+	ret = usched_prog_find(d->u, USCHED_SHARED, src, strlen(src), opts, core);
 	if (ret != -ENOENT)
 		return ret;
 	if (!cache_prog_load(d, src, opts, core))
@@ -288,7 +288,7 @@ int build_source(struct daemon *d, const char *src, const char *opts, uint64_t t
 	*crashed = ch.crashed;
 	if (ret)
 		return ret;
-	ret = usched_prog_add_binary(d->u, src, strlen(src), opts, bin, binlen, core);
+	ret = usched_prog_add_binary(d->u, USCHED_SHARED, src, strlen(src), opts, bin, binlen, core);
 	if (!ret) {
 		__atomic_fetch_add(&d->st.cache_built, 1, __ATOMIC_RELAXED);
 		cache_prog_save(d, src, opts, bin, binlen);
@@ -317,7 +317,7 @@ int build_builtin(struct daemon *d, const char *name, uint32_t *core, char **log
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&d->blk);
-	if (!d->builtins[i] && !usched_prog_find(d->u, tqk_tasks[i]->source,
+	if (!d->builtins[i] && !usched_prog_find(d->u, USCHED_SHARED, tqk_tasks[i]->source,
 						strlen(tqk_tasks[i]->source), NULL, &id))
 		d->builtins[i] = id;
 	pthread_mutex_unlock(&d->blk);

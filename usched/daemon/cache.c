@@ -440,7 +440,7 @@ int cache_prog_load(struct daemon *d, const char *src, const char *opts, uint32_
 		return -ENOMEM;
 	ret = entry_read(d, 'p', key, keylen, &bin, &len);
 	if (!ret) {
-		ret = usched_prog_add_binary(d->u, src, strlen(src), opts, bin, len, core);
+		ret = usched_prog_add_binary(d->u, USCHED_SHARED, src, strlen(src), opts, bin, len, core);
 		free(bin);
 		if (ret == -ENOEXEC) {
 			path = entry_path(d, 'p', key, keylen);

@@ -366,7 +366,7 @@ void ctx_open(struct daemon *d, const struct tq_event *ev, int arena_fd)
 		err("context %u: cannot map its arena: %m", c->id);
 		return;
 	}
-	ret = usched_region_add(d->u, arena, o->arena_bytes, &c->region);
+	ret = usched_region_add(d->u, USCHED_SHARED, arena, o->arena_bytes, &c->region);
 	if (ret) {
 		err("context %u: cannot register its arena: %s", c->id, strerror(-ret));
 		munmap(arena, o->arena_bytes);

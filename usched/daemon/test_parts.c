@@ -747,7 +747,7 @@ static void test_child(void)
 	tap_ok(!ret && binlen > 0 && !ch.crashed, "child: a program built, %zu bytes of binary "
 	       "(%s)", binlen, strerror(-ret));
 	if (!ret) {
-		ret = usched_prog_add_binary(u, good, strlen(good), NULL, bin, binlen, &id);
+		ret = usched_prog_add_binary(u, USCHED_SHARED, good, strlen(good), NULL, bin, binlen, &id);
 		tap_ok(!ret && !usched_kernel_get(u, id, "scale", &kern),
 		       "child: the binary loads into the core and has its kernel (%s)",
 		       strerror(-ret));
@@ -757,9 +757,9 @@ static void test_child(void)
 		t.arg[1] = (struct usched_arg){ .kind = USCHED_ARG_SCALAR, .size = 4 };
 		tap_ok(usched_submit(u, &t) == -EINVAL,
 		       "child: the kernel's argument kinds are known from the binary");
-		tap_ok(!usched_prog_find(u, good, strlen(good), NULL, &id2) && id2 == id &&
-		       usched_prog_find(u, good, strlen(good), "-DX=1", &id2) == -ENOENT &&
-		       !usched_prog_add(u, good, strlen(good), NULL, &id2, NULL) && id2 == id,
+		tap_ok(!usched_prog_find(u, USCHED_SHARED, good, strlen(good), NULL, &id2) && id2 == id &&
+		       usched_prog_find(u, USCHED_SHARED, good, strlen(good), "-DX=1", &id2) == -ENOENT &&
+		       !usched_prog_add(u, USCHED_SHARED, good, strlen(good), NULL, &id2, NULL) && id2 == id,
 		       "child: cached by source and options, shared with usched_prog_add()");
 		usched_prog_put(u, id);
 		usched_prog_put(u, id);
