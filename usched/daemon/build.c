@@ -12,15 +12,17 @@
  * worker builds OpenCL C source in a child, usched-build (build_child.c),
  * with its own OpenCL context on the same device, limits on its memory and
  * CPU time, and SIGKILL at the build-time limit; the child sends back the
- * driver's program binary, which the worker loads into the daemon's
- * context (usched_prog_add_binary()). A source already built is taken from
+ * driver's program binary, which the worker loads into the context of the
+ * client context's domain (usched_prog_add_binary(); ctx.c, isolation). A source already built is taken from
  * the core's cache without a child, or from the cache directory's
  * (cache.c), where each binary built is kept. Built-in kernels (trusted, from
  * kernels/) are built in a child too, without limits: a compile in the
  * daemon would leave PoCL's kernel library there for good (some 110 MB
  * of LLVM IR, Documentation/usched.md). The daemon keeps each built-in it
- * built registered until it exits, so that one costs one child, not one
- * per context registering it after the last such context went. The result
+ * built in the shared domain registered until it exits, so that one costs
+ * one child, not one per context registering it after the last such
+ * context went; an isolation domain's are loaded from the cache directory
+ * (or built again) whenever that domain opens. The result
  * goes back to the loop through an eventfd.
  */
 #include <errno.h>
@@ -260,9 +262,9 @@ static void child_started(void *arg, int pid)
 	pthread_mutex_unlock(&d->blk);
 }
 
-int build_source(struct daemon *d, const char *src, const char *opts, uint64_t time_limit_ns,
-		 uint64_t memory_limit, uint32_t *core, char **log, bool *crashed,
-		 void (*started)(void *arg, int pid), void *arg)
+int build_source(struct daemon *d, uint64_t domain, const char *src, const char *opts,
+		 uint64_t time_limit_ns, uint64_t memory_limit, uint32_t *core, char **log,
+		 bool *crashed, void (*started)(void *arg, int pid), void *arg)
 {
 	char plat[256], dev[256];
 	unsigned char *bin;
@@ -276,10 +278,10 @@ int build_source(struct daemon *d, const char *src, const char *opts, uint64_t t
 
 	*log = NULL;
 	*crashed = false;
-	ret = usched_prog_find(d->u, USCHED_SHARED, src, strlen(src), opts, core);
+	ret = usched_prog_find(d->u, domain, src, strlen(src), opts, core);
 	if (ret != -ENOENT)
 		return ret;
-	if (!cache_prog_load(d, src, opts, core))
+	if (!cache_prog_load(d, domain, src, opts, core))
 		return 0;
 	ret = usched_device_names(d->u, plat, sizeof(plat), dev, sizeof(dev));
 	if (ret)
@@ -288,7 +290,7 @@ int build_source(struct daemon *d, const char *src, const char *opts, uint64_t t
 	*crashed = ch.crashed;
 	if (ret)
 		return ret;
-	ret = usched_prog_add_binary(d->u, USCHED_SHARED, src, strlen(src), opts, bin, binlen, core);
+	ret = usched_prog_add_binary(d->u, domain, src, strlen(src), opts, bin, binlen, core);
 	if (!ret) {
 		__atomic_fetch_add(&d->st.cache_built, 1, __ATOMIC_RELAXED);
 		cache_prog_save(d, src, opts, bin, binlen);
@@ -299,8 +301,8 @@ int build_source(struct daemon *d, const char *src, const char *opts, uint64_t t
 	return ret;
 }
 
-int build_builtin(struct daemon *d, const char *name, uint32_t *core, char **log, bool *crashed,
-		  void (*started)(void *arg, int pid), void *arg)
+int build_builtin(struct daemon *d, uint64_t domain, const char *name, uint32_t *core,
+		  char **log, bool *crashed, void (*started)(void *arg, int pid), void *arg)
 {
 	unsigned int i;
 	uint32_t id;
@@ -313,8 +315,10 @@ int build_builtin(struct daemon *d, const char *name, uint32_t *core, char **log
 		*crashed = false;
 		return -ENOPKG;	/* the uapi's status for a name, not ENOENT's unregistered id */
 	}
-	ret = build_source(d, tqk_tasks[i]->source, NULL, 0, 0, core, log, crashed, started, arg);
-	if (ret)
+	ret = build_source(d, domain, tqk_tasks[i]->source, NULL, 0, 0, core, log, crashed,
+			   started, arg);
+	/* an isolation domain's would keep it open for good */
+	if (ret || domain != USCHED_SHARED)
 		return ret;
 	pthread_mutex_lock(&d->blk);
 	if (!d->builtins[i] && !usched_prog_find(d->u, USCHED_SHARED, tqk_tasks[i]->source,
@@ -332,11 +336,12 @@ static void build_one(struct worker *w, struct dbuild *b)
 	if (!b->builtin)
 		dbg("context %u (uid %u): building its program", b->ctx, b->user ? b->user->uid : 0);
 	if (b->builtin)
-		b->status = build_builtin(d, b->text, &b->core, &b->log, &b->crashed,
+		b->status = build_builtin(d, b->domain, b->text, &b->core, &b->log, &b->crashed,
 					  child_started, w);
 	else
-		b->status = build_source(d, b->text, b->opts, b->time_limit_ns, b->memory_limit,
-					 &b->core, &b->log, &b->crashed, child_started, w);
+		b->status = build_source(d, b->domain, b->text, b->opts, b->time_limit_ns,
+					 b->memory_limit, &b->core, &b->log, &b->crashed,
+					 child_started, w);
 	b->end_ns = tq_now_ns();
 }
 

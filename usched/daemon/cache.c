@@ -426,7 +426,8 @@ static char *prog_key(const struct daemon *d, const char *src, const char *opts,
 	return n > 0 ? key : NULL;
 }
 
-int cache_prog_load(struct daemon *d, const char *src, const char *opts, uint32_t *core)
+int cache_prog_load(struct daemon *d, uint64_t domain, const char *src, const char *opts,
+		    uint32_t *core)
 {
 	size_t keylen, len;
 	char *key, *path;
@@ -440,7 +441,7 @@ int cache_prog_load(struct daemon *d, const char *src, const char *opts, uint32_
 		return -ENOMEM;
 	ret = entry_read(d, 'p', key, keylen, &bin, &len);
 	if (!ret) {
-		ret = usched_prog_add_binary(d->u, USCHED_SHARED, src, strlen(src), opts, bin, len, core);
+		ret = usched_prog_add_binary(d->u, domain, src, strlen(src), opts, bin, len, core);
 		free(bin);
 		if (ret == -ENOEXEC) {
 			path = entry_path(d, 'p', key, keylen);

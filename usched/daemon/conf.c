@@ -131,6 +131,8 @@ static const struct setting settings[] = {
 	  "arenas of all the open contexts of one user (4G)" },
 	{ "allow-source", YESNO, DLIM_ALLOW_SOURCE, 0, 0, NULL,
 	  "may register OpenCL C source, not only built-in kernels (no; root: yes)" },
+	{ "isolate-source", YESNO, DLIM_ISOLATE_SOURCE, 0, 0, NULL,
+	  "without allow-source, source runs in an OpenCL context of the user's own (yes)" },
 };
 
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -161,6 +163,7 @@ void dconf_init(struct dconf *c)
 	c->lim.v[DLIM_USER_KERNELS] = 1024;
 	c->lim.v[DLIM_CTX_ARENA] = 1ull << 30;
 	c->lim.v[DLIM_USER_ARENA] = 4ull << 30;
+	c->lim.v[DLIM_ISOLATE_SOURCE] = 1;
 }
 
 const char *dlim_name(enum dlim i)
@@ -436,7 +439,7 @@ static int section_set(struct dconf *c, const char *key, const char *val, const 
 		return -EINVAL;
 	}
 	if (!IS_LIMIT(s->kind)) {
-		*why = "not a per-user setting (only limits and allow-source are)";
+		*why = "not a per-user setting (only limits, allow-source and isolate-source are)";
 		return -EINVAL;
 	}
 	return set_limit(s, &sec->lim, &sec->set, val, why);
@@ -445,7 +448,7 @@ static int section_set(struct dconf *c, const char *key, const char *val, const 
 /* Of two groups' values for limit i, the more generous. */
 static uint64_t generous(enum dlim i, uint64_t a, uint64_t b)
 {
-	if (i == DLIM_ALLOW_SOURCE)
+	if (i == DLIM_ALLOW_SOURCE || i == DLIM_ISOLATE_SOURCE)
 		return a || b;
 	if (!a || !b)
 		return 0;	/* no limit */
@@ -685,8 +688,8 @@ static void usage(FILE *f, const char *prog)
 	}
 	fprintf(f, "  --help                       this text\n"
 		"  --version                    the version, and exit\n\n"
-		"Limits and allow-source may also be set per user and group in the file's\n"
-		"[user NAME|UID] and [group NAME|GID] sections. See usched(8).\n");
+		"Limits, allow-source and isolate-source may also be set per user and group in\n"
+		"the file's [user NAME|UID] and [group NAME|GID] sections. See usched(8).\n");
 }
 
 int dconf_args(struct dconf *c, int argc, char **argv)

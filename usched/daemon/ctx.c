@@ -29,6 +29,15 @@
  * per-user quotas. A descriptor over a limit completes with the uapi's
  * status for it (-E2BIG, -EDQUOT, -EPERM, -ETIME) and counts in
  * dstats.refused; nothing of it is copied or kept.
+ *
+ * Isolation: OpenCL C source could read any device memory of the context
+ * it runs in. A context of a user without allow-source but with
+ * isolate-source has its arena and all its programs, built-ins too, in the
+ * core's isolation domain of its uid (an OpenCL context of that uid's own,
+ * shared by its contexts, closed with the last of them; core.c, 9), and
+ * its source is accepted there under every other limit. A context keeps
+ * the domain it opened in: a SIGHUP that changes the settings applies to
+ * the contexts opened after it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -230,7 +239,8 @@ struct duser *user_get(struct daemon *d, uint32_t uid)
 	*head = u;
 	d->st.users++;
 	dbg("uid %u: source %s, %llu programs, %llu kernels, %llu arena bytes", uid,
-	    u->lim.v[DLIM_ALLOW_SOURCE] ? "allowed" : "refused",
+	    u->lim.v[DLIM_ALLOW_SOURCE] ? "allowed" :
+	    u->lim.v[DLIM_ISOLATE_SOURCE] ? "isolated" : "refused",
 	    (unsigned long long)u->lim.v[DLIM_USER_PROGRAMS],
 	    (unsigned long long)u->lim.v[DLIM_USER_KERNELS],
 	    (unsigned long long)u->lim.v[DLIM_USER_ARENA]);
@@ -267,6 +277,18 @@ static void refused(struct daemon *d, enum dlim i)
 	d->st.refused[i]++;
 }
 
+/*
+ * The core's domain of a context of user @u: the shared one, or without
+ * allow-source but with isolate-source its uid's own (uid + 1: root's too
+ * is not the shared one).
+ */
+static uint64_t ctx_domain(const struct duser *u)
+{
+	if (u->lim.v[DLIM_ALLOW_SOURCE] || !u->lim.v[DLIM_ISOLATE_SOURCE])
+		return USCHED_SHARED;
+	return (uint64_t)u->uid + 1;
+}
+
 /* After a restart: build what the context registered with our predecessor. */
 static void ctx_rebuild(struct daemon *d, struct dctx *c)
 {
@@ -281,9 +303,11 @@ static void ctx_rebuild(struct daemon *d, struct dctx *c)
 		if (!p->text)
 			continue;
 		if (p->builtin)
-			ret = build_builtin(d, p->text, &p->core, &log, &crashed, NULL, NULL);
+			ret = build_builtin(d, c->domain, p->text, &p->core, &log, &crashed, NULL,
+					    NULL);
 		else	/* under the same limits as any build, in a child */
-			ret = build_source(d, p->text, p->opts, c->user->lim.v[DLIM_BUILD_TIME],
+			ret = build_source(d, c->domain, p->text, p->opts,
+					   c->user->lim.v[DLIM_BUILD_TIME],
 					   c->user->lim.v[DLIM_BUILD_MEMORY], &p->core, &log,
 					   &crashed, NULL, NULL);
 		free(log);
@@ -366,11 +390,16 @@ void ctx_open(struct daemon *d, const struct tq_event *ev, int arena_fd)
 		err("context %u: cannot map its arena: %m", c->id);
 		return;
 	}
-	ret = usched_region_add(d->u, USCHED_SHARED, arena, o->arena_bytes, &c->region);
+	c->domain = ctx_domain(c->user);
+	ret = usched_region_add(d->u, c->domain, arena, o->arena_bytes, &c->region);
 	if (ret) {
 		err("context %u: cannot register its arena: %s", c->id, strerror(-ret));
 		munmap(arena, o->arena_bytes);
 		return;
+	}
+	if (c->domain != USCHED_SHARED && !c->user->said_isolated) {
+		info("uid %u: its source programs run in a context of their own", c->uid);
+		c->user->said_isolated = true;
 	}
 	c->arena = arena;
 	c->arena_bytes = o->arena_bytes;
@@ -486,8 +515,12 @@ static void task_program(struct daemon *d, struct dctx *c, const struct tq_event
 	struct dbuild *b;
 	int status;
 
-	if (!builtin && !lim->v[DLIM_ALLOW_SOURCE]) {
+	if (!builtin && !lim->v[DLIM_ALLOW_SOURCE] && c->domain == USCHED_SHARED) {
 		refused(d, DLIM_ALLOW_SOURCE);
+		if (!c->user->said_refused)
+			info("uid %u: OpenCL C source refused: allow-source = no, isolate-source = "
+			     "no (said once a uid)", c->uid);
+		c->user->said_refused = true;
 		return reject(d, ev, -EPERM);
 	}
 	if (lim->v[DLIM_CTX_PROGRAMS] && c->nprogs + c->building >= lim->v[DLIM_CTX_PROGRAMS]) {
@@ -502,6 +535,7 @@ static void task_program(struct daemon *d, struct dctx *c, const struct tq_event
 	if (!b)
 		return reject(d, ev, -ENOMEM);
 	b->ctx = c->id;
+	b->domain = c->domain;
 	b->user = c->user;
 	b->tag = ev->tag;
 	b->builtin = builtin;

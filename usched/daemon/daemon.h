@@ -53,6 +53,8 @@ enum dlim {
 	DLIM_CTX_ARENA,		/* arena bytes of one context */
 	DLIM_USER_ARENA,	/* of all the open contexts of one user */
 	DLIM_ALLOW_SOURCE,	/* 1: may register OpenCL C source; 0: built-ins only */
+	/* 1: without allow-source, source and all else in an isolation domain of its uid */
+	DLIM_ISOLATE_SOURCE,
 	DLIM_N
 };
 
@@ -131,7 +133,8 @@ int dconf_args(struct dconf *c, int argc, char **argv);
 /*
  * The limits of a user with these groups: a [user] section's key beats the
  * group sections', which beat the global value; of several groups' values
- * the most generous wins (no limit, else the largest; allow-source yes).
+ * the most generous wins (no limit, else the largest; allow-source and
+ * isolate-source yes).
  * Root may register source unless a section of its says otherwise.
  */
 void dconf_limits(const struct dconf *c, uint32_t uid, const uint32_t *gids,
@@ -180,6 +183,7 @@ struct dctx {
 	uint32_t id;
 	uint32_t pid;
 	uint32_t uid;
+	uint64_t domain;	/* the core's domain of its arena and programs (ctx_domain()) */
 	void *arena;
 	uint64_t arena_bytes;
 	uint32_t region;
@@ -210,12 +214,15 @@ struct duser {
 	uint64_t kernels;
 	uint64_t arena;		/* arena bytes of its contexts being served */
 	unsigned int running;	/* builds running now */
+	bool said_isolated;	/* logged: its source runs in a context of its own */
+	bool said_refused;	/* logged: its source is refused (allow-source) */
 };
 
 /* A program build handed to the build thread, and its result. */
 struct dbuild {
 	struct dbuild *next;
 	uint32_t ctx;
+	uint64_t domain;	/* its context's */
 	struct duser *user;	/* for the workers' fairness: its running builds */
 	uint64_t tag;
 	bool builtin;
@@ -456,16 +463,16 @@ int build_in_child(struct dchild *ch, const char *src, const char *opts, unsigne
  * Source into the core: from its cache, else built in a child and loaded
  * (usched_prog_add_binary()). build_in_child()'s statuses; *log to free().
  */
-int build_source(struct daemon *d, const char *src, const char *opts, uint64_t time_limit_ns,
-		 uint64_t memory_limit, uint32_t *core, char **log, bool *crashed,
-		 void (*started)(void *arg, int pid), void *arg);
+int build_source(struct daemon *d, uint64_t domain, const char *src, const char *opts,
+		 uint64_t time_limit_ns, uint64_t memory_limit, uint32_t *core, char **log,
+		 bool *crashed, void (*started)(void *arg, int pid), void *arg);
 /*
  * The built-in task @name (kernels/'s table) into the core: its source by
- * build_source(), without limits, and kept registered by the daemon from
- * its first build on; -ENOPKG for no such built-in.
+ * build_source(), without limits, and in the shared domain kept registered
+ * by the daemon from its first build on; -ENOPKG for no such built-in.
  */
-int build_builtin(struct daemon *d, const char *name, uint32_t *core, char **log, bool *crashed,
-		  void (*started)(void *arg, int pid), void *arg);
+int build_builtin(struct daemon *d, uint64_t domain, const char *name, uint32_t *core,
+		  char **log, bool *crashed, void (*started)(void *arg, int pid), void *arg);
 
 /* state.c */
 int state_open(struct daemon *d);
@@ -504,8 +511,9 @@ unsigned int cache_programs(struct daemon *d);
 /* usched_opts.calib_load and calib_save, their argument the daemon. */
 int cache_calib_load(void *arg, const char *dev, struct tqsim_profile *p);
 void cache_calib_save(void *arg, const char *dev, const struct tqsim_profile *p);
-/* A program of (src, opts) from the cache into the core: 0, or -ENOENT (build it). */
-int cache_prog_load(struct daemon *d, const char *src, const char *opts, uint32_t *core);
+/* A program of (src, opts) from the cache into the core's @domain: 0, or -ENOENT (build it). */
+int cache_prog_load(struct daemon *d, uint64_t domain, const char *src, const char *opts,
+		    uint32_t *core);
 /* Keep a program's binary just built. */
 void cache_prog_save(struct daemon *d, const char *src, const char *opts, const void *bin,
 		     size_t len);

@@ -114,6 +114,12 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 	metric(f, "tq_bytes_total", "counter", "Bytes copied, by direction.");
 	fprintf(f, "tq_bytes_total{dir=\"htd\"} %llu\n", (unsigned long long)s->bytes_htd);
 	fprintf(f, "tq_bytes_total{dir=\"dth\"} %llu\n", (unsigned long long)s->bytes_dth);
+	metric(f, "tq_domains", "gauge",
+	       "Isolation domains open: OpenCL contexts of one user's own (isolate-source).");
+	fprintf(f, "tq_domains %llu\n", (unsigned long long)s->domains);
+	metric(f, "tq_isolated_tasks_total", "counter",
+	       "Tasks finished that ran in an isolation domain's task group.");
+	fprintf(f, "tq_isolated_tasks_total %llu\n", (unsigned long long)s->isolated);
 
 	metric(f, "tq_tgs_total", "counter", "Task groups finished.");
 	fprintf(f, "tq_tgs_total %llu\n", (unsigned long long)s->tgs);
@@ -247,8 +253,9 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 	       "Descriptors completed with a limit's status (E2BIG, EDQUOT, EPERM, ETIME) and "
 	       "contexts not served, by the usched.conf key of the limit.");
 	for (unsigned int i = 0; i < DLIM_N; i++)
-		fprintf(f, "tq_limit_refused_total{limit=\"%s\"} %llu\n", dlim_name(i),
-			(unsigned long long)ds->refused[i]);
+		if (i != DLIM_ISOLATE_SOURCE)	/* it refuses nothing: allow-source does */
+			fprintf(f, "tq_limit_refused_total{limit=\"%s\"} %llu\n", dlim_name(i),
+				(unsigned long long)ds->refused[i]);
 	metric(f, "tq_build_crashes_total", "counter",
 	       "Build processes that died before answering (most often of build-memory).");
 	fprintf(f, "tq_build_crashes_total %llu\n", (unsigned long long)ds->build_crashes);

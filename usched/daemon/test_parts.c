@@ -506,6 +506,11 @@ static void test_limit_values(void)
 	tap_ok(!dconf_set(&c, "allow-source", "yes", &why) && c.lim.v[DLIM_ALLOW_SOURCE] == 1 &&
 	       dconf_set(&c, "allow-source", "sure", &why) == -EINVAL,
 	       "limits: allow-source yes or no");
+	tap_ok(c.lim.v[DLIM_ISOLATE_SOURCE] == 1 &&
+	       !dconf_set(&c, "isolate-source", "no", &why) && !c.lim.v[DLIM_ISOLATE_SOURCE] &&
+	       dconf_set(&c, "isolate-source", "maybe", &why) == -EINVAL &&
+	       !strcmp(dlim_name(DLIM_ISOLATE_SOURCE), "isolate-source"),
+	       "limits: isolate-source yes (the default) or no");
 	tap_ok(!dconf_set(&c, "state-max", "1M", &why) && c.state_max == 1 << 20 &&
 	       !dconf_set(&c, "build-jobs", "4", &why) && c.build_jobs == 4 &&
 	       dconf_set(&c, "build-jobs", "0", &why) == -EINVAL, "state-max and build-jobs");
@@ -575,6 +580,15 @@ static void test_sections(void)
 	ret = load(&c, "[user root]\nallow-source = no\n", err, sizeof(err));
 	dconf_limits(&c, 0, NULL, 0, &l);
 	tap_ok(!ret && !l.v[DLIM_ALLOW_SOURCE], "resolve: unless a section of root's says no");
+	dconf_free(&c);
+	ret = load(&c, "isolate-source = no\n[group 100]\nisolate-source = yes\n[group 200]\n"
+		   "isolate-source = no\n[user 9]\nisolate-source = no\n", err, sizeof(err));
+	dconf_limits(&c, 8, g_none, 1, &l);
+	tap_ok(!ret && !l.v[DLIM_ISOLATE_SOURCE], "resolve: isolate-source's global value");
+	dconf_limits(&c, 8, g_dev, 2, &l);
+	tap_ok(l.v[DLIM_ISOLATE_SOURCE] == 1, "resolve: isolate-source yes if a group says yes");
+	dconf_limits(&c, 9, g_dev, 2, &l);
+	tap_ok(!l.v[DLIM_ISOLATE_SOURCE], "resolve: isolate-source per user, over its groups");
 	dconf_free(&c);
 	ret = load(&c, "[user 7]\nmax-source = 1K\n[user 7]\nmax-source = 2K\n", err,
 		   sizeof(err));

@@ -21,7 +21,7 @@ set -uo pipefail
 # may build OpenCL C source; the names follow the h-limits branch).
 ATTACKER=65534		# may build OpenCL C source, within a 2 s build time
 ROOT=0			# may build OpenCL C source (root's default), within 120 s
-DENIED=1000		# may not (the default for users other than root)
+DENIED=1000		# may not (allow-source and isolate-source no)
 PROGRAM_QUOTA=8
 LIMITS="
 max-work-items = 16777216
@@ -31,6 +31,8 @@ build-time-limit = 120s
 max-source = 64K
 context-programs = $PROGRAM_QUOTA
 context-kernels = 32
+# uid $DENIED's source is refused (isolate.sh has such source run in a context of its own)
+isolate-source = no
 [user $ATTACKER]
 allow-source = yes
 build-time-limit = 2s
