@@ -65,6 +65,11 @@ VM_TESTS += usched/daemon/tests/chain.sh
 SOCKET_TESTS += usched/daemon/tests/chain.sh
 usched/daemon/tests/chain.sh: $(BIN)/usched $(TESTBIN)/limits_client $(TESTBIN)/tq_counter
 
+# isolate-source: an ordinary user's source and built-ins in a context of its own, the shipped conf.
+SOCKET_TESTS += usched/daemon/tests/isolate.sh
+usched/daemon/tests/isolate.sh: $(BIN)/usched $(BIN)/usched-build $(TESTBIN)/limits_client \
+	$(TESTBIN)/tq_counter
+
 # A built-in's size m from its plan, and tg-log / task-log, through the real usched.
 VM_TESTS += usched/daemon/tests/sizes.sh
 SOCKET_TESTS += usched/daemon/tests/sizes.sh
