@@ -342,6 +342,11 @@ int usched_prog_add(struct usched *u, uint64_t domain, const char *src, size_t l
 		ret = cl_errno(err, -EINVAL);
 		goto out_unlock;
 	}
+	/* A failed build is kept in the shared domain only: it would hold an isolation domain open. */
+	if (!p->prog && dom != &u->shared) {
+		ret = prog_result(p, id, log);
+		goto out_unlock;
+	}
 
 	pthread_mutex_lock(&u->lock);
 	p->id = idtab_add(&u->progs, p);

@@ -7,7 +7,8 @@
  * to three domains in turn (round-robin over owners); a task whose kernel
  * and buffers, or whose ORDERED predecessor, are of other domains is
  * refused -EINVAL; a domain closes when its last region and program go,
- * not before its tasks are done; a source program is built per domain.
+ * not before its tasks are done (a failed build holds none open); a source
+ * program is built per domain.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -233,7 +234,9 @@ static void test_close(struct usched *u)
 
 static void test_source(struct usched *u)
 {
+	static const char bad[] = "__kernel void f(__global int *a) { a[0] = ; }\n";
 	uint32_t p0, p1, p1b;
+	char *log = NULL;
 	int r0, r1, r2;
 
 	r0 = usched_prog_add(u, key[0], src, strlen(src), NULL, &p0, NULL);
@@ -245,6 +248,10 @@ static void test_source(struct usched *u)
 	tap_ok(r2 == -ENOENT && domains_open(u) == 2,
 	       "usched_prog_find() in a domain not open: -ENOENT, none opened (%s)",
 	       strerror(-r2));
+	r2 = usched_prog_add(u, key[1], bad, strlen(bad), NULL, &p1b, &log);
+	tap_ok(r2 == -ENOEXEC && log && *log,
+	       "a build error in a domain of its own: -ENOEXEC and its log (%s)", strerror(-r2));
+	free(log);
 	if (!r0)
 		usched_prog_put(u, p0);
 	if (!r1) {
@@ -280,7 +287,7 @@ int main(void)
 	test_source(u);
 	for (int d = 0; d < NDOM; d++)
 		dom_drop(u, &dom[d]);
-	tap_ok(domains_open(u) == 0, "every domain closed with its objects");
+	tap_ok(domains_open(u) == 0, "every domain closed with its objects (a failed build holds none)");
 	usched_destroy(u);
 	for (int d = 0; d < NDOM; d++)
 		munmap(dom[d].arena.base, ARENA);

@@ -440,7 +440,8 @@ int usched_region_del(struct usched *u, uint32_t id);
  * source, options) is built once; registering it again returns the same id
  * and takes a reference.
  * A build error returns -ENOEXEC and, when log is not NULL, the build log in
- * *log (NUL-terminated, for the caller to free()). Builds run on the
+ * *log (NUL-terminated, for the caller to free()); the shared domain keeps
+ * it for the next registration of the same source. Builds run on the
  * caller's thread.
  */
 int usched_prog_add(struct usched *u, uint64_t domain, const char *src, size_t len,
