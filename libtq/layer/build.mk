@@ -42,6 +42,7 @@ $(TESTBIN)/tqcl-conform: $(OBJ)/libtq/layer/test_conform.o
 # (else they skip, saying why), and the conformance suite in the test VM
 # on the module. apps.sh runs programs of Debian packages (scripts/deps).
 CHECK_SCRIPTS += script:libtq/layer/tests/conform.sh script:libtq/layer/tests/apps.sh \
+	script:libtq/layer/tests/apps-user.sh \
 	script:libtq/layer/tests/bench.sh script:libtq/layer/tests/kernels.sh
 VM_TESTS += libtq/layer/tests/conform.sh libtq/layer/tests/bench.sh
 libtq/layer/tests/conform.sh: $(TESTBIN)/tqcl-conform $(TQCL_SO) $(BIN)/usched

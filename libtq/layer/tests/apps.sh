@@ -43,6 +43,8 @@ no_numbers() { grep -v 'warnings\? generated' | sed -E 's/[0-9]+(\.[0-9]+)?/N/g'
 # pytest's verdict on each test, in order
 verdicts() { grep -E '^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) ' | sort; }
 
+isolated=0	# tasks tq ran, all of them in the user's own context under TQCL_USER
+
 # run NAME CMD...: direct, then under the layer; both must exit alike
 run() {
 	local name=$1 rc1 rc2
@@ -51,6 +53,7 @@ run() {
 	rc1=$?
 	tqcl_run "$T/layer" "$T/stats" "$@"
 	rc2=$?
+	isolated=$((isolated + $(st tasks_ok)))
 	[ "$rc1" = "$rc2" ]
 	ok $? "$name: exit status $rc1 directly, $rc2 under the layer"
 	[ "$rc1" = "$rc2" ] || tail -5 "$T/layer" | diag
@@ -121,4 +124,15 @@ for app in $apps; do
 		;;
 	esac
 done
+if [ -n "${TQCL_USER:-}" ]; then
+	# usched counts what it ran in the user's own context (its metrics at SIGHUP)
+	kill -HUP "$upid"
+	for _ in $(seq 1 50); do
+		counted=$(sed -n 's/^tq_isolated_tasks_total //p' "$T/usched.prom" 2>/dev/null)
+		[ "${counted:-0}" -ge "$isolated" ] && break
+		sleep 0.1
+	done
+	[ "$isolated" -gt 0 ] && [ "${counted:-0}" -ge "$isolated" ]
+	ok $? "$TQCL_USER's tasks ran in a context of the user's own: usched counts ${counted:-0}, the layer $isolated"
+fi
 tap_done
