@@ -56,7 +56,7 @@ ok $? "libtq.pc: prefix=/usr libdir=$libdir includedir=/usr/include"
 svc=$(echo "$u"/*/systemd/system/usched.service)
 grep -q '^ExecStart=/usr/sbin/usched --config /etc/tq/usched.conf --foreground$' "$svc"
 ok $? "usched.service starts /usr/sbin/usched with /etc/tq/usched.conf"
-grep -q '^ExecStart=/usr/sbin/tqsubmitd --foreground$' "$(echo "$u"/*/systemd/system/tqsubmitd.service)"
+grep -q '^ExecStart=/usr/sbin/tqsubmitd --foreground --metrics /run/tq/tqsubmitd.prom$' "$(echo "$u"/*/systemd/system/tqsubmitd.service)"
 ok $? "tqsubmitd.service starts /usr/sbin/tqsubmitd"
 helper=$(sed -n 's/^#build-helper = //p' "$u/etc/tq/usched.conf")
 ok $([ -n "$helper" ] && [ -x "$u$helper" ] && [ "${helper%/*}" = /usr/sbin ]; echo $?) \

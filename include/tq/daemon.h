@@ -2,16 +2,20 @@
 /*
  * daemon.h - how tq's daemons (usched, tqsubmitd) start as daemons: the
  * systemd readiness message, the fork whose parent exits only once the
- * child serves or failed, and stdio on /dev/null.
+ * child serves or failed, and stdio on /dev/null; and how both write their
+ * metrics file.
  */
 #ifndef TQ_DAEMON_H
 #define TQ_DAEMON_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -74,6 +78,50 @@ static inline void tq_detach_stdio(void)
 	dup2(fd, 1);
 	dup2(fd, 2);
 	close(fd);
+}
+
+/*
+ * A Prometheus text file, for node_exporter's textfile collector and
+ * tqstat: @print fills PATH.tmp (a name the collector skips), which is then
+ * renamed over PATH, so that a reader never sees half of it. Mode 0640 in
+ * group @gid ((gid_t)-1: the writer's own), whatever the umask; *@group_err
+ * is the errno of a group that could not be set (then only the writer's
+ * group may read it), else 0. Returns 0 or -errno.
+ */
+static inline int tq_prom_write(const char *path, gid_t gid, void (*print)(FILE *f, void *arg),
+				void *arg, int *group_err)
+{
+	size_t len = strlen(path) + 5;
+	char *tmp = malloc(len);
+	FILE *f = NULL;
+	int fd, ret = 0;
+
+	*group_err = 0;
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, len, "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	if (gid != (gid_t)-1 && fchown(fd, -1, gid))
+		*group_err = errno;
+	fchmod(fd, 0640);
+	print(f, arg);
+	if (ferror(f))
+		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+out:
+	free(tmp);
+	return ret;
 }
 
 #endif /* TQ_DAEMON_H */

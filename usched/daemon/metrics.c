@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "tq/daemon.h"
 
 static void metric(FILE *f, const char *name, const char *type, const char *help)
 {
@@ -282,49 +283,35 @@ static void metrics_file_print(FILE *f, unsigned int interval)
 	fprintf(f, "tq_pid %d\n", (int)getpid());
 }
 
-/* Mode 0640 and group gid (none: -1); a group refused is said once, not fatal. */
-static void metrics_perm(int fd, const char *path, gid_t gid)
-{
-	static gid_t warned = (gid_t)-1;
+struct metrics_file {
+	unsigned int interval;
+	const struct usched_stats *s;
+	const struct dstats *ds;
+	double uptime_s;
+};
 
-	if (gid != (gid_t)-1 && fchown(fd, -1, gid) && warned != gid) {
-		warn("%s: group %u: %m; readable by usched's group only", path, (unsigned int)gid);
-		warned = gid;
-	}
-	fchmod(fd, 0640);
+static void metrics_file_fill(FILE *f, void *arg)
+{
+	const struct metrics_file *m = arg;
+
+	metrics_file_print(f, m->interval);
+	metrics_fprint(f, m->s, m->ds, m->uptime_s);
 }
 
+/* The metrics file (tq_prom_write()); a group refused is said once, not fatal. */
 int metrics_write(const char *path, gid_t gid, unsigned int interval,
 		  const struct usched_stats *s, const struct dstats *ds, double uptime_s)
 {
-	size_t len = strlen(path);
-	char *tmp = malloc(len + 8);
-	FILE *f = NULL;
-	int fd, ret = 0;
+	static gid_t warned = (gid_t)-1;
+	struct metrics_file m = { interval, s, ds, uptime_s };
+	int ret, group_err;
 
-	if (!tmp)
-		return -ENOMEM;
-	snprintf(tmp, len + 8, "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		ret = -errno;
-		if (fd >= 0)
-			close(fd);
-		goto out;
+	ret = tq_prom_write(path, gid, metrics_file_fill, &m, &group_err);
+	if (group_err && warned != gid) {
+		warn("%s: group %u: %s; readable by usched's group only", path,
+		     (unsigned int)gid, strerror(group_err));
+		warned = gid;
 	}
-	metrics_perm(fd, path, gid);
-	metrics_file_print(f, interval);
-	metrics_fprint(f, s, ds, uptime_s);
-	if (ferror(f))
-		ret = -EIO;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-out:
-	free(tmp);
 	return ret;
 }
 

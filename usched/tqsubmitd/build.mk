@@ -18,3 +18,6 @@ $(OBJ)/usched/tqsubmitd/test_proto.o: CPPFLAGS += -DTQSUBMITD_BIN='"$(BIN)/tqsub
 $(TESTBIN)/tqsubmitd-proto: $(OBJ)/usched/tqsubmitd/test_proto.o | $(BIN)/tqsubmitd
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Its metrics file (--metrics), against the counters on its socket.
+CHECK_SCRIPTS += script:usched/tqsubmitd/test_metrics.sh

@@ -40,6 +40,9 @@ static int sig_fd = -1;
 static struct tqd_op sig_op = { .type = OP_SIGNAL };
 static struct signalfd_siginfo sig_info;
 static bool stopping;
+static struct tqd_metrics metrics;
+static struct tqd_op metrics_op = { .type = OP_METRICS };
+static struct __kernel_timespec metrics_every;
 
 #define TQD_ACCEPT_DELAY_MIN_MS	50	/* after a failed accept(), doubling ... */
 #define TQD_ACCEPT_DELAY_MAX_MS	2000	/* ... to this */
@@ -702,7 +705,21 @@ static void on_signal(int res)
 		stopping = true;
 		return;
 	}
+	if (res == sizeof(sig_info))
+		tqd_metrics_write(&metrics);	/* SIGHUP: the figures now */
 	arm_signal();
+}
+
+/* The metrics file every interval (none: only at exit and on SIGHUP). */
+static void arm_metrics(void)
+{
+	struct io_uring_sqe *sqe;
+
+	if (!metrics.path || !metrics.interval)
+		return;
+	sqe = get_sqe();
+	io_uring_prep_timeout(sqe, &metrics_every, 0, 0);
+	io_uring_sqe_set_data(sqe, &metrics_op);
 }
 
 static void dispatch(struct io_uring_cqe *cqe)
@@ -730,10 +747,14 @@ static void dispatch(struct io_uring_cqe *cqe)
 	case OP_SIGNAL:
 		on_signal(cqe->res);
 		break;
+	case OP_METRICS:
+		tqd_metrics_write(&metrics);
+		arm_metrics();
+		break;
 	}
 }
 
-int tqd_loop_init(int lfd_client, int lfd_sched, int sigfd)
+int tqd_loop_init(int lfd_client, int lfd_sched, int sigfd, const struct tqd_metrics *m)
 {
 	struct io_uring_params p = { 0 };
 	int ret;
@@ -753,6 +774,10 @@ int tqd_loop_init(int lfd_client, int lfd_sched, int sigfd)
 		arm_accept(k);
 	}
 	arm_signal();
+	metrics = *m;
+	metrics_every.tv_sec = m->interval;
+	tqd_metrics_write(&metrics);
+	arm_metrics();
 	return 0;
 }
 
@@ -789,5 +814,6 @@ int tqd_loop_run(void)
 				tqd_idle_check();
 		}
 	}
+	tqd_metrics_write(&metrics);	/* the last figures */
 	return 0;
 }

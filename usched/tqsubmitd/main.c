@@ -48,6 +48,9 @@ static void usage(FILE *f)
 		"  --connections-per-user N most connections one user holds\n"
 		"                           (2 * contexts-per-user + 16; 0: no limit)\n"
 		"  --user-bytes-max BYTES   arena and ring bytes one user holds (16G)\n"
+		"  --metrics FILE           write the counters there for Prometheus (mode 0640,\n"
+		"                           the client socket's group)\n"
+		"  --metrics-interval SECONDS  how often (5; 0: at exit and on SIGHUP only)\n"
 		"  --foreground             do not fork (systemd, tests)\n"
 		"  --verbose                log every dropped record and connection refused\n"
 		"  --help\n"
@@ -205,7 +208,7 @@ static int listen_fds(const char *client, const char *sched, int *cfd, int *sfd)
 int main(int argc, char **argv)
 {
 	enum { O_SOCKET = 256, O_SCHED, O_GROUP, O_MODE, O_RING, O_ARENA, O_INFLIGHT, O_CTXS, O_CONNS,
-	       O_USER_BYTES, O_FG, O_VERBOSE, O_HELP };
+	       O_USER_BYTES, O_METRICS, O_METRICS_INTERVAL, O_FG, O_VERBOSE, O_HELP };
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, O_SOCKET },
 		{ "sched-socket", required_argument, NULL, O_SCHED },
@@ -217,6 +220,8 @@ int main(int argc, char **argv)
 		{ "contexts-per-user", required_argument, NULL, O_CTXS },
 		{ "connections-per-user", required_argument, NULL, O_CONNS },
 		{ "user-bytes-max", required_argument, NULL, O_USER_BYTES },
+		{ "metrics", required_argument, NULL, O_METRICS },
+		{ "metrics-interval", required_argument, NULL, O_METRICS_INTERVAL },
 		{ "foreground", no_argument, NULL, O_FG },
 		{ "verbose", no_argument, NULL, O_VERBOSE },
 		{ "help", no_argument, NULL, O_HELP },
@@ -228,6 +233,7 @@ int main(int argc, char **argv)
 	};
 	const char *client = TQ_SOCKET_PATH, *sched = TQ_SCHED_SOCKET_PATH, *group = NULL;
 	int c, cfd = -1, sfd = -1, sigfd, status_fd = -1, passed, ret;
+	struct tqd_metrics metrics = { .interval = 5 };
 	mode_t mode = 0660;
 	bool fg = false, made = false, verbose = false;
 	gid_t gid = (gid_t)-1;
@@ -291,6 +297,17 @@ int main(int argc, char **argv)
 				lim.arena_bytes_max = v;
 			else
 				lim.user_bytes_max = v;
+			break;
+		case O_METRICS:
+			metrics.path = optarg;
+			break;
+		case O_METRICS_INTERVAL:
+			if (tq_parse_u64(optarg, false, &v) || v > 86400) {
+				fprintf(stderr, "tqsubmitd: bad --metrics-interval '%s' (seconds, "
+					"at most 86400)\n", optarg);
+				return 2;
+			}
+			metrics.interval = v;
 			break;
 		case O_FG:
 			fg = true;
@@ -374,7 +391,8 @@ int main(int argc, char **argv)
 	}
 
 	tqd_init(&lim, &tqd_loop_io);
-	ret = tqd_loop_init(cfd, sfd, sigfd);
+	metrics.gid = gid;
+	ret = tqd_loop_init(cfd, sfd, sigfd, &metrics);
 	if (!ret && made && !fg && (listen(cfd, 128) || listen(sfd, 128))) {
 		tqd_log(LOG_ERR, "listen: %s", strerror(errno));
 		ret = -errno;

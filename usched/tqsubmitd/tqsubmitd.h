@@ -89,6 +89,7 @@ enum tqd_op_type {
 	OP_EFD,
 	OP_SIGNAL,
 	OP_TIMEOUT,
+	OP_METRICS,
 };
 
 struct tqd_op {
@@ -181,6 +182,13 @@ struct tqd_conn {
 	size_t buf_size;
 };
 
+/* The metrics file (--metrics): none when path is NULL. */
+struct tqd_metrics {
+	const char *path;
+	unsigned int interval;	/* seconds; 0: at exit and on SIGHUP only */
+	gid_t gid;		/* the client socket's group, or (gid_t)-1 */
+};
+
 /* What the state machine asks of the I/O around it (loop.c's tqd_loop_io). */
 struct tqd_io {
 	void (*efd_signal)(struct tqd_ctx *ctx);	/* write 1 to its eventfd, once at a time */
@@ -250,6 +258,7 @@ void tqd_init(const struct tqd_limits *lim, const struct tqd_io *io);
 struct tqd_user *tqd_user_get(uid_t uid);
 void tqd_user_put(struct tqd_user *u);
 int tqd_stats_text(char *buf, size_t size);
+void tqd_metrics_write(const struct tqd_metrics *m);
 
 /* ctx.c: client contexts. */
 void tqd_query(struct tq_query *q);
@@ -273,7 +282,7 @@ void tqd_flush_dirty(void);
 
 /* loop.c: the I/O. */
 extern const struct tqd_io tqd_loop_io;
-int tqd_loop_init(int lfd_client, int lfd_sched, int sigfd);
+int tqd_loop_init(int lfd_client, int lfd_sched, int sigfd, const struct tqd_metrics *m);
 int tqd_loop_run(void);
 
 /* log.c: at syslog's priorities (LOG_ERR, LOG_INFO, LOG_DEBUG: --verbose's) */
