@@ -116,7 +116,7 @@ static void write_metrics(const char *dir, const char *name, long pid, long age)
 		 "tq_tasks_submitted_total 1000000\ntq_tasks_total{status=\"ok\"} 999990\n"
 		 "tq_tasks_total{status=\"error\"} 10\ntq_queue_depth 12\ntq_tasks_running 8\n"
 		 "tq_bytes_total{dir=\"htd\"} 123456789012\ntq_bytes_total{dir=\"dth\"} 4567\n"
-		 "tq_contexts 8\ntq_users 8\ntq_tgs_total 125000\ntq_tg_size_tasks_sum 999990\n"
+		 "tq_contexts 8\ntq_users 8\ntq_domains 3\ntq_tgs_total 125000\ntq_tg_size_tasks_sum 999990\n"
 		 "tq_limit_refused_total{limit=\"max-work-items\"} 2\n"
 		 "tq_limit_refused_total{limit=\"allow-source\"} 5\n",
 		 (long long)time(NULL) - age, pid, 1);
@@ -195,7 +195,7 @@ int main(void)
 	snprintf(args, sizeof(args), "--sysfs %s --socket %s/none --metrics %s/live.prom", sys, tmp, tmp);
 	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 && !*err &&
 	       strstr(out, "module ") && strstr(out, " 8 contexts open; scheduler 4242") &&
-	       strstr(out, "usched ") && strstr(out, " 8 contexts of 8 user(s)") &&
+	       strstr(out, "usched ") && strstr(out, " 8 contexts of 8 user(s), 3 isolated") &&
 	       strstr(out, "115 GiB to the device") && strstr(out, "7 by limits (5 OpenCL C source)") &&
 	       !strstr(out, "STALE"), "snapshot: the module's and usched's counters, with units");
 	narrow = fits(out, 100, &rows);

@@ -333,8 +333,10 @@ static void show_usched(double dt)
 	line("  model      error per TG %s mean, %s max; policy time %s",
 	     pct(value(m, "tq_tg_makespan_error_mean")), pct(value(m, "tq_tg_makespan_error_max")),
 	     secs(value(m, "tq_policy_seconds_total")));
-	line("  clients    %s contexts of %s user(s); builds %s ok, %s failed, %s crashed",
+	line("  clients    %s contexts of %s user(s), %s isolated; builds %s ok, %s failed, "
+	     "%s crashed",
 	     count(value(m, "tq_contexts")), count(value(m, "tq_users")),
+	     count(value(m, "tq_domains")),
 	     count(value(m, "tq_builds_total{status=\"ok\"}")),
 	     count(value(m, "tq_builds_total{status=\"error\"}")),
 	     count(value(m, "tq_build_crashes_total")));
