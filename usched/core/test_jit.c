@@ -329,10 +329,14 @@ static void test_rounds(const char *prof, const char *what, unsigned int rounds,
 	close(fd);
 	tl_sink_init(&sink);
 	u = open_core(&o, &sink);
-	tl_arena_init(&a, u, 32 << 20);
+	tl_arena_init(&a, u, 128 << 20);
+	/*
+	 * Under overlap, a TG long enough (some ms on PoCL) that a loaded host
+	 * still launches the next while it runs: that is what is tested.
+	 */
 	for (unsigned int r = 0; r < rounds; r++)
 		for (unsigned int w = 0; w < WORKERS; w++)
-			job(&j[r][w], &a, va, (struct tqk_size){ overlap ? 1 << 17 : 4096, 0 },
+			job(&j[r][w], &a, va, (struct tqk_size){ overlap ? 1 << 19 : 4096, 0 },
 			    w + 1, USCHED_TASK_ORDERED);
 	for (unsigned int r = 0; r < rounds; r++)
 		for (unsigned int w = 0; w < WORKERS; w++)
