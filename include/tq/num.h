@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,38 @@ static inline int tq_parse_double(const char *s, double *out)
 	errno = 0;
 	*out = strtod(s, &end);
 	return end != s && !*end && !errno && isfinite(*out) ? 0 : -EINVAL;
+}
+
+/*
+ * The step of an axis over @range with at most @most steps: the smallest of
+ * 1, 2, 2.5 and 5 times a power of ten that is enough ("nice numbers"). The
+ * one tick step of tq's plots.
+ */
+static inline double tq_nice_step(double range, int most)
+{
+	static const double mant[] = { 1, 2, 2.5, 5 };
+	double p;
+
+	if (!(range > 0) || most < 1)
+		return 1;
+	p = pow(10, floor(log10(range / most)));
+	for (size_t i = 0; i < sizeof(mant) / sizeof(mant[0]); i++)
+		if (mant[i] * p * most >= range * (1 - 1e-9))
+			return mant[i] * p;
+	return 10 * p;
+}
+
+/*
+ * The label of tick @k (the value k * @step) with as many decimals as the
+ * step has: "0" at zero, never "-0" or "-0.00".
+ */
+static inline int tq_tick_label(char *buf, size_t size, long k, double step)
+{
+	int d = 0;
+
+	while (d < 9 && fabs(step * pow(10, d) - round(step * pow(10, d))) > 1e-6)
+		d++;
+	return snprintf(buf, size, "%.*f", d, k ? k * step : 0.0);
 }
 
 #endif /* TQ_NUM_H */

@@ -212,6 +212,7 @@ static int plot(const char *path, const struct row *rows, unsigned int nrows)
 	enum { LEFT = 60, TOP = 40, W = 760, H = 300, BAR = 18 };
 	FILE *f = fopen(path, "w");
 	int group_w = W / EVAL_NSIZES;
+	double step = tq_nice_step(100, 6);
 
 	if (!f) {
 		fprintf(stderr, "tqsim eval: cannot create %s\n", path);
@@ -221,12 +222,14 @@ static int plot(const char *path, const struct row *rows, unsigned int nrows)
 	fprintf(f, "<text x=\"%d\" y=\"22\">Share of the best order's gain over the worst "
 		"order (paper's Fig. 11 metric), random TGs from Table 5, mean over devices "
 		"and mixes</text>\n", LEFT);
-	for (int y = 0; y <= 100; y += 20) {
-		int py = TOP + H - y * H / 100;
+	for (long k = 0; k * step <= 100 + step * 1e-9; k++) {
+		int py = TOP + H - (int)lround(k * step * H / 100);
+		char lab[16];
 
+		tq_tick_label(lab, sizeof(lab), k, step);
 		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>"
-			"<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d%%</text>\n",
-			LEFT, py, LEFT + W, py, LEFT - 6, py + 4, y);
+			"<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s%%</text>\n",
+			LEFT, py, LEFT + W, py, LEFT - 6, py + 4, lab);
 	}
 	for (unsigned int g = 0; g < EVAL_NSIZES; g++) {
 		double sum[NPOL] = { 0 };

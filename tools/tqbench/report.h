@@ -36,10 +36,26 @@ void svg_begin(FILE *f, int w, int h);
 void svg_text(FILE *f, double x, double y, const char *anchor, const char *s);
 /* A marker: 0 circle, 1 square, 2 diamond, 3 triangle, 4 cross, 5 ring. */
 void svg_marker(FILE *f, int shape, double x, double y, const char *color);
-/* Axes of a panel at (x0, y0) size w x h for y in [lo, hi], a grid line every step. */
-void svg_axes(FILE *f, double x0, double y0, double w, double h, double lo, double hi,
-	      double step, const char *title, const char *ylabel);
-/* A round step for a grid over range: about four lines. */
-double svg_step(double range);
+/* Tick k of an axis stepping by step, labelled (class "tick"). */
+void svg_tick(FILE *f, double x, double y, const char *anchor, long k, double step);
+/* About as many grid lines as a panel's y axis gets (tq_nice_step()). */
+#define SVG_TICKS	6
+/*
+ * Axes of a panel at (x0, y0) size w x h for y in [*lo, *hi], a grid line
+ * every nice step; widens the range to start and end at a tick.
+ */
+void svg_axes(FILE *f, double x0, double y0, double w, double h, double *lo, double *hi,
+	      const char *title, const char *ylabel);
+
+/* A legend's entries flow from (left, top) and wrap at right. */
+struct svg_legend {
+	double left, right, x, y;
+};
+
+/* An entry's key: a marker's shape (0-5), or one of these. */
+enum { SVG_KEY_NONE = -1, SVG_KEY_BOX = -2, SVG_KEY_RANGE = -3 };
+void svg_legend_begin(FILE *f, struct svg_legend *l, double left, double top, double right);
+void svg_legend_add(FILE *f, struct svg_legend *l, int key, const char *color, const char *text);
+void svg_legend_end(FILE *f);
 
 #endif /* TQ_BENCH_REPORT_H */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tools/tqbench/report.h"
+#include "tq/num.h"
 
 static const char *const ol_order[] = { "fifo", "paper", "neh", "exact", "auto", "flow",
 					"independent", "proc-fifo", "proc-paper", "proc-auto",
@@ -58,8 +59,9 @@ static const struct ol_point *ol_find(const struct ol_result *res, const char *m
 static int ol_svg(const char *dir, const struct ol_result *res, const char *mix)
 {
 	int W = 640, H = 420, x0 = 70, y0 = 40, pw = 420, ph = 320;
-	double xhi = 1, ylo = INFINITY, yhi = 0;
+	double xhi = 1, ylo = INFINITY, yhi = 0, xstep;
 	char path[512], buf[64];
+	struct svg_legend l;
 	FILE *f;
 
 	for (unsigned int i = 0; i < res->npts; i++) {
@@ -74,7 +76,9 @@ static int ol_svg(const char *dir, const struct ol_result *res, const char *mix)
 	}
 	if (!(yhi > 0))
 		return 0;
-	xhi *= 1.05;
+	/* x from 0 to a tick a little past the fastest point */
+	xstep = tq_nice_step(xhi * 1.05, SVG_TICKS);
+	xhi = ceil(xhi * 1.05 / xstep - 1e-9) * xstep;
 	ylo = pow(10, floor(log10(ylo)));
 	yhi = pow(10, ceil(log10(yhi)));
 	if (yhi <= ylo)
@@ -100,17 +104,20 @@ static int ol_svg(const char *dir, const struct ol_result *res, const char *mix)
 			}
 		}
 	}
-	for (int k = 0; k <= 5; k++) {
-		double v = xhi * k / 5, x = x0 + pw * k / 5.0;
+	for (long k = 0; k * xstep <= xhi + xstep * 1e-9; k++) {
+		double x = x0 + k * xstep / xhi * pw;
 
-		snprintf(buf, sizeof(buf), "%.0f", v);
-		svg_text(f, x, y0 + ph + 15, "middle", buf);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>\n",
+			x, y0, x, y0 + ph);
+		svg_tick(f, x, y0 + ph + 15, "middle", k, xstep);
 	}
 	svg_text(f, x0 + pw / 2, y0 + ph + 32, "middle", "throughput (tasks/s)");
 	fprintf(f, "<text x=\"15\" y=\"%d\" transform=\"rotate(-90 15 %d)\" "
 		   "text-anchor=\"middle\">latency (ms, log): p99 solid, p50 dashed</text>\n",
 		y0 + ph / 2, y0 + ph / 2);
-	for (unsigned int si = 0, row = 0; si < sizeof(ol_order) / sizeof(ol_order[0]); si++) {
+	/* the legend right of the plot, an entry a row */
+	svg_legend_begin(f, &l, x0 + pw + 20, y0 + 10, x0 + pw + 21);
+	for (unsigned int si = 0; si < sizeof(ol_order) / sizeof(ol_order[0]); si++) {
 		const char *col = svg_colors[ol_color(ol_order[si]) % 12];
 		bool any = false;
 
@@ -150,12 +157,10 @@ static int ol_svg(const char *dir, const struct ol_result *res, const char *mix)
 					       log10(yhi / ylo) * ph, col);
 			}
 		}
-		if (any) {
-			svg_marker(f, ol_color(ol_order[si]) % 6, x0 + pw + 20, y0 + 10 + 18 * row, col);
-			svg_text(f, x0 + pw + 30, y0 + 14 + 18 * row, "start", ol_order[si]);
-			row++;
-		}
+		if (any)
+			svg_legend_add(f, &l, ol_color(ol_order[si]) % 6, col, ol_order[si]);
 	}
+	svg_legend_end(f);
 	fprintf(f, "</svg>\n");
 	return fclose(f) ? -errno : 0;
 }

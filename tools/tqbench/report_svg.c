@@ -21,6 +21,15 @@ static const int fig_shape[7] = { 1, 2, 3, 5, 0, 5, 3 };
 static const char *const fig_color[7] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",
 					  "#d62728", "#8c564b", "#e377c2" };
 
+/* Widen [*lo, *hi] to hold v, a speedup drawn; 0: none. */
+static void span(double v, double *lo, double *hi)
+{
+	if (v > 0) {
+		*lo = fmin(*lo, v);
+		*hi = fmax(*hi, v);
+	}
+}
+
 /* Figures 9 and 10: speedup over the worst order, per benchmark, one panel per TxN. */
 static int svg_speedups(const char *path, const char *suite, struct result *const *rs,
 			unsigned int n)
@@ -47,16 +56,14 @@ static int svg_speedups(const char *path, const char *suite, struct result *cons
 		summarize(rs[i], &s);
 		hi = fmax(hi, speedup(&s, s.best));
 		for (int p = 0; p < NPOL; p++)
-			hi = fmax(hi, speedup(&s, rs[i]->pol_ms[p]));
-		if (rs[i]->indep_ms > 0)
-			lo = fmin(lo, speedup(&s, rs[i]->indep_ms));
+			span(speedup(&s, rs[i]->pol_ms[p]), &lo, &hi);
+		span(speedup(&s, rs[i]->fixed_ms[NPOL - 1]), &lo, &hi);
+		span(speedup(&s, rs[i]->indep_ms), &lo, &hi);
 	}
 	if (!ncfg)
 		return 0;
-	hi = ceil(hi * 20) / 20;
-	lo = floor(lo * 20) / 20;
 	W = 70 + ncfg * (pw + 60);
-	H = ph + 140;
+	H = ph + 150;
 	f = fopen(path, "w");
 	if (!f)
 		return -errno;
@@ -67,8 +74,7 @@ static int svg_speedups(const char *path, const char *suite, struct result *cons
 		unsigned int nb = 0;
 
 		snprintf(title, sizeof(title), "%s, T=%u, N=%u", suite, cfg[c][0], cfg[c][1]);
-		svg_axes(f, x0, y0, pw, ph, lo, hi, svg_step(hi - lo), title,
-			   "speedup over the worst order");
+		svg_axes(f, x0, y0, pw, ph, &lo, &hi, title, "speedup over the worst order");
 		for (unsigned int i = 0; i < n; i++) {
 			const struct result *r = rs[i];
 			struct summary s;
@@ -101,25 +107,19 @@ static int svg_speedups(const char *path, const char *suite, struct result *cons
 #undef Y
 		}
 	}
-	/* legend */
+	/* the legend below the panels */
 	{
-		double y = H - 50;
+		struct svg_legend l;
 
-		fprintf(f, "<line x1=\"70\" y1=\"%.1f\" x2=\"70\" y2=\"%.1f\" stroke=\"#555\" "
-			   "stroke-width=\"2\"/>\n", y - 6, y + 6);
-		svg_text(f, 78, y + 4, "start", "NoReorder: worst (1) to best order");
-		svg_marker(f, 4, 300, y, "#000");
-		svg_text(f, 310, y + 4, "start", "median order");
-		for (int p = 0; p < 7; p++) {
-			double x = 70 + (p % 4) * 170, yy = y + 18 + (p / 4) * 16;
-
-			svg_marker(f, fig_shape[p], x, yy, fig_color[p]);
-			svg_text(f, x + 10, yy + 4, "start",
-			     p < NPOL ? setups[p] : p == 5 ? "auto's order, fixed (no usched)" :
-			     "independent contexts");
-		}
-		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#555\">policies: through usched"
-			   "</text>\n", W - 200, H - 8);
+		svg_legend_begin(f, &l, 70, 40 + ph + 40, W - 10);
+		svg_legend_add(f, &l, SVG_KEY_RANGE, "#555", "NoReorder: worst (1) to best order");
+		svg_legend_add(f, &l, 4, "#000", "median order");
+		for (int p = 0; p < 7; p++)
+			svg_legend_add(f, &l, fig_shape[p], fig_color[p],
+				       p < NPOL ? setups[p] : p == 5 ?
+				       "auto's order, fixed (no usched)" : "independent contexts");
+		svg_legend_add(f, &l, SVG_KEY_NONE, "#555", "(policies: through usched)");
+		svg_legend_end(f);
 	}
 	fprintf(f, "</svg>\n");
 	return fclose(f) ? -errno : 0;
@@ -129,9 +129,10 @@ static int svg_speedups(const char *path, const char *suite, struct result *cons
 static int svg_model(const char *path, struct result *const *rs, unsigned int n)
 {
 	unsigned int m = 0, idx[64], T = 0;
-	double hi = 0.5;
-	int bw = 16, W, H = 300, x0 = 60, y0 = 30, ph = 200;
+	double hi = 0.5, lo = 0;
+	int bw = 16, W, H = 310, x0 = 60, y0 = 30, ph = 200;
 	char title[96];
+	struct svg_legend l;
 	FILE *f;
 
 	/* one TG per experiment (N = 1), the smallest T run: the paper's T = 4 */
@@ -149,15 +150,15 @@ static int svg_model(const char *path, struct result *const *rs, unsigned int n)
 	}
 	if (!m)
 		return 0;
-	hi = ceil(hi * 2) / 2;
 	W = x0 + 20 + m * (2 * bw + 14);
+	W = W < 420 ? 420 : W;
 	f = fopen(path, "w");
 	if (!f)
 		return -errno;
-	svg_begin(f, W < 420 ? 420 : W, H);
+	svg_begin(f, W, H);
 	snprintf(title, sizeof(title), "model error per benchmark (T=%u, N=1): geometric mean", T);
-	svg_axes(f, x0, y0, m * (2 * bw + 14), ph, 0, hi, svg_step(hi), title,
-		   "|predicted - measured| / measured, %");
+	svg_axes(f, x0, y0, m * (2 * bw + 14), ph, &lo, &hi, title,
+		 "|predicted - measured| / measured, %");
 	for (unsigned int k = 0; k < m; k++) {
 		const struct result *r = rs[idx[k]];
 		struct summary s;
@@ -179,12 +180,11 @@ static int svg_model(const char *path, struct result *const *rs, unsigned int n)
 		svg_text(f, x + bw, y0 + ph + 14, "middle", lab);
 		svg_text(f, x + bw, y0 + ph + 28, "middle", r->s->synthetic ? "syn" : "real");
 	}
-	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>\n", x0,
-		H - 36, svg_colors[0]);
-	svg_text(f, x0 + 14, H - 27, "start", "every order, standalone times (NoReorder)");
-	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>\n", x0,
-		H - 20, svg_colors[1]);
-	svg_text(f, x0 + 14, H - 11, "start", "usched (auto), per TG, its own model");
+	svg_legend_begin(f, &l, x0, y0 + ph + 48, W - 10);
+	svg_legend_add(f, &l, SVG_KEY_BOX, svg_colors[0],
+		       "every order, standalone times (NoReorder)");
+	svg_legend_add(f, &l, SVG_KEY_BOX, svg_colors[1], "usched (auto), per TG, its own model");
+	svg_legend_end(f);
 	fprintf(f, "</svg>\n");
 	return fclose(f) ? -errno : 0;
 }
@@ -195,9 +195,11 @@ static int svg_means(const char *path, struct result *const *rs, unsigned int n)
 	static const char *const names[] = { "best order", "median order", "fifo", "paper", "neh",
 					     "exact", "auto", "independent" };
 	const char *suites[2] = { "synthetic", "real" };
-	double g[2][8] = { { 0 } }, hi = 1.1;
+	double g[2][8] = { { 0 } }, hi = 1.1, lo = 0;
 	unsigned int cnt[2][8] = { { 0 } };
-	int W = 560, H = 300, x0 = 60, y0 = 30, ph = 200;
+	/* a group of two bars and its label every P pixels */
+	int P = 76, x0 = 60, W = x0 + 8 * P + 20, H = 300, y0 = 30, ph = 200;
+	struct svg_legend l;
 	FILE *f;
 
 	for (unsigned int i = 0; i < n; i++) {
@@ -222,16 +224,15 @@ static int svg_means(const char *path, struct result *const *rs, unsigned int n)
 		for (int j = 0; j < 8; j++)
 			if (cnt[k][j])
 				hi = fmax(hi, g[k][j] = exp(g[k][j] / cnt[k][j]));
-	hi = ceil(hi * 10) / 10;
 	f = fopen(path, "w");
 	if (!f)
 		return -errno;
 	svg_begin(f, W, H);
-	svg_axes(f, x0, y0, W - x0 - 20, ph, 0, hi, svg_step(hi),
-		   "geometric mean speedup over the worst order", "speedup");
+	svg_axes(f, x0, y0, W - x0 - 20, ph, &lo, &hi,
+		 "geometric mean speedup over the worst order", "speedup");
 	for (int k = 0; k < 2; k++) {
 		for (int j = 0; j < 8; j++) {
-			double x = x0 + 10 + j * 58 + k * 22, h = g[k][j] / hi * ph;
+			double x = x0 + P / 2 - 22 + j * P + k * 22, h = g[k][j] / hi * ph;
 
 			if (!cnt[k][j])
 				continue;
@@ -240,12 +241,11 @@ static int svg_means(const char *path, struct result *const *rs, unsigned int n)
 		}
 	}
 	for (int j = 0; j < 8; j++)
-		svg_text(f, x0 + 31 + j * 58, y0 + ph + 14, "middle", names[j]);
-	for (int k = 0; k < 2; k++) {
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>\n",
-			x0 + k * 120, H - 30, svg_colors[k]);
-		svg_text(f, x0 + 14 + k * 120, H - 21, "start", suites[k]);
-	}
+		svg_text(f, x0 + P / 2 + j * P, y0 + ph + 14, "middle", names[j]);
+	svg_legend_begin(f, &l, x0, y0 + ph + 40, W - 10);
+	for (int k = 0; k < 2; k++)
+		svg_legend_add(f, &l, SVG_KEY_BOX, svg_colors[k], suites[k]);
+	svg_legend_end(f);
 	fprintf(f, "</svg>\n");
 	return fclose(f) ? -errno : 0;
 }
@@ -265,45 +265,51 @@ int report_svg(const char *dir, struct result *const *rs, unsigned int n)
 	return ret ?: svg_means(path, rs, n);
 }
 
+/*
+ * The stream: each setup's throughput as a share of the best setup's (the
+ * best's bar at 100%), its engines' busy shares beside it, one axis in %.
+ */
 int report_stream_svg(const char *dir, const struct stream_result *sr, unsigned int n)
 {
 	int W = 120 + n * 150, H = 300, x0 = 60, y0 = 30, ph = 200;
-	double hi = 1;
+	double best = 0, lo = 0, hi = 110;	/* room above 100% for the bars' labels */
+	static const char *const en[] = { "HtD engine", "kernels", "DtH engine" };
+	struct svg_legend l;
 	char path[512];
 	FILE *f;
 
-	if (!n)
-		return 0;
 	for (unsigned int i = 0; i < n; i++)
-		hi = fmax(hi, sr[i].tput);
-	hi *= 1.1;
+		best = fmax(best, sr[i].tput);
+	if (!(best > 0))
+		return 0;
 	snprintf(path, sizeof(path), "%s/stream.svg", dir);
 	f = fopen(path, "w");
 	if (!f)
 		return -errno;
 	svg_begin(f, W, H);
-	svg_axes(f, x0, y0, n * 150, ph, 0, 100, 20,
-		   "stream: throughput (bar, % of the best) and engine use (dots)", "%");
+	svg_axes(f, x0, y0, n * 150, ph, &lo, &hi,
+		 "stream: throughput (bars, % of the best setup's) and engine use (dots, % busy)",
+		 "%");
 	for (unsigned int i = 0; i < n; i++) {
-		double x = x0 + 20 + i * 150, h = sr[i].tput / hi * ph;
+		double x = x0 + 20 + i * 150, h = 100 * sr[i].tput / best / hi * ph;
 		char lab[64];
 
 		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"40\" height=\"%.1f\" "
-			   "fill=\"#1f77b4\"/>\n", x, y0 + ph - h, h);
+			   "fill=\"#1f77b4\"><title>%s: %.1f%% of the best</title></rect>\n", x,
+			y0 + ph - h, h, sr[i].setup, 100 * sr[i].tput / best);
 		snprintf(lab, sizeof(lab), "%.0f/s", sr[i].tput);
 		svg_text(f, x + 20, y0 + ph - h - 4, "middle", lab);
 		for (int s = 0; s < CLX_STAGES; s++)
 			if (sr[i].util[s] >= 0)
-				svg_marker(f, s, x + 60 + 14 * s, y0 + ph - sr[i].util[s] * ph,
-				       svg_colors[1 + s]);
+				svg_marker(f, s, x + 60 + 14 * s,
+					   y0 + ph - 100 * sr[i].util[s] / hi * ph,
+					   svg_colors[1 + s]);
 		svg_text(f, x + 50, y0 + ph + 14, "middle", sr[i].setup);
 	}
-	for (int s = 0; s < CLX_STAGES; s++) {
-		static const char *const en[] = { "HtD engine", "kernels", "DtH engine" };
-
-		svg_marker(f, s, x0 + 10 + s * 110, H - 25, svg_colors[1 + s]);
-		svg_text(f, x0 + 20 + s * 110, H - 21, "start", en[s]);
-	}
+	svg_legend_begin(f, &l, x0, y0 + ph + 36, W - 10);
+	for (int s = 0; s < CLX_STAGES; s++)
+		svg_legend_add(f, &l, s, svg_colors[1 + s], en[s]);
+	svg_legend_end(f);
 	fprintf(f, "</svg>\n");
 	return fclose(f) ? -errno : 0;
 }
