@@ -41,6 +41,7 @@ struct opts {
 	const char *suites;		/* "synthetic,real" */
 	const char *benches;		/* "BK0,BK50"; NULL: all */
 	const char *setups;		/* "noreorder,policies,independent,stream" */
+	const char *replot;		/* --replot DIR: draw DIR's SVGs again, run nothing */
 	bool quick;
 	double unit_ms;			/* synthetic time unit */
 	double real_scale;		/* Table 5's times times this */
@@ -470,6 +471,9 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 	      const struct stream_result *sr, unsigned int nstream, const char *cmdline);
 /* report_openloop.c: openloop.csv, openloop-capacity.csv, openloop-MIX.svg, summary.md's part */
 int report_openloop(const char *dir, const struct ol_result *res);
+int report_openloop_svg(const char *dir, const struct ol_result *res);
 int report_openloop_md(FILE *f, const struct ol_result *res);
+/* replot.c: --replot DIR, the SVGs again from DIR's CSV files */
+int replot(const char *dir);
 
 #endif /* TQ_BENCH_H */

@@ -169,7 +169,6 @@ int report_openloop(const char *dir, const struct ol_result *res)
 {
 	char path[512];
 	FILE *f;
-	int ret = 0;
 
 	snprintf(path, sizeof(path), "%s/openloop.csv", dir);
 	f = fopen(path, "w");
@@ -201,6 +200,13 @@ int report_openloop(const char *dir, const struct ol_result *res)
 			res->cap[j].indep);
 	if (fclose(f))
 		return -errno;
+	return report_openloop_svg(dir, res);
+}
+
+int report_openloop_svg(const char *dir, const struct ol_result *res)
+{
+	int ret = 0;
+
 	for (unsigned int m = 0; m < res->nmix && !ret; m++)
 		ret = ol_svg(dir, res, res->mix[m].name);
 	return ret;

@@ -49,6 +49,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: tqbench --profile FILE [options]\n"
+		"  or:  tqbench --replot DIR\n"
 		"  --profile FILE        the device profile tqcalib wrote (required)\n"
 		"  --out DIR             where the CSV, SVG and summary.md go\n"
 		"                        (default: tqbench-out)\n"
@@ -129,6 +130,9 @@ static void usage(FILE *f)
 		"                        (default: the usched beside tqbench)\n"
 		"  --tqsubmitd PATH      the socket's server tqbench starts when none\n"
 		"                        listens on $TQ_SOCKET (default: beside tqbench)\n"
+		"  --replot DIR          draw the SVGs in DIR again from its CSV files\n"
+		"                        (tqbench.csv with perms.csv, stream.csv,\n"
+		"                        openloop.csv) and run nothing\n"
 		"  --version             print tq's version and exit\n");
 }
 
@@ -192,7 +196,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
 	       PMAX, UNIT, SCALE, TRIALS, TABLE5, SSECS, SWORK, SSETUPS, KQUEUES, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
 	       TQSUBMITD, BENCHES, MAXTG, NOPLANS, NOREFINE, NOPOLL, NOCLEAR, STEADY, SWAIT, REDO,
-	       OLMIX, OLLOAD, OLSET, OLS, OLTASKS, OLPH, OLCL };
+	       OLMIX, OLLOAD, OLSET, OLS, OLTASKS, OLPH, OLCL, REPLOT };
 	static const struct option lo[] = {
 		{ "profile", required_argument, NULL, PROFILE },
 		{ "out", required_argument, NULL, OUT },
@@ -235,6 +239,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "ol-tasks", required_argument, NULL, OLTASKS },
 		{ "ol-phase-s", required_argument, NULL, OLPH },
 		{ "ol-clients", required_argument, NULL, OLCL },
+		{ "replot", required_argument, NULL, REPLOT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -251,6 +256,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (ch) {
 		case PROFILE: o->profile = optarg; break;
+		case REPLOT: o->replot = optarg; break;
 		case OUT: o->out = optarg; break;
 		case DATA: o->data = optarg; break;
 		case DEVICE: o->device = optarg; break;
@@ -341,7 +347,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 			return -1;
 		}
 	}
-	if (optind < argc || !o->profile) {
+	if (optind < argc || !(o->profile || o->replot)) {
 		usage(stderr);
 		return -1;
 	}
@@ -508,6 +514,12 @@ int main(int argc, char **argv)
 			 argv[i]);
 	if (parse_opts(argc, argv, &o, &limit))
 		return 2;
+	if (o.replot) {
+		ret = replot(o.replot);
+		if (ret)
+			fprintf(stderr, "tqbench: --replot %s: %s\n", o.replot, strerror(-ret));
+		return ret ? 1 : 0;
+	}
 	/* --setups stream alone: no experiment rows (they would be empty) */
 	experiments = has(o.setups, "noreorder") || has(o.setups, "orders") ||
 		      has(o.setups, "policies") || has(o.setups, "independent");
