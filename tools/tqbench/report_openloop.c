@@ -60,6 +60,7 @@ static int ol_svg(const char *dir, const struct ol_result *res, const char *mix)
 {
 	int W = 640, H = 420, x0 = 70, y0 = 40, pw = 420, ph = 320;
 	double xhi = 1, ylo = INFINITY, yhi = 0, xstep;
+	bool drawn[sizeof(ol_order) / sizeof(ol_order[0])] = { false };
 	char path[512], buf[64];
 	struct svg_legend l;
 	FILE *f;
@@ -115,11 +116,8 @@ static int ol_svg(const char *dir, const struct ol_result *res, const char *mix)
 	fprintf(f, "<text x=\"15\" y=\"%d\" transform=\"rotate(-90 15 %d)\" "
 		   "text-anchor=\"middle\">latency (ms, log): p99 solid, p50 dashed</text>\n",
 		y0 + ph / 2, y0 + ph / 2);
-	/* the legend right of the plot, an entry a row */
-	svg_legend_begin(f, &l, x0 + pw + 20, y0 + 10, x0 + pw + 21);
 	for (unsigned int si = 0; si < sizeof(ol_order) / sizeof(ol_order[0]); si++) {
 		const char *col = svg_colors[ol_color(ol_order[si]) % 12];
-		bool any = false;
 
 		for (int q = 0; q < 2; q++) {
 			bool first = true;
@@ -143,7 +141,7 @@ static int ol_svg(const char *dir, const struct ol_result *res, const char *mix)
 						q ? " stroke-dasharray=\"4 3\"" : "");
 				fprintf(f, "%.1f,%.1f ", x, y);
 				first = false;
-				any = true;
+				drawn[si] = true;
 			}
 			if (!first)
 				fprintf(f, "\"/>\n");
@@ -157,9 +155,13 @@ static int ol_svg(const char *dir, const struct ol_result *res, const char *mix)
 					       log10(yhi / ylo) * ph, col);
 			}
 		}
-		if (any)
-			svg_legend_add(f, &l, ol_color(ol_order[si]) % 6, col, ol_order[si]);
 	}
+	/* the legend right of the plot, an entry a row */
+	svg_legend_begin(f, &l, x0 + pw + 20, y0 + 10, x0 + pw + 21);
+	for (unsigned int si = 0; si < sizeof(ol_order) / sizeof(ol_order[0]); si++)
+		if (drawn[si])
+			svg_legend_add(f, &l, ol_color(ol_order[si]) % 6,
+				       svg_colors[ol_color(ol_order[si]) % 12], ol_order[si]);
 	svg_legend_end(f);
 	fprintf(f, "</svg>\n");
 	return fclose(f) ? -errno : 0;
