@@ -4,12 +4,18 @@
  * (PoCL here), small enough for make check: the profile, then every setup
  * on three workers, and every output file there and well formed. The
  * numbers are not checked: speed is for the benchmarks, not the tests.
- * Then the open loop, small, and its usage errors.
+ * Then the open loop, small, and its usage errors. Every SVG written is
+ * read back: its axes' tick labels are round steps (1, 2, 2.5, 5 times a
+ * power of ten) and never "-0"; its legend's entries lie outside the
+ * panels, inside the picture and clear of one another; stream.svg draws
+ * the best setup at 100%. The same on the SVGs tqbench --replot draws from
+ * runs kept in Documentation/results/, which must match the ones there.
  * Skips that when there is no OpenCL device. Before it, what needs no
  * device: --workers process without the module (or on the socket without a
  * tqsubmitd to start) is refused at once, with the reason
  * (tools/tqbench/test_proc.sh runs it in the test VM and on the socket).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +25,7 @@
 
 #include "selftests/tap.h"
 #include "selftests/testutil.h"
+#include "tq/num.h"
 
 /* Lines in dir/name, or -1 if it cannot be read; *first gets its first bytes. */
 static int lines(const char *dir, const char *name, char *first, size_t size)
@@ -59,6 +66,275 @@ static long stream_usched_tasks(const char *dir)
 			sum += tasks;
 	fclose(f);
 	return sum;
+}
+
+/* Whether step is 1, 2, 2.5 or 5 times a power of ten. */
+static bool is_nice(double step)
+{
+	double m = step / pow(10, floor(log10(step) + 1e-9));
+
+	return step > 0 && (fabs(m - 1) < 1e-6 || fabs(m - 2) < 1e-6 || fabs(m - 2.5) < 1e-6 ||
+			    fabs(m - 5) < 1e-6);
+}
+
+/* The nice step just below a nice step. */
+static double nice_below(double step)
+{
+	double p = pow(10, floor(log10(step) + 1e-9)), m = step / p;
+
+	return m < 1.5 ? p / 2 : m < 2.25 ? p : m < 3 ? 2 * p : 2.5 * p;
+}
+
+/* tq_nice_step(): nice, few enough steps, the smallest that is; tq_tick_label(): no -0. */
+static void nice_ticks(void)
+{
+	static const double want[][3] = { { 0.6, 6, 0.1 }, { 110, 6, 20 }, { 378, 6, 100 },
+					  { 1, 4, 0.25 }, { 15, 6, 2.5 }, { 7, 6, 2 } };
+	unsigned int bad = 0, n = 0;
+	char buf[32];
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		bad += fabs(tq_nice_step(want[i][0], want[i][1]) - want[i][2]) > 1e-9;
+	tap_ok(!bad, "tq_nice_step: 0.6 by 0.1, 110 by 20, 378 by 100, 1 by 0.25, ... (%u bad)",
+	       bad);
+	bad = 0;
+	for (double r = 1e-3; r < 1e5; r *= 1.37) {
+		for (int most = 4; most <= 12; most += 4) {
+			double st = tq_nice_step(r, most);
+
+			/* and the nice step below it would take too many */
+			bad += !is_nice(st) || r / st > most * (1 + 1e-6) ||
+			       r / nice_below(st) <= most * (1 - 1e-6);
+			n++;
+		}
+	}
+	tap_ok(!bad, "tq_nice_step: %u ranges, each a nice step, no more than asked (%u bad)",
+	       n, bad);
+	tq_tick_label(buf, sizeof(buf), 0, 0.05);
+	bad = strcmp(buf, "0.00");
+	tq_tick_label(buf, sizeof(buf), -1, 0.25);
+	bad += !!strcmp(buf, "-0.25");
+	tq_tick_label(buf, sizeof(buf), 3, 0.1);
+	bad += !!strcmp(buf, "0.3");
+	tq_tick_label(buf, sizeof(buf), 6, 2.5);
+	bad += !!strcmp(buf, "15.0");
+	tap_ok(!bad, "tq_tick_label: 0.00, -0.25, 0.3, 15.0");
+}
+
+/* The number in attribute @name of an SVG element's line. */
+static bool attr(const char *line, const char *name, double *v)
+{
+	char key[16];
+	const char *p;
+
+	snprintf(key, sizeof(key), " %s=\"", name);
+	p = strstr(line, key);
+	return p && sscanf(p + strlen(key), "%lf", v) == 1;
+}
+
+/* An element's position: x/y, cx/cy, x1/y1 or a path's first point. */
+static bool where(const char *line, double *x, double *y)
+{
+	const char *d = strstr(line, " d=\"M");
+
+	if (d)
+		return sscanf(d + 5, "%lf %lf", x, y) == 2;
+	return (attr(line, "x", x) && attr(line, "y", y)) ||
+	       (attr(line, "cx", x) && attr(line, "cy", y)) ||
+	       (attr(line, "x1", x) && attr(line, "y1", y));
+}
+
+/* A text element's text, in buf. */
+static const char *text_of(const char *line, char *buf, size_t size)
+{
+	const char *p = strchr(line, '>');
+
+	snprintf(buf, size, "%s", p ? p + 1 : "");
+	buf[strcspn(buf, "<")] = 0;
+	return buf;
+}
+
+static bool starts(const char *line, const char *prefix)
+{
+	return !strncmp(line, prefix, strlen(prefix));
+}
+
+#define MAX_PANELS	16
+
+struct svg_check {
+	double W, H, panel[MAX_PANELS][4];	/* x, y, w, h */
+	unsigned int npanels;
+	/* the last tick: its axis (anchor, x or y), value, step from the one before */
+	char anchor[8];
+	double tx, ty, tv, tstep;
+	bool tick;
+	/* the legend: inside it; the last text's row and end */
+	bool legend;
+	double ly, lend;
+	/* stream.svg: the 100 tick's line, the tallest bar's top */
+	double y100, bar_top;
+	unsigned int ticks, bad_ticks, entries, bad_entries;
+};
+
+/* A tick label: not -0; on its axis a step from the one before, nice, the same each time. */
+static void check_tick(struct svg_check *c, const char *line)
+{
+	double x, y, v, step;
+	char buf[32], anchor[8] = "";
+	const char *a = strstr(line, "text-anchor=\"");
+	bool same;
+
+	if (!where(line, &x, &y) || !a || sscanf(a + 13, "%7[a-z]", anchor) != 1)
+		return;
+	text_of(line, buf, sizeof(buf));
+	v = atof(buf);
+	c->ticks++;
+	if (buf[0] == '-' && v == 0) {
+		c->bad_ticks++;
+		tap_diag("tick label '%s'", buf);
+	}
+	if (!strcmp(buf, "100"))
+		c->y100 = y - 4;
+	/* y axis: ticks one above the other; x axis: side by side */
+	same = c->tick && !strcmp(anchor, c->anchor) &&
+	       (!strcmp(anchor, "end") ? fabs(x - c->tx) < 0.01 : fabs(y - c->ty) < 0.01);
+	step = v - c->tv;
+	if (same && (!is_nice(step) || (c->tstep > 0 && fabs(step - c->tstep) > 1e-9 * step))) {
+		c->bad_ticks++;
+		tap_diag("tick %s after %g: a step of %g", buf, c->tv, step);
+	}
+	c->tstep = same ? step : 0;
+	snprintf(c->anchor, sizeof(c->anchor), "%s", anchor);
+	c->tx = x;
+	c->ty = y;
+	c->tv = v;
+	c->tick = true;
+}
+
+/*
+ * A legend's element: outside every panel; a text inside the picture and
+ * not over the text before it on its row (a text's width taken as 6 px a
+ * character, about what 11 px sans-serif takes).
+ */
+static void check_legend(struct svg_check *c, const char *line)
+{
+	double x, y;
+	char buf[128];
+
+	if (!where(line, &x, &y))
+		return;
+	for (unsigned int i = 0; i < c->npanels; i++) {
+		const double *p = c->panel[i];
+
+		if (x > p[0] && x < p[0] + p[2] && y > p[1] && y < p[1] + p[3]) {
+			c->bad_entries++;
+			tap_diag("legend element at (%.0f, %.0f) inside a panel", x, y);
+		}
+	}
+	if (!starts(line, "<text"))
+		return;
+	c->entries++;
+	text_of(line, buf, sizeof(buf));
+	if (fabs(y - c->ly) < 0.01 && x < c->lend) {
+		c->bad_entries++;
+		tap_diag("legend '%s' at x %.0f over the entry before it (to %.0f)", buf, x,
+			 c->lend);
+	}
+	if (x + 6 * strlen(buf) > c->W) {
+		c->bad_entries++;
+		tap_diag("legend '%s' past the picture's right edge", buf);
+	}
+	c->ly = y;
+	c->lend = x + 6 * strlen(buf) + 8;	/* and room for the next entry's key */
+}
+
+static void check_line(struct svg_check *c, const char *line)
+{
+	double x, y, w, h;
+
+	if (starts(line, "<svg")) {
+		attr(line, "width", &c->W);
+		attr(line, "height", &c->H);
+	} else if (starts(line, "<g class=\"legend\"")) {
+		c->legend = true;
+		c->ly = -1;
+	} else if (starts(line, "</g>")) {
+		c->legend = false;
+	} else if (c->legend) {
+		check_legend(c, line);
+	} else if (starts(line, "<text class=\"tick\"")) {
+		check_tick(c, line);
+	} else if (starts(line, "<rect") && strstr(line, "fill=\"none\" stroke=\"#444\"") &&
+		   c->npanels < MAX_PANELS && where(line, &x, &y) && attr(line, "width", &w) &&
+		   attr(line, "height", &h)) {
+		double *p = c->panel[c->npanels++];
+
+		p[0] = x;
+		p[1] = y;
+		p[2] = w;
+		p[3] = h;
+	} else if (starts(line, "<rect") && strstr(line, "fill=\"#1f77b4\"><title>") &&
+		   where(line, &x, &y)) {
+		c->bar_top = fmin(c->bar_top, y);	/* stream.svg's throughput bars */
+	}
+}
+
+/* Read back dir/name, an SVG tqbench wrote (see the top of the file). */
+static void check_svg(const char *dir, const char *name)
+{
+	struct svg_check c = { .ly = -1, .y100 = NAN, .bar_top = INFINITY };
+	char path[512], line[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f) {
+		tap_ok(0, "%s: its ticks and legend", path);
+		return;
+	}
+	while (fgets(line, sizeof(line), f))
+		check_line(&c, line);
+	fclose(f);
+	tap_ok(c.ticks >= 3 && !c.bad_ticks, "%s: %u tick labels, round steps, no -0 (%u bad)",
+	       name, c.ticks, c.bad_ticks);
+	tap_ok(c.entries >= 2 && !c.bad_entries,
+	       "%s: %u legend entries, outside the panels, clear of one another (%u bad)",
+	       name, c.entries, c.bad_entries);
+	if (!strcmp(name, "stream.svg"))
+		tap_ok(fabs(c.bar_top - c.y100) < 0.2,
+		       "stream.svg: the best setup's bar ends at the 100%% tick (%.1f, tick %.1f)",
+		       c.bar_top, c.y100);
+}
+
+/*
+ * tqbench --replot on copies of runs kept in Documentation/results/: the
+ * plots it draws pass check_svg() and are the ones there (after a change
+ * to the plots, tqbench --replot draws those again).
+ */
+static void replot(const char *dir)
+{
+	static const char *const runs[][2] = {
+		{ "h200-run55", "speedup-synthetic.svg speedup-real.svg model.svg means.svg "
+				"stream.svg" },
+		{ "h200-openloop", "openloop-phased.svg openloop-BK50.svg" },
+	};
+	char cmd[1024], rdir[512], names[128], *name, *save;
+
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "mkdir -p %s/replot-%zu && cp Documentation/results/%s/"
+			 "*.csv %s/replot-%zu && %s --replot %s/replot-%zu 2>&1; "
+			 "echo \"status $?\"", dir, i, runs[i][0], dir, i, TQBENCH_BIN, dir, i);
+		tap_ok(test_run_status(cmd) == 0, "tqbench --replot, %s's CSV files", runs[i][0]);
+		snprintf(rdir, sizeof(rdir), "%s/replot-%zu", dir, i);
+		snprintf(names, sizeof(names), "%s", runs[i][1]);
+		for (name = strtok_r(names, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
+			check_svg(rdir, name);
+			snprintf(cmd, sizeof(cmd), "cmp -s %s/%s Documentation/results/%s/%s", rdir,
+				 name, runs[i][0], name);
+			tap_ok(!system(cmd), "Documentation/results/%s/%s is what --replot draws",
+			       runs[i][0], name);
+		}
+	}
 }
 
 /* --workers process where there is no module; timeout: a hang fails too. */
@@ -218,6 +494,7 @@ static void openloop(const char *dir)
 	snprintf(cmd, sizeof(cmd), "%s/ol", dir);
 	n = lines(cmd, "openloop-phased.svg", out, sizeof(out));
 	tap_ok(n > 3 && !strncmp(out, "<svg", 4), "openloop-phased.svg is an SVG");
+	check_svg(cmd, "openloop-phased.svg");
 	snprintf(cmd, sizeof(cmd), "grep -c '^## Open loop' %s/ol/summary.md", dir);
 	test_capture(cmd, out, sizeof(out));
 	tap_ok(atoi(out) == 1, "summary.md: the open loop's section");
@@ -267,6 +544,8 @@ int main(void)
 
 	if (!mkdtemp(dir))
 		tap_skip_all("cannot make a temporary directory");
+	nice_ticks();
+	replot(dir);
 	no_module(dir);
 	bad_values(dir);
 	snprintf(cmd, sizeof(cmd), "%s --quick -o %s/profile 2>&1; echo \"status $?\"",
@@ -336,6 +615,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(svgs) / sizeof(svgs[0]); i++) {
 		n = lines(dir, svgs[i], first, sizeof(first));
 		tap_ok(n > 3 && !strncmp(first, "<svg", 4), "%s is an SVG", svgs[i]);
+		check_svg(dir, svgs[i]);
 	}
 
 	steady(dir);
