@@ -62,6 +62,7 @@ struct opts {
 	bool no_refine;			/* nor goes on with a plan in the loop's idle time */
 	bool no_poll;			/* usched completes tasks by their callbacks alone */
 	bool no_clear;			/* usched hands buffers between owners uncleared */
+	unsigned int isolate_owners;	/* owners 1..N in an isolation domain (0: none) */
 	double steady_pct;		/* a steady host's tolerance (steady.c); 0: off, < 0: auto */
 	double steady_wait_s;		/* the longest wait for a steady host */
 	unsigned int redo;		/* unsteady passes, and trials, run again per experiment */
@@ -169,6 +170,8 @@ struct stream_result {
 	double tg_size;			/* mean tasks per TG */
 	double polled;			/* share of completions usched found by polling */
 	double cleared;			/* device bytes usched cleared per task completed */
+	double tput_user, tput_others;	/* tasks/s of workers 1..P/2 ("a user") and the rest */
+	unsigned int domains;		/* usched's isolation domains open at the end */
 };
 
 /* The open loop (openloop.c) */

@@ -237,8 +237,9 @@ void report_stream(FILE *t, FILE *csv, const struct stream_result *sr)
 	fputc('\n', t);
 	if (csv)
 		fprintf(csv, "%s,%u,%.3f,%llu,%.3f,%.5f,%.5f,%.5f,%.5f,%.5f,%.4f,%.4f,%.6f,%.6f,"
-			"%.3f,%.4f\n", sr->setup, sr->workers, sr->secs,
+			"%.3f,%.4f,%.3f,%.3f,%u\n", sr->setup, sr->workers, sr->secs,
 			(unsigned long long)sr->tasks, sr->tput, sr->util[0], sr->util[1],
 			sr->util[2], sr->device_util, sr->bound_util, sr->p50_ms, sr->p99_ms,
-			sr->tg_err, sr->sched_share, sr->tg_size, sr->polled);
+			sr->tg_err, sr->sched_share, sr->tg_size, sr->polled, sr->tput_user,
+			sr->tput_others, sr->domains);
 }

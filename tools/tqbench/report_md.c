@@ -269,6 +269,16 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 					   "behaviour): %.3f; p50 latency %.2f over %.2f ms; %.0f "
 					   "bytes cleared per task\n", sr[i].tput / sr[j].tput,
 					sr[i].p50_ms, sr[j].p50_ms, sr[i].cleared);
+			if (!strcmp(sr[i].setup, "auto") && !strcmp(sr[j].setup, "auto-isolated") &&
+			    sr[i].tput_user > 0 && sr[i].tput_others > 0)
+				fprintf(f, "- per-user contexts' cost, stream: with %u of %u workers "
+					   "one user in an OpenCL context of its own (auto-isolated "
+					   "over auto), that user's throughput %.3f, the others' "
+					   "%.3f, all %.3f; p99 %.2f against %.2f ms\n",
+					sr[j].workers / 2, sr[j].workers,
+					sr[j].tput_user / sr[i].tput_user,
+					sr[j].tput_others / sr[i].tput_others, sr[j].tput / sr[i].tput,
+					sr[j].p99_ms, sr[i].p99_ms);
 		}
 	}
 

@@ -34,8 +34,18 @@ struct pol {
 	void *arena;
 	uint32_t region;
 	uint32_t kern[16];		/* per kernels/ task: kernel id, 0 until registered */
+	/*
+	 * Owners 1..iso_owners submit as a user usched isolates would: their
+	 * own arena and kernels in an isolation domain (usched.h's domains).
+	 */
+	unsigned int iso_owners;
+	void *iso_arena;
+	uint32_t iso_region;
+	uint32_t iso_kern[16];
 	bool failed;
 };
+
+#define ISO_DOMAIN	1	/* the isolated owners' domain key (the daemon's: uid + 1) */
 
 /* An independent worker's own context. */
 struct indep {
@@ -77,6 +87,7 @@ void runners_reset(struct env *e)
 		if (pol[p].u)
 			usched_destroy(pol[p].u);
 		clu_unmap(pol[p].arena, e->arena_len);
+		clu_unmap(pol[p].iso_arena, e->arena_len);
 	}
 	for (int w = 0; w < MAX_WORKERS; w++) {
 		if (!ind[w].open)
@@ -133,6 +144,13 @@ static int pol_open(struct env *e, int p)
 	if (!pol[p].arena)
 		return -ENOMEM;
 	ret = usched_region_add(pol[p].u, USCHED_SHARED, pol[p].arena, e->arena_len, &pol[p].region);
+	if (!ret && e->o->isolate_owners) {
+		pol[p].iso_owners = e->o->isolate_owners;
+		pol[p].iso_arena = arena_new(e->arena_len);
+		ret = !pol[p].iso_arena ? -ENOMEM :
+		      usched_region_add(pol[p].u, ISO_DOMAIN, pol[p].iso_arena, e->arena_len,
+					&pol[p].iso_region);
+	}
 	if (ret) {
 		fprintf(stderr, "tqbench: usched (%s): cannot register memory: %s\n",
 			pol_name(p), strerror(-ret));
@@ -156,15 +174,19 @@ static int to_usched(struct pol *pp, const struct btask *b, uint64_t owner, uint
 		     struct usched_task *t)
 {
 	unsigned int ti = task_index(b->tk);
+	bool iso = owner <= pp->iso_owners;
+	uint32_t *kern = iso ? pp->iso_kern : pp->kern;
+	char *arena = iso ? pp->iso_arena : pp->arena;
 	int ret;
 
 	if (ti >= 16)
 		return -EINVAL;
-	if (!pp->kern[ti]) {
+	if (!kern[ti]) {
 		uint32_t prog;
 
-		ret = usched_prog_builtin(pp->u, USCHED_SHARED, b->tk->name, &prog);
-		ret = ret ?: usched_kernel_get(pp->u, prog, b->tk->kernel, &pp->kern[ti]);
+		ret = usched_prog_builtin(pp->u, iso ? ISO_DOMAIN : USCHED_SHARED, b->tk->name,
+					  &prog);
+		ret = ret ?: usched_kernel_get(pp->u, prog, b->tk->kernel, &kern[ti]);
 		if (ret)
 			return ret;
 	}
@@ -172,7 +194,7 @@ static int to_usched(struct pol *pp, const struct btask *b, uint64_t owner, uint
 	t->owner = owner;
 	t->user_data = user;
 	t->m = b->l.m;
-	t->kernel = pp->kern[ti];
+	t->kernel = kern[ti];
 	t->flags = USCHED_TASK_ORDERED;
 	t->dim = b->l.dim;
 	t->nbufs = b->l.nbufs;
@@ -185,7 +207,7 @@ static int to_usched(struct pol *pp, const struct btask *b, uint64_t owner, uint
 		t->buf[i].len = b->l.buf[i].bytes;
 		t->buf[i].dir = b->dir[i];
 		if (b->dir[i] != BT_SCRATCH)
-			t->buf[i].host = (char *)pp->arena + b->off[i];
+			t->buf[i].host = arena + b->off[i];
 	}
 	for (unsigned int i = 0; i < b->l.nargs; i++) {
 		const struct tqk_arg *a = &b->l.arg[i];

@@ -31,6 +31,7 @@ struct stream {
 	uint64_t rng[MAX_WORKERS];
 	uint64_t t_win, t_end;		/* counting window: [t_win, t_end] */
 	uint64_t submitted, outstanding, counted;
+	uint64_t counted_user;		/* of them, workers 1..P/2's */
 	double *lat_ms;			/* per counted task */
 	/*
 	 * Per task completed, counted or not: stage start, end. A task that
@@ -107,6 +108,7 @@ static void stream_complete(void *arg, const struct usched_completion *c)
 			st->load[s] += alone[s];
 		}
 		st->counted++;
+		st->counted_user += c->owner <= st->e->o->stream_workers / 2;
 		if (st->e->stream_tasks)
 			stream_task_write(st, c, b, alone);
 	}
@@ -253,6 +255,9 @@ static int stream_usched(struct env *e, const struct suite *real, int p,
 	sr->tasks = st.counted;
 	sr->secs = (st.t_end - st.t_win) / 1e9;
 	sr->tput = st.counted / sr->secs;
+	sr->tput_user = st.counted_user / sr->secs;
+	sr->tput_others = (st.counted - st.counted_user) / sr->secs;
+	sr->domains = b.domains;
 	stream_util(sr, st.iv, st.niv, st.t_win, st.t_end);
 	for (int s = 0; s < CLX_STAGES; s++)
 		sr->bound_util = fmax(sr->bound_util, st.load[s] / (st.t_end - st.t_win));
@@ -567,6 +572,20 @@ int run_stream(struct env *e, const struct suite *real, const char *setup,
 				ret = stream_usched(e, real, p, sr);
 		runners_reset(e);
 		e->o->no_clear = no_clear;
+	}
+	/*
+	 * auto with workers 1..P/2 as one user usched isolates (isolate-source):
+	 * their tasks in an OpenCL context of their own, never in a TG with
+	 * the others'. Against auto: what isolation costs that user and the rest.
+	 */
+	if (!strcmp(setup, "auto-isolated")) {
+		runners_reset(e);
+		e->o->isolate_owners = e->o->stream_workers / 2;
+		for (int p = 0; p < NPOL; p++)
+			if (!strcmp(policy_names[p], "auto"))
+				ret = stream_usched(e, real, p, sr);
+		runners_reset(e);
+		e->o->isolate_owners = 0;
 	}
 	progress_end();
 	/* what the stream's setup keeps on the device goes before the next */

@@ -442,6 +442,39 @@ static void hygiene(const char *dir)
 }
 
 /*
+ * --setups stream,isolation: auto runs again with one of two workers in an
+ * isolation domain of its own: its tasks counted apart, the domain open,
+ * and summary.md gives each side's ratio; plain auto opens none.
+ */
+static void isolation(const char *dir)
+{
+	char cmd[1024], out[256];
+	long user = -1, others = -1, domains = -1, auto_domains = -1, said = -1;
+
+	snprintf(cmd, sizeof(cmd), "%s --quick --profile %s/profile --out %s/isolation --data %s "
+		 "--suites real --setups stream,isolation --stream-setups auto,auto-isolated "
+		 "--stream-s 1 --stream-workers 2 2>&1; echo \"status $?\"", TQBENCH_BIN, dir, dir,
+		 TQ_DATA);
+	tap_ok(test_run_status(cmd) == 0, "tqbench --setups stream,isolation");
+	snprintf(cmd, sizeof(cmd), "awk -F, '$1 == \"auto-isolated\" { u = $17 > 0; o = $18 > 0; "
+		 "d = $19 } $1 == \"auto\" { a = $19 } END { print u, o, d, a }' "
+		 "%s/isolation/stream.csv", dir);
+	if (!test_capture(cmd, out, sizeof(out)) &&
+	    sscanf(out, "%ld %ld %ld %ld", &user, &others, &domains, &auto_domains) != 4)
+		user = -1;
+	tap_ok(user == 1 && others == 1 && domains == 1 && auto_domains == 0,
+	       "stream.csv: auto-isolated's user and others both served, one domain open "
+	       "(auto: %ld)", auto_domains);
+	snprintf(cmd, sizeof(cmd), "grep -c \"^- per-user contexts' cost, stream: with 1 of 2 "
+		 "workers one user in an OpenCL context of its own (auto-isolated over auto), that "
+		 "user's throughput [0-9.]*, the others' [0-9.]*, all [0-9.]*; p99 \" "
+		 "%s/isolation/summary.md", dir);
+	if (test_capture(cmd, out, sizeof(out)) >= 0)
+		said = atol(out);
+	tap_ok(said == 1, "summary.md: the user's and the others' ratios (%ld lines)", said);
+}
+
+/*
  * The open loop, small: two clients, the phased mix at half the capacity,
  * three setups; and its usage errors, refused before anything runs.
  */
@@ -620,6 +653,7 @@ int main(void)
 
 	steady(dir);
 	hygiene(dir);
+	isolation(dir);
 	openloop(dir);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))

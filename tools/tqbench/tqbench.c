@@ -17,7 +17,9 @@
  * through libtq and /dev/tqsubmit or tqsubmitd's socket). Then a stream: P
  * workers keep tasks in flight for --stream-s seconds through usched (fifo,
  * paper, auto; with --setups ...,hygiene auto again without memory hygiene,
- * for its cost as a ratio) and through independent contexts; with --workers
+ * for its cost as a ratio; with ...,isolation auto again with half the
+ * workers in an isolation domain of their own) and through independent
+ * contexts; with --workers
  * process also through the daemon (proc-fifo, proc-paper, proc-auto) and as
  * independent processes (proc-independent: each its own process and
  * context, as applications run today).
@@ -62,6 +64,10 @@ static void usage(FILE *f)
 		"                        (default: all), and hygiene: the stream runs auto\n"
 		"                        a second time with usched's memory hygiene off\n"
 		"                        (auto-noclear) for its cost, a ratio in summary.md;\n"
+		"                        isolation: auto again with half the workers as one\n"
+		"                        user in an OpenCL context of its own (auto-isolated,\n"
+		"                        as usched's isolate-source), its cost to that user\n"
+		"                        and to the others in summary.md;\n"
 		"                        openloop (not in the default): Poisson clients at\n"
 		"                        loads of the measured capacity, latency-throughput\n"
 		"  --configs LIST        TxN,... (default: 4x1,4x2,6x1,8x1; quick: 4x1)\n"
@@ -150,9 +156,10 @@ static bool has(const char *list, const char *word)
 
 static const char *const suite_names[] = { "synthetic", "real" };
 static const char *const setup_names[] = { "noreorder", "orders", "policies", "independent",
-					   "stream", "hygiene", "openloop" };
+					   "stream", "hygiene", "isolation", "openloop" };
 /* proc-*: --workers process only, the stream's clients as processes through the daemon */
 static const char *const stream_setups[] = { "fifo", "paper", "auto", "flow", "auto-noclear",
+					     "auto-isolated",
 					     "independent", "proc-fifo", "proc-paper", "proc-auto",
 					     "proc-independent" };
 
@@ -557,7 +564,7 @@ int main(int argc, char **argv)
 			 "pred_k_ms,meas_k_ms,pred_dth_ms,meas_dth_ms");
 	fs.stream = out_open(&o, "stream.csv", "setup,workers,seconds,tasks,tasks_per_s,"
 			     "util_htd,util_k,util_dth,util_device,busiest_load,p50_ms,p99_ms,tg_err,"
-			     "sched_share,tasks_per_tg,polled");
+			     "sched_share,tasks_per_tg,polled,tput_user,tput_others,domains");
 	fs.tasks = out_open(&o, "tasks.txt", NULL);
 	e.cmds = out_open(&o, "commands.csv", "suite,bench,T,N,order_no,run,pos,task,stage,cmd,"
 			  "alone_us,pred_start_us,pred_end_us,submit_us,start_us,end_us");
@@ -624,6 +631,9 @@ int main(int argc, char **argv)
 
 				if (!strcmp(stream_setups[k], "auto-noclear") &&
 				    !has(o.setups, "hygiene"))
+					continue;
+				if (!strcmp(stream_setups[k], "auto-isolated") &&
+				    !has(o.setups, "isolation"))
 					continue;
 				if (o.stream_setups && !has(o.stream_setups, stream_setups[k]))
 					continue;
