@@ -204,6 +204,8 @@ struct ol_point {
 	uint64_t tasks;			/* arrivals counted */
 	double tput;			/* completions in the window per second */
 	double p50, p99, p999, mean;	/* latency, ms: arrival to delivery */
+	double p50_user, p99_user;	/* of clients 1..P/2 ("a user") */
+	double p50_others, p99_others;	/* of the rest */
 	double util[CLX_STAGES], device_util;
 	double tg_size, sched_share;	/* usched's */
 	double lag_ms;			/* the clients' latest submission after its arrival */

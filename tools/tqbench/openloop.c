@@ -326,11 +326,12 @@ static double pct_of(const double *v, size_t n, double q)
 static void point_stats(const struct ol_run *r, double secs, struct ol_point *pt)
 {
 	uint64_t lo = r->t0 + (uint64_t)(secs * 1e8), hi = r->t0 + (uint64_t)(secs * 1e9);
-	size_t n = 0, cap = r->total ? r->total : 1, niv = 0, done_in = 0, ndet = 0;
+	size_t n = 0, cap = r->total ? r->total : 1, niv = 0, done_in = 0, ndet = 0, nu = 0, no = 0;
 	double *lat = malloc(cap * sizeof(double)), sum = 0, det = 0;
+	double *lat_user = malloc(cap * sizeof(double)), *lat_others = malloc(cap * sizeof(double));
 	double (*iv)[CLX_STAGES][2] = malloc(cap * sizeof(*iv));
 
-	for (unsigned int w = 0; lat && iv && w < r->P; w++) {
+	for (unsigned int w = 0; lat && iv && lat_user && lat_others && w < r->P; w++) {
 		for (unsigned int k = 0; k < r->narr[w]; k++) {
 			const struct ol_done *d = &r->done[w][k];
 			uint64_t at = r->t0 + r->arr[w][k].t;
@@ -341,6 +342,10 @@ static void point_stats(const struct ol_run *r, double secs, struct ol_point *pt
 			if (at < lo || at > hi)
 				continue;
 			lat[n] = (d->done - at) / 1e6;
+			if (w < r->P / 2)
+				lat_user[nu++] = lat[n];
+			else
+				lat_others[no++] = lat[n];
 			sum += lat[n++];
 			/*
 			 * usched in-process: the delivery after the last command's end
@@ -366,8 +371,16 @@ static void point_stats(const struct ol_run *r, double secs, struct ol_point *pt
 		pt->p999 = pct_of(lat, n, 0.999);
 		pt->mean = sum / n;
 		busy_shares(iv, niv, lo, hi, pt->util, &pt->device_util);
+		qsort(lat_user, nu, sizeof(double), tq_cmp_double);
+		qsort(lat_others, no, sizeof(double), tq_cmp_double);
+		pt->p50_user = pct_of(lat_user, nu, 0.5);
+		pt->p99_user = pct_of(lat_user, nu, 0.99);
+		pt->p50_others = pct_of(lat_others, no, 0.5);
+		pt->p99_others = pct_of(lat_others, no, 0.99);
 	}
 	pt->lag_ms = r->lag_max / 1e6;
+	free(lat_user);
+	free(lat_others);
 	free(lat);
 	free(iv);
 }
@@ -415,7 +428,7 @@ int openloop_parse(struct opts *o)
 	snprintf(buf, sizeof(buf), "%s", o->ol_setups);
 	save = NULL;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		bool ok = !strcmp(tok, "independent") ||
+		bool ok = !strcmp(tok, "independent") || !strcmp(tok, "auto-isolated") ||
 			  (!strcmp(tok, "proc-independent") && o->process);
 
 		for (int p = 0; p <= NPOL; p++)
@@ -466,10 +479,16 @@ static double point_secs(const struct opts *o, const struct ol_mix *mx, const do
 	return ceil(need / cycle) * cycle;
 }
 
-/* A setup's policy (proc-POLICY: through the daemon), or OL_INDEP(_PROCS). */
+/*
+ * A setup's policy (proc-POLICY: through the daemon; auto-isolated: auto,
+ * half the clients in an isolation domain), or OL_INDEP(_PROCS).
+ */
 static int setup_policy(const char *setup)
 {
 	const char *pol = strncmp(setup, "proc-", 5) ? setup : setup + 5;
+
+	if (!strcmp(setup, "auto-isolated"))
+		pol = "auto";
 
 	for (int p = 0; p <= NPOL; p++)
 		if (!strcmp(pol, pol_name(p)))
@@ -550,8 +569,12 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 
 	progress_begin("open loop", (double)nsetup * res->nmix * res->nload);
 	for (unsigned int si = 0; si < nsetup; si++) {
+		bool iso = !strcmp(setups[si], "auto-isolated");
+
 		r.p = setup_policy(setups[si]);
 		r.proc = r.p >= 0 && !strncmp(setups[si], "proc-", 5);
+		/* each setup's usched is made anew (runners_reset() below) */
+		e->o->isolate_owners = iso ? r.P / 2 : 0;
 		steady_wait(e);
 		ret = r.p == OL_INDEP_PROCS ? indep_procs_setup(e, s, r.P) : 0;
 		if (!ret && r.proc) {
@@ -650,6 +673,7 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 		}
 		runners_reset(e);
 	}
+	e->o->isolate_owners = 0;
 	progress_end();
 	res->npts = npts;
 	return ret ?: setup_failed;

@@ -15,7 +15,7 @@
 
 static const char *const ol_order[] = { "fifo", "paper", "neh", "exact", "auto", "flow",
 					"independent", "proc-fifo", "proc-paper", "proc-auto",
-					"proc-flow", "proc-independent" };
+					"proc-flow", "proc-independent", "auto-isolated" };
 
 static int ol_color(const char *setup)
 {
@@ -178,17 +178,18 @@ int report_openloop(const char *dir, const struct ol_result *res)
 		return -errno;
 	fprintf(f, "mix,setup,load,offered_per_s,tasks,tasks_per_s,p50_ms,p99_ms,p999_ms,mean_ms,"
 		   "util_htd,util_k,util_dth,util_device,tasks_per_tg,sched_share,lag_ms,secs,"
-		   "detect_ms\n");
+		   "detect_ms,p50_user_ms,p99_user_ms,p50_others_ms,p99_others_ms\n");
 	for (unsigned int i = 0; i < res->npts; i++) {
 		const struct ol_point *p = &res->pt[i];
 
 		if (p->err)
 			continue;
 		fprintf(f, "%s,%s,%.2f,%.2f,%llu,%.2f,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,"
-			   "%.2f,%.6f,%.3f,%.2f,%.3f\n", p->mix, p->setup, p->load, p->offered,
-			(unsigned long long)p->tasks, p->tput, p->p50, p->p99, p->p999, p->mean,
-			p->util[0], p->util[1], p->util[2], p->device_util, p->tg_size,
-			p->sched_share, p->lag_ms, p->secs, p->detect_ms);
+			   "%.2f,%.6f,%.3f,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f\n", p->mix, p->setup,
+			p->load, p->offered, (unsigned long long)p->tasks, p->tput, p->p50, p->p99,
+			p->p999, p->mean, p->util[0], p->util[1], p->util[2], p->device_util,
+			p->tg_size, p->sched_share, p->lag_ms, p->secs, p->detect_ms, p->p50_user,
+			p->p99_user, p->p50_others, p->p99_others);
 	}
 	if (fclose(f))
 		return -errno;
@@ -258,6 +259,7 @@ int report_openloop_md(FILE *f, const struct ol_result *res)
 	for (unsigned int m = 0; m < res->nmix; m++) {
 		const char *mix = res->mix[m].name;
 		bool present[sizeof(ol_order) / sizeof(ol_order[0])] = { false };
+		unsigned int niso;
 
 		for (unsigned int i = 0; i < res->npts; i++)
 			if (!strcmp(res->pt[i].mix, mix))
@@ -323,6 +325,24 @@ int report_openloop_md(FILE *f, const struct ol_result *res)
 					a->p99 / b->p99);
 		}
 		fprintf(f, "\n");
+		niso = 0;
+		for (unsigned int l = 0; l < res->nload; l++) {
+			const struct ol_point *a = ol_find(res, mix, "auto-isolated", res->load[l]);
+			const struct ol_point *b = ol_find(res, mix, "auto", res->load[l]);
+
+			if (!a || !b || !b->p99_user || !b->p99_others || !b->tput)
+				continue;
+			if (!niso++)
+				fprintf(f, "- per-user contexts' cost, open loop: half the clients one "
+					   "user in an OpenCL context of its own (auto-isolated "
+					   "against auto; that user's p99 ratio, the others' p99 ratio, "
+					   "throughput ratio):");
+			fprintf(f, " %.0f%% %.2f, %.2f, %.3f;", 100 * res->load[l],
+				a->p99_user / b->p99_user, a->p99_others / b->p99_others,
+				a->tput / b->tput);
+		}
+		if (niso)
+			fprintf(f, "\n");
 		if (!ol_has_detect(res, mix))
 			continue;
 		fprintf(f, "- usched in-process, the delivery after the task's last command "

@@ -502,13 +502,13 @@ static void openloop(const char *dir)
 		       bad[i][0], st);
 	}
 	snprintf(cmd, sizeof(cmd), "%s --quick --profile %s/profile --out %s/ol --data %s "
-		 "--suites real --setups openloop --ol-setups auto,flow,independent "
+		 "--suites real --setups openloop --ol-setups auto,flow,independent,auto-isolated "
 		 "--ol-mixes phased --ol-loads 0.5 --ol-s 0.3 --ol-tasks %d --ol-clients 2 2>&1; "
 		 "echo \"status $?\"", TQBENCH_BIN, dir, dir, TQ_DATA, OL_TASKS);
 	tap_ok(test_run_status(cmd) == 0, "tqbench --setups openloop");
 	snprintf(cmd, sizeof(cmd), "%s/ol", dir);
 	rows = lines(cmd, "openloop.csv", out, sizeof(out));
-	tap_ok(rows == 1 + 3 && !strncmp(out, "mix,setup,load", 14),
+	tap_ok(rows == 1 + 4 && !strncmp(out, "mix,setup,load", 14),
 	       "openloop.csv: a row per setup (%d lines)", rows);
 	n = lines(cmd, "openloop-capacity.csv", out, sizeof(out));
 	tap_ok(n == 1 + 2, "openloop-capacity.csv: BK25 and BK75 (%d lines)", n);
@@ -516,14 +516,22 @@ static void openloop(const char *dir)
 	snprintf(cmd, sizeof(cmd), "awk -F, 'NR > 1 && !($5 > 0 && $7 > 0 && $7 <= $8 && "
 		 "$8 <= $9 && $4 > 0)' %s/ol/openloop.csv | wc -l", dir);
 	test_capture(cmd, out, sizeof(out));
-	tap_ok(rows == 1 + 3 && atoi(out) == 0,
+	tap_ok(rows == 1 + 4 && atoi(out) == 0,
 	       "openloop.csv: tasks counted, p50 <= p99 <= p99.9 (%d bad)", atoi(out));
 	/* --ol-tasks: each point ran long enough for them (Poisson: a few short is chance) */
 	snprintf(cmd, sizeof(cmd), "awk -F, 'NR > 1 && !($5 >= %d && $18 >= 0.3)' "
 		 "%s/ol/openloop.csv | wc -l", OL_TASKS * 3 / 4, dir);
 	test_capture(cmd, out, sizeof(out));
-	tap_ok(rows == 1 + 3 && atoi(out) == 0,
+	tap_ok(rows == 1 + 4 && atoi(out) == 0,
 	       "openloop.csv: at least --ol-tasks counted per point (%d short)", atoi(out));
+	/* auto-isolated: client 1 in a domain of its own, client 2 shared; each's figures */
+	snprintf(cmd, sizeof(cmd), "echo $(awk -F, '$2 ~ /^auto/ && $21 > 0 && $23 > 0' "
+		 "%s/ol/openloop.csv | wc -l) $(grep -c \"^- per-user contexts' cost, open loop: "
+		 "half the clients .* 50%% [0-9.]*, [0-9.]*, [0-9.]*;$\" %s/ol/summary.md)", dir,
+		 dir);
+	test_capture(cmd, out, sizeof(out));
+	tap_ok(!strncmp(out, "2 1", 3), "auto-isolated: the user's and the others' p99 apart, "
+	       "and their ratios to auto in summary.md (rows, lines: %.3s)", out);
 	snprintf(cmd, sizeof(cmd), "%s/ol", dir);
 	n = lines(cmd, "openloop-phased.svg", out, sizeof(out));
 	tap_ok(n > 3 && !strncmp(out, "<svg", 4), "openloop-phased.svg is an SVG");
