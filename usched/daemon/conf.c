@@ -66,6 +66,8 @@ static const struct setting settings[] = {
 	  "the metrics file's group, which may read it (mode 0640; default usched's own)" },
 	{ "metrics-interval", UINT, F(metrics_interval), 0, 86400, "SECONDS",
 	  "how often to write them (5; 0: at exit and SIGHUP only)" },
+	{ "metrics-clients", UINT, F(metrics_clients), 0, 4096, "N",
+	  "uids, and cgroups, with series of their own; the rest are \"other\" (64)" },
 	{ "trace", STR, F(trace), 0, 0, "FILE", "write the measured timeline (Chrome JSON)" },
 	{ "tg-log", STR, F(tg_log), 0, 0, "FILE",
 	  "append a CSV line per task group: makespan and stage times, predicted and measured" },
@@ -141,6 +143,7 @@ void dconf_init(struct dconf *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->metrics_interval = 5;
+	c->metrics_clients = 64;
 	c->state = strdup("/run/tq/usched.state");
 	c->devnode = strdup(USCHED_DEVNODE);
 	/* the clients' variables are the defaults, under the file and the flags */

@@ -271,10 +271,12 @@ void users_free(struct daemon *d)
 	}
 }
 
-/* A descriptor or a context over limit i: count it. */
-static void refused(struct daemon *d, enum dlim i)
+/* A descriptor or a context of @c over limit i: count it. */
+static void refused(struct daemon *d, struct dctx *c, enum dlim i)
 {
 	d->st.refused[i]++;
+	for (int k = 0; c && k < DACCT_KINDS; k++)
+		c->acct[k]->refused++;
 }
 
 /*
@@ -349,6 +351,7 @@ void ctx_open(struct daemon *d, const struct tq_event *ev, int arena_fd)
 	c->id = ev->ctx_id;
 	c->pid = ev->pid;
 	c->uid = ev->uid;
+	metrics_acct_open(&d->st, c->acct, c->uid, c->pid);
 	c->next = d->ctx[c->id % DCTX_HASH];
 	d->ctx[c->id % DCTX_HASH] = c;
 	d->st.contexts++;
@@ -361,7 +364,7 @@ void ctx_open(struct daemon *d, const struct tq_event *ev, int arena_fd)
 	lim = &c->user->lim;
 	if (lim->v[DLIM_CTX_ARENA] && o->arena_bytes > lim->v[DLIM_CTX_ARENA]) {
 		c->refused = -EDQUOT;
-		refused(d, DLIM_CTX_ARENA);
+		refused(d, c, DLIM_CTX_ARENA);
 		warn("context %u (pid %u uid %u): arena of %llu bytes over context-arena %llu; "
 		     "its tasks will fail with EDQUOT", c->id, c->pid, c->uid,
 		     (unsigned long long)o->arena_bytes,
@@ -370,7 +373,7 @@ void ctx_open(struct daemon *d, const struct tq_event *ev, int arena_fd)
 	}
 	if (lim->v[DLIM_USER_ARENA] && c->user->arena + o->arena_bytes > lim->v[DLIM_USER_ARENA]) {
 		c->refused = -EDQUOT;
-		refused(d, DLIM_USER_ARENA);
+		refused(d, c, DLIM_USER_ARENA);
 		warn("context %u (pid %u uid %u): arena of %llu bytes takes uid %u past user-arena "
 		     "%llu (%llu in use); its tasks will fail with EDQUOT", c->id, c->pid, c->uid,
 		     (unsigned long long)o->arena_bytes, c->uid,
@@ -516,7 +519,7 @@ static void task_program(struct daemon *d, struct dctx *c, const struct tq_event
 	int status;
 
 	if (!builtin && !lim->v[DLIM_ALLOW_SOURCE] && c->domain == USCHED_SHARED) {
-		refused(d, DLIM_ALLOW_SOURCE);
+		refused(d, c, DLIM_ALLOW_SOURCE);
 		if (!c->user->said_refused)
 			info("uid %u: OpenCL C source refused: allow-source = no, isolate-source = "
 			     "no (said once a uid)", c->uid);
@@ -524,11 +527,11 @@ static void task_program(struct daemon *d, struct dctx *c, const struct tq_event
 		return reject(d, ev, -EPERM);
 	}
 	if (lim->v[DLIM_CTX_PROGRAMS] && c->nprogs + c->building >= lim->v[DLIM_CTX_PROGRAMS]) {
-		refused(d, DLIM_CTX_PROGRAMS);
+		refused(d, c, DLIM_CTX_PROGRAMS);
 		return reject(d, ev, -EDQUOT);
 	}
 	if (lim->v[DLIM_USER_PROGRAMS] && c->user->programs >= lim->v[DLIM_USER_PROGRAMS]) {
-		refused(d, DLIM_USER_PROGRAMS);
+		refused(d, c, DLIM_USER_PROGRAMS);
 		return reject(d, ev, -EDQUOT);
 	}
 	b = calloc(1, sizeof(*b));
@@ -548,7 +551,7 @@ static void task_program(struct daemon *d, struct dctx *c, const struct tq_event
 	if (!b->text) {
 		build_free(b);
 		if (status == -E2BIG && !builtin)
-			refused(d, DLIM_SOURCE);
+			refused(d, c, DLIM_SOURCE);
 		/* A built-in's name longer than any is no built-in's. */
 		return reject(d, ev, status == -E2BIG && builtin ? -ENOPKG : status);
 	}
@@ -557,7 +560,7 @@ static void task_program(struct daemon *d, struct dctx *c, const struct tq_event
 		if (!b->opts) {
 			build_free(b);
 			if (status == -E2BIG)
-				refused(d, DLIM_OPTIONS);
+				refused(d, c, DLIM_OPTIONS);
 			return reject(d, ev, status);
 		}
 	}
@@ -586,7 +589,7 @@ void ctx_build_done(struct daemon *d, struct dbuild *b)
 	}
 	c->building--;
 	if (b->status == -ETIME) {
-		refused(d, DLIM_BUILD_TIME);
+		refused(d, c, DLIM_BUILD_TIME);
 		warn("context %u (uid %u): a build stopped at build-time-limit after %.1f s", c->id,
 		     c->uid, (b->end_ns - b->start_ns) * 1e-9);
 	}
@@ -640,11 +643,11 @@ static void task_kernel(struct daemon *d, struct dctx *c, const struct tq_event 
 	if (!prog || prog > c->nprogs || !c->progs[prog - 1].core)
 		return reject(d, ev, -ENOENT);
 	if (lim->v[DLIM_CTX_KERNELS] && c->nkerns >= lim->v[DLIM_CTX_KERNELS]) {
-		refused(d, DLIM_CTX_KERNELS);
+		refused(d, c, DLIM_CTX_KERNELS);
 		return reject(d, ev, -EDQUOT);
 	}
 	if (lim->v[DLIM_USER_KERNELS] && c->user->kernels >= lim->v[DLIM_USER_KERNELS]) {
-		refused(d, DLIM_USER_KERNELS);
+		refused(d, c, DLIM_USER_KERNELS);
 		return reject(d, ev, -EDQUOT);
 	}
 	name = arena_text(c, &t->bufs[0], NAME_MAX_LEN, &ret);
@@ -695,7 +698,7 @@ static void task_run(struct daemon *d, struct dctx *c, const struct tq_event *ev
 		global[i] = t->global[i];
 	ret = limit_work(lim, i, global, t->flags & TQ_DESC_F_LOCAL ? t->local : NULL, &which);
 	if (ret) {
-		refused(d, which);
+		refused(d, c, which);
 		return task_refuse(d, c, ev, dt, ret);
 	}
 	ut.time_limit_ns = lim->v[DLIM_KERNEL_TIME];
@@ -717,6 +720,10 @@ static void task_run(struct daemon *d, struct dctx *c, const struct tq_event *ev
 			.dir = b->dir,
 		};
 		ut.arg[b->arg] = (struct usched_arg){ .kind = USCHED_ARG_BUF, .buf = i };
+		if (b->dir & TQ_DIR_IN)
+			dt->bytes[0] += b->len;
+		if (b->dir & TQ_DIR_OUT)
+			dt->bytes[1] += b->len;
 	}
 	for (i = 0; i < t->nr_scalars; i++) {
 		const struct tq_scalar *s = &t->scalars[i];
@@ -901,10 +908,12 @@ void ctx_complete(void *arg, const struct usched_completion *uc)
 	if (d->quit && uc->status == -ECANCELED)
 		return;		/* exiting at once: the module gives it to our successor */
 	if (uc->status == -ETIME)
-		refused(d, DLIM_KERNEL_TIME);	/* the core's watchdog stopped it */
+		refused(d, c, DLIM_KERNEL_TIME);	/* the core's watchdog stopped it */
 	if (uc->cl_error)
 		cmd_failed(d, id, c, t, uc);
 	complete_task(d, id, t->tag, uc->status, 0, uc->start_ns, uc->end_ns);
+	if (c)
+		metrics_acct_task(&d->st, c->acct, uc, t->bytes, tq_now_ns());
 	if (d->task_log)
 		metrics_task_line(d->task_log, d->policy, id, c ? c->pid : 0,
 				  c ? ctx_kern_name(c, uc->kernel) : NULL, uc);

@@ -85,6 +85,7 @@ struct dconf {
 	char *metrics;		/* .prom file, or NULL */
 	char *metrics_group;	/* its group, a name or gid; NULL: usched's own */
 	unsigned int metrics_interval;	/* seconds; 0: only at exit and on SIGHUP */
+	unsigned int metrics_clients;	/* uids and cgroups labelled, each; the rest "other" */
 	char *trace;
 	char *tg_log;		/* a CSV line per TG appended there, or NULL */
 	char *task_log;		/* a CSV line per task */
@@ -169,6 +170,7 @@ struct dtask {
 	uint64_t seq;		/* tq_event.seq */
 	struct dtask *succ;	/* a successor held here until this task ends */
 	struct tq_event *ev;	/* held: its event, until its predecessor ends */
+	uint64_t bytes[2];	/* copied if it succeeds: host to device, device to host */
 };
 
 /* What became of a recent TASK of a context, by its seq. */
@@ -177,6 +179,9 @@ struct dlink {
 	struct dtask *live;	/* held or in the core; NULL once it ended */
 	int status;		/* how it ended */
 };
+
+/* Accounting's labels: a context's uid, its cgroup (struct dacct). */
+enum { DACCT_UID, DACCT_CGROUP, DACCT_KINDS };
 
 struct dctx {
 	struct dctx *next;	/* hash chain */
@@ -203,6 +208,9 @@ struct dctx {
 	struct dlink *links;	/* by seq & (nlinks - 1): the SQ's entries of them */
 	uint32_t nlinks;
 	struct dtask *last;	/* the latest task given the core, until it ends */
+
+	/* Accounting (metrics.c): its uid's and its cgroup's, from its open on */
+	struct dacct *acct[DACCT_KINDS];
 };
 
 /* One uid's resolved limits, cached, and what its contexts hold together. */
@@ -240,12 +248,36 @@ struct dbuild {
 };
 
 /* A histogram: observations per bucket (not cumulative), the last bucket +Inf. */
-#define DHIST_MAX	9
+#define DHIST_MAX	20
 
 struct dhist {
 	uint64_t bucket[DHIST_MAX];
 	uint64_t count;
 	double sum;
+};
+
+/* A task's latencies: submission to its first command's start, to its last's end, to our record. */
+enum dlat { DLAT_QUEUE, DLAT_DEVICE, DLAT_DELIVERY, DLAT_N };
+
+/* What the tasks of one uid or cgroup got (metrics.c). */
+struct dacct {
+	char *label;		/* the uid in decimal or the cgroup's path; NULL: "other" */
+	uint64_t engine_ns[USCHED_STAGES];	/* measured, per stage */
+	uint64_t bytes[2];	/* htd, dth */
+	uint64_t tasks[3];	/* the core finished: ok, error, cancelled */
+	uint64_t refused;	/* counted in dstats.refused too */
+	struct dhist lat[DLAT_N];	/* uids only */
+};
+
+/*
+ * The labelled ones, at most metrics-clients, in the order first seen and
+ * kept until exit; those after go to other. So no series moves between
+ * labels, which would break rate().
+ */
+struct dacct_set {
+	struct dacct **v;
+	unsigned int n;
+	struct dacct other;
 };
 
 /* The daemon's own counters, next to the core's struct usched_stats. */
@@ -281,6 +313,11 @@ struct dstats {
 	uint64_t cache_stored;	/* entries written */
 	uint64_t cache_dropped;	/* entries that did not match or that the driver refused */
 	uint64_t cache_evicted;	/* entries removed to stay within cache-max */
+
+	/* Per uid and per cgroup (DACCT_*), and the latencies of every task */
+	unsigned int acct_max;	/* metrics-clients, as at start */
+	struct dacct_set acct[DACCT_KINDS];
+	struct dhist lat[DLAT_N];
 };
 
 #define DCTX_HASH	256
@@ -524,6 +561,18 @@ int metrics_write(const char *path, gid_t gid, unsigned int interval,
 		  const struct usched_stats *s, const struct dstats *ds, double uptime_s);
 void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *ds,
 		    double uptime_s);
+/*
+ * The accounting of a context opened by @pid of @uid: its uid's and its
+ * cgroup's entries (struct dacct_set), the other ones past the cap.
+ */
+void metrics_acct_open(struct dstats *ds, struct dacct *acct[DACCT_KINDS], uint32_t uid,
+		       uint32_t pid);
+/* A task the core finished, its record queued at @now_ns, into @acct and ds's latencies. */
+void metrics_acct_task(struct dstats *ds, struct dacct *const acct[DACCT_KINDS],
+		       const struct usched_completion *c, const uint64_t bytes[2], uint64_t now_ns);
+void metrics_acct_free(struct dstats *ds);
+/* The v2 cgroup of @pid ("0::PATH" of /proc/PID/cgroup) into buf, else "unknown". */
+void metrics_cgroup(uint32_t pid, char *buf, size_t len);
 /* usched_opts.tg_done with a struct dstats: one finished TG into the histograms. */
 void metrics_tg(void *arg, const struct usched_tg_stat *s);
 /*

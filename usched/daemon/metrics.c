@@ -29,12 +29,16 @@ static const double err_le[] = { 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2 };
 static const double span_le[] = { 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 0.1, 1, 10 };
 static const double tasks_le[] = { 1, 2, 4, 8, 16, 32, 64 };
 static const double policy_le[] = { 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1 };
+/* A task's latencies: 10 us to 10 s in 1-2-5 steps */
+static const double lat_le[] = { 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2,
+				 2e-2, 5e-2, 0.1, 0.2, 0.5, 1, 2, 5, 10 };
 
 static const char *const stage_names[USCHED_STAGES] = { "htd", "k", "dth" };
 
 #define NLE(a)	(sizeof(a) / sizeof((a)[0]))
 _Static_assert(NLE(err_le) < DHIST_MAX && NLE(span_le) < DHIST_MAX &&
-	       NLE(tasks_le) < DHIST_MAX && NLE(policy_le) < DHIST_MAX, "+Inf fits too");
+	       NLE(tasks_le) < DHIST_MAX && NLE(policy_le) < DHIST_MAX &&
+	       NLE(lat_le) < DHIST_MAX, "+Inf fits too");
 
 static void hist_add(struct dhist *h, const double *le, unsigned int n, double v)
 {
@@ -68,6 +72,119 @@ static void hist_print(FILE *f, const char *name, const char *label, const struc
 		(unsigned long long)h->count);
 }
 
+/* A label's value, escaping \\, " and newlines as the format wants. */
+static void label_value(FILE *f, const char *v)
+{
+	for (const char *p = v; *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", f);
+		else
+			fprintf(f, "%s%c", *p == '"' || *p == '\\' ? "\\" : "", *p);
+	}
+}
+
+void metrics_cgroup(uint32_t pid, char *buf, size_t len)
+{
+	char path[32], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+
+	snprintf(buf, len, "unknown");
+	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;		/* gone already, or not ours to read */
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (strncmp(line, "0::", 3))
+			continue;	/* a v1 hierarchy's */
+		if (line[n - 1] == '\n')
+			line[--n] = 0;
+		if (n > 3)
+			snprintf(buf, len, "%s", line + 3);
+		break;
+	}
+	free(line);
+	fclose(f);
+}
+
+/* The entry of @label in @s, made while there is room (and memory), else other. */
+static struct dacct *acct_get(struct dacct_set *s, unsigned int max, const char *label)
+{
+	struct dacct **v, *a;
+
+	for (unsigned int i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i]->label, label))
+			return s->v[i];
+	if (s->n >= max)
+		return &s->other;
+	v = realloc(s->v, (s->n + 1) * sizeof(*v));
+	if (!v)
+		return &s->other;
+	s->v = v;
+	a = calloc(1, sizeof(*a));
+	if (!a || !(a->label = strdup(label))) {
+		free(a);
+		return &s->other;
+	}
+	s->v[s->n++] = a;
+	return a;
+}
+
+void metrics_acct_open(struct dstats *ds, struct dacct *acct[DACCT_KINDS], uint32_t uid,
+		       uint32_t pid)
+{
+	char label[4096];
+
+	snprintf(label, sizeof(label), "%u", uid);
+	acct[DACCT_UID] = acct_get(&ds->acct[DACCT_UID], ds->acct_max, label);
+	metrics_cgroup(pid, label, sizeof(label));
+	acct[DACCT_CGROUP] = acct_get(&ds->acct[DACCT_CGROUP], ds->acct_max, label);
+}
+
+void metrics_acct_task(struct dstats *ds, struct dacct *const acct[DACCT_KINDS],
+		       const struct usched_completion *c, const uint64_t bytes[2], uint64_t now_ns)
+{
+	unsigned int outcome = !c->status ? 0 : c->status == -ECANCELED ? 2 : 1;
+	double lat[DLAT_N];
+
+	if (c->start_ns) {
+		lat[DLAT_QUEUE] = c->start_ns > c->queued_ns ? (c->start_ns - c->queued_ns) * 1e-9 : 0;
+		lat[DLAT_DEVICE] = (c->end_ns - c->start_ns) * 1e-9;
+		lat[DLAT_DELIVERY] = now_ns > c->end_ns ? (now_ns - c->end_ns) * 1e-9 : 0;
+		for (int i = 0; i < DLAT_N; i++) {
+			hist_add(&ds->lat[i], lat_le, NLE(lat_le), lat[i]);
+			hist_add(&acct[DACCT_UID]->lat[i], lat_le, NLE(lat_le), lat[i]);
+		}
+	}
+	for (int k = 0; k < DACCT_KINDS; k++) {
+		struct dacct *a = acct[k];
+
+		a->tasks[outcome]++;
+		for (int st = 0; st < USCHED_STAGES; st++)
+			a->engine_ns[st] += c->busy_ns[st];
+		if (!c->status) {	/* as the core counts tq_bytes_total */
+			a->bytes[0] += bytes[0];
+			a->bytes[1] += bytes[1];
+		}
+	}
+}
+
+void metrics_acct_free(struct dstats *ds)
+{
+	for (int k = 0; k < DACCT_KINDS; k++) {
+		struct dacct_set *s = &ds->acct[k];
+
+		for (unsigned int i = 0; i < s->n; i++) {
+			free(s->v[i]->label);
+			free(s->v[i]);
+		}
+		free(s->v);
+		s->v = NULL;
+		s->n = 0;
+	}
+}
+
 void metrics_tg(void *arg, const struct usched_tg_stat *s)
 {
 	struct dstats *ds = arg;
@@ -85,6 +202,97 @@ void metrics_tg(void *arg, const struct usched_tg_stat *s)
 		ds->tg_err_max = err;
 }
 
+static const char *const acct_key[DACCT_KINDS] = { "uid", "cgroup" };
+static const char *const acct_family[DACCT_KINDS] = { "tq_client", "tq_cgroup" };
+static const char *const lat_name[DLAT_N] = { "queue_wait", "device", "delivery" };
+static const char *const lat_help[DLAT_N] = {
+	"from its submission to its first command's start",
+	"from its first command's start to its last one's end",
+	"from its last command's end to its completion record queued for the module",
+};
+
+/* Entry i of @s: the labelled ones, then other once the table is full (it stays full); NULL past. */
+static const struct dacct *acct_at(const struct dacct_set *s, unsigned int max, unsigned int i)
+{
+	if (i < s->n)
+		return s->v[i];
+	return i == s->n && s->n >= max ? &s->other : NULL;
+}
+
+static void acct_label(FILE *f, const char *key, const struct dacct *a)
+{
+	fprintf(f, "%s=\"", key);
+	label_value(f, a->label ? a->label : "other");
+	fputc('"', f);
+}
+
+/* The counters of one kind of label, a family at a time. */
+static void acct_fprint(FILE *f, const struct dacct_set *s, unsigned int max, int k)
+{
+	static const char *const outcome[3] = { "ok", "error", "cancelled" };
+	const char *key = acct_key[k], *fam = acct_family[k];
+	const struct dacct *a;
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s_engine_seconds_total", fam);
+	metric(f, name, "counter", "Device time of the tasks the core finished, by stage.");
+	for (unsigned int i = 0; (a = acct_at(s, max, i)); i++)
+		for (int st = 0; st < USCHED_STAGES; st++) {
+			fprintf(f, "%s{", name);
+			acct_label(f, key, a);
+			fprintf(f, ",stage=\"%s\"} %.9f\n", stage_names[st], a->engine_ns[st] * 1e-9);
+		}
+	snprintf(name, sizeof(name), "%s_bytes_total", fam);
+	metric(f, name, "counter", "Bytes copied for the tasks that succeeded, by direction.");
+	for (unsigned int i = 0; (a = acct_at(s, max, i)); i++)
+		for (int dir = 0; dir < 2; dir++) {
+			fprintf(f, "%s{", name);
+			acct_label(f, key, a);
+			fprintf(f, ",dir=\"%s\"} %llu\n", dir ? "dth" : "htd",
+				(unsigned long long)a->bytes[dir]);
+		}
+	snprintf(name, sizeof(name), "%s_tasks_total", fam);
+	metric(f, name, "counter", "Tasks the core finished, by outcome.");
+	for (unsigned int i = 0; (a = acct_at(s, max, i)); i++)
+		for (int o = 0; o < 3; o++) {
+			fprintf(f, "%s{", name);
+			acct_label(f, key, a);
+			fprintf(f, ",status=\"%s\"} %llu\n", outcome[o],
+				(unsigned long long)a->tasks[o]);
+		}
+	snprintf(name, sizeof(name), "%s_refused_total", fam);
+	metric(f, name, "counter", "Descriptors and contexts refused by a limit.");
+	for (unsigned int i = 0; (a = acct_at(s, max, i)); i++) {
+		fprintf(f, "%s{", name);
+		acct_label(f, key, a);
+		fprintf(f, "} %llu\n", (unsigned long long)a->refused);
+	}
+}
+
+/* The latency histograms: of every task, then per uid. */
+static void lat_fprint(FILE *f, const struct dstats *ds)
+{
+	const struct dacct_set *s = &ds->acct[DACCT_UID];
+	const struct dacct *a;
+	char name[64], help[160], label[32];
+
+	for (int l = 0; l < DLAT_N; l++) {
+		snprintf(name, sizeof(name), "tq_task_%s_seconds", lat_name[l]);
+		snprintf(help, sizeof(help), "Per task the core ran, %s.", lat_help[l]);
+		metric(f, name, "histogram", help);
+		hist_print(f, name, "", &ds->lat[l], lat_le, NLE(lat_le));
+	}
+	for (int l = 0; l < DLAT_N; l++) {
+		snprintf(name, sizeof(name), "tq_client_%s_seconds", lat_name[l]);
+		snprintf(help, sizeof(help), "Per task the core ran, by uid, %s.", lat_help[l]);
+		metric(f, name, "histogram", help);
+		for (unsigned int i = 0; (a = acct_at(s, ds->acct_max, i)); i++) {
+			snprintf(label, sizeof(label), "uid=\"%s\"", a->label ? a->label : "other");
+			hist_print(f, name, label, &a->lat[l], lat_le, NLE(lat_le));
+		}
+	}
+}
+
 void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *ds,
 		    double uptime_s)
 {
@@ -93,8 +301,7 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 
 	metric(f, "tq_info", "gauge", "The device and settings usched runs with.");
 	fprintf(f, "tq_info{device=\"");
-	for (const char *p = s->device; *p; p++)	/* label values escape \ and " */
-		fprintf(f, "%s%c", *p == '"' || *p == '\\' ? "\\" : "", *p);
+	label_value(f, s->device);
 	fprintf(f, "\",policy=\"%s\",copy_engines=\"%u\",kernel_queues=\"%u\",max_tg=\"%u\"} 1\n",
 		s->policy, s->dma, s->kqueues, s->max_tg);
 	metric(f, "tq_uptime_seconds", "gauge", "Seconds since usched started.");
@@ -265,6 +472,10 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 	fprintf(f, "tq_state_dropped_total %llu\n", (unsigned long long)ds->state_dropped);
 	metric(f, "tq_users", "gauge", "Uids whose limits usched has resolved.");
 	fprintf(f, "tq_users %llu\n", (unsigned long long)ds->users);
+
+	for (int k = 0; k < DACCT_KINDS; k++)
+		acct_fprint(f, &ds->acct[k], ds->acct_max, k);
+	lat_fprint(f, ds);
 }
 
 /*

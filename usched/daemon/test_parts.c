@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,7 +36,7 @@ static void write_file(const char *path, const char *text)
 
 static char *read_file(const char *path)
 {
-	static char buf[16384];
+	static char buf[1 << 17];
 	FILE *f = fopen(path, "r");
 	size_t n = 0;
 
@@ -54,7 +55,7 @@ static void test_set(void)
 	const char *why = NULL;
 
 	dconf_init(&c);
-	tap_ok(c.metrics_interval == 5 && c.state && !strcmp(c.devnode, "/dev/tqsubmit") &&
+	tap_ok(c.metrics_interval == 5 && c.metrics_clients == 64 && c.state && !strcmp(c.devnode, "/dev/tqsubmit") &&
 	       !c.max_tg && !c.policy, "defaults");
 	tap_ok(!dconf_set(&c, "device", "1/NVIDIA H200", &why) && !strcmp(c.platform, "1") &&
 	       !strcmp(c.device, "NVIDIA H200"), "device: platform/device");
@@ -63,6 +64,9 @@ static void test_set(void)
 	tap_ok(!dconf_set(&c, "device", "Portable/", &why) && !strcmp(c.platform, "Portable") &&
 	       !c.device, "device: a platform alone");
 	tap_ok(!dconf_set(&c, "max-tg", "16", &why) && c.max_tg == 16, "max-tg 16");
+	tap_ok(!dconf_set(&c, "metrics-clients", "0", &why) && !c.metrics_clients &&
+	       dconf_set(&c, "metrics-clients", "4097", &why) == -EINVAL && !c.metrics_clients,
+	       "metrics-clients 0 taken, 4097 refused");
 	tap_ok(dconf_set(&c, "max-tg", "0", &why) == -EINVAL && c.max_tg == 16 &&
 	       dconf_set(&c, "max-tg", "65", &why) == -EINVAL &&
 	       dconf_set(&c, "max-tg", "8x", &why) == -EINVAL &&
@@ -720,6 +724,157 @@ static void test_limit_metrics(void)
 	       "metrics: refusals by limit, build crashes, users");
 }
 
+/*
+ * The _bucket lines of histogram @name{@label} cumulative, all of them
+ * (the latencies' 19 and +Inf last), and +Inf's equal to its _count.
+ */
+static bool hist_form(const char *text, const char *name, const char *label)
+{
+	char head[160], tail[160];
+	unsigned long long prev = 0, v = 0, n;
+	const char *p = text;
+	bool inf = false;
+	int buckets = 0;
+
+	snprintf(head, sizeof(head), "\n%s_bucket{%s%sle=\"", name, label, *label ? "," : "");
+	while ((p = strstr(p, head))) {
+		p += strlen(head);
+		inf = !strncmp(p, "+Inf\"} ", 7);
+		if (sscanf(strchr(p, ' '), " %llu", &v) != 1 || v < prev)
+			return false;
+		prev = v;
+		buckets++;
+	}
+	snprintf(tail, sizeof(tail), "\n%s_sum%s%s%s ", name, *label ? "{" : "", label,
+		 *label ? "}" : "");
+	if (!inf || buckets != 20 || !strstr(text, tail))
+		return false;
+	snprintf(tail, sizeof(tail), "\n%s_count%s%s%s ", name, *label ? "{" : "", label,
+		 *label ? "}" : "");
+	p = strstr(text, tail);
+	return p && sscanf(p + strlen(tail), "%llu", &n) == 1 && n == v;
+}
+
+/* Our own v2 cgroup as /proc/self/cgroup has it; false if it has none. */
+static bool self_cgroup(char *buf, size_t len)
+{
+	char *text = read_file("/proc/self/cgroup"), *p = strstr(text, "0::");
+
+	if (!p || (p != text && p[-1] != '\n') || p[3] == '\n')
+		return false;
+	snprintf(buf, len, "%.*s", (int)strcspn(p + 3, "\n"), p + 3);
+	return true;
+}
+
+static bool has(const char *text, const char *line)
+{
+	bool ok = strstr(text, line) != NULL;
+
+	if (!ok)
+		tap_diag("missing: %s", line);
+	return ok;
+}
+
+/*
+ * Per-client accounting: uids and cgroups labelled up to metrics-clients,
+ * the rest in "other" from the start and for good, counters per label,
+ * latency histograms per uid and of every task in the Prometheus form.
+ */
+static void test_acct(void)
+{
+	struct usched_stats s = { .max_tg = 8 };
+	struct dstats ds = { .acct_max = 2 }, few = { .acct_max = 64 }, none = { 0 };
+	struct dacct *a[DACCT_KINDS], *b[DACCT_KINDS], *o[DACCT_KINDS], *x[DACCT_KINDS];
+	struct usched_completion ok = {
+		.queued_ns = 1000000, .start_ns = 1150000, .end_ns = 4150000,
+		.busy_ns = { 1000000, 2000000, 500000 },
+	}, bad = ok, cancelled = { .status = -ECANCELED };
+	const uint64_t bytes[2] = { 4096, 1024 };
+	char path[256], cg[2048], want[2200], *text;
+	pid_t gone = fork();
+
+	if (!gone)
+		_exit(0);
+	waitpid(gone, NULL, 0);		/* reaped: its /proc entry is gone */
+	bad.status = -EIO;
+	metrics_acct_open(&ds, a, 1000, getpid());
+	metrics_acct_open(&ds, b, 0, gone);
+	metrics_acct_open(&ds, o, 7, getpid());
+	tap_ok(!strcmp(a[DACCT_UID]->label, "1000") && !strcmp(b[DACCT_UID]->label, "0") &&
+	       o[DACCT_UID] == &ds.acct[DACCT_UID].other && !o[DACCT_UID]->label,
+	       "acct: two uids labelled (metrics-clients 2), the third other");
+	metrics_acct_open(&ds, x, 1000, gone);
+	tap_ok(x[DACCT_UID] == a[DACCT_UID] && x[DACCT_CGROUP] == b[DACCT_CGROUP],
+	       "acct: a labelled uid keeps its entry");
+	metrics_acct_open(&ds, x, 7, getpid());
+	tap_ok(x[DACCT_UID] == o[DACCT_UID] && ds.acct[DACCT_UID].n == 2,
+	       "acct: a uid in other stays there");
+	if (self_cgroup(cg, sizeof(cg)))
+		tap_ok(!strcmp(a[DACCT_CGROUP]->label, cg) && o[DACCT_CGROUP] == a[DACCT_CGROUP] &&
+		       !strcmp(b[DACCT_CGROUP]->label, "unknown"),
+		       "acct: cgroup %s from /proc/PID/cgroup, \"unknown\" for a pid gone", cg);
+	else
+		tap_skip("acct: cgroup from /proc/PID/cgroup", "no v2 line in /proc/self/cgroup");
+
+	metrics_acct_task(&ds, a, &ok, bytes, ok.end_ns + 30000);
+	metrics_acct_task(&ds, o, &bad, bytes, bad.end_ns + 30000);
+	metrics_acct_task(&ds, b, &cancelled, bytes, 5000000);
+	a[DACCT_UID]->refused = 2;
+	snprintf(path, sizeof(path), "%s/a.prom", dir);
+	metrics_write(path, (gid_t)-1, 5, &s, &ds, 1);
+	text = read_file(path);
+	tap_ok(has(text, "\ntq_client_engine_seconds_total{uid=\"1000\",stage=\"k\"} 0.002000000\n") &&
+	       has(text, "\ntq_client_engine_seconds_total{uid=\"other\",stage=\"htd\"} 0.001000000\n") &&
+	       has(text, "\ntq_client_bytes_total{uid=\"1000\",dir=\"htd\"} 4096\n") &&
+	       has(text, "\ntq_client_bytes_total{uid=\"1000\",dir=\"dth\"} 1024\n") &&
+	       has(text, "\ntq_client_bytes_total{uid=\"other\",dir=\"htd\"} 0\n") &&
+	       has(text, "\ntq_client_tasks_total{uid=\"1000\",status=\"ok\"} 1\n") &&
+	       has(text, "\ntq_client_tasks_total{uid=\"other\",status=\"error\"} 1\n") &&
+	       has(text, "\ntq_client_tasks_total{uid=\"0\",status=\"cancelled\"} 1\n") &&
+	       has(text, "\ntq_client_tasks_total{uid=\"0\",status=\"ok\"} 0\n") &&
+	       has(text, "\ntq_client_refused_total{uid=\"1000\"} 2\n") &&
+	       has(text, "\ntq_client_refused_total{uid=\"other\"} 0\n") &&
+	       has(text, "\ntq_cgroup_tasks_total{cgroup=\"unknown\",status=\"cancelled\"} 1\n"),
+	       "acct: engine time, bytes (of tasks that succeeded), outcomes, refusals per uid");
+	snprintf(want, sizeof(want), "\ntq_cgroup_tasks_total{cgroup=\"%s\",status=\"error\"} 1\n",
+		 a[DACCT_CGROUP]->label);
+	tap_ok(has(text, want) && has(text, "\n# TYPE tq_cgroup_engine_seconds_total counter\n") &&
+	       !strstr(text, "tq_cgroup_queue_wait"),
+	       "acct: per cgroup the counters, not the histograms");
+	tap_ok(has(text, "\n# TYPE tq_client_queue_wait_seconds histogram\n") &&
+	       has(text, "\ntq_client_queue_wait_seconds_bucket{uid=\"1000\",le=\"0.0001\"} 0\n") &&
+	       has(text, "\ntq_client_queue_wait_seconds_bucket{uid=\"1000\",le=\"0.0002\"} 1\n") &&
+	       has(text, "\ntq_client_queue_wait_seconds_sum{uid=\"1000\"} 0.00015\n") &&
+	       has(text, "\ntq_client_device_seconds_bucket{uid=\"1000\",le=\"0.002\"} 0\n") &&
+	       has(text, "\ntq_client_device_seconds_bucket{uid=\"1000\",le=\"0.005\"} 1\n") &&
+	       has(text, "\ntq_client_delivery_seconds_bucket{uid=\"1000\",le=\"2e-05\"} 0\n") &&
+	       has(text, "\ntq_client_delivery_seconds_bucket{uid=\"1000\",le=\"5e-05\"} 1\n") &&
+	       has(text, "\ntq_client_queue_wait_seconds_count{uid=\"0\"} 0\n") &&
+	       has(text, "\ntq_task_device_seconds_count 2\n") &&
+	       has(text, "\ntq_task_queue_wait_seconds_bucket{le=\"10\"} 2\n"),
+	       "acct: latencies per uid and of every task that ran (a cancelled one has none)");
+	tap_ok(hist_form(text, "tq_task_queue_wait_seconds", "") &&
+	       hist_form(text, "tq_task_device_seconds", "") &&
+	       hist_form(text, "tq_task_delivery_seconds", "") &&
+	       hist_form(text, "tq_client_queue_wait_seconds", "uid=\"1000\"") &&
+	       hist_form(text, "tq_client_device_seconds", "uid=\"other\"") &&
+	       hist_form(text, "tq_client_delivery_seconds", "uid=\"0\""),
+	       "acct: histograms' buckets cumulative, 10us..10s and +Inf, with _sum and _count");
+
+	metrics_acct_open(&few, a, 1000, getpid());
+	metrics_acct_open(&none, b, 1000, getpid());
+	metrics_write(path, (gid_t)-1, 5, &s, &few, 1);
+	text = read_file(path);
+	tap_ok(has(text, "\ntq_client_tasks_total{uid=\"1000\",status=\"ok\"} 0\n") &&
+	       !strstr(text, "\"other\""), "acct: no other while there is room");
+	tap_ok(b[DACCT_UID] == &none.acct[DACCT_UID].other &&
+	       b[DACCT_CGROUP] == &none.acct[DACCT_CGROUP].other && !none.acct[DACCT_UID].n,
+	       "acct: metrics-clients 0: every uid and cgroup other");
+	metrics_acct_free(&ds);
+	metrics_acct_free(&few);
+	metrics_acct_free(&none);
+}
+
 /* Builds in the usched-build child, against a real core on OpenCL's first device. */
 static void test_child(void)
 {
@@ -819,6 +974,7 @@ int main(void)
 	test_limit_math();
 	test_state_max();
 	test_limit_metrics();
+	test_acct();
 	test_child();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))

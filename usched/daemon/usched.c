@@ -371,6 +371,7 @@ int main(int argc, char **argv)
 	dlog_init(d.conf.foreground, d.conf.verbose);
 	/* a device named is looked for among OpenCL's: the platforms' start is here then */
 	d.st.start_settings_ns = tq_now_ns() - d.started_ns;
+	d.st.acct_max = d.conf.metrics_clients;	/* kept across SIGHUP: labels never move */
 	if (recoveries) {
 		d.st.recoveries = strtoull(recoveries, NULL, 10);
 		info("re-executed to get the device back (recovery %llu)",
@@ -457,6 +458,7 @@ int main(int argc, char **argv)
 	     (unsigned long long)d.st.completions);
 	loop_fini(&d);
 	ctx_free_all(&d);
+	metrics_acct_free(&d.st);
 	state_close(&d);
 	cache_close(&d);
 	close(d.fd);	/* the module (tqsubmitd) re-delivers what we did not complete */
