@@ -70,6 +70,11 @@ SOCKET_TESTS += usched/daemon/tests/isolate.sh
 usched/daemon/tests/isolate.sh: $(BIN)/usched $(BIN)/usched-build $(TESTBIN)/limits_client \
 	$(TESTBIN)/tq_counter
 
+# Per-client accounting: two uids' tasks under their own labels, metrics-clients' other.
+SOCKET_TESTS += usched/daemon/tests/accounting.sh
+usched/daemon/tests/accounting.sh: $(BIN)/usched $(BIN)/usched-build $(TESTBIN)/limits_client \
+	$(TESTBIN)/tq_counter
+
 # A built-in's size m from its plan, and tg-log / task-log, through the real usched.
 VM_TESTS += usched/daemon/tests/sizes.sh
 SOCKET_TESTS += usched/daemon/tests/sizes.sh
