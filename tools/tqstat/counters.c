@@ -24,14 +24,40 @@
 /* Module attributes that are levels, not running totals (the rest are totals). */
 static const char *const sysfs_gauges[] = { "contexts", "in_flight", "scheduler_pid" };
 
+void ctr_free(struct ctr_set *set)
+{
+	for (unsigned int i = 0; i < set->n; i++)
+		free(set->c[i].name);
+	free(set->c);
+	*set = (struct ctr_set){ 0 };
+}
+
+/* Empty it for a new reading, keeping the array. */
+static void ctr_clear(struct ctr_set *set)
+{
+	for (unsigned int i = 0; i < set->n; i++)
+		free(set->c[i].name);
+	set->n = 0;
+}
+
 static struct counter *ctr_add(struct ctr_set *set, const char *name, double v, bool gauge)
 {
 	struct counter *c;
 
-	if (set->n == CTR_MAX)
+	if (set->n == set->cap) {
+		unsigned int cap = set->cap ? 2 * set->cap : 256;
+
+		c = realloc(set->c, cap * sizeof(*c));
+		if (!c)
+			return NULL;
+		set->c = c;
+		set->cap = cap;
+	}
+	c = &set->c[set->n];
+	c->name = strdup(name);
+	if (!c->name)
 		return NULL;
-	c = &set->c[set->n++];
-	snprintf(c->name, sizeof(c->name), "%s", name);
+	set->n++;
 	c->value = v;
 	c->gauge = gauge;
 	c->hist = false;
@@ -75,7 +101,7 @@ int ctr_read_sysfs(const char *path, struct ctr_set *set)
 	struct dirent *de;
 	DIR *dir;
 
-	set->n = 0;
+	ctr_clear(set);
 	dir = opendir(path);
 	if (!dir)
 		return -errno;
@@ -102,8 +128,8 @@ int ctr_read_sysfs(const char *path, struct ctr_set *set)
 /* Gauges and histograms named by "# TYPE" lines seen so far. */
 struct types {
 	unsigned int n;
-	char name[CTR_MAX][CTR_NAME];
-	bool hist[CTR_MAX];
+	char name[CTR_FAMILIES][CTR_NAME];
+	bool hist[CTR_FAMILIES];
 };
 
 /*
@@ -148,7 +174,7 @@ static void parse_type(struct types *ty, const char *line)
 	char name[CTR_NAME], type[16];
 	bool hist;
 
-	if (sscanf(line, "# TYPE %1023s %15s", name, type) != 2 || ty->n == CTR_MAX)
+	if (sscanf(line, "# TYPE %1023s %15s", name, type) != 2 || ty->n == CTR_FAMILIES)
 		return;
 	hist = !strcmp(type, "histogram");
 	if (!hist && strcmp(type, "gauge"))
@@ -214,7 +240,7 @@ int ctr_parse_prom(const char *text, size_t len, struct ctr_set *set)
 	char line[CTR_NAME + 128], name[CTR_NAME];
 	int kept = 0;
 
-	set->n = 0;
+	ctr_clear(set);
 	if (!ty)
 		return 0;
 	while (text < end) {
@@ -237,6 +263,31 @@ int ctr_parse_prom(const char *text, size_t len, struct ctr_set *set)
 	return kept;
 }
 
+/* All of f, in a buffer to free(); NULL on a read error or without memory. */
+static char *read_stream(FILE *f, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap), *b;
+
+	while (buf) {
+		n += fread(buf + n, 1, cap - n, f);
+		if (ferror(f)) {
+			free(buf);
+			return NULL;
+		}
+		if (n < cap) {
+			*len = n;
+			return buf;
+		}
+		b = realloc(buf, 2 * cap);
+		if (!b)
+			free(buf);
+		buf = b;
+		cap *= 2;
+	}
+	return NULL;
+}
+
 int ctr_read_prom(const char *path, struct ctr_set *set)
 {
 	char *buf = NULL;
@@ -244,21 +295,16 @@ int ctr_read_prom(const char *path, struct ctr_set *set)
 	FILE *f;
 	int ret = 0;
 
-	set->n = 0;
+	ctr_clear(set);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	/* the writer replaces the file by rename, so one read sees one version */
-	buf = malloc(1 << 20);
-	if (!buf) {
-		ret = -ENOMEM;
-	} else {
-		len = fread(buf, 1, (1 << 20) - 1, f);
-		if (ferror(f))
-			ret = -EIO;
-		else
-			ctr_parse_prom(buf, len, set);
-	}
+	/* the writer replaces the file by rename, so one open file is one version, read whole */
+	buf = read_stream(f, &len);
+	if (!buf)
+		ret = ferror(f) ? -EIO : -ENOMEM;
+	else
+		ctr_parse_prom(buf, len, set);
 	free(buf);
 	fclose(f);
 	return ret;
@@ -273,7 +319,7 @@ int ctr_read_sock(const char *path, struct ctr_set *set)
 	ssize_t n;
 	int fd, ret = 0;
 
-	set->n = 0;
+	ctr_clear(set);
 	fd = tqt_connect(path);
 	if (fd < 0)
 		return fd;

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CTR_MAX		256
+#define CTR_FAMILIES	256	/* "# TYPE" lines a file's gauges and histograms are known by */
 /* usched's refusals by limit: the snapshot shows their sum, --all each one too. */
 #define CTR_LIMITS	"tq_limit_refused_total"
 
@@ -19,16 +19,20 @@
 #define CTR_NAME	1024
 
 struct counter {
-	char name[CTR_NAME];	/* sysfs file name, or metric{label="value",...} as written */
+	char *name;		/* sysfs file name, or metric{label="value",...} as written */
 	double value;
 	bool gauge;		/* a level (shown as is), not a running total (shown as a rate) */
 	bool hist;		/* a histogram's bucket, sum or count (only in --all) */
 };
 
+/* As many as the source has (usched's per-client series are thousands); zeroed before use. */
 struct ctr_set {
-	unsigned int n;
-	struct counter c[CTR_MAX];
+	unsigned int n, cap;
+	struct counter *c;
 };
+
+/* Free a set's counters; it may be read into again. */
+void ctr_free(struct ctr_set *set);
 
 /*
  * Every attribute of dir that holds one integer. 0, or -errno when the

@@ -104,23 +104,71 @@ static bool fits(const char *s, int cols, int *rows)
 	return widest <= cols;
 }
 
-/* usched's metrics as a file: fresh (written now by pid, every 5 s) or old. */
+/*
+ * usched's metrics as a file: fresh (written now by pid, every 5 s) or old;
+ * 8 uids and other with per-client series (other's queue waits all past
+ * the last bound), and NCGROUPS cgroups' task counts.
+ */
+#define NCGROUPS	300
+
 static void write_metrics(const char *dir, const char *name, long pid, long age)
 {
-	char text[4096];
+	static const char *const le[] = { "0.001", "0.01", "0.02", "0.1", "+Inf" };
+	char *text = NULL, uid[16];
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
 
-	snprintf(text, sizeof(text),
-		 "tq_metrics_time_seconds %lld\ntq_metrics_interval_seconds 5\ntq_pid %ld\n"
-		 "tq_info{device=\"%0150d\",policy=\"flow\",copy_engines=\"2\","
-		 "kernel_queues=\"2\",max_tg=\"8\"} 1\n"
-		 "tq_tasks_submitted_total 1000000\ntq_tasks_total{status=\"ok\"} 999990\n"
-		 "tq_tasks_total{status=\"error\"} 10\ntq_queue_depth 12\ntq_tasks_running 8\n"
-		 "tq_bytes_total{dir=\"htd\"} 123456789012\ntq_bytes_total{dir=\"dth\"} 4567\n"
-		 "tq_contexts 8\ntq_users 8\ntq_domains 3\ntq_tgs_total 125000\ntq_tg_size_tasks_sum 999990\n"
-		 "tq_limit_refused_total{limit=\"max-work-items\"} 2\n"
-		 "tq_limit_refused_total{limit=\"allow-source\"} 5\n",
-		 (long long)time(NULL) - age, pid, 1);
+	fprintf(f, "tq_metrics_time_seconds %lld\ntq_metrics_interval_seconds 5\ntq_pid %ld\n"
+		"tq_info{device=\"%0150d\",policy=\"flow\",copy_engines=\"2\","
+		"kernel_queues=\"2\",max_tg=\"8\"} 1\n"
+		"tq_tasks_submitted_total 1000000\ntq_tasks_total{status=\"ok\"} 999990\n"
+		"tq_tasks_total{status=\"error\"} 10\ntq_queue_depth 12\ntq_tasks_running 8\n"
+		"tq_bytes_total{dir=\"htd\"} 123456789012\ntq_bytes_total{dir=\"dth\"} 4567\n"
+		"tq_contexts 8\ntq_users 8\ntq_domains 3\ntq_tgs_total 125000\ntq_tg_size_tasks_sum 999990\n"
+		"tq_limit_refused_total{limit=\"max-work-items\"} 2\n"
+		"tq_limit_refused_total{limit=\"allow-source\"} 5\n",
+		(long long)time(NULL) - age, pid, 1);
+	fprintf(f, "# TYPE tq_client_queue_wait_seconds histogram\n");
+	/* uid 1000 + i: kernel time 1.5 (i + 1) s, 100 (i + 1) tasks ok and i failed */
+	for (int i = 0; i <= 8; i++) {
+		double k = i < 8 ? 1.5 * (i + 1) : 11;
+		int ok = i < 8 ? 100 * (i + 1) : 50, tasks = ok + (i < 8 ? i : 0);
+
+		if (i < 8)
+			snprintf(uid, sizeof(uid), "%d", 1000 + i);
+		else
+			snprintf(uid, sizeof(uid), "other");
+		fprintf(f, "tq_client_engine_seconds_total{uid=\"%s\",stage=\"htd\"} 0\n"
+			"tq_client_engine_seconds_total{uid=\"%s\",stage=\"k\"} %g\n"
+			"tq_client_tasks_total{uid=\"%s\",status=\"ok\"} %d\n"
+			"tq_client_tasks_total{uid=\"%s\",status=\"error\"} %d\n",
+			uid, uid, k, uid, ok, uid, tasks - ok);
+		for (int b = 0; b < 5; b++)
+			fprintf(f, "tq_client_queue_wait_seconds_bucket{uid=\"%s\",le=\"%s\"} %d\n",
+				uid, le[b], i == 8 ? (b == 4) * tasks : b < 2 ? 0 : tasks);
+		fprintf(f, "tq_client_queue_wait_seconds_count{uid=\"%s\"} %d\n", uid, tasks);
+	}
+	for (int i = 0; i < NCGROUPS; i++)
+		fprintf(f, "tq_cgroup_tasks_total{cgroup=\"/user.slice/u%d\",status=\"ok\"} %d\n", i, i);
+	fclose(f);
 	test_write(dir, name, text);
+	free(text);
+}
+
+/* A copy of the line of s that holds what, or "". */
+static const char *line_of(const char *s, const char *what)
+{
+	static char buf[256];
+	const char *p = strstr(s, what), *b, *e;
+
+	buf[0] = 0;
+	if (!p)
+		return buf;
+	for (b = p; b > s && b[-1] != '\n'; b--)
+		;
+	e = strchrnul(p, '\n');
+	snprintf(buf, sizeof(buf), "%.*s", (int)(e - b), b);
+	return buf;
 }
 
 int main(void)
@@ -128,9 +176,9 @@ int main(void)
 	char tmp[] = "/tmp/tqstat-test.XXXXXX", sys[600], metrics[600], args[2048];
 	bool narrow;
 	int rows;
-	static char out[8192], err[4096];
+	static char out[1 << 16], err[1 << 16];
 	const struct counter *c;
-	struct ctr_set set;
+	struct ctr_set set = { 0 };
 
 	/* the Prometheus parser */
 	tap_ok(ctr_parse_prom(prom, strlen(prom), &set) == 9, "prom: nine samples kept");
@@ -198,11 +246,28 @@ int main(void)
 	       strstr(out, "usched ") && strstr(out, " 8 contexts of 8 user(s), 3 isolated") &&
 	       strstr(out, "115 GiB to the device") && strstr(out, "7 by limits (5 OpenCL C source)") &&
 	       !strstr(out, "STALE"), "snapshot: the module's and usched's counters, with units");
+	tap_ok(strstr(out, "\n  top uids   uid ") && strstr(line_of(out, " 1007 "), " 807 ") &&
+	       strstr(line_of(out, " 1007 "), " 12.00 s ") &&
+	       strstr(line_of(out, " 1007 "), " 19.9 ms") &&
+	       strstr(line_of(out, " other "), " 11.00 s ") &&
+	       strstr(line_of(out, " other "), " 100.0 ms") &&
+	       strstr(line_of(out, " 1005 "), " 9.00 s ") && !strstr(out, " 1004 ") &&
+	       strstr(out, " 1007 ") < strstr(out, " other ") &&
+	       strstr(out, " other ") < strstr(out, " 1006 "),
+	       "snapshot: the 4 uids of most engine time first: tasks, engine time, p99 queue "
+	       "wait from the histogram (interpolated; past its last bound, that bound)");
 	narrow = fits(out, 100, &rows);
 	tap_ok(narrow && rows <= 24, "snapshot: at most 100 columns and 24 rows with 8 clients "
 	       "and a 150-character device name (%d rows)", rows);
 	for (char *l = strtok(strcpy(err, out), "\n"); l; l = strtok(NULL, "\n"))
 		tap_diag("%s", l);
+
+	snprintf(args, sizeof(args), "--sysfs %s --socket %s/none --metrics %s/live.prom --all", sys,
+		 tmp, tmp);
+	tap_ok(run(args, out, sizeof(out), err, sizeof(err), tmp) == 0 &&
+	       count_of(out, "\ntq_cgroup_tasks_total{") == NCGROUPS &&
+	       strstr(out, "\ntq_client_queue_wait_seconds_count{uid=\"other\"} 50\n"),
+	       "--all: every series, past the old 256 (%d cgroups, 9 uids)", NCGROUPS);
 
 	/* -w: a screen every interval, rates from the second on */
 	snprintf(args, sizeof(args), "--sysfs %s --socket %s/none --metrics %s/live.prom -w 0.05 3",
@@ -315,6 +380,7 @@ int main(void)
 		       "neither transport: both named missing, exit status 1");
 	}
 
+	ctr_free(&set);
 	snprintf(args, sizeof(args), "rm -rf %s", tmp);
 	if (system(args))
 		tap_diag("could not remove %s", tmp);

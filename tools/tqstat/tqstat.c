@@ -15,7 +15,8 @@
  *
  * The default is one snapshot, at most SCREEN_COLS columns and SCREEN_ROWS
  * rows whatever the number of clients: the transport's counters (the
- * module's, else tqsubmitd's) and usched's, with units. -w (or an INTERVAL)
+ * module's, else tqsubmitd's) and usched's, with units, and the TOP_UIDS
+ * uids of most engine time (usched's tq_client_* series). -w (or an INTERVAL)
  * redraws it every INTERVAL seconds (2), COUNT times (for ever), with rates.
  * --all prints every counter as "name value", names and labels as their
  * source wrote them. usched's file is stale when the pid that wrote it is
@@ -47,6 +48,7 @@
 #define SCREEN_ROWS	24
 #define FMT_LEN		64	/* a value formatted, or a label's value as shown */
 #define STALE_PERIODS	3	/* intervals without a rewrite that make the file stale */
+#define TOP_UIDS	4	/* rows of the per-uid table: the screen holds 8 clients and them */
 
 enum { MODULE, TQSUBMITD, METRICS, NSRC };
 
@@ -87,9 +89,13 @@ static void usage(FILE *f)
 		   "  --version       print tq's version and exit\n");
 }
 
+/* The last reading becomes prev; the one before's memory takes the new one. */
 static void read_source(struct source *s)
 {
+	struct ctr_set t = s->prev;
+
 	s->prev = s->now;
+	s->now = t;
 	s->err = s->read(s->path, &s->now);
 }
 
@@ -291,6 +297,120 @@ static void show_transport(double dt)
 		     count(value(c, "bad_records")), count(value(c, "stalled_sends")));
 }
 
+/* One uid's line of the table: usched's tq_client_* series summed. */
+struct uid_row {
+	char uid[16];		/* decimal, or "other" */
+	double tasks, engine;
+};
+
+/* The uid="..." label's value of a sample's name into uid; false if it has none. */
+static bool uid_of(const char *name, char *uid, size_t size)
+{
+	const char *p = strstr(name, "{uid=\"");
+	size_t n;
+
+	if (!p)
+		return false;
+	p += 6;
+	n = strcspn(p, "\"");
+	if (!p[n] || n >= size)
+		return false;
+	memcpy(uid, p, n);
+	uid[n] = 0;
+	return true;
+}
+
+/* The row of uid in rows[0..*n), added if new; NULL without memory. */
+static struct uid_row *uid_row(struct uid_row **rows, unsigned int *n, const char *uid)
+{
+	struct uid_row *r;
+
+	for (unsigned int i = 0; i < *n; i++)
+		if (!strcmp((*rows)[i].uid, uid))
+			return &(*rows)[i];
+	r = realloc(*rows, (*n + 1) * sizeof(*r));
+	if (!r)
+		return NULL;
+	*rows = r;
+	r += (*n)++;
+	*r = (struct uid_row){ 0 };
+	snprintf(r->uid, sizeof(r->uid), "%s", uid);
+	return r;
+}
+
+static int by_engine(const void *a, const void *b)
+{
+	const struct uid_row *x = a, *y = b;
+
+	return x->engine < y->engine ? 1 : x->engine > y->engine ? -1 : strcmp(x->uid, y->uid);
+}
+
+/*
+ * The 99th percentile of uid's queue wait from its histogram's buckets, as
+ * Prometheus's histogram_quantile() has it: linear within the bucket, the
+ * highest finite bound when it falls in +Inf. NAN without tasks.
+ */
+static double p99_wait(const struct ctr_set *m, const char *uid)
+{
+	char head[64];
+	double count = NAN, lo = 0, below = 0;
+	size_t hl;
+
+	snprintf(head, sizeof(head), "tq_client_queue_wait_seconds_bucket{uid=\"%s\",le=\"", uid);
+	hl = strlen(head);
+	for (unsigned int i = 0; i < m->n; i++)
+		if (!strncmp(m->c[i].name, head, hl) && !strncmp(m->c[i].name + hl, "+Inf", 4))
+			count = m->c[i].value;
+	if (!(count > 0))
+		return NAN;
+	for (unsigned int i = 0; i < m->n; i++) {
+		const struct counter *c = &m->c[i];
+		double le;
+
+		if (strncmp(c->name, head, hl) || !strncmp(c->name + hl, "+Inf", 4))
+			continue;
+		le = strtod(c->name + hl, NULL);
+		if (c->value >= 0.99 * count)
+			return c->value > below ? lo + (le - lo) * (0.99 * count - below) /
+							     (c->value - below) : le;
+		lo = le;
+		below = c->value;
+	}
+	return lo;
+}
+
+/* The uids with the most engine time: their tasks, engine time and p99 queue wait. */
+static void show_uids(const struct ctr_set *m)
+{
+	static const char *const fam[] = { "tq_client_engine_seconds_total{",
+					   "tq_client_tasks_total{" };
+	struct uid_row *rows = NULL, *r;
+	unsigned int n = 0;
+	char uid[16];
+
+	for (unsigned int i = 0; i < m->n; i++) {
+		const struct counter *c = &m->c[i];
+		bool engine = !strncmp(c->name, fam[0], strlen(fam[0]) - 1);
+
+		if ((!engine && strncmp(c->name, fam[1], strlen(fam[1]) - 1)) ||
+		    !uid_of(c->name, uid, sizeof(uid)) || !(r = uid_row(&rows, &n, uid)))
+			continue;
+		if (engine)
+			r->engine += c->value;
+		else
+			r->tasks += c->value;
+	}
+	if (n) {
+		qsort(rows, n, sizeof(*rows), by_engine);
+		line("  top uids   %-10s %12s %14s %16s", "uid", "tasks", "engine time",
+		     "p99 queue wait");
+	}
+	for (unsigned int i = 0; i < n && i < TOP_UIDS; i++)
+		line("             %-10s %12s %14s %16s", rows[i].uid, count(rows[i].tasks),
+		     secs(rows[i].engine), secs(p99_wait(m, rows[i].uid)));
+	free(rows);
+}
+
 static void show_usched(double dt)
 {
 	const struct source *s = &src[METRICS];
@@ -349,6 +469,7 @@ static void show_usched(double dt)
 		   value(m, "tq_task_command_errors_total{stage=\"k\"}") +
 		   value(m, "tq_task_command_errors_total{stage=\"dth\"}")),
 	     count(value(m, "tq_device_recoveries_total")));
+	show_uids(m);
 }
 
 /* One screen; dt: seconds since the last, 0 for the first (no rates). */
