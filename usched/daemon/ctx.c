@@ -28,7 +28,8 @@
  * also holds what all the contexts of that uid have registered, for the
  * per-user quotas. A descriptor over a limit completes with the uapi's
  * status for it (-E2BIG, -EDQUOT, -EPERM, -ETIME) and counts in
- * dstats.refused; nothing of it is copied or kept.
+ * dstats.refused, and in its context's uid's and cgroup's accounting
+ * (metrics.c, resolved at the open); nothing of it is copied or kept.
  *
  * Isolation: OpenCL C source could read any device memory of the context
  * it runs in. A context of a user without allow-source but with
