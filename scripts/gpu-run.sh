@@ -90,12 +90,14 @@ if [ $openloop = 1 ] && [ ${#bench[@]} = 0 ]; then
 fi
 if [ $quick = 1 ]; then
 	calib=(--quick)
-	[ ${#bench[@]} = 0 ] && bench=(--quick --time-limit 120)
+	[ ${#bench[@]} = 0 ] && [ $restart = 0 ] && bench=(--quick --time-limit 120)
 else
 	calib=()
 	# the experiments in order of importance; those that would start after
 	# the limit are skipped, so the whole run stays within the lease
-	[ ${#bench[@]} = 0 ] && bench=(--configs 4x1,6x1,8x1 --runs 3 --time-limit 420)
+	# (--restart: restart-time.sh's own defaults)
+	[ ${#bench[@]} = 0 ] && [ $restart = 0 ] &&
+		bench=(--configs 4x1,6x1,8x1 --runs 3 --time-limit 420)
 fi
 
 t0=$SECONDS
