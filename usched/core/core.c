@@ -91,10 +91,11 @@
  *    limit / 8 (1-100 ms) until it sees the kernel free to run, and fails
  *    the task with -ETIME limit ns after that (never sooner than the limit:
  *    it sees the start late, if at all). A driver that reports CL_RUNNING
- *    tells the start better, and PoCL compiles a kernel at its first launch,
- *    before it runs: from CL_RUNNING on, the limit counts from there; a
- *    kernel's first launch not seen running gets WATCH_FIRST_GRACE_NS more
- *    (a driver may be compiling it). OpenCL cannot stop a running
+ *    tells the start better, and PoCL compiles a kernel at its first launch
+ *    of each work-group size, before it runs: from CL_RUNNING on, the limit
+ *    counts from there. A kernel's first launch not seen running, and on a
+ *    driver that has said CL_RUNNING any launch not seen running yet, gets
+ *    WATCH_COMPILE_GRACE_NS more (the driver may be compiling it). OpenCL cannot stop a running
  *    kernel, so the core is wedged from then on: after the culprit's
  *    completion it calls opts.wedged (a daemon re-executes itself there,
  *    and its OpenCL context dies with the old image), then completes the

@@ -45,7 +45,7 @@
 #define CLEAR_END	UINT64_MAX	/* task.clear_to: up to the device buffer's end */
 #define WATCH_TICK_MIN	1000000		/* the watchdog looks for a kernel's start every */
 #define WATCH_TICK_MAX	100000000	/* limit / 8 ns, within these */
-#define WATCH_FIRST_GRACE_NS	30000000000ull	/* a first launch not seen running: + 30 s */
+#define WATCH_COMPILE_GRACE_NS	30000000000ull	/* a launch not seen running: + 30 s */
 #define MAX_CMDS	(2 * USCHED_MAX_BUFS + 1)
 
 /*
@@ -379,6 +379,7 @@ struct usched {
 	unsigned int limited;	/* tasks launched and not collected that have a time limit */
 	uint64_t watch_at;	/* when the watchdog looks next; JIT_WAIT: nothing to watch */
 	bool wedging;		/* a kernel overran its limit: usched_process() wedges the core */
+	bool says_running;	/* the driver has reported a kernel CL_RUNNING (core.c, 7) */
 	bool lost;		/* the device (or its context) is lost: wedging too */
 	struct exec_fault fault;	/* tests only */
 	uint64_t inflight_bytes;

@@ -8,7 +8,8 @@
  * -ECANCELED, a new one is refused with -ENOTRECOVERABLE, and
  * usched_destroy() returns while the kernel still runs. A kernel inside
  * its limit completes. opts.started sees every task once, before its first
- * command starts.
+ * command starts. A kernel launched again at a new work-group size, which
+ * PoCL compiles again before it runs, is not failed for the compile's time.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -23,6 +24,7 @@
 #define LIMIT_NS	200000000ull
 #define SPIN_NS		2500000000ull	/* how long the endless kernel runs */
 #define NSEQ		16
+#define COMPILE_LIMIT_NS 150000000ull	/* under PoCL's compile for a new work-group size */
 
 static const char src[] =
 	"__kernel void spin(__global uint *x, uint iters)\n"
@@ -31,6 +33,18 @@ static const char src[] =
 	"\n"
 	"	for (uint i = 0; i < iters; i++)\n"
 	"		v = v * 1664525u + 1013904223u;\n"
+	"	x[0] = v;\n"
+	"}\n";
+
+/* Long straight-line code: PoCL's compile at each new work-group size is slow. */
+static const char heavy_src[] =
+	"#define MIX v = (v ^ (v >> 13)) * 0x5bd1e995u + x[v & 3];\n"
+	"#define R8(s) s s s s s s s s\n"
+	"__kernel void heavy(__global uint *x, uint iters)\n"
+	"{\n"
+	"	uint v = x[0] + iters;\n"
+	"\n"
+	"	R8(R8(R8(MIX)))\n"
 	"	x[0] = v;\n"
 	"}\n";
 
@@ -264,10 +278,64 @@ static void test_within(uint32_t iters)
 	tl_arena_free(&c.arena);
 }
 
+/*
+ * Launches at new work-group sizes under a limit shorter than PoCL's compile
+ * for each (hundreds of ms; its kernel cache is off for the test): each
+ * completes, once the driver has said CL_RUNNING for an earlier launch.
+ */
+static void test_recompile(uint32_t iters)
+{
+	static const size_t sizes[] = { 2, 4, 8, 16 };
+	uint64_t t0, slowest = 0;
+	struct usched_stats st;
+	struct usched_task t;
+	uint32_t prog, heavy;
+	struct core c;
+	int ret, ok = 0;
+
+	reset();
+	if (core_open(&c, 0)) {
+		tap_ok(0, "recompile: open a core");
+		return;
+	}
+	/* ~500 ms, so that the watchdog sees a kernel CL_RUNNING */
+	t = spin_task(&c, iters / 5, 0, 20 * LIMIT_NS);
+	ret = usched_submit(c.u, &t);
+	tap_ok(!ret && wait_done(1, 60000) && !got[0].status,
+	       "recompile: a first launch with a limit of 4 s completes (%s)",
+	       strerror(-got[0].status));
+	ret = usched_prog_add(c.u, USCHED_SHARED, heavy_src, sizeof(heavy_src), NULL, &prog, NULL);
+	ret = ret ?: usched_kernel_get(c.u, prog, "heavy", &heavy);
+	for (unsigned int i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && !ret; i++) {
+		t = spin_task(&c, 1, 1 + i, COMPILE_LIMIT_NS);
+		t.kernel = heavy;
+		t.global[0] = sizes[i];
+		t.local[0] = sizes[i];
+		t0 = tq_now_ns();
+		ret = usched_submit(c.u, &t);
+		if (ret || !wait_done(2 + i, 60000))
+			break;
+		ok += !got[1 + i].status;
+		if (got_ns[1 + i] - t0 > slowest)
+			slowest = got_ns[1 + i] - t0;
+	}
+	usched_stats(c.u, &st);
+	tap_ok(ok == 4 && !st.timeouts && !st.wedged,
+	       "recompile: 4 launches at new work-group sizes under a %.0f ms limit complete "
+	       "(%d of 4; the slowest took %.0f ms, compile included)",
+	       COMPILE_LIMIT_NS / 1e6, ok, slowest / 1e6);
+	usched_destroy(c.u);
+	tl_arena_free(&c.arena);
+}
+
 int main(void)
 {
-	const char *why = tl_setup();
+	const char *why;
 	uint32_t iters;
+
+	/* every new work-group size compiled for real, every run */
+	setenv("POCL_KERNEL_CACHE", "0", 1);
+	why = tl_setup();
 
 	if (why)
 		tap_skip_all(why);
@@ -276,6 +344,7 @@ int main(void)
 		    SPIN_NS / 1e9))
 		return tap_done();
 	test_within(iters);
+	test_recompile(iters);
 	test_overrun(iters, false);
 	test_overrun(iters, true);
 	return tap_done();
