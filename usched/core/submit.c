@@ -360,3 +360,13 @@ void task_unblock(struct usched *u, struct task *t)
 	list_add_tail(&next->node, &t->owner->ready);
 	u->nready++;
 }
+
+/* The fair-share policy's weights (core.c, 9): being built. */
+int usched_share_set(struct usched *u, uint64_t share, unsigned int weight)
+{
+	(void)u;
+	(void)share;
+	if (!weight || weight > USCHED_SHARE_MAX)
+		return -EINVAL;
+	return 0;
+}

@@ -73,6 +73,7 @@ enum usched_stage {
  * @cl_error: the OpenCL error of the command that failed it (-ENOMEM,
  *	-EINVAL, -EIO, -ENODEV); 0: none
  * @cl_stage: that command's stage (enum usched_stage)
+ * @flags: USCHED_DONE_*
  * @tg: sequence number (from 1) of the TG the task ran in; 0 if it did not
  * @queued_ns: when the task was submitted (CLOCK_MONOTONIC ns)
  * @start_ns: when its first command started (CLOCK_MONOTONIC ns; 0 if none)
@@ -101,6 +102,7 @@ struct usched_completion {
 	uint64_t busy_ns[USCHED_STAGES];
 	int32_t cl_error;
 	uint32_t cl_stage;
+	uint32_t flags;
 };
 
 /* Called on the core's thread (usched_process()'s caller); may submit. */
@@ -220,6 +222,10 @@ typedef void (*usched_calib_save_fn)(void *arg, const char *key, const struct tq
  *	measuring one; NULL: always measure
  * @calib_save: given the calibration just measured; NULL: none
  * @calib_arg: their first argument
+ * @prio_ahead_ms: the predicted device time of lower-class work the core
+ *	enqueues ahead of the highest class waiting, per engine (core.c, 9);
+ *	0: 2 ms
+ * @deadline: an enum usched_deadline
  *
  * The strings are read by usched_create() only.
  */
@@ -251,6 +257,8 @@ struct usched_opts {
 	usched_calib_load_fn calib_load;
 	usched_calib_save_fn calib_save;
 	void *calib_arg;
+	double prio_ahead_ms;
+	unsigned int deadline;
 };
 
 /* Which copies surround the kernel, as in the uapi's enum tq_dir. */
@@ -309,6 +317,12 @@ struct usched_arg {
  * @nargs: used entries of @arg: kernel argument i is @arg[i]
  * @time_limit_ns: the longest the kernel may run before the task fails with
  *	-ETIME; 0: opts.time_limit_ns
+ * @prio: its class, an enum usched_prio: higher classes go first (core.c,
+ *	9); 0 (USCHED_PRIO_NORMAL) for a task that names none
+ * @deadline_ns: CLOCK_MONOTONIC ns by which it should complete; 0: none
+ *	(opts.deadline says what happens to one that cannot make it)
+ * @share: the fair-share group its engine time counts to (a uid, a
+ *	cgroup id: usched_share_set() weighs it); 0: its owner, weight 1
  */
 struct usched_task {
 	uint64_t owner;
@@ -325,7 +339,29 @@ struct usched_task {
 	struct usched_buf buf[USCHED_MAX_BUFS];
 	struct usched_arg arg[USCHED_MAX_ARGS];
 	uint64_t time_limit_ns;
+	int32_t prio;
+	uint64_t deadline_ns;
+	uint64_t share;
 };
+
+/* usched_task.prio: the classes, lowest to highest; 0 is the default. */
+enum usched_prio {
+	USCHED_PRIO_BACKGROUND = -1,	/* only what no other class wants */
+	USCHED_PRIO_NORMAL = 0,
+	USCHED_PRIO_HIGH = 1,
+	USCHED_PRIO_CRITICAL = 2,	/* latency-critical: the top class */
+};
+#define USCHED_PRIO_MIN		USCHED_PRIO_BACKGROUND
+#define USCHED_PRIO_MAX		USCHED_PRIO_CRITICAL
+
+/* usched_opts.deadline: a task whose deadline the model says it cannot make */
+enum usched_deadline {
+	USCHED_DEADLINE_REFUSE = 0,	/* completes at once with -ETIMEDOUT, never runs */
+	USCHED_DEADLINE_FLAG = 1,	/* runs; its completion says USCHED_DONE_LATE */
+};
+
+/* usched_completion.flags */
+#define USCHED_DONE_LATE	(1u << 0)	/* it had a deadline and completed after it */
 
 /* What usched_create() spent its time on (usched_stats.start_ns). */
 enum usched_start_phase {
@@ -504,6 +540,15 @@ int usched_submit(struct usched *u, const struct usched_task *t);
  * a TG with -ECANCELED. Tasks already launched run to completion.
  */
 int usched_cancel(struct usched *u, uint64_t owner);
+
+/*
+ * The weight of fair-share group @share (usched_task.share) inside each
+ * class: under saturation groups get engine time in proportion to their
+ * weights. 1..USCHED_SHARE_MAX; a group never set weighs 1. -EINVAL out of
+ * range.
+ */
+#define USCHED_SHARE_MAX	10000
+int usched_share_set(struct usched *u, uint64_t share, unsigned int weight);
 
 void usched_stats(struct usched *u, struct usched_stats *s);
 /* "none", "resumed" or "proven"; "?" for a value out of range. */
