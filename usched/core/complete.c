@@ -344,17 +344,11 @@ struct task **watch_limits(struct usched *u, struct task **tail)
 			if (st == CL_RUNNING && !t->k_running) {
 				t->k_running = true;
 				t->k_seen = now;
-				u->says_running = true;
 			} else if (!t->k_seen && inputs_in(t)) {
 				t->k_seen = now;
 			}
-			/*
-			 * Not running yet: a driver may be compiling it. PoCL does so
-			 * at a kernel's first launch of each work-group size, not
-			 * only its first launch.
-			 */
 			allowed = t->limit_ns;
-			if (!t->k_running && (t->first || u->says_running))
+			if (t->first && !t->k_running)
 				allowed += WATCH_COMPILE_GRACE_NS;
 			tick = t->limit_ns / 8;
 			tick = tick < WATCH_TICK_MIN ? WATCH_TICK_MIN :

@@ -93,9 +93,10 @@
  *    it sees the start late, if at all). A driver that reports CL_RUNNING
  *    tells the start better, and PoCL compiles a kernel at its first launch
  *    of each work-group size, before it runs: from CL_RUNNING on, the limit
- *    counts from there. A kernel's first launch not seen running, and on a
- *    driver that has said CL_RUNNING any launch not seen running yet, gets
- *    WATCH_COMPILE_GRACE_NS more (the driver may be compiling it). OpenCL cannot stop a running
+ *    counts from there. A kernel's first launch of a shape (its local size,
+ *    or its global size where the driver chooses the local one) not seen
+ *    running gets WATCH_COMPILE_GRACE_NS more (the driver may be compiling
+ *    it). OpenCL cannot stop a running
  *    kernel, so the core is wedged from then on: after the culprit's
  *    completion it calls opts.wedged (a daemon re-executes itself there,
  *    and its OpenCL context dies with the old image), then completes the
@@ -188,6 +189,27 @@ static void timer_set(struct usched *u, uint64_t at)
 }
 
 /*
+ * Whether this is the kernel's first launch of t's shape, which a driver
+ * may compile before it runs (7): PoCL specialises a kernel for each
+ * work-group size, its own choice from the global size where the task
+ * gives none. Remembers the shape.
+ */
+static bool kern_new_shape(struct kern *k, const struct usched_task *t)
+{
+	const size_t *by = t->local[0] ? t->local : t->global;
+	uint64_t key = t->dim;
+
+	for (unsigned int d = 0; d < t->dim; d++)
+		key = key * 0x100000001b3ull ^ by[d];
+	key = key << 1 | (t->local[0] != 0);
+	for (unsigned int i = 0; i < k->nshape && i < KERN_SHAPES; i++)
+		if (k->shape[i] == key)
+			return false;
+	k->shape[k->nshape++ % KERN_SHAPES] = key;
+	return true;
+}
+
+/*
  * The TG's tasks are about to reach the device: tell opts.started, and
  * count those the watchdog watches (7).
  */
@@ -200,8 +222,7 @@ static void tg_started(struct usched *u, struct tg *tg)
 
 		s[i] = (struct usched_start){ t->t.owner, t->t.user_data };
 		u->limited += t->limit_ns != 0;
-		t->first = !t->kern->launched;
-		t->kern->launched = true;
+		t->first = kern_new_shape(t->kern, &t->t);
 	}
 	if (u->o.started)
 		u->o.started(u->o.started_arg, s, tg->n);

@@ -131,6 +131,9 @@ struct tg_copy {
 struct prog;
 struct tqk_task;
 
+/* Launch shapes a kernel remembers: a new one may be compiled first (core.c, 7). */
+#define KERN_SHAPES	8
+
 struct kern {
 	uint32_t id;
 	struct prog *prog;
@@ -138,7 +141,9 @@ struct kern {
 	unsigned int nargs;
 	uint8_t arg_kind[USCHED_MAX_ARGS];	/* enum usched_arg_kind each argument needs */
 	bool builtin_known;	/* builtin was looked up (core.c, under u->lock) */
-	bool launched;		/* a task of it was launched (loop thread only) */
+	/* the launch shapes it has had, most recent KERN_SHAPES (loop thread only) */
+	uint64_t shape[KERN_SHAPES];
+	unsigned int nshape;
 	const struct tqk_task *builtin;	/* the built-in task whose kernel it is; NULL: none */
 	struct kmodel model;	/* loop thread only */
 	char name[64];
@@ -208,7 +213,7 @@ struct task {
 	uint64_t limit_ns;	/* its kernel's time limit; 0: none (core.c, 7) */
 	uint64_t k_seen;	/* when the watchdog saw its kernel start; 0: not yet */
 	bool k_running;		/* k_seen is when its kernel's event said CL_RUNNING */
-	bool first;		/* its kernel's first launch (the driver may compile it) */
+	bool first;		/* its kernel's first launch of its shape (the driver may compile it) */
 	int err;		/* launch error (-errno), before any callback */
 	unsigned int fault_ev;	/* tests: ev[] index + 1 of a command failing fault_err; 0: none */
 	cl_int fault_err;
@@ -379,7 +384,6 @@ struct usched {
 	unsigned int limited;	/* tasks launched and not collected that have a time limit */
 	uint64_t watch_at;	/* when the watchdog looks next; JIT_WAIT: nothing to watch */
 	bool wedging;		/* a kernel overran its limit: usched_process() wedges the core */
-	bool says_running;	/* the driver has reported a kernel CL_RUNNING (core.c, 7) */
 	bool lost;		/* the device (or its context) is lost: wedging too */
 	struct exec_fault fault;	/* tests only */
 	uint64_t inflight_bytes;
