@@ -187,7 +187,9 @@ static int leak_write(void)
 		fill(v.b, 0, VA_N);
 		fill(v.c, 0, VA_N);
 		va_desc(&v, &d, VA_N, VA_N * 4);
-		if (run_one(&tq, &d, &cqe) || cqe.status)
+		if (run_one(&tq, &d, &cqe))
+			done(2, "task %u: no completion in %u s", k, opt.wait_s);
+		if (cqe.status)
 			done(3, "task %u: %s", k, tq_strerror(cqe.status));
 		ok += !memcmp(v.a, v.c, VA_N * 4);
 	}
