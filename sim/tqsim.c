@@ -16,7 +16,8 @@
  * on N queues at once, sharing the device by the tasks' widths), --profile
  * FILE (dma, slowdowns and latencies from a device profile; the other
  * options override it).
- * DRAW: --trace FILE.json (Chrome trace events), --svg FILE.svg.
+ * DRAW: --trace FILE.json (Chrome trace events in usched's trace format,
+ * sim/trace.h), --svg FILE.svg.
  * Results are JSON on stdout; bad input exits 2 with FILE:LINE: reason.
  * Documentation/sim.md has the details.
  */
@@ -69,7 +70,9 @@ static const char usage[] =
 	"                       options above override it)\n"
 	"\n"
 	"Drawings (DRAW):\n"
-	"  --trace FILE.json    Chrome trace events\n"
+	"  --trace FILE.json    the TG as usched's trace has it: Chrome JSON trace events\n"
+	"                       (Perfetto opens it), each command on its engine's\n"
+	"                       \"predicted\" track, the TG, each task's flow arrow\n"
 	"  --svg FILE.svg       an SVG (eval: the evaluation's figure)\n"
 	"\n"
 	"Tasks (TASKS):\n"

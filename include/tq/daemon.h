@@ -81,6 +81,26 @@ static inline void tq_detach_stdio(void)
 }
 
 /*
+ * A file that names other users' work (metrics, a trace): created or
+ * truncated, mode 0640 in group @gid ((gid_t)-1: the writer's own) whatever
+ * the umask, open for writing with @flags added. The fd, or -errno;
+ * *@group_err is the errno of a group that could not be set (then only the
+ * writer's group may read it), else 0.
+ */
+static inline int tq_file_create(const char *path, int flags, gid_t gid, int *group_err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | flags, 0640);
+
+	*group_err = 0;
+	if (fd < 0)
+		return -errno;
+	if (gid != (gid_t)-1 && fchown(fd, -1, gid))
+		*group_err = errno;
+	fchmod(fd, 0640);
+	return fd;
+}
+
+/*
  * A Prometheus text file, for node_exporter's textfile collector and
  * tqstat: @print fills PATH.tmp (a name the collector skips), which is then
  * renamed over PATH, so that a reader never sees half of it. Mode 0640 in
@@ -100,16 +120,17 @@ static inline int tq_prom_write(const char *path, gid_t gid, void (*print)(FILE 
 	if (!tmp)
 		return -ENOMEM;
 	snprintf(tmp, len, "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		ret = -errno;
-		if (fd >= 0)
-			close(fd);
+	fd = tq_file_create(tmp, 0, gid, group_err);
+	if (fd < 0) {
+		ret = fd;
 		goto out;
 	}
-	if (gid != (gid_t)-1 && fchown(fd, -1, gid))
-		*group_err = errno;
-	fchmod(fd, 0640);
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		goto out;
+	}
 	print(f, arg);
 	if (ferror(f))
 		ret = -EIO;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "sim/trace.h"
 
 static const char *const stage_name[TQSIM_STAGES] = { "HtD", "K", "DtH" };
 static const char *const stage_color[TQSIM_STAGES] = { "#3b75c4", "#4caf50", "#f39c12" };
@@ -68,39 +69,81 @@ static int finish(FILE *f, const char *path)
 	return 0;
 }
 
+/* The first and the last stage of task @t that has commands. */
+static int first_stage(const struct taskset *ts, unsigned int t)
+{
+	int s = 0;
+
+	while (s < TQSIM_STAGES - 1 && !ts->tg.task[t].n[s])
+		s++;
+	return s;
+}
+
+static int last_stage(const struct taskset *ts, unsigned int t)
+{
+	int s = TQSIM_STAGES - 1;
+
+	while (s > 0 && !ts->tg.task[t].n[s])
+		s--;
+	return s;
+}
+
+/*
+ * The TG as usched's trace has it (sim/trace.h), all of it predicted: each
+ * command on its engine's "predicted" track, the TG as a slice from 0 to
+ * its makespan, each task's commands linked by a flow arrow.
+ */
 int draw_trace(const char *path, const struct taskset *ts, const struct tqsim_dev *dev,
 	       const uint8_t *order, unsigned int n)
 {
 	static struct tqsim_sim_result res;
-	FILE *f = fopen(path, "w");
-	const char *sep = "";
+	uint32_t track[TQSIM_STAGES][TQSIM_MAX_KQ], tg_track;
 	unsigned int kq[TQSIM_MAX_TASKS];
+	FILE *f = fopen(path, "w");
+	struct tqtrace *tr;
+	char name[96], args[256];
 
-	if (!f) {
+	if (!f || tqtrace_open(&tr, f, 0)) {
 		fprintf(stderr, "tqsim: cannot create %s\n", path);
+		if (f)
+			fclose(f);
 		return -1;
 	}
 	tqsim_simulate(&ts->tg, dev, order, n, &res);
 	kq_of(ts, dev, order, n, kq);
-	fprintf(f, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
-	for (int t = 0; t < ntracks(dev); t++) {
-		fprintf(f, "%s{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, "
-			"\"args\": {\"name\": \"%s\"}}", sep, t, track_name(dev, t));
-		sep = ",\n";
-	}
+	tqtrace_process(tr, TQTRACE_DEVICE_PID, "tqsim: the model's schedule of a TG", 0);
+	for (int s = 0; s < TQSIM_STAGES; s++)
+		for (unsigned int q = 0; q < dev->kq; q++) {
+			int sort = tqtrace_engine(dev->dma, s, q, true, name, sizeof(name));
+
+			track[s][q] = TQTRACE_NONE;
+			if (s == TQSIM_K || !q)
+				track[s][q] = s == TQSIM_DTH && dev->dma == 1 ? track[TQSIM_HTD][0] :
+					      tqtrace_track(tr, TQTRACE_DEVICE_PID, name, sort);
+		}
+	tg_track = tqtrace_track(tr, TQTRACE_DEVICE_PID, "TGs", TQTRACE_SORT_TG);
+	snprintf(args, sizeof(args), "\"tasks\": %u, \"predicted_ms\": %.6f", n,
+		 res.makespan / NS_PER_MS);
+	tqtrace_slice(tr, tg_track, "TG 1", "tg", 0, (uint64_t)llround(res.makespan), args);
 	for_each_cmd(ts, order, n, i, s, c, idx) {
 		unsigned int t = order[i];
+		uint64_t start = (uint64_t)llround(res.start[idx]), end = (uint64_t)llround(res.end[idx]);
+		uint32_t tid;
 
-		/* trace-event times are microseconds */
-		fprintf(f, ",\n{\"name\": \"%s %s%s\", \"cat\": \"%s\", \"ph\": \"X\", "
-			"\"pid\": 1, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, "
-			"\"args\": {\"task\": %u, \"cmd\": %u}}",
-			ts->name[t], stage_name[s], c ? "+" : "", stage_name[s],
-			track_of(dev, s, kq[i]), res.start[idx] / 1e3,
-			(res.end[idx] - res.start[idx]) / 1e3, t, c);
+		snprintf(name, sizeof(name), "%s %s%s", ts->name[t], stage_name[s], c ? "+" : "");
+		snprintf(args, sizeof(args), "\"task\": %u, \"cmd\": %u, \"tg\": 1", t, c);
+		tid = tqtrace_slice(tr, track[s][s == TQSIM_K ? kq[i] : 0], name, stage_name[s],
+				    start, end, args);
+		/* the task's arrow: through each stage's first command */
+		if (!c && first_stage(ts, t) != last_stage(ts, t))
+			tqtrace_flow(tr, s == first_stage(ts, t) ? 's' : s == last_stage(ts, t) ? 'f' : 't',
+				     t + 1, TQTRACE_DEVICE_PID, tid, start + (end - start) / 2);
 	}
-	fprintf(f, "\n]}\n");
-	return finish(f, path);
+	if (tqtrace_close(tr)) {
+		fprintf(stderr, "tqsim: cannot write %s\n", path);
+		return -1;
+	}
+	return 0;
 }
 
 void svg_begin(FILE *f, int width, int height)

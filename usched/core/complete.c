@@ -45,6 +45,7 @@ static void tg_finish(struct usched *u, struct tg *tg)
 		ts.pred_stage_ns[s] = tg->pred_stage[s];
 		ts.busy_stage_ns[s] = tg->busy_stage[s];
 	}
+	trace_tg_done(u, tg);
 	free(tg);
 
 	pthread_mutex_lock(&u->lock);
@@ -386,6 +387,7 @@ void batch_deliver(struct usched *u, struct task *list)
 {
 	struct task *t, *next;
 	struct list *p, *n;
+	uint64_t now;
 
 	pthread_mutex_lock(&u->lock);
 	list_for_each_safe(p, n, &u->cancelled) {
@@ -399,8 +401,10 @@ void batch_deliver(struct usched *u, struct task *list)
 	pthread_mutex_unlock(&u->lock);
 
 	/* The callback may submit: u->lock is not held. */
+	now = tq_now_ns();
 	for (t = list; t; t = next) {
 		next = t->batch_next;
+		trace_task_done(u, t, now);
 		if (u->o.complete)
 			u->o.complete(u->o.complete_arg, &t->c);
 		if (!t->polled)

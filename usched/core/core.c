@@ -135,12 +135,14 @@
  *    A lost context, of any domain, wedges the core (8).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -157,6 +159,7 @@ void usched_stats(struct usched *u, struct usched_stats *s)
 	*s = u->st;
 	s->waiting = u->nwaiting;
 	pthread_mutex_unlock(&u->lock);
+	trace_stats(u, s);
 }
 
 const char *usched_start_phase_name(unsigned int phase)
@@ -275,6 +278,7 @@ static void tg_launch_next(struct usched *u)
 		u->inflight_bytes += tg->bytes;
 		tg_started(u, tg);
 		exec_launch(u, tg);
+		trace_tg_launch(u, tg, tasks);
 		tg->host_ns = tq_now_ns() - t0;
 		u->host_ns = u->host_ns ? 0.875 * u->host_ns + 0.125 * tg->host_ns : tg->host_ns;
 	}
@@ -363,11 +367,14 @@ int usched_process(struct usched *u)
 	batch_deliver(u, list);
 	if (u->wedging && !u->st.wedged)
 		wedge(u);
-	if (u->st.wedged)
+	if (u->st.wedged) {
+		trace_flush(u);
 		return -ENOTRECOVERABLE;
+	}
 	if (!u->limited)
 		u->watch_at = JIT_WAIT;
 	tg_launch_next(u);
+	trace_flush(u);
 	return 0;
 }
 
@@ -457,8 +464,7 @@ static void usched_free(struct usched *u)
 {
 	struct list *p, *n;
 
-	if (u->trace)
-		trace_close(u->trace);
+	trace_fini(u);
 	objects_free(u);
 	exec_fini(u);
 	list_for_each_safe(p, n, &u->owners)
@@ -474,6 +480,7 @@ static void usched_free(struct usched *u)
 		close(u->tfd);
 	if (u->epfd >= 0)
 		close(u->epfd);
+	pthread_mutex_destroy(&u->trace_lock);
 	pthread_mutex_destroy(&u->domain_lock);
 	pthread_mutex_destroy(&u->build_lock);
 	pthread_mutex_destroy(&u->lock);
@@ -493,10 +500,22 @@ void usched_destroy(struct usched *u)
 	/* A callback may still be on its way out after pushing its task (5). */
 	while (atomic_load_explicit(&u->callbacks, memory_order_acquire))
 		sched_yield();
+	usched_trace_stop(u);	/* whole, even when wedged */
 	/* the endless kernel still uses the context, and its callback u (7) */
 	if (u->st.wedged)
 		return;
 	usched_free(u);
+}
+
+/* opts.trace: a file of its own, mode 0640 as a daemon's trace (whatever the umask). */
+static int trace_open_path(struct usched *u, const char *path, uint64_t max_bytes)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+
+	if (fd < 0)
+		return -errno;
+	fchmod(fd, 0640);
+	return usched_trace_start(u, fd, max_bytes);
 }
 
 int usched_create(const struct usched_opts *o, struct usched **out)
@@ -519,6 +538,7 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_mutex_init(&u->build_lock, NULL);
 	pthread_mutex_init(&u->domain_lock, NULL);
+	pthread_mutex_init(&u->trace_lock, NULL);
 	list_init(&u->owners);
 	list_init(&u->domains);
 	list_init(&u->cancelled);
@@ -553,7 +573,7 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 		start_phase(u, USCHED_START_CALIB, t);
 	}
 	if (!ret && o->trace)
-		ret = exec_trace_open(u, o->trace);
+		ret = trace_open_path(u, o->trace, o->trace_max);
 	if (ret)
 		goto out_free;
 	*out = u;

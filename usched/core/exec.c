@@ -716,33 +716,6 @@ int exec_launch(struct usched *u, struct tg *tg)
 }
 
 /*
- * Trace tracks as tqsim draws them: the copy queue(s) and the first kernel
- * queue (HtD, K, DtH; or copy, K), then any other kernel queues.
- */
-static unsigned int track_of(struct usched *u, struct task *t, unsigned int e)
-{
-	switch (t->ev_stage[e]) {
-	case USCHED_HTD:
-		return 0;
-	case USCHED_DTH:
-		return u->dev.dma == 2 ? 2 : 0;
-	default:
-		return t->kq ? u->dev.dma + t->kq : 1;
-	}
-}
-
-int exec_trace_open(struct usched *u, const char *path)
-{
-	static const char *const names[] = { "HtD", "K", "DtH", "K1", "K2", "K3", "K4", "K5",
-					     "K6", "K7" };
-	static const char *const names1[] = { "copy (HtD, DtH)", "K", "K1", "K2", "K3", "K4",
-					      "K5", "K6", "K7" };
-
-	return trace_open(&u->trace, path, u->dev.dma == 2 ? names : names1,
-			  u->dev.dma + u->o.kqueues, tq_now_ns());
-}
-
-/*
  * A finished task: read its commands' timestamps into t->c, learn from its
  * kernel's time, give its device buffers back. Runs on the loop thread.
  */
@@ -779,9 +752,7 @@ void exec_collect(struct usched *u, struct task *t)
 		/* standalone: a kernel the model has share the device ran slower */
 		if (s == USCHED_K && !status)
 			kmodel_add(&t->kern->model, t->t.m, (end - start) * t->kshare);
-		if (u->trace)
-			trace_cmd(u->trace, track_of(u, t, e), t->kern->name, s, cmd[s]++, c->tg,
-				  t->t.user_data, start, end);
+		trace_cmd(u, t, e, cmd[s]++, start, end);
 	}
 	for (int s = 0; s < USCHED_STAGES; s++) {
 		if (c->stage_start[s] && (!c->start_ns || c->stage_start[s] < c->start_ns))

@@ -215,6 +215,11 @@ struct task {
 	bool k_running;		/* k_seen is when its kernel's event said CL_RUNNING */
 	bool first;		/* its kernel's first launch of its shape (the driver may compile it) */
 	int err;		/* launch error (-errno), before any callback */
+	/* the trace's arrow through it (trace.c); valid while trace_gen is the trace's */
+	uint64_t trace_flow;
+	uint64_t trace_decided;	/* when its TG's order was chosen */
+	uint32_t trace_tg_tid;	/* its TG's lane */
+	uint32_t trace_gen;
 	unsigned int fault_ev;	/* tests: ev[] index + 1 of a command failing fault_err; 0: none */
 	cl_int fault_err;
 	struct usched_completion c;
@@ -240,6 +245,8 @@ struct tg {
 	unsigned int ncopy[2];
 	double pred_stage[USCHED_STAGES];	/* its tasks' c.pred_ns, summed */
 	double busy_stage[USCHED_STAGES];	/* their c.busy_ns */
+	unsigned int trace_lane;	/* its lane on the trace's TG track, */
+	uint32_t trace_gen;	/* held in this trace (trace.c); 0: none */
 };
 
 /* A task as a plan knows it: what it runs and what it copies (plans.c). */
@@ -332,6 +339,8 @@ struct domain {
 };
 
 struct trace;
+struct owner_name;
+#define OWNER_NAME_HASH	64
 
 struct usched {
 	pthread_mutex_t lock;	/* everything up to "loop thread only" */
@@ -400,7 +409,12 @@ struct usched {
 	struct tqsim_sim_result *res;
 	struct plans *plans;	/* NULL: o.no_plans */
 	struct plan_match *match;
-	struct trace *trace;
+
+	/* the trace (trace.c): any thread, under trace_lock */
+	pthread_mutex_t trace_lock;
+	struct trace *trace;	/* NULL: off */
+	uint32_t trace_gen;	/* traces started */
+	struct owner_name *owner_names[OWNER_NAME_HASH];
 };
 
 /* plans.c: auto's best order per recurring mix of tasks, on the loop thread */
@@ -549,7 +563,6 @@ cl_int exec_cmd_status(const struct task *t, unsigned int e);
 /* Tests: arm fault f (before submitting the tasks it is to hit); one at a time. */
 void exec_fault_arm(struct usched *u, const struct exec_fault *f);
 int exec_wait(cl_event ev);
-int exec_trace_open(struct usched *u, const char *path);
 int cl_errno(cl_int err, int fallback);
 
 /* model.c */
@@ -567,12 +580,21 @@ void xmodel_learn(struct xmodel *xm, const struct tg_copy *c, unsigned int nc,
 int model_init(struct usched *u);
 void model_predict(struct usched *u, struct task *t);
 
-/* trace.c */
-int trace_open(struct trace **tr, const char *path, const char *const *tracks,
-	       unsigned int ntracks, uint64_t t0);
-void trace_cmd(struct trace *tr, unsigned int track, const char *task, unsigned int stage,
-	       unsigned int cmd, uint64_t tg, uint64_t user_data, uint64_t start_ns,
-	       uint64_t end_ns);
-int trace_close(struct trace *tr);
+/* trace.c: the loop thread, each a no-op while no trace is on */
+/* A TG just launched: its predicted commands, its policy's time, its tasks' arrows. */
+void trace_tg_launch(struct usched *u, struct tg *tg, struct task *const *tasks);
+/* Command @e of a task being collected ran from @start to @end (host ns). */
+void trace_cmd(struct usched *u, const struct task *t, unsigned int e, unsigned int cmd,
+	       uint64_t start, uint64_t end);
+/* A TG's last task was collected. */
+void trace_tg_done(struct usched *u, const struct tg *tg);
+/* A task's completion is being delivered at @now. */
+void trace_task_done(struct usched *u, const struct task *t, uint64_t now);
+/* The end of a usched_process(): what it wrote, readable. */
+void trace_flush(struct usched *u);
+/* usched_destroy(): stop the trace, forget the owners' names. */
+void trace_fini(struct usched *u);
+/* usched_stats()'s trace fields; any thread. */
+void trace_stats(struct usched *u, struct usched_stats *s);
 
 #endif /* USCHED_INTERNAL_H */

@@ -37,7 +37,7 @@ static struct owner *owner_get(struct usched *u, uint64_t id)
 static int task_check(const struct usched_task *d)
 {
 	if (d->dim < 1 || d->dim > 3 || d->nbufs > USCHED_MAX_BUFS || d->nargs > USCHED_MAX_ARGS ||
-	    d->flags & ~(USCHED_TASK_ORDERED | USCHED_TASK_LINKED) ||
+	    d->flags & ~(USCHED_TASK_ORDERED | USCHED_TASK_LINKED | USCHED_TASK_TRACE_ID) ||
 	    (d->flags & USCHED_TASK_LINKED && !(d->flags & USCHED_TASK_ORDERED)))
 		return -EINVAL;
 	for (unsigned int i = 0; i < d->dim; i++)

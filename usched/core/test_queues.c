@@ -25,6 +25,7 @@
 #include "selftests/tap.h"
 #include "testlib.h"
 #include "sim/tqsim.h"
+#include "sim/trace.h"
 
 #define NTASKS	6
 
@@ -211,7 +212,8 @@ static void test_horizon(void)
 	char trace[] = "/tmp/usched-trace-XXXXXX";
 	struct tl_job j[2 * NTASKS];
 	uint64_t end1 = 0, start2 = UINT64_MAX;
-	unsigned int cmds = 0, slices = 0;
+	unsigned int cmds = 0, slices = 0, predicted = 0;
+	bool predicted_tid[64] = { false };
 	struct usched_stats st;
 	struct tl_arena a;
 	struct tl_sink sink;
@@ -256,10 +258,26 @@ static void test_horizon(void)
 			cmds += !!(j[i].task.buf[b].dir & USCHED_IN) +
 				!!(j[i].task.buf[b].dir & USCHED_OUT);
 	cmds += 2 * NTASKS;
+	/*
+	 * each command as it ran, and each stage as predicted (the model has
+	 * a stage's copies as one command), on their tracks (usched/core/trace.c)
+	 */
 	f = fopen(trace, "r");
-	while (f && fgets(line, sizeof(line), f))
-		slices += strstr(line, "\"ph\": \"X\"") != NULL;
-	tap_ok(f && slices == cmds, "trace: %u slices for %u commands", slices, cmds);
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *tid = strstr(line, "\"tid\": ");
+		unsigned int t;
+
+		if (!tid || sscanf(tid, "\"tid\": %u", &t) != 1 || t >= TQTRACE_ID_BASE + 64)
+			continue;
+		if (strstr(line, "\"thread_name\"") && strstr(line, " predicted\"}"))
+			predicted_tid[t - TQTRACE_ID_BASE] = true;
+		if (strstr(line, "\"ph\": \"X\"") && (strstr(line, "\"cat\": \"HtD\"") ||
+		    strstr(line, "\"cat\": \"K\"") || strstr(line, "\"cat\": \"DtH\"")))
+			(predicted_tid[t - TQTRACE_ID_BASE] ? &predicted : &slices)[0]++;
+	}
+	tap_ok(f && slices == cmds && predicted == 3 * 2 * NTASKS,
+	       "trace: %u measured command slices for %u commands, %u predicted stages", slices,
+	       cmds, predicted);
 	if (f)
 		fclose(f);
 	unlink(trace);
@@ -275,6 +293,7 @@ static void test_kqueues(void)
 	char trace[] = "/tmp/usched-trace-XXXXXX";
 	struct tl_job j[NTASKS];
 	int track[NTASKS];
+	unsigned int k_tid = 0, k1_tid = 0;
 	bool alternate = true, order = true;
 	struct tl_arena a;
 	struct tl_sink sink;
@@ -304,20 +323,28 @@ static void test_kqueues(void)
 		const char *p = strstr(line, "\"task\": ");
 		unsigned int tid;
 
+		/* the measured kernel queues' tracks, by name */
+		if (strstr(line, "\"thread_name\"") && sscanf(strstr(line, "\"tid\": "), "\"tid\": %u",
+								&tid) == 1) {
+			if (strstr(line, "{\"name\": \"K\"}"))
+				k_tid = tid;
+			if (strstr(line, "{\"name\": \"K1\"}"))
+				k1_tid = tid;
+		}
 		if (!strstr(line, "\"cat\": \"K\"") || !p || !strstr(line, "\"tid\": ") ||
 		    sscanf(strstr(line, "\"tid\": "), "\"tid\": %u", &tid) != 1 ||
 		    sscanf(p, "\"task\": %llu", &task) != 1)
 			continue;
 		for (unsigned int i = 0; i < NTASKS; i++)
-			if ((uintptr_t)&j[i] == task)
-				track[i] = (int)tid;
+			if ((uintptr_t)&j[i] == task && (tid == k_tid || tid == k1_tid))
+				track[i] = tid == k1_tid;
 	}
 	if (f)
 		fclose(f);
 	unlink(trace);
-	/* tracks: HtD 0, K 1, DtH 2, the second kernel queue 3 */
+	/* the kernel queues' tracks: K 0, K1 1 */
 	for (unsigned int i = 0; i < NTASKS; i++) {
-		alternate &= track[i] == (i % 2 ? 3 : 1);
+		alternate &= track[i] == (int)(i % 2);
 		if (i >= 2)
 			order &= j[i].c.stage_start[USCHED_K] >= j[i - 2].c.stage_end[USCHED_K];
 	}

@@ -190,7 +190,7 @@ typedef void (*usched_calib_save_fn)(void *arg, const char *key, const struct tq
  * @dma: copy engines: 1 or 2; 0: the profile's, else a startup probe
  * @profile: device profile file (sim/'s "tq-profile 1" format) for the
  *	transfer model and kernel priors; NULL: calibrate transfers at startup
- * @trace: write the measured timeline there as Chrome trace JSON; NULL: none
+ * @trace: trace there from the start, as usched_trace_start() would; NULL: none
  * @complete: completion callback
  * @complete_arg: its first argument
  * @lead_us: launch the next TG this long before the device would run out
@@ -226,6 +226,7 @@ typedef void (*usched_calib_save_fn)(void *arg, const char *key, const struct tq
  *	enqueues ahead of the highest class waiting, per engine (core.c, 9);
  *	0: 2 ms
  * @deadline: an enum usched_deadline
+ * @trace_max: @trace's bound in bytes; 0: USCHED_TRACE_MAX
  *
  * The strings are read by usched_create() only.
  */
@@ -259,6 +260,7 @@ struct usched_opts {
 	void *calib_arg;
 	double prio_ahead_ms;
 	unsigned int deadline;
+	uint64_t trace_max;
 };
 
 /* Which copies surround the kernel, as in the uapi's enum tq_dir. */
@@ -298,6 +300,8 @@ struct usched_arg {
 #define USCHED_TASK_ORDERED	(1u << 0)	/* start after the owner's previous task ends */
 /* With ORDERED: if that task fails, complete with -ECANCELED instead of running. */
 #define USCHED_TASK_LINKED	(1u << 1)
+/* The trace names the task trace_id, not user_data (a daemon's client's own id). */
+#define USCHED_TASK_TRACE_ID	(1u << 2)
 
 /**
  * struct usched_task - one task: HtD copies, one kernel, DtH copies
@@ -323,6 +327,7 @@ struct usched_arg {
  *	(opts.deadline says what happens to one that cannot make it)
  * @share: the fair-share group its engine time counts to (a uid, a
  *	cgroup id: usched_share_set() weighs it); 0: its owner, weight 1
+ * @trace_id: with USCHED_TASK_TRACE_ID, the id the trace gives it
  */
 struct usched_task {
 	uint64_t owner;
@@ -342,6 +347,7 @@ struct usched_task {
 	int32_t prio;
 	uint64_t deadline_ns;
 	uint64_t share;
+	uint64_t trace_id;
 };
 
 /* usched_task.prio: the classes, lowest to highest; 0 is the default. */
@@ -413,6 +419,9 @@ struct usched_stats {
 	char device[128];
 	uint64_t start_ns[USCHED_START_PHASES];
 	unsigned int calib;	/* enum usched_calib */
+	bool tracing;		/* a trace is being written (usched_trace_start()) */
+	bool trace_full;	/* it reached its bound: nothing more is written */
+	uint64_t trace_bytes;	/* written to it so far */
 };
 
 int usched_create(const struct usched_opts *o, struct usched **out);
@@ -549,6 +558,29 @@ int usched_cancel(struct usched *u, uint64_t owner);
  */
 #define USCHED_SHARE_MAX	10000
 int usched_share_set(struct usched *u, uint64_t share, unsigned int weight);
+
+/*
+ * The trace: Chrome JSON trace events (Perfetto opens them; sim/trace.h,
+ * Documentation/usched.md "The trace"): per engine the commands as they ran
+ * and as the model predicted them, the TGs and the policy's time, and per
+ * owner each task from submission to delivery, linked by flow arrows.
+ * usched_trace_start() writes it to @fd (the core's from then on, closed at
+ * the stop or on error), at most @max_bytes (0: USCHED_TRACE_MAX), flushed
+ * as each usched_process() ends, so it is readable while it grows; -EBUSY
+ * if a trace is on. usched_trace_stop() ends it as valid JSON: 0, -ENOENT
+ * if none is on, -EIO if a write failed. Any thread; usched_destroy() stops
+ * it too.
+ */
+#define USCHED_TRACE_MAX	(256ull << 20)
+int usched_trace_start(struct usched *u, int fd, uint64_t max_bytes);
+int usched_trace_stop(struct usched *u);
+/*
+ * What the trace calls @owner: its process @pid, user @uid and command
+ * name @comm (a daemon's client contexts). An owner never named is the
+ * calling process's own. @comm NULL forgets the owner (its last task done).
+ */
+int usched_owner_name(struct usched *u, uint64_t owner, uint32_t pid, uint32_t uid,
+		      const char *comm);
 
 void usched_stats(struct usched *u, struct usched_stats *s);
 /* "none", "resumed" or "proven"; "?" for a value out of range. */

@@ -68,7 +68,11 @@ static const struct setting settings[] = {
 	  "how often to write them (5; 0: at exit and SIGHUP only)" },
 	{ "metrics-clients", UINT, F(metrics_clients), 0, 4096, "N",
 	  "uids, and cgroups, with series of their own; the rest are \"other\" (64)" },
-	{ "trace", STR, F(trace), 0, 0, "FILE", "write the measured timeline (Chrome JSON)" },
+	{ "trace", STR, F(trace), 0, 0, "FILE",
+	  "trace from the start there (Chrome JSON, Perfetto); SIGUSR1 starts one there, else in "
+	  USCHED_TRACE_DEFAULT ", SIGUSR2 stops it" },
+	{ "trace-max", U64, F(trace_max), 0, 0, "BYTES",
+	  "the trace's bound: it stops growing there and says so (256M)" },
 	{ "tg-log", STR, F(tg_log), 0, 0, "FILE",
 	  "append a CSV line per task group: makespan and stage times, predicted and measured" },
 	{ "task-log", STR, F(task_log), 0, 0, "FILE",

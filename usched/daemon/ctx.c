@@ -332,6 +332,23 @@ static void ctx_rebuild(struct daemon *d, struct dctx *c)
 	     c->nkerns);
 }
 
+/* What the core's trace calls the context: its process's pid, uid and command name. */
+static void ctx_name(struct daemon *d, const struct dctx *c)
+{
+	char path[32], comm[32] = "?";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", c->pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = 0;
+		fclose(f);
+	}
+	if (usched_owner_name(d->u, ctx_owner(c), c->pid, c->uid, comm))
+		dbg("context %u: no memory for its name in the trace", c->id);
+}
+
 void ctx_open(struct daemon *d, const struct tq_event *ev, int arena_fd)
 {
 	const struct tq_ev_open *o = &ev->open;
@@ -353,6 +370,7 @@ void ctx_open(struct daemon *d, const struct tq_event *ev, int arena_fd)
 	c->pid = ev->pid;
 	c->uid = ev->uid;
 	metrics_acct_open(&d->st, c->acct, c->uid, c->pid);
+	ctx_name(d, c);
 	c->next = d->ctx[c->id % DCTX_HASH];
 	d->ctx[c->id % DCTX_HASH] = c;
 	d->st.contexts++;
@@ -456,6 +474,7 @@ static void ctx_release(struct daemon *d, struct dctx *c)
 			c->user->arena -= c->arena_bytes;
 	}
 	release_ctx(d, c->id);
+	usched_owner_name(d->u, ctx_owner(c), 0, 0, NULL);
 	d->st.contexts--;
 	dbg("context %u released", c->id);
 	ctx_free(c);
@@ -680,7 +699,8 @@ static void task_run(struct daemon *d, struct dctx *c, const struct tq_event *ev
 	struct usched_task ut = {
 		.owner = ctx_owner(c),
 		.user_data = (uintptr_t)dt,
-		.flags = flags,
+		.flags = flags | USCHED_TASK_TRACE_ID,
+		.trace_id = t->user_data,	/* the trace shows the client's own id */
 		.queued_ns = ev->submit_ns,
 		.dim = t->work_dim,
 		.nbufs = t->nr_bufs,

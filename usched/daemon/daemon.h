@@ -31,6 +31,8 @@
 #include "usched/core/usched.h"
 
 #define USCHED_CONFIG		"/etc/tq/usched.conf"
+/* Where SIGUSR1 (tqstat --trace start) writes the trace when no trace is set. */
+#define USCHED_TRACE_DEFAULT	"/run/tq/usched-trace.json"
 #define USCHED_DEVNODE		"/dev/" TQ_DEVICE_NAME
 
 /*
@@ -86,7 +88,8 @@ struct dconf {
 	char *metrics_group;	/* its group, a name or gid; NULL: usched's own */
 	unsigned int metrics_interval;	/* seconds; 0: only at exit and on SIGHUP */
 	unsigned int metrics_clients;	/* uids and cgroups labelled, each; the rest "other" */
-	char *trace;
+	char *trace;		/* traced from the start there; NULL: on SIGUSR1 only */
+	uint64_t trace_max;	/* bytes; 0: the core's USCHED_TRACE_MAX */
 	char *tg_log;		/* a CSV line per TG appended there, or NULL */
 	char *task_log;		/* a CSV line per task */
 	char *state;		/* id tables, or NULL: a restart forgets them */
@@ -407,6 +410,11 @@ void dlog(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int loop_init(struct daemon *d);
 int loop_run(struct daemon *d);
 void loop_fini(struct daemon *d);
+/*
+ * Start the core's trace in conf.trace (else USCHED_TRACE_DEFAULT), mode
+ * 0640 in metrics-group, or stop it (SIGUSR1, SIGUSR2); the metrics say so.
+ */
+void loop_trace(struct daemon *d, bool start);
 /* Write the queued completion records with plain write()s: on the way out. */
 void loop_flush_sync(struct daemon *d);
 /* usched_opts.started: the TQ_COMPL_F_STARTED marks of a TG, written at once. */

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "tq/daemon.h"
 
 enum op { OP_READ = 1, OP_WRITE, OP_CORE, OP_BUILD, OP_SIGNAL, OP_TIMER, OP_CANCEL };
 
@@ -471,6 +472,42 @@ static void reload(struct daemon *d)
 	write_metrics(d);
 }
 
+void loop_trace(struct daemon *d, bool start)
+{
+	const char *path = d->conf.trace ? d->conf.trace : USCHED_TRACE_DEFAULT;
+	int fd, ret, group_err;
+
+	if (!start) {
+		ret = usched_trace_stop(d->u);
+		if (ret == -ENOENT)
+			info("trace: none to stop");
+		else if (ret)
+			warn("trace %s: %s; it may be cut short", path, strerror(-ret));
+		else
+			info("trace %s: stopped", path);
+		write_metrics(d);
+		return;
+	}
+	state_make_dirs(path);
+	fd = tq_file_create(path, 0, metrics_gid(d), &group_err);
+	if (fd < 0) {
+		warn("trace %s: %s; not tracing", path, strerror(-fd));
+		return;
+	}
+	if (group_err)
+		warn("trace %s: group %u: %s; readable by usched's group only", path,
+		     (unsigned int)metrics_gid(d), strerror(group_err));
+	ret = usched_trace_start(d->u, fd, d->conf.trace_max);
+	if (ret == -EBUSY)
+		info("trace: already on");
+	else if (ret)
+		warn("trace %s: %s; not tracing", path, strerror(-ret));
+	else
+		info("trace %s: started (at most %llu bytes)", path, (unsigned long long)
+		     (d->conf.trace_max ? d->conf.trace_max : USCHED_TRACE_MAX));
+	write_metrics(d);
+}
+
 static void signal_done(struct daemon *d, int res)
 {
 	sig_armed = false;
@@ -479,6 +516,10 @@ static void signal_done(struct daemon *d, int res)
 	switch (sig_info.ssi_signo) {
 	case SIGHUP:
 		reload(d);
+		break;
+	case SIGUSR1:
+	case SIGUSR2:
+		loop_trace(d, sig_info.ssi_signo == SIGUSR1);
 		break;
 	case SIGINT:
 	case SIGTERM:

@@ -306,6 +306,12 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 		s->policy, s->dma, s->kqueues, s->max_tg);
 	metric(f, "tq_uptime_seconds", "gauge", "Seconds since usched started.");
 	fprintf(f, "tq_uptime_seconds %.3f\n", uptime_s);
+	metric(f, "tq_trace_active", "gauge", "1 while usched writes its trace (SIGUSR1 starts it).");
+	fprintf(f, "tq_trace_active %d\n", s->tracing);
+	metric(f, "tq_trace_bytes", "gauge", "Bytes of the trace written so far.");
+	fprintf(f, "tq_trace_bytes %llu\n", (unsigned long long)s->trace_bytes);
+	metric(f, "tq_trace_full", "gauge", "1 when the trace reached trace-max: it is no longer written.");
+	fprintf(f, "tq_trace_full %d\n", s->trace_full);
 
 	metric(f, "tq_tasks_total", "counter", "Tasks the core finished, by outcome.");
 	fprintf(f, "tq_tasks_total{status=\"ok\"} %llu\n",

@@ -278,6 +278,8 @@ static int signals(struct daemon *d)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);	/* trace start */
+	sigaddset(&set, SIGUSR2);	/* trace stop */
 	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
 		return -errno;
 	signal(SIGPIPE, SIG_IGN);
@@ -402,7 +404,7 @@ int main(int argc, char **argv)
 	o.kqueues = d.conf.kernel_queues;
 	o.dma = d.conf.copy_engines;
 	o.profile = d.conf.profile;
-	o.trace = d.conf.trace;
+	o.trace_max = d.conf.trace_max;
 	o.no_plans = d.conf.no_plans;
 	o.no_refine = d.conf.no_refine;
 	o.no_poll = d.conf.no_poll;
@@ -432,6 +434,8 @@ int main(int argc, char **argv)
 	if (ret)
 		goto out_core;
 
+	if (d.conf.trace)
+		loop_trace(&d, true);
 	ready_line(&d);
 	info("ready: serving %s as pid %d", d.where, getpid());
 	tq_sd_ready();
