@@ -4,6 +4,7 @@
  *
  *	tqstat [--sysfs DIR] [--socket PATH] [--metrics FILE] [-w] [INTERVAL [COUNT]]
  *	tqstat [--sysfs DIR] [--socket PATH] [--metrics FILE] --all
+ *	tqstat [--metrics FILE] --trace start|stop
  *
  * Three sources: the module's sysfs attributes (DIR, by default
  * /sys/class/misc/tqsubmit), the same counters of tqsubmitd, the module's
@@ -22,6 +23,11 @@
  * source wrote them. usched's file is stale when the pid that wrote it is
  * gone, or when it is older than three of its intervals: the snapshot says
  * so above usched's figures (the last it wrote), --all in a comment.
+ *
+ * --trace start|stop starts or stops usched's trace (Documentation/usched.md,
+ * "The trace"): a signal to the pid its metrics file names (SIGUSR1,
+ * SIGUSR2; root or usched's own user only), then a wait for the file,
+ * which usched rewrites at once, to say it is done.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -49,6 +55,8 @@
 #define FMT_LEN		64	/* a value formatted, or a label's value as shown */
 #define STALE_PERIODS	3	/* intervals without a rewrite that make the file stale */
 #define TOP_UIDS	4	/* rows of the per-uid table: the screen holds 8 clients and them */
+#define TRACE_DEFAULT	"/run/tq/usched-trace.json"	/* usched's USCHED_TRACE_DEFAULT */
+#define TRACE_WAIT_S	10	/* for usched to say the trace started or stopped */
 
 enum { MODULE, TQSUBMITD, METRICS, NSRC };
 
@@ -75,6 +83,7 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: tqstat [--sysfs DIR] [--socket PATH] [--metrics FILE] "
 		   "[-w] [INTERVAL [COUNT]]\n"
 		   "   or: tqstat [--sysfs DIR] [--socket PATH] [--metrics FILE] --all\n"
+		   "   or: tqstat [--metrics FILE] --trace start|stop\n"
 		   "With no option, one screen of the transport's and usched's counters.\n"
 		   "  -w, --watch     redraw it every INTERVAL seconds (2), COUNT times (for ever),\n"
 		   "                  with rates\n"
@@ -86,6 +95,10 @@ static void usage(FILE *f)
 		   "  --metrics FILE  usched's Prometheus metrics (default $TQ_METRICS or\n"
 		   "                  " DEF_METRICS "); stale when its writer is gone or it is\n"
 		   "                  older than three of usched's metrics-interval\n"
+		   "  --trace start|stop\n"
+		   "                  start or stop usched's trace (Chrome JSON for Perfetto: usched.conf's\n"
+		   "                  trace, else " TRACE_DEFAULT "), by a signal to the\n"
+		   "                  pid its metrics name (root or usched's user)\n"
 		   "  --version       print tq's version and exit\n");
 }
 
@@ -539,6 +552,46 @@ static void watch(double interval, long count)
 	}
 }
 
+/* --trace start|stop: signal usched, then wait for its metrics to say it is done. */
+static int trace(const char *what)
+{
+	bool start = !strcmp(what, "start");
+	struct source *m = &src[METRICS];
+	double pid, t0 = tq_now_s();
+
+	if (!start && strcmp(what, "stop")) {
+		fprintf(stderr, "tqstat: --trace %s: want start or stop\n", what);
+		return 2;
+	}
+	read_source(m);
+	pid = value(&m->now, "tq_pid");
+	if (m->err || !(pid > 0)) {
+		fprintf(stderr, "tqstat: %s: %s; usched's pid is in its metrics, so --trace needs "
+			"them\n", m->path, m->err ? strerror(-m->err) : "no tq_pid");
+		return 1;
+	}
+	if (kill((pid_t)pid, start ? SIGUSR1 : SIGUSR2)) {
+		fprintf(stderr, "tqstat: usched (pid %.0f): %s%s\n", pid, strerror(errno),
+			errno == EPERM ? " (only root or usched's user may start its trace)" : "");
+		return 1;
+	}
+	do {
+		sleep_s(0.1);
+		read_source(m);
+		if (!m->err && value(&m->now, "tq_trace_active") == start) {
+			if (start)
+				printf("usched (pid %.0f): tracing (usched.conf's trace, else %s; "
+				       "its log says where)\n", pid, TRACE_DEFAULT);
+			else
+				printf("usched (pid %.0f): trace stopped\n", pid);
+			return 0;
+		}
+	} while (tq_now_s() - t0 < TRACE_WAIT_S);
+	fprintf(stderr, "tqstat: usched (pid %.0f) did not say the trace %s within %d s: see its "
+		"log\n", pid, start ? "started" : "stopped", TRACE_WAIT_S);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -549,8 +602,10 @@ int main(int argc, char **argv)
 		{ "all", no_argument, NULL, 'a' },
 		{ "once", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "trace", required_argument, NULL, 't' },
 		{ 0 }
 	};
+	const char *trace_what = NULL;
 	double interval = 2;
 	long count = -1;
 	bool every = false, watching = false;
@@ -581,10 +636,20 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 't':
+			trace_what = optarg;
+			break;
 		default:
 			usage(stderr);
 			return 2;
 		}
+	}
+	if (trace_what) {
+		if (optind < argc || every || watching) {
+			usage(stderr);
+			return 2;
+		}
+		return trace(trace_what);
 	}
 	if (optind < argc) {
 		char *end;

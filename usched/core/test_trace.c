@@ -120,8 +120,10 @@ static void trace_check(const char *trace, const char *expect)
 		else
 			tap_diag("%s", line[0] == '#' ? line + 2 : line);
 	}
-	if (!p || (pclose(p) && !lines) || !lines)
+	if (!p || !lines)
 		tap_skip("scripts/trace-check", "python3 cannot run it");
+	else if (pclose(p))
+		tap_ok(0, "scripts/trace-check exits 0");
 }
 
 static void submit_jobs(struct usched *u, struct tl_sink *sink, struct tl_job *j,

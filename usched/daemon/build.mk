@@ -70,6 +70,12 @@ SOCKET_TESTS += usched/daemon/tests/isolate.sh
 usched/daemon/tests/isolate.sh: $(BIN)/usched $(BIN)/usched-build $(TESTBIN)/limits_client \
 	$(TESTBIN)/tq_counter
 
+# The trace through the real usched: per-client tracks, flows, tqstat --trace stop and start.
+VM_TESTS += usched/daemon/tests/trace.sh
+SOCKET_TESTS += usched/daemon/tests/trace.sh
+usched/daemon/tests/trace.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqstat \
+	$(TESTBIN)/limits_client $(TESTBIN)/tq_counter
+
 # Per-client accounting: two uids' tasks under their own labels, metrics-clients' other.
 SOCKET_TESTS += usched/daemon/tests/accounting.sh
 usched/daemon/tests/accounting.sh: $(BIN)/usched $(BIN)/usched-build $(TESTBIN)/limits_client \
