@@ -396,15 +396,19 @@ void batch_deliver(struct usched *u, struct task *list)
 		t->batch_next = list;
 		list = t;
 	}
+	pthread_mutex_unlock(&u->lock);
+	/* before task_release(): its kernel's name is the trace's */
+	now = tq_now_ns();
+	for (t = list; t; t = t->batch_next)
+		trace_task_done(u, t, now);
+	pthread_mutex_lock(&u->lock);
 	for (t = list; t; t = t->batch_next)
 		task_release(u, t);
 	pthread_mutex_unlock(&u->lock);
 
 	/* The callback may submit: u->lock is not held. */
-	now = tq_now_ns();
 	for (t = list; t; t = next) {
 		next = t->batch_next;
-		trace_task_done(u, t, now);
 		if (u->o.complete)
 			u->o.complete(u->o.complete_arg, &t->c);
 		if (!t->polled)
