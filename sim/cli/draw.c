@@ -131,7 +131,7 @@ int draw_trace(const char *path, const struct taskset *ts, const struct tqsim_de
 		uint32_t tid;
 
 		snprintf(name, sizeof(name), "%s %s%s", ts->name[t], stage_name[s], c ? "+" : "");
-		snprintf(args, sizeof(args), "\"task\": %u, \"cmd\": %u, \"tg\": 1", t, c);
+		snprintf(args, sizeof(args), "\"task\": \"%u\", \"cmd\": %u, \"tg\": 1", t, c);
 		tid = tqtrace_slice(tr, track[s][s == TQSIM_K ? kq[i] : 0], name, stage_name[s],
 				    start, end, args);
 		/* the task's arrow: through each stage's first command */

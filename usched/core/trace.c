@@ -292,7 +292,7 @@ void trace_tg_launch(struct usched *u, struct tg *tg, struct task *const *tasks)
 			for (unsigned int c = st->first[s]; c < st->first[s] + st->n[s]; c++) {
 				snprintf(name, sizeof(name), "%s %s%s", kname, stage_name[s],
 					 c > st->first[s] ? "+" : "");
-				snprintf(args, sizeof(args), "\"task\": %llu, \"cmd\": %u, \"tg\": %llu",
+				snprintf(args, sizeof(args), "\"task\": \"%llu\", \"cmd\": %u, \"tg\": %llu",
 					 (unsigned long long)task_id(t), c - st->first[s],
 					 (unsigned long long)tg->seq);
 				tqtrace_slice(tr->w, engine_track(tr, t, s, true), name, stage_name[s],
@@ -315,7 +315,7 @@ void trace_cmd(struct usched *u, const struct task *t, unsigned int e, unsigned 
 		return;
 	snprintf(name, sizeof(name), "%s %s%s", tqtrace_str(kname, sizeof(kname), t->kern->name),
 		 stage_name[s], cmd ? "+" : "");
-	snprintf(args, sizeof(args), "\"task\": %llu, \"cmd\": %u, \"tg\": %llu",
+	snprintf(args, sizeof(args), "\"task\": \"%llu\", \"cmd\": %u, \"tg\": %llu",
 		 (unsigned long long)task_id(t), cmd, (unsigned long long)t->c.tg);
 	tid = tqtrace_slice(tr->w, engine_track(tr, t, s, false), name, stage_name[s], start, end,
 			    args);
@@ -417,7 +417,7 @@ void trace_task_done(struct usched *u, const struct task *t, uint64_t now)
 	lane = tqtrace_hold(tr->w, cl->track, q);
 	snprintf(name, sizeof(name), "task %llu %s", (unsigned long long)task_id(t),
 		 tqtrace_str(kname, sizeof(kname), t->kern->name));
-	n = snprintf(args, sizeof(args), "\"task\": %llu, \"owner\": %llu, \"tg\": %llu, "
+	n = snprintf(args, sizeof(args), "\"task\": \"%llu\", \"owner\": \"%llu\", \"tg\": %llu, "
 		     "\"status\": %d, \"m\": %llu", (unsigned long long)task_id(t),
 		     (unsigned long long)c->owner, (unsigned long long)c->tg, c->status,
 		     (unsigned long long)c->m);
