@@ -182,8 +182,9 @@ int tq_ctx_setup(struct file *file, void *arg)
 	u32 sq, cq;
 	int ret;
 
-	if (s->flags || s->resv)
-		return -EINVAL;
+	ret = tq_setup_check(s);
+	if (ret)
+		return ret;
 	if (READ_ONCE(file->private_data))
 		return -EINVAL;
 	ret = tq_setup_sizes(s, ring_max, READ_ONCE(tq_arena_bytes_max), PAGE_SIZE, &sq, &cq,
@@ -194,6 +195,7 @@ int tq_ctx_setup(struct file *file, void *arg)
 	ctx = tq_ctx_alloc(sq, cq, arena, s->eventfd);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
+	ctx->prio = s->prio;
 
 	mutex_lock(&tq.lock);
 	if (file->private_data) {

@@ -334,9 +334,11 @@ static void __init tq_check_layout(void)
 	BUILD_BUG_ON(sizeof(struct tq_setup) != 120);
 	BUILD_BUG_ON(offsetof(struct tq_setup, sq_off) != 48);
 	BUILD_BUG_ON(offsetof(struct tq_setup, arena_offset) != 112);
+	BUILD_BUG_ON(offsetof(struct tq_setup, prio) != 36);
 	BUILD_BUG_ON(sizeof(struct tq_enter) != 8);
 	BUILD_BUG_ON(sizeof(struct tq_attach) != 16);
 	BUILD_BUG_ON(sizeof(struct tq_ev_open) != 32);
+	BUILD_BUG_ON(offsetof(struct tq_ev_open, prio) != 28);
 	BUILD_BUG_ON(sizeof(struct tq_event) != 320);
 	BUILD_BUG_ON(offsetof(struct tq_event, tag) != 16);
 	BUILD_BUG_ON(offsetof(struct tq_event, seq) != 32);

@@ -492,6 +492,7 @@ static bool tq_fill(struct tq_reader *r)
 			ev->open.sq_entries = ctx->sq.nr;
 			ev->open.cq_entries = ctx->cq.nr;
 			ev->open.max_inflight = ctx->nr_slots;
+			ev->open.prio = ctx->prio;
 			if (!tq_emit(r, ev))
 				break;
 			ctx->known = true;
@@ -582,6 +583,7 @@ static int tq_complete(struct tq_writer *w, const struct tq_completion *c)
 	struct tq_ctx *ctx = w->ctx;
 	struct tq_slot *slot;
 	struct tq_cqe *cqe;
+	int cqe_flags;
 	u32 idx;
 
 	if (tq_completion_check(c))
@@ -616,12 +618,14 @@ static int tq_complete(struct tq_writer *w, const struct tq_completion *c)
 		return 0;
 	}
 
+	cqe_flags = tq_completion_cqe_flags(c, &slot->ev.task, slot->requeued);
+	if (cqe_flags < 0)
+		return cqe_flags;
 	tq_chain_settle(ctx, slot, c->status);
 	cqe = ctx->closed || ctx->broken ? NULL : tq_cq_next(ctx);
 	if (cqe)
-		tq_cqe_write(cqe, slot->ev.task.user_data, c->status,
-			     slot->requeued ? TQ_CQE_F_REQUEUED : 0, c->result, slot->ev.submit_ns,
-			     c->start_ns, c->end_ns);
+		tq_cqe_write(cqe, slot->ev.task.user_data, c->status, cqe_flags, c->result,
+			     slot->ev.submit_ns, c->start_ns, c->end_ns);
 	slot->started_ns = 0;
 	slot->state = TQ_SLOT_FREE;
 	list_move(&slot->node, &ctx->free);

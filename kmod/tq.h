@@ -178,6 +178,7 @@ struct tq_ctx {
 	struct mm_struct *mm;
 	struct file *arena;
 	u64 arena_bytes;
+	u8 prio;
 	unsigned long locked_pages;
 	struct eventfd_ctx *efd;
 	wait_queue_head_t wq;

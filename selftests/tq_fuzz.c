@@ -340,7 +340,7 @@ static void check_cqe(struct proc *p, unsigned int slot, struct ctx *c, const st
 		fail(p, "ctx %u: SQ index %u completed twice", c->s.ctx_id, i);
 	if (e->status > 0 || e->status < -4095)
 		fail(p, "ctx %u: index %u: status %d out of range", c->s.ctx_id, i, e->status);
-	if (e->flags & ~TQ_CQE_F_REQUEUED || e->resv[0] || e->resv[1])
+	if (e->flags & ~(TQ_CQE_F_REQUEUED | TQ_CQE_F_LATE) || e->resv[0] || e->resv[1])
 		fail(p, "ctx %u: index %u: flags 0x%x or reserved fields set", c->s.ctx_id, i,
 		     e->flags);
 	/*
@@ -650,9 +650,13 @@ static void make_malformed(struct proc *p, struct ctx *c, struct tq_desc *d)
 	case 0:
 		d->opcode = chance(&p->r, 30) ? 0 : 5 + below(&p->r, 251);
 		break;
-	case 1:
-		d->flags |= 1u << (3 + below(&p->r, 29));
+	case 1: {
+		/* AFTER without @after, or no opcode's flag (8-10, 16-31: a TASK's QoS) */
+		static const uint8_t bit[] = { 3, 4, 5, 6, 7, 11, 12, 13, 14, 15 };
+
+		d->flags |= 1u << bit[below(&p->r, sizeof(bit))];
 		break;
+	}
 	case 2:
 		d->after = 1 + below(&p->r, 0xffff);	/* without TQ_DESC_F_AFTER */
 		break;
@@ -892,8 +896,12 @@ static void op_setup(struct proc *p)
 		bad = true;
 	}
 	if (chance(&p->r, 5)) {
-		s->resv = 1;
+		s->resv[below(&p->r, 3)] = 1;
 		bad = true;
+	}
+	if (chance(&p->r, 5)) {
+		s->prio = below(&p->r, 256);
+		bad = bad || s->prio > TQ_PRIO_MAX;
 	}
 	bad_arg = chance(&p->r, 3);
 	err = t_call(p, c->fd, TQ_IOC_SETUP, buf, sizeof(buf), bad_arg, fds, fds[0] >= 0 ? nfds : 0,

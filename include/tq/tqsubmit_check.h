@@ -40,7 +40,7 @@
 
 /* The features both servers have; tqsubmitd adds TQ_FEAT_SOCKET. */
 #define TQ_FEATURES	(TQ_FEAT_NEED_WAKEUP | TQ_FEAT_PROGRAMS | TQ_FEAT_REQUEUE | \
-			 TQ_FEAT_POLL | TQ_FEAT_IDEMPOTENT | TQ_FEAT_CHAINS)
+			 TQ_FEAT_POLL | TQ_FEAT_IDEMPOTENT | TQ_FEAT_CHAINS | TQ_FEAT_QOS)
 
 /* The TQ_IOC_ATTACH flags both servers know. */
 #define TQ_ATTACH_FLAGS	TQ_ATTACH_F_CHAINS
@@ -81,9 +81,32 @@ static inline __u32 tq_nr_slots(__u32 inflight_max, __u32 cq)
 	return n < cq ? n : cq;
 }
 
+static inline bool tq_zero(const void *p, size_t n)
+{
+#ifdef __KERNEL__
+	return !memchr_inv(p, 0, n);
+#else
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i])
+			return false;
+	return true;
+#endif
+}
+
+/* TQ_IOC_SETUP's flags, reserved bytes and class: 0 or -EINVAL. */
+static inline int tq_setup_check(const struct tq_setup *s)
+{
+	if (s->flags || !tq_zero(s->resv, sizeof(s->resv)) || s->prio > TQ_PRIO_MAX)
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * tq_setup_sizes() - check and round TQ_IOC_SETUP's sizes
- * @s: the caller's struct (flags and resv already checked)
+ * @s: the caller's struct, passed by tq_setup_check()
  * @ring_max: tq_ring_max() of the limit
  * @arena_max: the largest arena
  * @page_size: the arena's rounding
@@ -114,21 +137,6 @@ static inline int tq_setup_sizes(const struct tq_setup *s, __u32 ring_max, __u64
 	return 0;
 }
 
-static inline bool tq_zero(const void *p, size_t n)
-{
-#ifdef __KERNEL__
-	return !memchr_inv(p, 0, n);
-#else
-	const unsigned char *b = p;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (b[i])
-			return false;
-	return true;
-#endif
-}
-
 /* A buffer in use: a known direction, non-empty, inside the arena. */
 static inline int tq_buf_check(const struct tq_buf *b, __u64 arena_bytes)
 {
@@ -156,7 +164,10 @@ static inline int tq_task_check(const struct tq_desc *d, __u64 arena_bytes)
 	unsigned int i;
 	int ret;
 
-	if (d->flags & ~(TQ_DESC_F_LOCAL | TQ_DESC_F_IDEMPOTENT | TQ_DESC_F_AFTER))
+	if (d->flags & ~(TQ_DESC_F_LOCAL | TQ_DESC_F_IDEMPOTENT | TQ_DESC_F_AFTER |
+			 TQ_DESC_PRIO_MASK | TQ_DESC_DEADLINE_MASK))
+		return -EINVAL;
+	if (TQ_DESC_PRIO_OF(d->flags) > TQ_PRIO_MAX)
 		return -EINVAL;
 	if (!d->work_dim || d->work_dim > TQ_MAX_DIMS)
 		return -EINVAL;
@@ -373,21 +384,37 @@ static inline int tq_chain_pred(const struct tq_desc *d, __u64 seq, __u32 *words
 
 /*
  * The form of one completion record, before what it names: 0 or -EINVAL.
- * RELEASE and STARTED records carry nothing but their ids.
+ * RELEASE and STARTED records carry nothing but their ids; LATE is a
+ * completion's.
  */
 static inline int tq_completion_check(const struct tq_completion *c)
 {
 	const __u32 marks = TQ_COMPL_F_RELEASE | TQ_COMPL_F_STARTED;
 
-	if (c->resv || (c->flags & ~marks) || (c->flags & marks) == marks)
+	if (c->resv || (c->flags & ~(marks | TQ_COMPL_F_LATE)) ||
+	    (c->flags & marks) == marks)
 		return -EINVAL;
-	if (c->flags && (c->status || c->result || c->start_ns || c->end_ns))
+	if ((c->flags & marks) &&
+	    ((c->flags & TQ_COMPL_F_LATE) || c->status || c->result || c->start_ns || c->end_ns))
 		return -EINVAL;
 	if ((c->flags & TQ_COMPL_F_RELEASE) && c->tag)
 		return -EINVAL;
 	if (c->status > 0 || c->status < -TQ_ERRNO_MAX)
 		return -EINVAL;
 	return 0;
+}
+
+/*
+ * The flags of the cqe that completion @c (passed by tq_completion_check(),
+ * no mark) gives task @d, or -EINVAL: LATE on a task without a deadline.
+ */
+static inline int tq_completion_cqe_flags(const struct tq_completion *c,
+					  const struct tq_desc *d, bool requeued)
+{
+	if ((c->flags & TQ_COMPL_F_LATE) && !TQ_DESC_DEADLINE_OF(d->flags))
+		return -EINVAL;
+	return (requeued ? TQ_CQE_F_REQUEUED : 0) |
+	       (c->flags & TQ_COMPL_F_LATE ? TQ_CQE_F_LATE : 0);
 }
 
 #endif /* _TQ_TQSUBMIT_CHECK_H */

@@ -191,6 +191,26 @@ static void e_idem_kernel(struct tq_desc *d)
 	d->opcode = TQ_OP_KERNEL;
 	d->flags = TQ_DESC_F_IDEMPOTENT;
 }
+/* Classes and deadlines (TQ_FEAT_QOS): a TASK's, with a known class. */
+static void e_prio5(struct tq_desc *d) { d->flags = TQ_DESC_PRIO(TQ_PRIO_MAX + 1); }
+/* 64 cases at most: the SQ of the tests that send them. */
+static void e_flag_bit11(struct tq_desc *d) { d->flags = 1 << 11; }
+static void e_prio_nop(struct tq_desc *d)
+{
+	raw_nop(d, d->user_data);
+	d->flags = TQ_DESC_PRIO(TQ_PRIO_HIGH);
+}
+static void e_deadline_nop(struct tq_desc *d)
+{
+	raw_nop(d, d->user_data);
+	d->flags = TQ_DESC_DEADLINE(10);
+}
+static void e_prio_prog(struct tq_desc *d)
+{
+	e_prog_dim(d);
+	d->work_dim = 0;
+	d->flags = TQ_DESC_F_BUILTIN | TQ_DESC_PRIO(TQ_PRIO_HIGH);
+}
 
 static const struct bad_case bad_cases[] = {
 	{ "opcode 0", -EOPNOTSUPP, e_op0 },
@@ -242,10 +262,15 @@ static const struct bad_case bad_cases[] = {
 	{ "after a cancelled task: cancelled", -ECANCELED, e_after_refused },
 	{ "after a task already named", -EINVAL, e_after_named },
 	{ "kernel with idempotent flag", -EINVAL, e_idem_kernel },
+	{ "task class above the top", -EINVAL, e_prio5 },
+	{ "task with flag bit 11", -EINVAL, e_flag_bit11 },
+	{ "nop with a class", -EINVAL, e_prio_nop },
+	{ "nop with a deadline", -EINVAL, e_deadline_nop },
+	{ "program with a class", -EINVAL, e_prio_prog },
 };
 
 #define NBAD ((int)(sizeof(bad_cases) / sizeof(bad_cases[0])))
-#define NGOOD 8
+#define NGOOD 10
 
 static void good_case(struct tq_desc *d, int i, uint64_t ud)
 {
@@ -285,6 +310,14 @@ static void good_case(struct tq_desc *d, int i, uint64_t ud)
 		break;
 	case 7:
 		d->flags = TQ_DESC_F_IDEMPOTENT | TQ_DESC_F_LOCAL;
+		d->local[0] = 64;
+		break;
+	case 8:		/* a class of its own and a deadline */
+		d->flags = TQ_DESC_PRIO(TQ_PRIO_HIGH) | TQ_DESC_DEADLINE(50);
+		break;
+	case 9:		/* the extremes */
+		d->flags = TQ_DESC_F_LOCAL | TQ_DESC_PRIO(TQ_PRIO_MAX) |
+			   TQ_DESC_DEADLINE(TQ_DEADLINE_MAX);
 		d->local[0] = 64;
 		break;
 	}

@@ -98,9 +98,10 @@ static inline void raw_client_close(struct raw_client *c)
 	c->fd = -1;
 }
 
-/* Open a context and map its three regions. */
-static inline int raw_client_open(struct raw_client *c, uint32_t sq_entries, uint32_t cq_entries,
-				 uint64_t arena_bytes, int efd)
+/* Open a context of class @prio (tq_setup.prio) and map its three regions. */
+static inline int raw_client_open_prio(struct raw_client *c, uint32_t sq_entries,
+				      uint32_t cq_entries, uint64_t arena_bytes, int efd,
+				      uint8_t prio)
 {
 	int err;
 
@@ -113,6 +114,7 @@ static inline int raw_client_open(struct raw_client *c, uint32_t sq_entries, uin
 	c->s.cq_entries = cq_entries;
 	c->s.arena_bytes = arena_bytes;
 	c->s.eventfd = efd;
+	c->s.prio = prio;
 	if (ioctl(c->fd, TQ_IOC_SETUP, &c->s)) {
 		err = -errno;
 		goto out;
@@ -136,6 +138,12 @@ static inline int raw_client_open(struct raw_client *c, uint32_t sq_entries, uin
 out:
 	raw_client_close(c);
 	return err;
+}
+
+static inline int raw_client_open(struct raw_client *c, uint32_t sq_entries, uint32_t cq_entries,
+				  uint64_t arena_bytes, int efd)
+{
+	return raw_client_open_prio(c, sq_entries, cq_entries, arena_bytes, efd, 0);
 }
 
 static inline int raw_enter(int fd)

@@ -92,6 +92,7 @@ TEST(query)
 	EXPECT_EQ(sizeof(struct tq_completion), b.q.completion_size);
 	EXPECT_NE(0, b.q.features & TQ_FEAT_NEED_WAKEUP);
 	EXPECT_NE(0, b.q.features & TQ_FEAT_IDEMPOTENT);
+	EXPECT_NE(0, b.q.features & TQ_FEAT_QOS);
 	EXPECT_LT(0, b.q.max_ring_entries);
 	EXPECT_LT(0, b.q.max_arena_bytes);
 
@@ -179,7 +180,13 @@ TEST(setup_args)
 	s.flags = 1;
 	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_SETUP, &s));
 	fill_setup(&s);
-	s.resv = 1;
+	s.resv[2] = 1;
+	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_SETUP, &s));
+	fill_setup(&s);
+	s.prio = TQ_PRIO_MAX + 1;	/* an unknown class */
+	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_SETUP, &s));
+	fill_setup(&s);
+	s.prio = 255;
 	EXPECT_EQ(-EINVAL, xioctl(fd, TQ_IOC_SETUP, &s));
 	fill_setup(&s);
 	s.sq_entries = 0;
@@ -707,7 +714,15 @@ TEST_F(ctx, completion_errors)
 	EXPECT_EQ(-1, write(self->sfd, c, sizeof(c[0])));
 	EXPECT_EQ(EINVAL, errno);
 	c[0] = good;
-	c[0].flags = 1 << 2;		/* no such flag */
+	c[0].flags = 1 << 3;		/* no such flag */
+	EXPECT_EQ(-1, write(self->sfd, c, sizeof(c[0])));
+	EXPECT_EQ(EINVAL, errno);
+	c[0] = good;
+	c[0].flags = TQ_COMPL_F_LATE;	/* a NOP has no deadline */
+	EXPECT_EQ(-1, write(self->sfd, c, sizeof(c[0])));
+	EXPECT_EQ(EINVAL, errno);
+	c[0] = good;
+	c[0].flags = TQ_COMPL_F_LATE | TQ_COMPL_F_STARTED;
 	EXPECT_EQ(-1, write(self->sfd, c, sizeof(c[0])));
 	EXPECT_EQ(EINVAL, errno);
 	c[0] = (struct tq_completion){ .ctx_id = good.ctx_id, .flags = TQ_COMPL_F_RELEASE };
@@ -1333,7 +1348,8 @@ TEST(event_fields)
 	EXPECT_EQ(TQ_EV_OPEN, ev[0].type);
 	EXPECT_EQ(0, ev[0].flags);
 	EXPECT_EQ(0, ev[0].tag);
-	EXPECT_EQ(0, ev[0].open.resv);
+	EXPECT_EQ(0, ev[0].open.prio);
+	EXPECT_EQ(0, ev[0].open.resv[0] | ev[0].open.resv[1] | ev[0].open.resv[2]);
 	EXPECT_EQ(a.s.max_inflight, ev[0].open.max_inflight);
 	EXPECT_EQ(a.s.cq_entries, ev[0].open.cq_entries);
 	EXPECT_EQ(0, ev[0].seq);
@@ -1364,6 +1380,43 @@ TEST(event_fields)
 	EXPECT_EQ(id, ev[0].ctx_id);
 	EXPECT_EQ(0, ev[0].tag);
 	EXPECT_EQ(0, raw_sched_release(sfd, ev[0].ctx_id));
+	close(sfd);
+	raw_client_close(&a);
+}
+
+/*
+ * QoS (TQ_FEAT_QOS): the context's class reaches the scheduler in its OPEN,
+ * a task's class and deadline in its descriptor, and TQ_COMPL_F_LATE on a
+ * task with a deadline gives its cqe TQ_CQE_F_LATE.
+ */
+TEST(qos)
+{
+	struct raw_client a;
+	struct tq_event ev[8];
+	struct tq_completion c;
+	struct tq_cqe cqe;
+	struct tq_desc d;
+	int sfd;
+
+	ASSERT_EQ(0, raw_client_open_prio(&a, 8, 0, 4096, -1, TQ_PRIO_HIGH));
+	sfd = raw_sched_open(O_NONBLOCK);
+	ASSERT_LE(0, sfd);
+	ASSERT_EQ(1, raw_sched_read(sfd, ev, 8, 5000));
+	EXPECT_EQ(TQ_EV_OPEN, ev[0].type);
+	EXPECT_EQ(TQ_PRIO_HIGH, ev[0].open.prio);
+	raw_task(&d, 9);
+	d.flags = TQ_DESC_PRIO(TQ_PRIO_CRITICAL) | TQ_DESC_DEADLINE(TQ_DEADLINE_MAX);
+	ASSERT_EQ(1, raw_client_submit(&a, &d, 1));
+	ASSERT_EQ(1, collect(sfd, ev, 8, 1, 5000));
+	EXPECT_EQ(TQ_EV_TASK, ev[0].type);
+	EXPECT_EQ(d.flags, ev[0].task.flags);
+	c = (struct tq_completion){ .ctx_id = ev[0].ctx_id, .tag = ev[0].tag,
+				    .flags = TQ_COMPL_F_LATE, .start_ns = 1, .end_ns = 2 };
+	EXPECT_EQ(sizeof(c), write(sfd, &c, sizeof(c)));
+	ASSERT_EQ(1, raw_client_wait(&a, &cqe, 1, 5000));
+	EXPECT_EQ(9, cqe.user_data);
+	EXPECT_EQ(0, cqe.status);
+	EXPECT_EQ(TQ_CQE_F_LATE, cqe.flags);
 	close(sfd);
 	raw_client_close(&a);
 }

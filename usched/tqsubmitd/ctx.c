@@ -248,8 +248,9 @@ int tqd_setup(struct tqd_conn *c, struct tq_setup *s, int efd)
 	uint32_t sq, cq;
 	int ret;
 
-	if (s->flags || s->resv)
-		return -EINVAL;
+	ret = tq_setup_check(s);
+	if (ret)
+		return ret;
 	if (c->ctx)
 		return -EINVAL;
 	ret = tq_setup_sizes(s, ring_max, tqd.lim.arena_bytes_max, page_size(), &sq, &cq, &arena);
@@ -273,6 +274,7 @@ int tqd_setup(struct tqd_conn *c, struct tq_setup *s, int efd)
 		return -ENOSPC;
 	}
 	ctx->efd = efd;
+	ctx->prio = s->prio;
 	ctx->conn = c;
 	c->ctx = ctx;
 	list_add_tail(&ctx->hash, ctx_bucket(ctx->id));

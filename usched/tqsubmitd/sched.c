@@ -413,6 +413,7 @@ static bool fill_pass(uint64_t *now)
 			ev->open.sq_entries = ctx->sq.nr;
 			ev->open.cq_entries = ctx->cq.nr;
 			ev->open.max_inflight = ctx->nr_slots;
+			ev->open.prio = ctx->prio;
 			tqd.batch_fds[tqd.batch_nfds++] = ctx->arena_fd;
 			ctx->known = true;
 			did = true;
@@ -478,6 +479,7 @@ static int complete_one(struct tqd_ctx **cache, const struct tq_completion *c,
 	struct tqd_ctx *ctx = *cache;
 	struct tqd_slot *slot;
 	struct tq_cqe *cqe;
+	int cqe_flags;
 	uint32_t idx;
 
 	if (tq_completion_check(c))
@@ -511,12 +513,14 @@ static int complete_one(struct tqd_ctx **cache, const struct tq_completion *c,
 		return 0;
 	}
 
+	cqe_flags = tq_completion_cqe_flags(c, &slot->ev.task, slot->requeued);
+	if (cqe_flags < 0)
+		return cqe_flags;
 	chain_settle(ctx, slot, c->status);
 	cqe = ctx->closed || ctx->broken ? NULL : cq_next(ctx);
 	if (cqe)
-		tq_cqe_write(cqe, slot->ev.task.user_data, c->status,
-			     slot->requeued ? TQ_CQE_F_REQUEUED : 0, c->result, slot->ev.submit_ns,
-			     c->start_ns, c->end_ns);
+		tq_cqe_write(cqe, slot->ev.task.user_data, c->status, cqe_flags, c->result,
+			     slot->ev.submit_ns, c->start_ns, c->end_ns);
 	slot->started_ns = 0;
 	slot->state = TQ_SLOT_FREE;
 	list_move(&slot->node, &ctx->free);

@@ -278,8 +278,9 @@ static void client_close(struct client *c)
 }
 
 /* Connect and SETUP with an eventfd (efd: -1 none, -2 make one): 0 or the status. */
-static int client_open(struct client *c, const char *path, uint32_t sq, uint32_t cq,
-		       uint64_t arena, int efd)
+/* A context of class @prio (tq_setup.prio; 0: none named). */
+static int client_open_prio(struct client *c, const char *path, uint32_t sq, uint32_t cq,
+			    uint64_t arena, int efd, uint8_t prio)
 {
 	int rfds[4], nr = 0, ret;
 	size_t rsize;
@@ -293,7 +294,7 @@ static int client_open(struct client *c, const char *path, uint32_t sq, uint32_t
 		efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->efd = efd;
 	c->s = (struct tq_setup){ .size = sizeof(c->s), .sq_entries = sq, .cq_entries = cq,
-				  .arena_bytes = arena, .eventfd = efd };
+				  .arena_bytes = arena, .eventfd = efd, .prio = prio };
 	ret = cmd_ex(c->fd, TQ_IOC_SETUP, &c->s, sizeof(c->s), efd >= 0 ? &efd : NULL,
 		     efd >= 0, rfds, &nr, 2000);
 	if (ret)
@@ -321,6 +322,12 @@ static int client_open(struct client *c, const char *path, uint32_t sq, uint32_t
 		c->cqes = (struct tq_cqe *)(cqb + c->s.cq_off.entries);
 	}
 	return 0;
+}
+
+static int client_open(struct client *c, const char *path, uint32_t sq, uint32_t cq,
+		       uint64_t arena, int efd)
+{
+	return client_open_prio(c, path, sq, cq, arena, efd, 0);
 }
 
 static int enter_msg(int fd)
@@ -580,8 +587,9 @@ static void test_query(struct daemon *d)
 	b.q.size = sizeof(b.q);
 	ret = cmd(fd, TQ_IOC_QUERY, &b.q, sizeof(b.q));
 	tap_ok(!ret && (b.q.features & TQ_FEAT_SOCKET) && !(b.q.features & TQ_FEAT_POLL) &&
-	       (b.q.features & TQ_FEAT_REQUEUE) && (b.q.features & TQ_FEAT_IDEMPOTENT),
-	       "QUERY: features %#llx: SOCKET, REQUEUE, IDEMPOTENT, not POLL (status %d)",
+	       (b.q.features & TQ_FEAT_REQUEUE) && (b.q.features & TQ_FEAT_IDEMPOTENT) &&
+	       (b.q.features & TQ_FEAT_QOS),
+	       "QUERY: features %#llx: SOCKET, REQUEUE, IDEMPOTENT, QOS, not POLL (status %d)",
 	       (unsigned long long)b.q.features, ret);
 	tap_ok(b.q.abi_version == TQ_ABI_VERSION && b.q.desc_size == 256 && b.q.cqe_size == 64 &&
 	       b.q.event_size == 320 && b.q.completion_size == 48,
@@ -766,8 +774,10 @@ static void test_setup(struct daemon *d)
 		  .eventfd = -1 }, 1, -EINVAL },
 		{ "flags", { .flags = 1, .sq_entries = 4, .arena_bytes = 4096, .eventfd = -1 }, 0,
 		  -EINVAL },
-		{ "resv", { .resv = 1, .sq_entries = 4, .arena_bytes = 4096, .eventfd = -1 }, 0,
+		{ "resv", { .resv = { 1 }, .sq_entries = 4, .arena_bytes = 4096, .eventfd = -1 }, 0,
 		  -EINVAL },
+		{ "an unknown class", { .prio = TQ_PRIO_MAX + 1, .sq_entries = 4,
+		  .arena_bytes = 4096, .eventfd = -1 }, 0, -EINVAL },
 	};
 	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int fds[2] = { -1, -1 }, n = 0, p[2];
@@ -909,6 +919,68 @@ static void test_descriptors(struct daemon *d)
 	       "the client closes: TQ_EV_CLOSE");
 	sched_close(&s);
 	tap_ok(balanced(d->csock), "the counters balance");
+}
+
+/*
+ * QoS (TQ_FEAT_QOS): the context's class reaches the scheduler in its OPEN,
+ * a task's class and deadline in its descriptor; TQ_COMPL_F_LATE becomes
+ * TQ_CQE_F_LATE, and is a bad record on a task without a deadline or on a
+ * mark.
+ */
+static void test_qos(struct daemon *d)
+{
+	struct tq_desc desc[2];
+	struct tq_event ev[8];
+	struct tq_cqe cqe[4];
+	long long bad = stat_of(d->csock, "bad_records");
+	struct client c;
+	struct sched s;
+	int n, t = 0;
+
+	if (sched_open_wait(&s, d->ssock) ||
+	    client_open_prio(&c, d->csock, 4, 0, 4096, -2, TQ_PRIO_CRITICAL)) {
+		tap_ok(0, "qos: set up");
+		return;
+	}
+	n = sched_collect(&s, ev, 8, 1, 2000);
+	tap_ok(n == 1 && ev[0].type == TQ_EV_OPEN && ev[0].open.prio == TQ_PRIO_CRITICAL &&
+	       !ev[0].open.resv[0] && !ev[0].open.resv[1] && !ev[0].open.resv[2],
+	       "qos: the OPEN carries the context's class (%u)", n == 1 ? ev[0].open.prio : 0);
+	raw_task(&desc[0], 0);
+	desc[0].flags = TQ_DESC_PRIO(TQ_PRIO_BACKGROUND) | TQ_DESC_DEADLINE(20);
+	raw_task(&desc[1], 1);
+	client_submit(&c, desc, 2);
+	n = sched_collect(&s, ev, 8, 2, 2000);
+	for (int i = 0; i < n; i++)
+		t += ev[i].type == TQ_EV_TASK;
+	tap_ok(t == 2 && ev[0].task.flags == desc[0].flags && !ev[1].task.flags,
+	       "qos: a task's class and deadline reach the scheduler as written");
+	if (t != 2) {
+		client_close(&c);
+		sched_close(&s);
+		return;
+	}
+	{
+		struct tq_completion r[4] = {
+			{ .ctx_id = c.s.ctx_id, .tag = ev[1].tag, .flags = TQ_COMPL_F_LATE },
+			{ .ctx_id = c.s.ctx_id, .tag = ev[0].tag,
+			  .flags = TQ_COMPL_F_LATE | TQ_COMPL_F_STARTED },
+			{ .ctx_id = c.s.ctx_id, .tag = ev[0].tag, .flags = TQ_COMPL_F_LATE },
+			{ .ctx_id = c.s.ctx_id, .tag = ev[1].tag },
+		};
+
+		sched_write(&s, r, 4);
+	}
+	n = client_wait(&c, cqe, 4, 2, 2000);
+	tap_ok(n == 2 && cqe[0].user_data == 0 && cqe[0].flags == TQ_CQE_F_LATE &&
+	       cqe[1].user_data == 1 && !cqe[1].flags,
+	       "qos: LATE on the task with a deadline gives its cqe TQ_CQE_F_LATE, none else");
+	tap_ok(stat_of(d->csock, "bad_records") == bad + 2,
+	       "qos: LATE without a deadline, and LATE on a mark: bad records (%lld)",
+	       stat_of(d->csock, "bad_records") - bad);
+	client_close(&c);
+	sched_close(&s);
+	tap_ok(balanced(d->csock), "qos: the counters balance");
 }
 
 /* Hostile indices break only their own context. */
@@ -2185,6 +2257,7 @@ int main(void)
 	test_query(&a);
 	test_setup(&a);
 	test_descriptors(&a);
+	test_qos(&a);
 	test_broken(&a);
 	test_enter(&a);
 	test_client_killed(&a);

@@ -111,6 +111,7 @@ struct tqd_ctx {
 	int efd;		/* the client's eventfd, or -1 */
 	size_t rings_size;
 	uint64_t arena_bytes;
+	uint8_t prio;		/* tq_setup.prio, for its TQ_EV_OPEN */
 	uint64_t charged;	/* bytes charged to user */
 	struct tq_ring sq;
 	struct tq_ring cq;

@@ -33,6 +33,12 @@
  * Commands are matched on type and number; the size bits of the command are
  * ignored since the size field is authoritative.
  *
+ * The ABI grows without breaking old clients: a new field takes space an
+ * old client leaves zero (a reserved field, unused flag bits), zero keeps
+ * the old behaviour, and a TQ_FEAT_* bit says the server knows it.
+ * TQ_ABI_VERSION changes only for a change an old client could not live
+ * with (none so far): a client refuses a server of another version.
+ *
  * Documentation/userspace-api/tqsubmit.rst describes the lifetimes, the
  * barrier pairings of the rings and the errno contract.
  */
@@ -53,6 +59,7 @@
 #define TQ_FEAT_IDEMPOTENT	(1ULL << 4)	/* TQ_DESC_F_IDEMPOTENT, TQ_COMPL_F_STARTED */
 #define TQ_FEAT_SOCKET		(1ULL << 5)	/* served by tqsubmitd over a socket, see below */
 #define TQ_FEAT_CHAINS		(1ULL << 6)	/* TQ_DESC_F_AFTER, TQ_ATTACH_F_CHAINS */
+#define TQ_FEAT_QOS		(1ULL << 7)	/* classes, deadlines: see enum tq_prio */
 
 /* Fixed limits of this ABI version. */
 #define TQ_MAX_BUFS		8
@@ -67,11 +74,52 @@ enum tq_op {
 	TQ_OP_KERNEL	= 4,	/* look up a kernel of a program; cqe.result = kernel id */
 };
 
-/* tq_desc.flags */
+/* tq_desc.flags, bits 0 to 7 */
 #define TQ_DESC_F_LOCAL		(1U << 0)	/* TASK: local[] is given */
 #define TQ_DESC_F_BUILTIN	(1U << 1)	/* PROGRAM: bufs[0] names a built-in */
 #define TQ_DESC_F_IDEMPOTENT	(1U << 2)	/* TASK: safe to run again (see below) */
 #define TQ_DESC_F_AFTER		(1U << 3)	/* TASK: run after a task of mine (@after) */
+
+/*
+ * Quality of service (TQ_FEAT_QOS). A context has a priority class
+ * (tq_setup.prio), and a TASK may name its own in bits 8 to 10 of its
+ * flags (TQ_DESC_PRIO()); 0 names none: the context's class, and for the
+ * context the scheduler's default (usched: normal). A higher class goes
+ * first; which classes a user may take is the scheduler's policy, and a
+ * task above it completes with -EPERM. A class above TQ_PRIO_MAX is
+ * refused: SETUP with EINVAL, a descriptor with -EINVAL.
+ *
+ * A TASK may have a deadline: bits 16 to 31 of its flags (TQ_DESC_DEADLINE())
+ * say within how many TQ_DEADLINE_UNIT_NS (100 us, so up to 6.5535 s) after
+ * the server took it from the SQ (the cqe's @queued_ns) it should complete;
+ * 0: none. A task the scheduler cannot complete in time either completes
+ * at once with -ETIMEDOUT, never run, or runs and completes with
+ * TQ_CQE_F_LATE: the scheduler's setting decides (usched.conf's deadline).
+ * Both fields are a TASK's: on any other opcode the descriptor is refused
+ * with -EINVAL. (The descriptor has no free bytes; the flags word's upper
+ * bits are its only room.)
+ */
+enum tq_prio {
+	TQ_PRIO_DEFAULT		= 0,	/* none named: see above */
+	TQ_PRIO_BACKGROUND	= 1,	/* only what no other class wants */
+	TQ_PRIO_NORMAL		= 2,
+	TQ_PRIO_HIGH		= 3,
+	TQ_PRIO_CRITICAL	= 4,	/* latency-critical: the top class */
+};
+
+#define TQ_PRIO_MAX		TQ_PRIO_CRITICAL
+
+#define TQ_DESC_PRIO_SHIFT	8
+#define TQ_DESC_PRIO_MASK	(7U << TQ_DESC_PRIO_SHIFT)
+#define TQ_DESC_PRIO(p)		(((__u32)(p) << TQ_DESC_PRIO_SHIFT) & TQ_DESC_PRIO_MASK)
+#define TQ_DESC_PRIO_OF(f)	(((f) & TQ_DESC_PRIO_MASK) >> TQ_DESC_PRIO_SHIFT)
+
+#define TQ_DEADLINE_UNIT_NS	100000ULL
+#define TQ_DEADLINE_MAX		0xffffU	/* in TQ_DEADLINE_UNIT_NS */
+#define TQ_DESC_DEADLINE_SHIFT	16
+#define TQ_DESC_DEADLINE_MASK	(TQ_DEADLINE_MAX << TQ_DESC_DEADLINE_SHIFT)
+#define TQ_DESC_DEADLINE(n)	(((__u32)(n) << TQ_DESC_DEADLINE_SHIFT) & TQ_DESC_DEADLINE_MASK)
+#define TQ_DESC_DEADLINE_OF(f)	(((f) & TQ_DESC_DEADLINE_MASK) >> TQ_DESC_DEADLINE_SHIFT)
 
 /* tq_buf.dir: which copies the scheduler makes around the kernel. */
 enum tq_dir {
@@ -119,7 +167,7 @@ struct tq_scalar {
  * @work_dim: TASK: 1 to TQ_MAX_DIMS; others: 0
  * @nr_bufs: number of used entries of @bufs
  * @nr_scalars: number of used entries of @scalars
- * @flags: TQ_DESC_F_*
+ * @flags: TQ_DESC_F_*; TASK: also TQ_DESC_PRIO() and TQ_DESC_DEADLINE()
  * @user_data: returned unchanged in the completion
  * @program: TASK, KERNEL: a program id from a TQ_OP_PROGRAM completion
  * @kernel: TASK: a kernel id from a TQ_OP_KERNEL completion
@@ -192,6 +240,7 @@ struct tq_desc {
 
 /* tq_cqe.flags */
 #define TQ_CQE_F_REQUEUED	(1U << 0)	/* delivered to more than one scheduler */
+#define TQ_CQE_F_LATE		(1U << 1)	/* completed after its deadline */
 
 /**
  * struct tq_cqe - a completion ring entry (64 bytes)
@@ -210,7 +259,9 @@ struct tq_desc {
  *	kernel of a KERNEL's name in its program; -ETIME the kernel ran, or
  *	the build took, longer than its limit; -EOWNERDEAD the task may have
  *	run in part and is not run again (its scheduler exited, or the device
- *	was reset under it, and it is not TQ_DESC_F_IDEMPOTENT)
+ *	was reset under it, and it is not TQ_DESC_F_IDEMPOTENT); -ETIMEDOUT
+ *	its deadline cannot be met, and it did not run; -EPERM also: its
+ *	class is above what the scheduler lets its user take
  * @flags: TQ_CQE_F_*
  * @result: PROGRAM: program id (-ENOEXEC: build log length); KERNEL: kernel
  *	id; otherwise 0
@@ -301,6 +352,8 @@ struct tq_query {
  * @ctx_id: out: the context's id, as the scheduler sees it
  * @max_inflight: out: tasks the context may have taken and not completed;
  *	min(inflight_max, cq entries). Beyond it descriptors wait in the SQ.
+ * @prio: in: the context's class, an enum tq_prio (0: the default); a
+ *	server without TQ_FEAT_QOS refuses a non-zero one (EINVAL)
  * @resv: must be zero
  * @features: out: TQ_FEAT_*
  * @sq_off: out: the SQ's mapping
@@ -316,7 +369,8 @@ struct tq_setup {
 	__s32	eventfd;
 	__u32	ctx_id;
 	__u32	max_inflight;
-	__u32	resv;
+	__u8	prio;
+	__u8	resv[3];
 	__u64	features;
 	struct tq_ring_offsets sq_off;
 	struct tq_ring_offsets cq_off;
@@ -397,6 +451,8 @@ enum tq_event_type {
  * @sq_entries: the context's SQ entries
  * @cq_entries: the context's CQ entries
  * @max_inflight: the most tasks of this context the scheduler holds at once
+ * @prio: the class the client set up the context with (tq_setup.prio, as
+ *	given: 0 for none)
  * @resv: zero
  */
 struct tq_ev_open {
@@ -405,7 +461,8 @@ struct tq_ev_open {
 	__u32	sq_entries;
 	__u32	cq_entries;
 	__u32	max_inflight;
-	__u32	resv;
+	__u8	prio;
+	__u8	resv[3];
 };
 
 /**
@@ -453,6 +510,7 @@ struct tq_event {
 /* tq_completion.flags */
 #define TQ_COMPL_F_RELEASE	(1U << 0)	/* let go of a closed context */
 #define TQ_COMPL_F_STARTED	(1U << 1)	/* mark a task started; it stays outstanding */
+#define TQ_COMPL_F_LATE		(1U << 2)	/* it completed after its deadline */
 
 /**
  * struct tq_completion - one record write() to the scheduler fd (48 bytes)
@@ -466,7 +524,9 @@ struct tq_event {
  * @start_ns: CLOCK_MONOTONIC time the task started
  * @end_ns: CLOCK_MONOTONIC time the task ended
  *
- * A task completes once: a tag not outstanding is refused. With
+ * A task completes once: a tag not outstanding is refused.
+ * TQ_COMPL_F_LATE, on a completion of a TASK that has a deadline (else
+ * EINVAL), gives the client's cqe TQ_CQE_F_LATE. With
  * TQ_COMPL_F_STARTED (@ctx_id and @tag set, every other field zero) the
  * record completes nothing: it tells the kernel that the task is about to
  * reach the device, which decides its fate if this scheduler exits before
