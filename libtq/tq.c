@@ -122,12 +122,17 @@ void tq_rings_init(struct tq *tq, const struct tq_setup *s, void *sq_map, void *
 	cq->head = __atomic_load_n(cq->kconsumer, __ATOMIC_RELAXED);
 }
 
-/* This libtq was built for the server's descriptor and completion layout. */
-static int tq_query_ok(const struct tq_query *q)
+/*
+ * This libtq was built for the server's descriptor and completion layout,
+ * and the server knows what setup @s asks for (a class: TQ_FEAT_QOS).
+ */
+static int tq_query_ok(const struct tq_query *q, const struct tq_setup *s)
 {
 	if (q->abi_version != TQ_ABI_VERSION || q->desc_size != sizeof(struct tq_desc) ||
 	    q->cqe_size != sizeof(struct tq_cqe))
 		return -EPROTO;
+	if (s->prio && !(q->features & TQ_FEAT_QOS))
+		return -EOPNOTSUPP;
 	return 0;
 }
 
@@ -141,14 +146,16 @@ static int tq_setup_module(struct tq *tq, struct tq_setup *s, void **sq_map, voi
 			   void **arena)
 {
 	struct tq_query q = { .size = sizeof(q) };
+	int ret;
 
 	tq->fd = open(TQ_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (tq->fd < 0)
 		return errno == ENOENT ? -ENXIO : -errno;
 	if (ioctl(tq->fd, TQ_IOC_QUERY, &q))
 		return -errno;
-	if (tq_query_ok(&q))
-		return -EPROTO;
+	ret = tq_query_ok(&q, s);
+	if (ret)
+		return ret;
 	s->eventfd = tq->event_fd;
 	if (ioctl(tq->fd, TQ_IOC_SETUP, s))
 		return -errno;
@@ -183,7 +190,7 @@ static int tq_setup_socket(struct tq *tq, struct tq_setup *s, void **sq_map, voi
 	}
 	ret = tqt_call(tq->fd, TQ_IOC_QUERY, &q, sizeof(q), NULL, 0, NULL, NULL);
 	if (!ret)
-		ret = tq_query_ok(&q);
+		ret = tq_query_ok(&q, s);
 	if (ret)
 		return ret;
 	s->eventfd = 0;		/* the fd itself travels by SCM_RIGHTS */
@@ -228,6 +235,7 @@ int tq_open(struct tq *tq, unsigned int entries, size_t arena_bytes, unsigned in
 		.size = sizeof(s),
 		.sq_entries = entries,
 		.arena_bytes = arena_bytes,
+		.prio = TQ_OPEN_PRIO_OF(flags),
 	};
 	void *sq_map = MAP_FAILED, *cq_map = MAP_FAILED, *arena = MAP_FAILED;
 	int ret, kind;
@@ -235,7 +243,8 @@ int tq_open(struct tq *tq, unsigned int entries, size_t arena_bytes, unsigned in
 	memset(tq, 0, sizeof(*tq));
 	tq->fd = -1;
 	tq->event_fd = -1;
-	if (flags & ~(TQ_OPEN_MODULE | TQ_OPEN_SOCKET))
+	if ((flags & ~(TQ_OPEN_MODULE | TQ_OPEN_SOCKET | TQ_OPEN_PRIO_MASK)) ||
+	    TQ_OPEN_PRIO_OF(flags) > TQ_PRIO_MAX)
 		return -EINVAL;
 	kind = tq_transport(flags);
 	if (kind < 0)
@@ -625,7 +634,8 @@ static const char *const tq_errors[] = {
 	[ECONNREFUSED]	= "tqsubmitd does not listen on its socket (" TQ_SOCKET_PATH
 			  ", or $TQ_SOCKET): is it running?",
 	[ECONNRESET]	= "the connection to tqsubmitd is lost (it exited): the context is gone",
-	[EPERM]		= "the context belongs to another process (fork)",
+	[EPERM]		= "the context belongs to another process (fork), or its class is above "
+			  "the user's max-prio (usched.conf)",
 	[EPROTO]	= "libtq and tqsubmit.ko (or tqsubmitd) disagree on the ABI",
 	[ERANGE]	= "ring entries out of range (module parameter ring_entries_max)",
 	[EFBIG]		= "arena larger than the module parameter arena_bytes_max",
@@ -636,7 +646,8 @@ static const char *const tq_errors[] = {
 	[EIO]		= "the device failed the task's command (usched's log names the OpenCL error)",
 	[ECANCELED]	= "not run: the task it was chained after failed",
 	[EBADFD]	= "the rings broke: a ring index was corrupted",
-	[EOPNOTSUPP]	= "descriptor rejected: unknown opcode",
+	[EOPNOTSUPP]	= "descriptor rejected: unknown opcode; or the server lacks a feature "
+			  "asked for (a class: TQ_FEAT_QOS)",
 	[E2BIG]		= "descriptor rejected: too many buffers or scalars",
 	[EFAULT]	= "descriptor rejected: a buffer lies outside the arena",
 	[EINVAL]	= "invalid argument or descriptor (or a bad TQ_TRANSPORT), or a launch the "
@@ -644,6 +655,7 @@ static const char *const tq_errors[] = {
 	[EHOSTDOWN]	= "no scheduler attached (is usched running?): nothing took the tasks "
 			  "for $TQ_SCHED_WAIT_MS (10 s)",
 	[ETIME]		= "timed out: no completion in time, or the kernel ran past its time limit",
+	[ETIMEDOUT]	= "its deadline cannot be met: not run (or tqsubmitd did not answer)",
 	[EOWNERDEAD]	= "the scheduler died with the task maybe run in part; it is not run again",
 	[EAGAIN]	= "no completion yet",
 	[EBUSY]		= "the context has tasks in flight",

@@ -115,6 +115,11 @@ struct tq_cq {
 /* tq_open() flags: force a transport (neither: $TQ_TRANSPORT, else auto). */
 #define TQ_OPEN_MODULE	(1U << 0)	/* /dev/tqsubmit */
 #define TQ_OPEN_SOCKET	(1U << 1)	/* tqsubmitd's socket, $TQ_SOCKET or TQ_SOCKET_PATH */
+/* tq_open() flags, bits 8-10: the context's class, an enum tq_prio (0: the default) */
+#define TQ_OPEN_PRIO_SHIFT	8
+#define TQ_OPEN_PRIO_MASK	(7U << TQ_OPEN_PRIO_SHIFT)
+#define TQ_OPEN_PRIO(p)		(((unsigned int)(p) << TQ_OPEN_PRIO_SHIFT) & TQ_OPEN_PRIO_MASK)
+#define TQ_OPEN_PRIO_OF(f)	(((f) & TQ_OPEN_PRIO_MASK) >> TQ_OPEN_PRIO_SHIFT)
 
 /**
  * struct tq - one context
@@ -337,6 +342,57 @@ static inline void tq_desc_set_after(struct tq_desc *d, uint32_t after)
 {
 	d->flags |= TQ_DESC_F_AFTER;
 	d->after = after;
+}
+
+/*
+ * A class by name: "background", "normal", "high", "critical", or "" or
+ * "default" for TQ_PRIO_DEFAULT; -EINVAL for anything else.
+ */
+static inline int tq_prio_parse(const char *name)
+{
+	static const char *const names[] = { "default", "background", "normal", "high",
+					     "critical" };
+	unsigned int i;
+
+	if (!*name)
+		return TQ_PRIO_DEFAULT;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -EINVAL;
+}
+
+/*
+ * A task's own priority class (enum tq_prio), instead of its context's;
+ * TQ_PRIO_DEFAULT goes back to the context's. -EINVAL for an unknown class.
+ * Only where tq->features has TQ_FEAT_QOS: an older server refuses the
+ * descriptor (-EINVAL).
+ */
+static inline int tq_desc_set_prio(struct tq_desc *d, unsigned int prio)
+{
+	if (prio > TQ_PRIO_MAX)
+		return -EINVAL;
+	d->flags = (d->flags & ~TQ_DESC_PRIO_MASK) | TQ_DESC_PRIO(prio);
+	return 0;
+}
+
+/*
+ * A task's deadline: it should complete within @us microseconds of its
+ * submission (from the cqe's queued_ns), rounded up to the ABI's
+ * TQ_DEADLINE_UNIT_NS (100 us); 0 takes it away. -ERANGE past
+ * TQ_DEADLINE_MAX units (6.5535 s). One that cannot be met completes with
+ * -ETIMEDOUT without running, or runs and completes with TQ_CQE_F_LATE: the
+ * scheduler's setting decides. Only where tq->features has TQ_FEAT_QOS.
+ */
+static inline int tq_desc_set_deadline(struct tq_desc *d, uint64_t us)
+{
+	const uint64_t unit_us = TQ_DEADLINE_UNIT_NS / 1000;
+	uint64_t n = us / unit_us + (us % unit_us != 0);
+
+	if (n > TQ_DEADLINE_MAX)
+		return -ERANGE;
+	d->flags = (d->flags & ~TQ_DESC_DEADLINE_MASK) | TQ_DESC_DEADLINE(n);
+	return 0;
 }
 
 static inline void tq_prep_nop(struct tq_desc *d)

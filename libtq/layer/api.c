@@ -83,6 +83,16 @@ static void tqcl_init(void)
 	if (tqcl.device && !*tqcl.device)
 		tqcl.device = NULL;
 	tqcl.arena_bytes = parse_size(getenv("TQCL_ARENA"), 256 << 20);
+	s = getenv("TQCL_PRIO");
+	if (s) {
+		int prio = tq_prio_parse(s);
+
+		if (prio < 0)
+			fprintf(stderr, "tqcl: TQCL_PRIO=%s is not background, normal, high or "
+				"critical; using the default\n", s);
+		tqcl.prio = prio < 0 ? TQ_PRIO_DEFAULT : prio;
+	}
+	s = getenv("TQCL_STATS");
 	if (s && !strcmp(s, "1")) {
 		tqcl.stats_fd = 2;
 	} else if (s && *s && strcmp(s, "0")) {

@@ -68,11 +68,11 @@ bool tqcl_tq_ready(void)
 	tqcl.tq_tried = true;
 	if (tqcl.disabled || tqcl.forked)
 		return false;
-	ret = tq_open(&tqcl.tq, 256, tqcl.arena_bytes, 0);
+	ret = tq_open(&tqcl.tq, 256, tqcl.arena_bytes, TQ_OPEN_PRIO(tqcl.prio));
 	/* the module charges the arena to RLIMIT_MEMLOCK: try smaller ones, down to 16 MiB */
 	for (size_t a = tqcl.arena_bytes / 2; (ret == -ENOMEM || ret == -EFBIG) && a >= 16 << 20;
 	     a /= 2)
-		ret = tq_open(&tqcl.tq, 256, a, 0);
+		ret = tq_open(&tqcl.tq, 256, a, TQ_OPEN_PRIO(tqcl.prio));
 	if (ret) {
 		if (tqcl.stats_fd >= 0)
 			fprintf(stderr, "tqcl: tq_open: %s: everything passes through\n",

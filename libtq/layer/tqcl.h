@@ -231,6 +231,7 @@ struct tqcl {
 	char stats_path[512];
 	const char *device;		/* TQCL_DEVICE */
 	size_t arena_bytes;
+	unsigned int prio;		/* TQCL_PRIO: the context's class, an enum tq_prio */
 	struct tq tq;
 	pthread_t reaper, signaller;
 	struct tqcl_map ctxs, queues, mems, progs, kerns, evs;
