@@ -38,7 +38,13 @@
  * there. SIZE, COUNT, TIME and YESNO are limits: u64 entries of struct
  * dlimits, per user too.
  */
-enum kind { STR, POLICY, XPORT, INFILE, UINT, BOOL, DEV, U64, SIZE, COUNT, TIME, YESNO };
+/*
+ * WORD is one of the words of the setting's arg ("refuse|flag"), stored as
+ * its index; DURATION a time in ns. PRIO (a class's name: max-prio) and WEIGHT (1 .. USCHED_SHARE_MAX)
+ * are limits too.
+ */
+enum kind { STR, POLICY, XPORT, INFILE, UINT, BOOL, DEV, U64, WORD, DURATION,
+	    SIZE, COUNT, TIME, YESNO, PRIO, WEIGHT };
 
 struct setting {
 	const char *key;
@@ -47,6 +53,9 @@ struct setting {
 	unsigned int min, max;	/* UINT */
 	const char *arg, *help;
 };
+
+/* max-prio's words: the uapi's classes from normal up (TQ_PRIO_NORMAL + i). */
+#define PRIO_WORDS	"normal|high|critical"
 
 #define F(field) offsetof(struct dconf, field)
 #define IS_LIMIT(k)	((k) >= SIZE)
@@ -110,6 +119,14 @@ static const struct setting settings[] = {
 	  "bytes of the cache's entries; the least recently used go past it (256M; 0: no limit)" },
 	{ "recalibrate", BOOL, F(recalibrate), 0, 0, NULL,
 	  "measure the transfers at start even if the cache has them" },
+	{ "prio-ahead", DURATION, F(prio_ahead_ns), 0, 0, "TIME",
+	  "predicted lower-class work enqueued ahead of a waiting higher class, per engine "
+	  "(Nms; 0: 2ms)" },
+	{ "deadline", WORD, F(deadline), 0, 0, "refuse|flag",
+	  "a task that cannot meet its deadline: fails ETIMEDOUT unrun, or runs, flagged late "
+	  "(refuse)" },
+	{ "share-by", WORD, F(share_by), 0, 0, "uid|cgroup",
+	  "the fair-share groups: each uid, or each v2 cgroup (uid)" },
 	/* Limits: per user and per group too. 0 is no limit. */
 	{ "max-work-items", COUNT, DLIM_WORK_ITEMS, 0, 0, "N",
 	  "a task's global work size, its dimensions multiplied (2^32)" },
@@ -139,6 +156,11 @@ static const struct setting settings[] = {
 	  "may register OpenCL C source, not only built-in kernels (no; root: yes)" },
 	{ "isolate-source", YESNO, DLIM_ISOLATE_SOURCE, 0, 0, NULL,
 	  "without allow-source, source runs in an OpenCL context of the user's own (yes)" },
+	{ "max-prio", PRIO, DLIM_MAX_PRIO, 0, 0, PRIO_WORDS,
+	  "the highest class a user's tasks may take; above it they fail EPERM (high; root: "
+	  "critical)" },
+	{ "share", WEIGHT, DLIM_SHARE, 0, 0, "N",
+	  "the weight of a user's share group in its class, 1-10000 (1)" },
 };
 
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -171,6 +193,8 @@ void dconf_init(struct dconf *c)
 	c->lim.v[DLIM_CTX_ARENA] = 1ull << 30;
 	c->lim.v[DLIM_USER_ARENA] = 4ull << 30;
 	c->lim.v[DLIM_ISOLATE_SOURCE] = 1;
+	c->lim.v[DLIM_MAX_PRIO] = TQ_PRIO_HIGH;
+	c->lim.v[DLIM_SHARE] = 1;
 }
 
 const char *dlim_name(enum dlim i)
@@ -262,6 +286,36 @@ static const struct setting *find_setting(const char *key)
 	return NULL;
 }
 
+/* One of @words ("a|b|c"): its index, or -EINVAL. */
+static int parse_word(const char *val, const char *words)
+{
+	size_t n = strlen(val);
+
+	for (int i = 0; *words; i++) {
+		size_t len = strcspn(words, "|");
+
+		if (len == n && !strncmp(val, words, n))
+			return i;
+		words += len + !!words[len];
+	}
+	return -EINVAL;
+}
+
+/* "want a, b or c" for @words ("a|b|c"); the buffer lives until the next call. */
+static const char *want_words(const char *words)
+{
+	static char why[128];
+	const char *last = strrchr(words, '|');
+	size_t n = snprintf(why, sizeof(why), "want");
+
+	for (const char *w = words; w < last && n < sizeof(why); w += strcspn(w, "|") + 1)
+		n += snprintf(why + n, sizeof(why) - n, "%s %.*s", w == words ? "" : ",",
+			      (int)strcspn(w, "|"), w);
+	if (n < sizeof(why))
+		snprintf(why + n, sizeof(why) - n, " or %s", last + 1);
+	return why;
+}
+
 /* A limit's value into lim (and its bit into *set). */
 static int set_limit(const struct setting *s, struct dlimits *lim, uint32_t *set,
 		     const char *val, const char **why)
@@ -280,6 +334,18 @@ static int set_limit(const struct setting *s, struct dlimits *lim, uint32_t *set
 	case TIME:
 		ret = parse_time(val, &v);
 		*why = "want a time: N (seconds), Ns, Nms, Nm or none";
+		break;
+	case PRIO:
+		ret = parse_word(val, PRIO_WORDS);
+		v = TQ_PRIO_NORMAL + ret;
+		ret = ret < 0 ? ret : 0;
+		*why = want_words(PRIO_WORDS);
+		break;
+	case WEIGHT:
+		ret = tq_parse_u64(val, false, &v);
+		if (!ret && (v < 1 || v > USCHED_SHARE_MAX))
+			ret = -EINVAL;
+		*why = "want a weight, 1 to 10000";
 		break;
 	default:
 		ret = parse_yesno(val, &b);
@@ -316,6 +382,23 @@ int dconf_set(struct dconf *c, const char *key, const char *val, const char **wh
 	if (IS_LIMIT(s->kind))
 		return set_limit(s, &c->lim, NULL, val, why);
 	switch (s->kind) {
+	case WORD: {
+		int w = parse_word(val, s->arg);
+
+		if (w < 0) {
+			*why = want_words(s->arg);
+			return -EINVAL;
+		}
+		*(unsigned int *)((char *)c + s->off) = w;
+		return 0;
+	}
+	case DURATION:
+		if (parse_time(val, &v64)) {
+			*why = "want a time: N (seconds), Ns, Nms or Nm";
+			return -EINVAL;
+		}
+		*(uint64_t *)((char *)c + s->off) = v64;
+		return 0;
 	case U64:
 		if (parse_u64(val, true, &v64)) {
 			*why = "want a size: N, NK, NM, NG, NT or none";
@@ -446,7 +529,8 @@ static int section_set(struct dconf *c, const char *key, const char *val, const 
 		return -EINVAL;
 	}
 	if (!IS_LIMIT(s->kind)) {
-		*why = "not a per-user setting (only limits, allow-source and isolate-source are)";
+		*why = "not a per-user setting (only limits, allow-source, isolate-source, max-prio "
+		       "and share are)";
 		return -EINVAL;
 	}
 	return set_limit(s, &sec->lim, &sec->set, val, why);
@@ -457,6 +541,8 @@ static uint64_t generous(enum dlim i, uint64_t a, uint64_t b)
 {
 	if (i == DLIM_ALLOW_SOURCE || i == DLIM_ISOLATE_SOURCE)
 		return a || b;
+	if (i == DLIM_MAX_PRIO || i == DLIM_SHARE)
+		return a > b ? a : b;	/* never 0 */
 	if (!a || !b)
 		return 0;	/* no limit */
 	return a > b ? a : b;
@@ -501,6 +587,8 @@ void dconf_limits(const struct dconf *c, uint32_t uid, const uint32_t *gids,
 			out->v[i] = group.v[i];
 		else if (i == DLIM_ALLOW_SOURCE && uid == 0)
 			out->v[i] = 1;	/* root can read every client's memory anyway */
+		else if (i == DLIM_MAX_PRIO && uid == 0)
+			out->v[i] = TQ_PRIO_CRITICAL;
 		else
 			out->v[i] = c->lim.v[i];
 	}
@@ -695,8 +783,9 @@ static void usage(FILE *f, const char *prog)
 	}
 	fprintf(f, "  --help                       this text\n"
 		"  --version                    the version, and exit\n\n"
-		"Limits, allow-source and isolate-source may also be set per user and group in\n"
-		"the file's [user NAME|UID] and [group NAME|GID] sections. See usched(8).\n");
+		"Limits, allow-source, isolate-source, max-prio and share may also be set per\n"
+		"user and group in the file's [user NAME|UID] and [group NAME|GID] sections.\n"
+		"See usched(8).\n");
 }
 
 int dconf_args(struct dconf *c, int argc, char **argv)

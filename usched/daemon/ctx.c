@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "daemon.h"
@@ -77,12 +78,13 @@ static void queue_record(struct daemon *d, const struct tq_completion *c)
 	d->out[d->nout++] = *c;
 }
 
-void complete_task(struct daemon *d, uint32_t ctx, uint64_t tag, int status, uint64_t result,
-		   uint64_t start_ns, uint64_t end_ns)
+void complete_task(struct daemon *d, uint32_t ctx, uint64_t tag, int status, uint32_t flags,
+		   uint64_t result, uint64_t start_ns, uint64_t end_ns)
 {
 	struct tq_completion c = {
 		.ctx_id = ctx,
 		.tag = tag,
+		.flags = flags,
 		.status = status < -4095 ? -EIO : status,
 		.result = result,
 		.start_ns = start_ns,
@@ -97,6 +99,50 @@ void release_ctx(struct daemon *d, uint32_t ctx)
 	struct tq_completion c = { .ctx_id = ctx, .flags = TQ_COMPL_F_RELEASE };
 
 	queue_record(d, &c);
+}
+
+/* The uapi's classes 1..4 are the core's -1..2. */
+_Static_assert(TQ_PRIO_BACKGROUND - TQ_PRIO_NORMAL == USCHED_PRIO_BACKGROUND &&
+	       TQ_PRIO_CRITICAL - TQ_PRIO_NORMAL == USCHED_PRIO_CRITICAL, "classes");
+
+static const char *const prio_name[TQ_PRIO_MAX + 1] = {
+	"default", "background", "normal", "high", "critical",
+};
+
+int ctx_task_qos(const struct dctx *c, const struct tq_desc *t, uint64_t submit_ns,
+		 uint64_t max_prio, struct usched_task *ut)
+{
+	unsigned int prio = TQ_DESC_PRIO_OF(t->flags);
+	uint64_t units = TQ_DESC_DEADLINE_OF(t->flags);
+
+	if (!prio)
+		prio = c->prio;
+	if (prio > max_prio)
+		return -EPERM;
+	ut->prio = (int32_t)prio - TQ_PRIO_NORMAL;
+	ut->deadline_ns = units ? submit_ns + units * TQ_DEADLINE_UNIT_NS : 0;
+	ut->share = c->share;
+	return 0;
+}
+
+/*
+ * uid + 1 (the core's share 0 is "its owner", and root's uid is 0), or the
+ * cgroup's id: the inode of its directory in the v2 hierarchy, with the top
+ * bit set so that it is no uid's. A cgroup not found (the process gone
+ * already, no v2 hierarchy) falls back to the uid's group.
+ */
+uint64_t ctx_share(unsigned int share_by, uint32_t uid, uint32_t pid)
+{
+	char cg[4096], path[4096 + 32];
+	struct stat st;
+
+	if (share_by == DSHARE_CGROUP) {
+		metrics_cgroup(pid, cg, sizeof(cg));
+		snprintf(path, sizeof(path), "/sys/fs/cgroup%s", cg);
+		if (*cg == '/' && !stat(path, &st))
+			return (uint64_t)st.st_ino | 1ull << 63;
+	}
+	return (uint64_t)uid + 1;
 }
 
 struct dctx *ctx_find(struct daemon *d, uint32_t id)
@@ -375,12 +421,18 @@ void ctx_open(struct daemon *d, const struct tq_event *ev, int arena_fd)
 	d->ctx[c->id % DCTX_HASH] = c;
 	d->st.contexts++;
 
+	c->prio = o->prio ? o->prio : TQ_PRIO_NORMAL;
+	c->share = ctx_share(d->conf.share_by, c->uid, c->pid);
 	c->user = user_get(d, c->uid);
 	if (!c->user) {
 		err("context %u: out of memory; its tasks will fail", c->id);
 		return;
 	}
 	lim = &c->user->lim;
+	ret = usched_share_set(d->u, c->share, lim->v[DLIM_SHARE]);
+	if (ret)
+		warn("context %u (uid %u): share %llu: %s", c->id, c->uid,
+		     (unsigned long long)lim->v[DLIM_SHARE], strerror(-ret));
 	if (lim->v[DLIM_CTX_ARENA] && o->arena_bytes > lim->v[DLIM_CTX_ARENA]) {
 		c->refused = -EDQUOT;
 		refused(d, c, DLIM_CTX_ARENA);
@@ -527,7 +579,7 @@ static void reject(struct daemon *d, const struct tq_event *ev, int status)
 	d->st.rejected++;
 	dbg("context %u: task %llx rejected: %s", ev->ctx_id, (unsigned long long)ev->tag,
 	    strerror(-status));
-	complete_task(d, ev->ctx_id, ev->tag, status, 0, now, now);
+	complete_task(d, ev->ctx_id, ev->tag, status, 0, 0, now, now);
 }
 
 static void task_program(struct daemon *d, struct dctx *c, const struct tq_event *ev)
@@ -647,7 +699,7 @@ void ctx_build_done(struct daemon *d, struct dbuild *b)
 	/* Leave a trace of slow ones. */
 	if (b->status != -ETIME && b->end_ns - b->start_ns > 10000000000ull)
 		warn("context %u: a build took %.1f s", c->id, (b->end_ns - b->start_ns) * 1e-9);
-	complete_task(d, c->id, b->tag, b->status, result, b->start_ns, b->end_ns);
+	complete_task(d, c->id, b->tag, b->status, 0, result, b->start_ns, b->end_ns);
 	ctx_put(d, c);
 }
 
@@ -686,7 +738,7 @@ static void task_kernel(struct daemon *d, struct dctx *c, const struct tq_event 
 	c->kerns[id - 1].core = core;
 	c->user->kernels++;
 	state_add_kern(d, c, id);
-	complete_task(d, c->id, ev->tag, 0, id, now, tq_now_ns());
+	complete_task(d, c->id, ev->tag, 0, 0, id, now, tq_now_ns());
 }
 
 static void task_refuse(struct daemon *d, struct dctx *c, const struct tq_event *ev,
@@ -722,6 +774,18 @@ static void task_run(struct daemon *d, struct dctx *c, const struct tq_event *ev
 		refused(d, c, which);
 		return task_refuse(d, c, ev, dt, ret);
 	}
+	ret = ctx_task_qos(c, t, ev->submit_ns, lim->v[DLIM_MAX_PRIO], &ut);
+	if (ret) {
+		refused(d, c, DLIM_MAX_PRIO);
+		i = TQ_DESC_PRIO_OF(t->flags) ? TQ_DESC_PRIO_OF(t->flags) : c->prio;
+		if (!c->said_prio)
+			warn("context %u (pid %u uid %u): class %s above max-prio %s; such tasks "
+			     "fail with EPERM (said once a context)", c->id, c->pid, c->uid,
+			     prio_name[i], prio_name[lim->v[DLIM_MAX_PRIO]]);
+		c->said_prio = true;
+		return task_refuse(d, c, ev, dt, ret);
+	}
+	dt->deadline = ut.deadline_ns != 0;
 	ut.time_limit_ns = lim->v[DLIM_KERNEL_TIME];
 	k = &c->kerns[t->kernel - 1];
 	if (k->prog != t->program || !k->core)
@@ -806,7 +870,7 @@ static void task_end(struct daemon *d, struct dctx *c, struct dtask *t, int stat
 		if (next && !status && !c->closing) {
 			task_go(d, c, next);
 		} else if (next) {
-			complete_task(d, c->id, next->tag, -ECANCELED, 0, 0, 0);
+			complete_task(d, c->id, next->tag, -ECANCELED, 0, 0, 0, 0);
 			cancelled++;
 			t = next;
 			status = -ECANCELED;
@@ -879,7 +943,7 @@ void ctx_task(struct daemon *d, const struct tq_event *ev)
 	switch (ev->task.opcode) {
 	case TQ_OP_NOP:
 		now = tq_now_ns();
-		complete_task(d, c->id, ev->tag, 0, 0, now, now);
+		complete_task(d, c->id, ev->tag, 0, 0, 0, now, now);
 		return;
 	case TQ_OP_PROGRAM:
 		return task_program(d, c, ev);
@@ -932,7 +996,9 @@ void ctx_complete(void *arg, const struct usched_completion *uc)
 		refused(d, c, DLIM_KERNEL_TIME);	/* the core's watchdog stopped it */
 	if (uc->cl_error)
 		cmd_failed(d, id, c, t, uc);
-	complete_task(d, id, t->tag, uc->status, 0, uc->start_ns, uc->end_ns);
+	complete_task(d, id, t->tag, uc->status,
+		      t->deadline && (uc->flags & USCHED_DONE_LATE) ? TQ_COMPL_F_LATE : 0, 0,
+		      uc->start_ns, uc->end_ns);
 	if (c)
 		metrics_acct_task(&d->st, c->acct, uc, t->bytes, tq_now_ns());
 	if (d->task_log)

@@ -57,6 +57,8 @@ enum dlim {
 	DLIM_ALLOW_SOURCE,	/* 1: may register OpenCL C source; 0: built-ins only */
 	/* 1: without allow-source, source and all else in an isolation domain of its uid */
 	DLIM_ISOLATE_SOURCE,
+	DLIM_MAX_PRIO,		/* the highest class its tasks may take, a TQ_PRIO_* (max-prio) */
+	DLIM_SHARE,		/* its fair-share group's weight, 1 .. USCHED_SHARE_MAX */
 	DLIM_N
 };
 
@@ -70,6 +72,12 @@ struct dsection {
 	uint32_t id;		/* uid or gid, the name resolved when the file is read */
 	uint32_t set;		/* bit i: v[i] was set */
 	struct dlimits lim;
+};
+
+/* What a context's fair-share group is (share-by). */
+enum dshare_by {
+	DSHARE_UID,		/* its uid */
+	DSHARE_CGROUP,		/* its process's v2 cgroup when it opened */
 };
 
 /* Configuration: the file's keys are the long options' names. */
@@ -103,6 +111,11 @@ struct dconf {
 	bool no_plans;
 	bool no_refine;
 	bool no_poll;
+
+	/* Quality of service: the core's settings (usched_opts) and the share groups */
+	uint64_t prio_ahead_ns;	/* prio-ahead; 0: the core's default (2 ms) */
+	unsigned int deadline;	/* an enum usched_deadline */
+	unsigned int share_by;	/* an enum dshare_by */
 
 	/* Limits: the global values, the sections, and the build workers' settings. */
 	struct dlimits lim;
@@ -174,6 +187,7 @@ struct dtask {
 	struct dtask *succ;	/* a successor held here until this task ends */
 	struct tq_event *ev;	/* held: its event, until its predecessor ends */
 	uint64_t bytes[2];	/* copied if it succeeds: host to device, device to host */
+	bool deadline;		/* it has one: its completion may say TQ_COMPL_F_LATE */
 };
 
 /* What became of a recent TASK of a context, by its seq. */
@@ -201,6 +215,11 @@ struct dctx {
 	uint32_t nprogs;
 	struct dkern *kerns;
 	uint32_t nkerns;
+
+	/* Quality of service (ctx.c) */
+	uint8_t prio;		/* its class, a TQ_PRIO_* (tq_setup.prio; none named: normal) */
+	uint64_t share;		/* its fair-share group (usched_task.share): ctx_share() */
+	bool said_prio;		/* logged: a task of its class above max-prio */
 
 	/* Limits (ctx.c) */
 	struct duser *user;	/* its uid's limits and totals */
@@ -432,9 +451,18 @@ void loop_wedged(void *arg);
 
 /* ctx.c */
 /* A context's records for the loop's next write (d->out): a task's completion, its release. */
-void complete_task(struct daemon *d, uint32_t ctx, uint64_t tag, int status, uint64_t result,
-		   uint64_t start_ns, uint64_t end_ns);
+void complete_task(struct daemon *d, uint32_t ctx, uint64_t tag, int status, uint32_t flags,
+		   uint64_t result, uint64_t start_ns, uint64_t end_ns);
 void release_ctx(struct daemon *d, uint32_t ctx);
+/*
+ * The class, deadline and share of context @c's task @t, taken at @submit_ns,
+ * into @ut (usched_task.prio, deadline_ns, share): 0, or -EPERM when the
+ * class is above @max_prio (the user's max-prio).
+ */
+int ctx_task_qos(const struct dctx *c, const struct tq_desc *t, uint64_t submit_ns,
+		 uint64_t max_prio, struct usched_task *ut);
+/* A context's share group: its uid's, or its cgroup's (share-by). */
+uint64_t ctx_share(unsigned int share_by, uint32_t uid, uint32_t pid);
 /*
  * A context's owner in the core: its id in the low 32 bits, its pid above,
  * so that a context id the module recycles is another owner, whose tasks

@@ -467,7 +467,7 @@ void metrics_fprint(FILE *f, const struct usched_stats *s, const struct dstats *
 	       "Descriptors completed with a limit's status (E2BIG, EDQUOT, EPERM, ETIME) and "
 	       "contexts not served, by the usched.conf key of the limit.");
 	for (unsigned int i = 0; i < DLIM_N; i++)
-		if (i != DLIM_ISOLATE_SOURCE)	/* it refuses nothing: allow-source does */
+		if (i != DLIM_ISOLATE_SOURCE && i != DLIM_SHARE)	/* they refuse nothing */
 			fprintf(f, "tq_limit_refused_total{limit=\"%s\"} %llu\n", dlim_name(i),
 				(unsigned long long)ds->refused[i]);
 	metric(f, "tq_build_crashes_total", "counter",

@@ -101,7 +101,7 @@ static void test_wedged(void)
 
 		close(p[0]);
 		d.st.recoveries = 2;
-		complete_task(&d, 7, 0x1001, -ETIME, 0, 0, 0);
+		complete_task(&d, 7, 0x1001, -ETIME, 0, 0, 0, 0);
 		loop_wedged(&d);	/* does not return */
 		_exit(99);
 	}

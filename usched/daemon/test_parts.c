@@ -632,6 +632,115 @@ static void test_sections(void)
 	dconf_free(&c);
 }
 
+/*
+ * QoS settings: max-prio and share per user and group (root may take the
+ * top class), the core's prio-ahead and deadline, share-by; then what a
+ * task's class, deadline and share become in the core's usched_task.
+ */
+static void test_qos(void)
+{
+	static const uint32_t g_dev[] = { 100, 200 }, g_none[] = { 5 };
+	struct dctx ctx = { .prio = TQ_PRIO_NORMAL, .share = 1001 };
+	struct usched_task ut;
+	struct tq_desc t = { .opcode = TQ_OP_TASK };
+	struct dlimits l;
+	struct dconf c;
+	const char *why = "";
+	char err[256] = "";
+	int ret;
+
+	dconf_init(&c);
+	dconf_limits(&c, 1000, NULL, 0, &l);
+	tap_ok(l.v[DLIM_MAX_PRIO] == TQ_PRIO_HIGH && l.v[DLIM_SHARE] == 1 &&
+	       c.deadline == USCHED_DEADLINE_REFUSE && c.share_by == DSHARE_UID &&
+	       !c.prio_ahead_ns, "qos: defaults max-prio high, share 1, deadline refuse, by uid");
+	dconf_limits(&c, 0, NULL, 0, &l);
+	tap_ok(l.v[DLIM_MAX_PRIO] == TQ_PRIO_CRITICAL, "qos: root may take critical");
+	tap_ok(!dconf_set(&c, "prio-ahead", "3ms", &why) && c.prio_ahead_ns == 3000000 &&
+	       !dconf_set(&c, "deadline", "flag", &why) && c.deadline == USCHED_DEADLINE_FLAG &&
+	       !dconf_set(&c, "share-by", "cgroup", &why) && c.share_by == DSHARE_CGROUP,
+	       "qos: prio-ahead 3ms, deadline flag, share-by cgroup");
+	ret = dconf_set(&c, "deadline", "maybe", &why);
+	tap_ok(ret == -EINVAL && !strcmp(why, "want refuse or flag"), "qos: deadline maybe: %s",
+	       why);
+	ret = dconf_set(&c, "max-prio", "top", &why);
+	tap_ok(ret == -EINVAL && !strcmp(why, "want normal, high or critical"),
+	       "qos: max-prio top: %s", why);
+	tap_ok(dconf_set(&c, "share", "0", &why) == -EINVAL &&
+	       dconf_set(&c, "share", "10001", &why) == -EINVAL &&
+	       dconf_set(&c, "max-prio", "background", &why) == -EINVAL &&
+	       dconf_set(&c, "prio-ahead", "fast", &why) == -EINVAL,
+	       "qos: share 0 or 10001, max-prio background, prio-ahead fast refused");
+	dconf_free(&c);
+
+	ret = load(&c, "max-prio = normal\n[group 100]\nmax-prio = critical\nshare = 2\n"
+		   "[group 200]\nmax-prio = high\nshare = 5\n[user 9]\nmax-prio = normal\n"
+		   "[user root]\nmax-prio = high\n", err, sizeof(err));
+	dconf_limits(&c, 8, g_none, 1, &l);
+	tap_ok(!ret && l.v[DLIM_MAX_PRIO] == TQ_PRIO_NORMAL && l.v[DLIM_SHARE] == 1,
+	       "qos: the global max-prio (%s)", err);
+	dconf_limits(&c, 8, g_dev, 2, &l);
+	tap_ok(l.v[DLIM_MAX_PRIO] == TQ_PRIO_CRITICAL && l.v[DLIM_SHARE] == 5,
+	       "qos: of two groups the higher class and the larger share");
+	dconf_limits(&c, 9, g_dev, 2, &l);
+	tap_ok(l.v[DLIM_MAX_PRIO] == TQ_PRIO_NORMAL, "qos: a user's section over its groups");
+	dconf_limits(&c, 0, NULL, 0, &l);
+	tap_ok(l.v[DLIM_MAX_PRIO] == TQ_PRIO_HIGH, "qos: root's own section over its default");
+	dconf_free(&c);
+	ret = load(&c, "deadline = flag\n", err, sizeof(err));
+	tap_ok(!ret && c.deadline == USCHED_DEADLINE_FLAG, "qos: deadline from the file");
+	dconf_free(&c);
+	ret = load(&c, "[user 1]\ndeadline = flag\n", err, sizeof(err));
+	tap_ok(ret == -EINVAL && strstr(err, "not a per-user setting"),
+	       "qos: deadline is not per user (%s)", err);
+	dconf_free(&c);
+
+	memset(&ut, 0, sizeof(ut));
+	tap_ok(!ctx_task_qos(&ctx, &t, 5000, TQ_PRIO_HIGH, &ut) && ut.prio == USCHED_PRIO_NORMAL &&
+	       !ut.deadline_ns && ut.share == 1001,
+	       "qos: a plain task: its context's class (normal), no deadline, its share");
+	t.flags = TQ_DESC_PRIO(TQ_PRIO_BACKGROUND) | TQ_DESC_DEADLINE(25);
+	tap_ok(!ctx_task_qos(&ctx, &t, 5000, TQ_PRIO_HIGH, &ut) &&
+	       ut.prio == USCHED_PRIO_BACKGROUND && ut.deadline_ns == 5000 + 2500000,
+	       "qos: its own class background, deadline 25 units = submit + 2.5 ms");
+	t.flags = TQ_DESC_DEADLINE(TQ_DEADLINE_MAX);
+	ctx.prio = TQ_PRIO_HIGH;
+	tap_ok(!ctx_task_qos(&ctx, &t, 1, TQ_PRIO_HIGH, &ut) && ut.prio == USCHED_PRIO_HIGH &&
+	       ut.deadline_ns == 1 + 65535 * 100000ull,
+	       "qos: a high context's task at max-prio high; the longest deadline");
+	t.flags = TQ_DESC_PRIO(TQ_PRIO_CRITICAL);
+	tap_ok(ctx_task_qos(&ctx, &t, 1, TQ_PRIO_HIGH, &ut) == -EPERM,
+	       "qos: a critical task over max-prio high: EPERM");
+	ctx.prio = TQ_PRIO_CRITICAL;
+	t.flags = 0;
+	tap_ok(ctx_task_qos(&ctx, &t, 1, TQ_PRIO_HIGH, &ut) == -EPERM,
+	       "qos: a critical context's plain task over it: EPERM");
+	t.flags = TQ_DESC_PRIO(TQ_PRIO_NORMAL);
+	tap_ok(!ctx_task_qos(&ctx, &t, 1, TQ_PRIO_HIGH, &ut) && ut.prio == USCHED_PRIO_NORMAL,
+	       "qos: its task naming normal runs");
+	t.flags = 0;
+	tap_ok(!ctx_task_qos(&ctx, &t, 1, TQ_PRIO_CRITICAL, &ut) && ut.prio == USCHED_PRIO_CRITICAL,
+	       "qos: and a plain one at max-prio critical");
+
+	tap_ok(ctx_share(DSHARE_UID, 0, getpid()) == 1 && ctx_share(DSHARE_UID, 1000, 1) == 1001,
+	       "qos: share by uid: uid + 1 (root's is 1, not the core's 0)");
+	{
+		char cg[4096], path[4200];
+		struct stat st;
+
+		metrics_cgroup(getpid(), cg, sizeof(cg));
+		snprintf(path, sizeof(path), "/sys/fs/cgroup%s", cg);
+		if (*cg == '/' && !stat(path, &st))
+			tap_ok(ctx_share(DSHARE_CGROUP, 1000, getpid()) ==
+			       ((uint64_t)st.st_ino | 1ull << 63),
+			       "qos: share by cgroup: its directory's inode, top bit set");
+		else
+			tap_skip("qos: share by cgroup", "no v2 cgroup here");
+	}
+	tap_ok(ctx_share(DSHARE_CGROUP, 1000, 0x7ffffffe) == 1001,
+	       "qos: share by cgroup, the process gone: its uid's");
+}
+
 static void test_limit_math(void)
 {
 	struct dlimits l = { 0 };
@@ -972,6 +1081,7 @@ int main(void)
 	test_limit_values();
 	test_sections();
 	test_limit_math();
+	test_qos();
 	test_state_max();
 	test_limit_metrics();
 	test_acct();

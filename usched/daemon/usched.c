@@ -408,6 +408,8 @@ int main(int argc, char **argv)
 	o.no_plans = d.conf.no_plans;
 	o.no_refine = d.conf.no_refine;
 	o.no_poll = d.conf.no_poll;
+	o.prio_ahead_ms = d.conf.prio_ahead_ns * 1e-6;
+	o.deadline = d.conf.deadline;
 	o.calib_load = cache_calib_load;
 	o.calib_save = cache_calib_save;
 	o.calib_arg = &d;
