@@ -61,6 +61,10 @@ usched/daemon/tests/limits.sh: $(BIN)/usched $(BIN)/usched-build $(BIN)/tqdemo $
 	$(TESTBIN)/limits_client
 
 # Chains (TQ_DESC_F_AFTER) through the real usched: in order, cancelled behind a refused head.
+VM_TESTS += usched/daemon/tests/prio.sh
+SOCKET_TESTS += usched/daemon/tests/prio.sh
+usched/daemon/tests/prio.sh: $(BIN)/usched $(TESTBIN)/limits_client
+
 VM_TESTS += usched/daemon/tests/chain.sh
 SOCKET_TESTS += usched/daemon/tests/chain.sh
 usched/daemon/tests/chain.sh: $(BIN)/usched $(TESTBIN)/limits_client $(TESTBIN)/tq_counter

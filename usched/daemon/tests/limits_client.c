@@ -24,6 +24,11 @@
  *						started after the previous one ended
  *						and the last output is right; then a
  *						chain whose head is refused (-ENOENT)
+ *	limits_client prio CLASS		a context of CLASS (tq_prio_parse()):
+ *						a VA task of its class, one naming
+ *						normal, one naming normal with a 5 s
+ *						deadline: each status, and whether the
+ *						last came back flagged late
  *	limits_client names			an unknown built-in, kernel name,
  *						program id and kernel id: each status
  *						and tq_strerror()'s message for it
@@ -326,6 +331,59 @@ static int arena(int n, char **mib)
 	return 0;
 }
 
+static int prio(const char *name)
+{
+	enum { M = 1024 };
+	uint64_t off[3];
+	struct tq_desc d = { 0 };
+	int class = tq_prio_parse(name), st[3], ret, late = 0;
+	size_t global = M;
+	uint32_t prog, kern;
+	struct tq tq;
+	void *p;
+
+	ret = class < 0 ? class : tq_open(&tq, 64, 1 << 20, TQ_OPEN_PRIO(class));
+	if (ret) {
+		printf("open=%s", strerrorname_np(-ret));
+		return 0;
+	}
+	ret = tq_register_builtin(&tq, "VA", &prog);
+	if (!ret)
+		ret = tq_lookup_kernel(&tq, prog, "vec_add", &kern);
+	for (int i = 0; !ret && i < 3; i++) {
+		ret = tq_buf_alloc(&tq, M * sizeof(float), &p, &off[i]);
+		if (!ret)
+			memset(p, 0, M * sizeof(float));
+	}
+	if (ret) {
+		fprintf(stderr, "limits_client: VA: %s\n", tq_strerror(ret));
+		return 1;
+	}
+	tq_prep_task(&d, prog, kern, 1, &global, NULL);
+	for (int i = 0; i < 3; i++)
+		tq_prep_buf(&d, i, off[i], M * sizeof(float), i < 2 ? TQ_DIR_IN : TQ_DIR_OUT);
+	st[0] = run_one(&tq, &d);
+	tq_desc_set_prio(&d, TQ_PRIO_NORMAL);
+	st[1] = run_one(&tq, &d);
+	tq_desc_set_deadline(&d, 5000000);
+	{
+		struct tq_desc *s = tq_get_desc(&tq);
+		struct tq_cqe *cqe;
+
+		*s = d;
+		ret = tq_submit(&tq) < 0 ? -EIO : tq_wait(&tq, &cqe, 600000);
+		st[2] = ret ? ret : cqe->status;
+		if (!ret) {
+			late = !!(cqe->flags & TQ_CQE_F_LATE);
+			tq_cqe_seen(&tq, cqe);
+		}
+	}
+	printf("open=ok own=%s normal=%s deadline=%s late=%d", status_name(st[0]),
+	       status_name(st[1]), status_name(st[2]), late);
+	tq_close(&tq);
+	return 0;
+}
+
 static int chain(unsigned int n)
 {
 	enum { M = 1024 };
@@ -445,6 +503,8 @@ int main(int argc, char **argv)
 			     argc - a == 3 ? strtoul(argv[a + 2], NULL, 0) : 1);
 	if (argc - a == 1 && !strcmp(argv[a], "worksize"))
 		return worksize();
+	if (argc - a == 2 && !strcmp(argv[a], "prio"))
+		return prio(argv[a + 1]);
 	if (argc - a == 2 && !strcmp(argv[a], "chain"))
 		return chain(strtoul(argv[a + 1], NULL, 0));
 	if (argc - a == 1 && !strcmp(argv[a], "names"))
