@@ -71,6 +71,16 @@ $(TESTBIN)/libtq-example: $(O)/gen/libtq-example.c $(LIB)/libtq.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ilibtq $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# Clients of the ABI before the QoS revision (issue 45), built from git
+# history, against this tq (libtq/test_compat.sh).
+TQ_COMPAT_BASE ?= fd5b090
+$(O)/compat/done: libtq/compat_build.sh
+	CC="$(CC)" bash $< $(TQ_COMPAT_BASE) $(O)/compat
+
+VM_TESTS += libtq/test_compat.sh
+SOCKET_TESTS += libtq/test_compat.sh
+libtq/test_compat.sh: $(O)/compat/done $(BIN)/usched $(TESTBIN)/tq_counter
+
 VM_TESTS += libtq/test_example.sh
 SOCKET_TESTS += libtq/test_example.sh
 libtq/test_example.sh: $(TESTBIN)/libtq-example $(BIN)/usched $(TESTBIN)/tq_counter
