@@ -413,8 +413,33 @@ static void test_misc(void)
 	       strstr(tq_strerror(-EBADFD), "broke") != NULL, "tq_strerror takes -errno or errno");
 	tap_ok(tq_strerror(-EXDEV) != NULL && tq_strerror(-100000) != NULL,
 	       "tq_strerror always gives a string");
-	tap_ok(tq_open(&tq, 8, 4096, 1U << 9) == -EINVAL && tq.fd == -1,
+	tap_ok(tq_open(&tq, 8, 4096, 1U << 5) == -EINVAL && tq.fd == -1,
 	       "unknown open flags: EINVAL");
+	tap_ok(tq_open(&tq, 8, 4096, TQ_OPEN_PRIO(TQ_PRIO_MAX + 1)) == -EINVAL && tq.fd == -1,
+	       "an unknown class at open: EINVAL");
+	{
+		struct tq_desc d = { .flags = TQ_DESC_F_LOCAL };
+
+		tap_ok(!tq_desc_set_prio(&d, TQ_PRIO_HIGH) &&
+		       d.flags == (TQ_DESC_F_LOCAL | TQ_DESC_PRIO(TQ_PRIO_HIGH)) &&
+		       tq_desc_set_prio(&d, TQ_PRIO_MAX + 1) == -EINVAL &&
+		       TQ_DESC_PRIO_OF(d.flags) == TQ_PRIO_HIGH &&
+		       !tq_desc_set_prio(&d, TQ_PRIO_DEFAULT) && d.flags == TQ_DESC_F_LOCAL,
+		       "tq_desc_set_prio: sets, refuses an unknown class, clears");
+		tap_ok(!tq_desc_set_deadline(&d, 1) && TQ_DESC_DEADLINE_OF(d.flags) == 1 &&
+		       !tq_desc_set_deadline(&d, 250) && TQ_DESC_DEADLINE_OF(d.flags) == 3 &&
+		       !tq_desc_set_deadline(&d, 6553500) &&
+		       TQ_DESC_DEADLINE_OF(d.flags) == TQ_DEADLINE_MAX &&
+		       tq_desc_set_deadline(&d, 6553501) == -ERANGE &&
+		       TQ_DESC_DEADLINE_OF(d.flags) == TQ_DEADLINE_MAX &&
+		       !tq_desc_set_deadline(&d, 0) && d.flags == TQ_DESC_F_LOCAL,
+		       "tq_desc_set_deadline: rounds up to 100 us, -ERANGE past 6.5535 s, clears");
+		tap_ok(tq_prio_parse("critical") == TQ_PRIO_CRITICAL &&
+		       tq_prio_parse("background") == TQ_PRIO_BACKGROUND &&
+		       tq_prio_parse("") == TQ_PRIO_DEFAULT &&
+		       tq_prio_parse("default") == TQ_PRIO_DEFAULT &&
+		       tq_prio_parse("High") == -EINVAL, "tq_prio_parse: the names, and no other");
+	}
 	if (access(TQ_DEVICE_PATH, F_OK) == 0) {
 		tap_skip("tq_open without the module", "%s exists here", TQ_DEVICE_PATH);
 		return;

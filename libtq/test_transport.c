@@ -242,6 +242,9 @@ int main(void)
 	fd0 = nr_fds();
 	mode = BAD_ABI;
 	tap_ok(tq_open(&tq, 8, 4096, TQ_OPEN_SOCKET) == -EPROTO, "a server of another ABI: -EPROTO");
+	mode = GOOD;	/* it has no TQ_FEAT_QOS */
+	tap_ok(tq_open(&tq, 8, 4096, TQ_OPEN_SOCKET | TQ_OPEN_PRIO(TQ_PRIO_HIGH)) == -EOPNOTSUPP,
+	       "a class from a server without TQ_FEAT_QOS: -EOPNOTSUPP, before SETUP");
 	mode = NO_FDS;
 	tap_ok(tq_open(&tq, 8, 4096, TQ_OPEN_SOCKET) == -EPROTO,
 	       "a SETUP reply without the memfds: -EPROTO");
