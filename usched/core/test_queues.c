@@ -333,7 +333,7 @@ static void test_kqueues(void)
 		}
 		if (!strstr(line, "\"cat\": \"K\"") || !p || !strstr(line, "\"tid\": ") ||
 		    sscanf(strstr(line, "\"tid\": "), "\"tid\": %u", &tid) != 1 ||
-		    sscanf(p, "\"task\": %llu", &task) != 1)
+		    sscanf(p, "\"task\": \"%llu\"", &task) != 1)
 			continue;
 		for (unsigned int i = 0; i < NTASKS; i++)
 			if ((uintptr_t)&j[i] == task && (tid == k_tid || tid == k1_tid))

@@ -265,7 +265,7 @@ void trace_tg_launch(struct usched *u, struct tg *tg, struct task *const *tasks)
 	const struct tqsim_sim_result *res = u->res;
 	struct trace *tr = trace_lock(u);
 	uint64_t decided = tg->launch_ns + tg->policy_ns;
-	char name[128], args[128], kname[80];
+	char name[128], args[192], kname[80];
 	uint32_t tid;
 
 	if (!tr)
@@ -292,8 +292,9 @@ void trace_tg_launch(struct usched *u, struct tg *tg, struct task *const *tasks)
 			for (unsigned int c = st->first[s]; c < st->first[s] + st->n[s]; c++) {
 				snprintf(name, sizeof(name), "%s %s%s", kname, stage_name[s],
 					 c > st->first[s] ? "+" : "");
-				snprintf(args, sizeof(args), "\"task\": \"%llu\", \"cmd\": %u, \"tg\": %llu",
-					 (unsigned long long)task_id(t), c - st->first[s],
+				snprintf(args, sizeof(args), "\"task\": \"%llu\", \"owner\": \"%llu\", "
+					 "\"cmd\": %u, \"tg\": %llu", (unsigned long long)task_id(t),
+					 (unsigned long long)t->t.owner, c - st->first[s],
 					 (unsigned long long)tg->seq);
 				tqtrace_slice(tr->w, engine_track(tr, t, s, true), name, stage_name[s],
 					      tg->launch_ns + (uint64_t)res->start[c],
@@ -308,15 +309,16 @@ void trace_cmd(struct usched *u, const struct task *t, unsigned int e, unsigned 
 {
 	struct trace *tr = trace_lock(u);
 	unsigned int s = t->ev_stage[e];
-	char name[128], args[128], kname[80];
+	char name[128], args[192], kname[80];
 	uint32_t tid;
 
 	if (!tr)
 		return;
 	snprintf(name, sizeof(name), "%s %s%s", tqtrace_str(kname, sizeof(kname), t->kern->name),
 		 stage_name[s], cmd ? "+" : "");
-	snprintf(args, sizeof(args), "\"task\": \"%llu\", \"cmd\": %u, \"tg\": %llu",
-		 (unsigned long long)task_id(t), cmd, (unsigned long long)t->c.tg);
+	snprintf(args, sizeof(args), "\"task\": \"%llu\", \"owner\": \"%llu\", \"cmd\": %u, "
+		 "\"tg\": %llu", (unsigned long long)task_id(t), (unsigned long long)t->t.owner, cmd,
+		 (unsigned long long)t->c.tg);
 	tid = tqtrace_slice(tr->w, engine_track(tr, t, s, false), name, stage_name[s], start, end,
 			    args);
 	if (!cmd && t->trace_gen == tr->gen)
