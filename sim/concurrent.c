@@ -2,9 +2,11 @@
 /*
  * concurrent.c - the simulator for a device whose kernels run at once
  * (tqsim_dev.kq > 1, tqsim.h): every queue an in-order list of stages, and one
- * event loop over all of them. Kernels share the device by width, so a
- * kernel's end depends on every kernel that starts before it, and the K
- * stage is no longer the recurrence model.c computes ahead of the copies.
+ * event loop over all of them. Kernels share the device by their shares
+ * (width or demand, fairly or first come first served, tqsim.h's struct
+ * tqsim_dev), so a kernel's end depends on every kernel that starts
+ * before it, and the K stage is no longer the recurrence model.c computes
+ * ahead of the copies.
  *
  * The same rules as model.c's otherwise: a command waits for its queue
  * (gap_ns after the previous one), for the stage before it in its task
@@ -175,6 +177,59 @@ static void build_queues(struct csim *sm, const struct tqsim_dev *dev, unsigned 
 			push(&sm->q[0], outs, TQSIM_DTH);
 }
 
+static double share_of(const struct csim *sm, const struct queue *q)
+{
+	return sm->tg->kwidth[sm->order[q->pos[q->head]]];
+}
+
+/*
+ * TQSIM_SHARE_FIRST: the running kernels' slowdowns into @f, each kernel
+ * served in the order it started (a lower queue first at the same start)
+ * from what those before it leave of the device. A kernel left nothing
+ * waits (INFINITY).
+ */
+static void first_served(const struct csim *sm, const struct tqsim_dev *dev, double *f)
+{
+	bool done[2 + TQSIM_MAX_KQ] = { false };
+	double left = 1;
+
+	for (;;) {
+		const struct queue *q;
+		int at = -1;
+		double rate;
+
+		for (unsigned int i = dev->dma; i < sm->nq; i++)
+			if (sm->q[i].run && !done[i] && (at < 0 || sm->q[i].start < sm->q[at].start))
+				at = i;
+		if (at < 0)
+			return;
+		q = &sm->q[at];
+		done[at] = true;
+		rate = min_d(1, left / share_of(sm, q));
+		f[at] = rate > 0 ? 1 / rate : INFINITY;
+		left = max_d(0, left - rate * share_of(sm, q));
+	}
+}
+
+/*
+ * The kernels' slowdowns into @f (standalone time over time taken) for
+ * the @nk running kernels of total share @width (tqsim.h, struct tqsim_dev).
+ */
+static void kernel_rates(const struct csim *sm, const struct tqsim_dev *dev, unsigned int nk,
+			 double width, double *f)
+{
+	double cost = nk > 1 ? 1 + dev->kcost : 1;
+
+	if (dev->kshare == TQSIM_SHARE_FIRST) {
+		first_served(sm, dev, f);
+		for (unsigned int i = dev->dma; i < sm->nq; i++)
+			f[i] *= cost;
+		return;
+	}
+	for (unsigned int i = dev->dma; i < sm->nq; i++)
+		f[i] = max_d(1, width) * cost;
+}
+
 /*
  * The event loop: start every head that may start now, give each running
  * command its rate, step to the next end or start, charge the progress and
@@ -185,7 +240,8 @@ static void run(struct csim *sm, const struct tqsim_dev *dev)
 	double now = 0, f[2 + TQSIM_MAX_KQ], end[2 + TQSIM_MAX_KQ];
 
 	for (;;) {
-		double width = 0, next = INFINITY, kslow;
+		double width = 0, next = INFINITY;
+		unsigned int nk = 0;
 		bool copies = true;
 
 		for (unsigned int i = 0; i < sm->nq; i++) {
@@ -196,23 +252,26 @@ static void run(struct csim *sm, const struct tqsim_dev *dev)
 				q->start = now;
 				q->rem = sm->tg->cmd_ns[head_cmd(sm, q)];
 			}
-			if (i < dev->dma)
+			if (i < dev->dma) {
 				copies &= q->run;
-			else if (q->run)
-				width += sm->tg->kwidth[sm->order[q->pos[q->head]]];
+			} else if (q->run) {
+				width += share_of(sm, q);
+				nk++;
+			}
 		}
-		kslow = max_d(1, width);
+		kernel_rates(sm, dev, nk, width, f);
 		for (unsigned int i = 0; i < sm->nq; i++) {
 			struct queue *q = &sm->q[i];
 
 			end[i] = INFINITY;
 			if (q->head >= q->len)
 				continue;
-			if (i >= dev->dma)
-				f[i] = kslow;
-			else
+			if (i < dev->dma)	/* a kernel's: kernel_rates() */
 				f[i] = dev->dma == 2 && copies ? dev->slow[q->stage[q->head]] : 1;
-			end[i] = q->run ? now + q->rem * f[i] : head_ready(sm, q);
+			if (!q->run)
+				end[i] = head_ready(sm, q);
+			else	/* a kernel left nothing of the device waits */
+				end[i] = f[i] < INFINITY ? now + q->rem * f[i] : q->rem > 0 ? INFINITY : now;
 			if (end[i] < next)
 				next = end[i];
 		}

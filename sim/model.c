@@ -118,7 +118,8 @@ void tqsim_dev_init(struct tqsim_dev *dev)
 
 int tqsim_dev_check(const struct tqsim_dev *dev)
 {
-	if ((dev->dma != 1 && dev->dma != 2) || dev->kq < 1 || dev->kq > TQSIM_MAX_KQ)
+	if ((dev->dma != 1 && dev->dma != 2) || dev->kq < 1 || dev->kq > TQSIM_MAX_KQ ||
+	    dev->kshare > TQSIM_SHARE_FIRST || !(isfinite(dev->kcost) && dev->kcost >= 0))
 		return -EINVAL;
 	for (unsigned int q = 1; q < dev->kq; q++)
 		if (!isfinite(dev->kq_busy[q]) || dev->kq_busy[q] < 0)

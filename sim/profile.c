@@ -87,21 +87,31 @@ static const char *rest_of(struct line *l)
 	return l->word[1];
 }
 
-enum { SEEN_DEVICE = 1, SEEN_DMA = 2, SEEN_DEP = 4, SEEN_GAP = 8, SEEN_SUBMIT = 16 };
+enum { SEEN_DEVICE = 1, SEEN_DMA = 2, SEEN_DEP = 4, SEEN_GAP = 8, SEEN_SUBMIT = 16, SEEN_CONC = 32 };
 
-/* "width NAME M:W ...", after NAME's kernel line: m > 0 ascending, 0 < w <= 1. */
-static int parse_width(struct tqsim_profile *p, struct line *l, unsigned int ln,
-		       struct tqsim_parse_err *err)
+/*
+ * "width NAME M:W ..." or "demand NAME M:D ...", after NAME's kernel line:
+ * m > 0 ascending, 0 < w <= 1.
+ */
+static int parse_shares(struct tqsim_profile *p, struct line *l, unsigned int ln,
+			struct tqsim_parse_err *err)
 {
 	struct tqsim_kernel_model *k = l->nwords >= 3 ? kernel_find(p, l->word[1]) : NULL;
+	const char *key = l->word[0];
+	bool width = !strcmp(key, "width");
+	unsigned int *n;
+	double *ms, *ws;
 
 	if (l->nwords < 3 || l->nwords > 2 + TQSIM_WIDTH_POINTS)
-		return fail(err, ln, "expected: width NAME M:W ... (1 to %d points)",
+		return fail(err, ln, "expected: %s NAME M:W ... (1 to %d points)", key,
 			    TQSIM_WIDTH_POINTS);
 	if (!k)
-		return fail(err, ln, "width of kernel %s before its kernel line", l->word[1]);
-	if (k->nwidth)
-		return fail(err, ln, "width %s given twice", l->word[1]);
+		return fail(err, ln, "%s of kernel %s before its kernel line", key, l->word[1]);
+	n = width ? &k->nwidth : &k->ndemand;
+	ms = width ? k->width_m : k->demand_m;
+	ws = width ? k->width : k->demand;
+	if (*n)
+		return fail(err, ln, "%s %s given twice", key, l->word[1]);
 	for (unsigned int i = 2; i < l->nwords; i++) {
 		char *colon = strchr(l->word[i], ':');
 		double m, w;
@@ -111,12 +121,31 @@ static int parse_width(struct tqsim_profile *p, struct line *l, unsigned int ln,
 		*colon = 0;
 		if (!number(l->word[i], &m) || !number(colon + 1, &w) || !(m > 0) ||
 		    !(w > 0 && w <= 1))
-			return fail(err, ln, "width point: m > 0 and 0 < w <= 1");
-		if (k->nwidth && !(m > k->width_m[k->nwidth - 1]))
-			return fail(err, ln, "width points must ascend in m");
-		k->width_m[k->nwidth] = m;
-		k->width[k->nwidth++] = w;
+			return fail(err, ln, "%s point: m > 0 and 0 < w <= 1", key);
+		if (*n && !(m > ms[*n - 1]))
+			return fail(err, ln, "%s points must ascend in m", key);
+		ms[*n] = m;
+		ws[(*n)++] = w;
 	}
+	return 0;
+}
+
+/* "concurrent width|demand fair|first COST": the sharing rule (tqsim.h). */
+static int parse_concurrent(struct tqsim_profile *p, struct line *l, unsigned int ln,
+			    unsigned int *seen, struct tqsim_parse_err *err)
+{
+	double cost;
+
+	if (l->nwords != 4 || (strcmp(l->word[1], "width") && strcmp(l->word[1], "demand")) ||
+	    (strcmp(l->word[2], "fair") && strcmp(l->word[2], "first")) ||
+	    !number(l->word[3], &cost))
+		return fail(err, ln, "expected: concurrent width|demand fair|first COST (>= 0)");
+	if (*seen & SEEN_CONC)
+		return fail(err, ln, "concurrent given twice");
+	*seen |= SEEN_CONC;
+	p->share_src = strcmp(l->word[1], "width") ? TQSIM_SRC_DEMAND : TQSIM_SRC_WIDTH;
+	p->kshare = strcmp(l->word[2], "fair") ? TQSIM_SHARE_FIRST : TQSIM_SHARE_FAIR;
+	p->kcost = cost;
 	return 0;
 }
 
@@ -197,8 +226,10 @@ static int parse_line(struct tqsim_profile *p, struct line *l, unsigned int ln, 
 		k->gamma_ns = v[1];
 		return 0;
 	}
-	if (!strcmp(key, "width"))
-		return parse_width(p, l, ln, err);
+	if (!strcmp(key, "width") || !strcmp(key, "demand"))
+		return parse_shares(p, l, ln, err);
+	if (!strcmp(key, "concurrent"))
+		return parse_concurrent(p, l, ln, seen, err);
 	return fail(err, ln, "unknown key '%s'", key);
 }
 
@@ -259,22 +290,102 @@ double tqsim_profile_kernel_ns(const struct tqsim_profile *p, const char *name, 
 	return -1;
 }
 
-double tqsim_profile_kernel_width(const struct tqsim_profile *p, const char *name, double m)
+/* @n points (@ms ascending, @ws) at @m: interpolated in log m, held at the ends; none: 1. */
+static double points_at(unsigned int n, const double *ms, const double *ws, double m)
 {
-	const struct tqsim_kernel_model *k = kernel_find(p, name);
 	unsigned int i = 1;
 	double a;
 
-	if (!k || !k->nwidth)
+	if (!n)
 		return 1;
-	if (!(m > k->width_m[0]))
-		return k->width[0];
-	if (m >= k->width_m[k->nwidth - 1])
-		return k->width[k->nwidth - 1];
-	while (k->width_m[i] < m)
+	if (!(m > ms[0]))
+		return ws[0];
+	if (m >= ms[n - 1])
+		return ws[n - 1];
+	while (ms[i] < m)
 		i++;
-	a = log(m / k->width_m[i - 1]) / log(k->width_m[i] / k->width_m[i - 1]);
-	return k->width[i - 1] + a * (k->width[i] - k->width[i - 1]);
+	a = log(m / ms[i - 1]) / log(ms[i] / ms[i - 1]);
+	return ws[i - 1] + a * (ws[i] - ws[i - 1]);
+}
+
+double tqsim_profile_kernel_width(const struct tqsim_profile *p, const char *name, double m)
+{
+	const struct tqsim_kernel_model *k = kernel_find(p, name);
+
+	return k ? points_at(k->nwidth, k->width_m, k->width, m) : 1;
+}
+
+double tqsim_profile_kernel_demand(const struct tqsim_profile *p, const char *name, double m)
+{
+	const struct tqsim_kernel_model *k = kernel_find(p, name);
+
+	return k ? points_at(k->ndemand, k->demand_m, k->demand, m) : 1;
+}
+
+double tqsim_profile_kernel_share(const struct tqsim_profile *p, const char *name, double m)
+{
+	return p->share_src == TQSIM_SRC_DEMAND ? tqsim_profile_kernel_demand(p, name, m) :
+						  tqsim_profile_kernel_width(p, name, m);
+}
+
+/* xorshift64*: the seeded TGs of tqsim_profile_kqueues() */
+static double unit_rnd(uint64_t *st)
+{
+	*st ^= *st >> 12;
+	*st ^= *st << 25;
+	*st ^= *st >> 27;
+	return (double)((*st * 0x2545F4914F6CDD1Dull) >> 11) / (double)(1ull << 53);
+}
+
+int tqsim_profile_kqueues(const struct tqsim_profile *p, unsigned int tg_tasks, unsigned int max_kq,
+			  double *mean_ns)
+{
+	const struct tqsim_kernel_model *k[TQSIM_PROFILE_KERNELS];
+	unsigned int nk = 0, best = 1;
+	bool shares = false;
+	struct tqsim_dev dev;
+	uint8_t order[TQSIM_MAX_TASKS];
+
+	if (tg_tasks < 1 || tg_tasks > TQSIM_MAX_TASKS || max_kq < 1 || max_kq > TQSIM_MAX_KQ)
+		return -EINVAL;
+	/* the kernels with a time model; those with shares tell the counts apart */
+	for (unsigned int i = 0; i < p->nkernels; i++) {
+		const struct tqsim_kernel_model *km = &p->kernel[i];
+
+		if (!(km->eta_ns > 0))
+			continue;
+		k[nk++] = km;
+		shares |= p->share_src == TQSIM_SRC_DEMAND ? km->ndemand > 0 : km->nwidth > 0;
+	}
+	if (!shares)
+		return -ENODATA;
+	for (unsigned int i = 0; i < tg_tasks; i++)
+		order[i] = i;
+	tqsim_profile_to_dev(p, &dev);
+	for (unsigned int kq = 1; kq <= max_kq; kq++) {
+		uint64_t st = 44;	/* the same TGs for every count */
+		double sum = 0;
+
+		dev.kq = kq;
+		for (unsigned int g = 0; g < TQSIM_KQ_TGS; g++) {
+			struct tqsim_tg tg;
+
+			tqsim_tg_init(&tg);
+			for (unsigned int i = 0; i < tg_tasks; i++) {
+				const struct tqsim_kernel_model *km = k[(unsigned int)(unit_rnd(&st) * nk)];
+				double t = 1e5 * pow(100, unit_rnd(&st));	/* 0.1-10 ms */
+				double m = fmax(t - km->gamma_ns, 0) / km->eta_ns;
+
+				tqsim_tg_add(&tg, 0, fmax(km->eta_ns * m + km->gamma_ns, 1), 0);
+				tqsim_tg_set_width(&tg, i, tqsim_profile_kernel_share(p, km->name, m));
+			}
+			sum += tqsim_makespan(&tg, &dev, order, tg_tasks);
+		}
+		mean_ns[kq - 1] = sum / TQSIM_KQ_TGS;
+		if (mean_ns[kq - 1] < (1 - TQSIM_KQ_GAIN) * mean_ns[best - 1])
+			best = kq;
+	}
+	return best;
 }
 
 void tqsim_profile_to_dev(const struct tqsim_profile *p, struct tqsim_dev *dev)
@@ -284,6 +395,8 @@ void tqsim_profile_to_dev(const struct tqsim_profile *p, struct tqsim_dev *dev)
 	dev->dep_ns = p->dep_ns;
 	dev->gap_ns = p->gap_ns;
 	dev->submit_ns = p->submit_ns;
+	dev->kshare = p->kshare;
+	dev->kcost = p->kcost;
 	if (p->dma != 2)
 		return;
 	/* the model's slowdown is the bandwidth ratio; latency is paid once */

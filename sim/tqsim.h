@@ -120,13 +120,22 @@ double tqsim_task_work(const struct tqsim_tg *tg, unsigned int t, enum tqsim_sta
  *
  * Concurrent kernels (kq > 1): the TG's kernels go to kq in-order queues
  * round-robin, the i-th task with a kernel (in the order) to queue i % kq,
- * and kernels on different queues run at once. While kernels of widths
+ * and kernels on different queues run at once. While kernels of shares
  * w1, w2, ... (tqsim_tg.kwidth) run together, each progresses at
- * 1 / max(1, w1 + w2 + ...) of its standalone rate: kernels that leave
- * part of the device idle overlap for free, those that fill it share it.
+ * 1 / max(1, w1 + w2 + ...) of its standalone rate (kshare
+ * TQSIM_SHARE_FAIR, the default): kernels that leave part of the device
+ * idle overlap for free, those that fill it share it. TQSIM_SHARE_FIRST
+ * serves them in the order they started instead, as a GPU's block
+ * scheduler does: each runs at min(1, left / w) of its rate, left being
+ * what the kernels started before it leave of the device (1 at first,
+ * less w times their rate each). With two or more kernels running, each
+ * is also 1 + kcost times slower (what they cost each other besides the
+ * device's throughput: caches, memory; 0 by default).
  * Queue 0 is free from busy_until[TQSIM_K], queue i > 0 from kq_busy[i].
  * With kq == 1 kernels run one at a time, as in the paper.
  */
+enum tqsim_kshare { TQSIM_SHARE_FAIR, TQSIM_SHARE_FIRST };
+
 struct tqsim_dev {
 	unsigned int dma;		/* copy engines: 1 or 2 */
 	double slow[TQSIM_STAGES];		/* [TQSIM_HTD], [TQSIM_DTH] >= 1; [TQSIM_K] unused */
@@ -136,6 +145,8 @@ struct tqsim_dev {
 	double submit_ns;		/* the host's launch of one command */
 	unsigned int kq;		/* kernel queues: 1..TQSIM_MAX_KQ */
 	double kq_busy[TQSIM_MAX_KQ];	/* kq > 1: queue i > 0 busy until; [0] unused */
+	unsigned int kshare;		/* kq > 1: enum tqsim_kshare */
+	double kcost;			/* kq > 1: >= 0, the slowdown of overlapped kernels - 1 */
 };
 
 /* dma 2, one kernel queue, no slowdown, no latencies, all engines idle. */
@@ -223,7 +234,9 @@ double tqsim_prefix_finish(const struct tqsim_tg *tg, const struct tqsim_dev *de
  * The device profile (text format "tq-profile 1", Documentation/sim.md):
  * transfer time = latency + bytes / bandwidth per direction, alone and with
  * the other direction running; kernel time = eta * m + gamma (the paper's
- * equation 1), and a kernel's width by size, for concurrent kernels.
+ * equation 1), and a kernel's width and demand by size, for concurrent
+ * kernels: the share of the device tqsim_tg.kwidth holds is the one its
+ * "concurrent" line names (width unless it says demand).
  */
 #define TQSIM_PROFILE_KERNELS	32
 #define TQSIM_NAME_MAX		32
@@ -242,7 +255,16 @@ struct tqsim_kernel_model {
 	/* its width (struct tqsim_tg) by size, m ascending; none: 1 */
 	unsigned int nwidth;
 	double width_m[TQSIM_WIDTH_POINTS], width[TQSIM_WIDTH_POINTS];
+	/*
+	 * its demand by size, m ascending; none: 1: its throughput alone (m
+	 * over time) as a share of the best throughput it reached at any size
+	 */
+	unsigned int ndemand;
+	double demand_m[TQSIM_WIDTH_POINTS], demand[TQSIM_WIDTH_POINTS];
 };
+
+/* Which of a kernel's shares tqsim_tg.kwidth holds: the profile's "concurrent" line. */
+enum tqsim_share_src { TQSIM_SRC_WIDTH, TQSIM_SRC_DEMAND };
 
 struct tqsim_profile {
 	char device[64];
@@ -254,6 +276,10 @@ struct tqsim_profile {
 	struct tqsim_kernel_model kernel[TQSIM_PROFILE_KERNELS];
 	double dep_ns, gap_ns;		/* tqsim_dev's command latencies; 0 if absent */
 	double submit_ns;		/* tqsim_dev's launch cost per command; 0 if absent */
+	/* "concurrent SOURCE FORM COST"; absent: width fair 0, the rule before issue 44 */
+	unsigned int share_src;		/* enum tqsim_share_src */
+	unsigned int kshare;		/* tqsim_dev's, enum tqsim_kshare */
+	double kcost;			/* tqsim_dev's */
 };
 
 /* Where parsing stopped and why. */
@@ -274,6 +300,24 @@ double tqsim_profile_kernel_ns(const struct tqsim_profile *p, const char *name, 
  * in log m and held at the ends; 1 (it fills the device) without one.
  */
 double tqsim_profile_kernel_width(const struct tqsim_profile *p, const char *name, double m);
+/* Its demand likewise, from its demand line; 1 without one. */
+double tqsim_profile_kernel_demand(const struct tqsim_profile *p, const char *name, double m);
+/* The share tqsim_tg.kwidth takes: its width or its demand, as the profile's rule says. */
+double tqsim_profile_kernel_share(const struct tqsim_profile *p, const char *name, double m);
+/*
+ * The kernel queues the model favours for the profile's kernels
+ * (Documentation/sim.md, "Kernel queues from the profile"): for kq = 1 ..
+ * @max_kq, the mean makespan of TQSIM_KQ_TGS seeded TGs of @tg_tasks
+ * kernel-only tasks, each a kernel of the profile at a size that takes
+ * 0.1-10 ms (log-uniform), run in TG order, into @mean_ns[kq - 1]; the
+ * fewest queues whose mean is TQSIM_KQ_GAIN under the best of fewer.
+ * Returns that count, or -ENODATA when no kernel of the profile has the
+ * shares its rule reads (the model cannot tell: every count is alike).
+ */
+#define TQSIM_KQ_TGS	64
+#define TQSIM_KQ_GAIN	0.02
+int tqsim_profile_kqueues(const struct tqsim_profile *p, unsigned int tg_tasks, unsigned int max_kq,
+			  double *mean_ns);
 /* dma, the slowdowns (alone / overlapped bandwidth) and the latencies; busy_until = 0. */
 void tqsim_profile_to_dev(const struct tqsim_profile *p, struct tqsim_dev *dev);
 

@@ -192,7 +192,7 @@ struct task {
 	bool cb;		/* a callback is set on its last event (exec_launch()) */
 	struct tg *tg;
 	double pred[USCHED_STAGES];	/* predicted standalone ns per stage */
-	double kwidth;		/* its kernel's width (sim/tqsim.h's struct tqsim_tg) */
+	double kwidth;		/* its kernel's share: width or demand (sim/tqsim.h's struct tqsim_tg) */
 	/*
 	 * its kernel's predicted standalone time over its predicted run time:
 	 * < 1 where the model has it share the device with concurrent kernels

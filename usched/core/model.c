@@ -159,7 +159,7 @@ void model_predict(struct usched *u, struct task *t)
 			t->pred[USCHED_DTH] += tqsim_profile_xfer_ns(&u->prof, TQSIM_DTH, b->len);
 	}
 	t->pred[USCHED_K] = kmodel_predict(&t->kern->model, t->t.m);
-	t->kwidth = tqsim_profile_kernel_width(&u->prof, t->kern->name, t->t.m);
+	t->kwidth = tqsim_profile_kernel_share(&u->prof, t->kern->name, t->t.m);
 }
 
 /* Transfers */
