@@ -4,6 +4,8 @@
  * Documentation/sim.md), the file usched and tqsim read.
  *
  *	tqcalib [-o FILE] [--csv FILE] [--device D] [--quick] [--max-size BYTES]
+ *		[--pairs FILE]
+ *	tqcalib --fit PAIRS.csv --split FILE [-o FILE] [--csv FILE]
  *
  * Transfers: each size from 4 KiB up to 512 MiB (by 4x), HtD and DtH, alone
  * and while the other direction runs throughout, from host memory
@@ -19,7 +21,11 @@
  * that take at least 1/64 of that; the profile names each by its __kernel
  * function, as usched looks it up, with m as kernels/ defines it. At each
  * size also two runs at once on two kernel queues: the kernel's width, the
- * share of the device it fills, for usched with concurrent kernels. The
+ * share of the device it fills, for usched with concurrent kernels; and
+ * its demand, its throughput (m / time) there over the best it reached at
+ * any size (no runs of its own). With --pairs, then every pair of the
+ * kernels at three sizes side by side (pairs.c); --fit fits the model's
+ * sharing rule to those pairs, no device needed (fit.c). The
  * model's command latencies: how long after an event on another queue a
  * command waiting on it starts, and after the previous command on its own
  * queue (measure_latencies()). Every time comes from the commands'
@@ -28,6 +34,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,13 +45,14 @@
 #include "kernels/cl/clu_calib.h"
 #include "sim/tqsim.h"
 #include "kernels/clx.h"
+#include "tools/tqcalib/calib.h"
+#include "tools/tqcalib/fit.h"
 #include "tools/progress.h"
 #include "tq/clock.h"
 #include "tq/args.h"
 #include "tq/num.h"
 #include "tq/version.h"
 
-#define MAX_STEPS	48
 #define MAX_REPS	CLU_CAL_REPS
 #define LAT_BYTES	(64 << 10)	/* the copies of the latency runs */
 #define LAT_GATE_BYTES	(4 << 20)	/* the copy that holds the queues up (~80 us) */
@@ -55,6 +63,9 @@ struct opts {
 	const char *csv;
 	const char *device;
 	const char *tasks;	/* comma-separated subset of kernels/, NULL: all */
+	const char *pairs;	/* --pairs: the pairs' CSV */
+	const char *fit;	/* --fit: the pairs' CSV to fit on */
+	const char *split;	/* --fit: the split file */
 	bool quick;
 	uint64_t max_bytes;	/* largest transfer */
 	uint64_t task_bytes;	/* largest task (all its buffers) in the kernel sweep */
@@ -89,6 +100,13 @@ static void usage(FILE *f)
 		"  --kernel-ms MS      grow each kernel until it takes this long (default 20;\n"
 		"                      quick 3)\n"
 		"  --tasks LIST        kernels to measure, comma-separated (default: all)\n"
+		"  --pairs FILE        then every pair of the kernels at three sizes side by\n"
+		"                      side on two kernel queues, and each alone, as CSV\n"
+		"  --fit CSV           no device: fit the sharing rule of concurrent kernels\n"
+		"                      to --pairs's CSV; -o: its profile line, --csv: each\n"
+		"                      pair predicted\n"
+		"  --split FILE        with --fit: the pairs to fit on and those held out\n"
+		"                      (tools/tqcalib/pairs-split.txt)\n"
 		"  --version           print tq's version and exit\n");
 }
 
@@ -180,10 +198,7 @@ static int time_kernel(struct clx *c, const struct tqk_task *t, struct tqk_size 
 	struct btask b;
 	int ret;
 
-	if (t == tqk_find("SYN"))
-		ret = btask_syn(&b, "SYN", sz.n, sz.iters, 0, 0);
-	else
-		ret = btask_real(&b, t, sz);
+	ret = calib_task(&b, t, sz);
 	ret = ret ?: task_region_add(c, &b, &r);
 	if (ret)
 		return ret;
@@ -242,12 +257,31 @@ static struct tqk_size next_size(const struct tqk_task *t, struct tqk_size sz)
 	return sz;
 }
 
+/*
+ * Up to TQSIM_WIDTH_POINTS of the sweep's @n points spread over it, both
+ * ends kept, m ascending: @v's into @pm and @pv; how many.
+ */
+static unsigned int spread(const double *m, const double *v, size_t n, double *pm, double *pv)
+{
+	unsigned int k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t at = n <= TQSIM_WIDTH_POINTS ? i : i * (n - 1) / (TQSIM_WIDTH_POINTS - 1);
+
+		if (at >= n || k == TQSIM_WIDTH_POINTS || (k && m[at] <= pm[k - 1]))
+			break;
+		pm[k] = m[at];
+		pv[k++] = v[at];
+	}
+	return k;
+}
+
 static int sweep_kernel(struct clx *c, const struct tqk_task *t, const struct opts *o,
-			struct tqsim_kernel_model *km, FILE *csv)
+			struct tqsim_kernel_model *km, struct sweep *sw, FILE *csv)
 {
 	struct tqk_size sz = { t->n_min, 1 };
-	double m[MAX_STEPS], ns[MAX_STEPS], fm[MAX_STEPS], fns[MAX_STEPS], w[MAX_STEPS];
-	double kmax = o->kernel_ms * 1e6, eta, gamma;
+	double *m = sw->m, *ns = sw->ns, *w = sw->width, fm[MAX_STEPS], fns[MAX_STEPS];
+	double kmax = o->kernel_ms * 1e6, eta, gamma, best = 0;
 	size_t n = 0, nf = 0;
 
 	if (t == tqk_find("SYN"))
@@ -257,9 +291,7 @@ static int sweep_kernel(struct clx *c, const struct tqk_task *t, const struct op
 		uint64_t bytes = 0;
 		int ret;
 
-		if (t == tqk_find("SYN"))
-			btask_syn(&b, "SYN", sz.n, sz.iters, 0, 0);
-		else if (btask_real(&b, t, sz))
+		if (calib_task(&b, t, sz))
 			break;
 		for (uint32_t i = 0; i < b.l.nbufs; i++) {
 			bytes += b.l.buf[i].bytes;
@@ -275,6 +307,8 @@ static int sweep_kernel(struct clx *c, const struct tqk_task *t, const struct op
 			break;
 		}
 		m[n] = tqk_m(t, sz);
+		sw->sz[n] = sz;
+		sw->bytes[n] = (double)bytes;
 		if (csv)
 			fprintf(csv, "kernel,%s,%llu,%u,%.0f,%llu,%.0f,\nkernel_pair,%s,%llu,%u,%.0f,"
 				"%llu,%.0f,\n", t->name, (unsigned long long)sz.n, sz.iters, m[n],
@@ -304,17 +338,15 @@ static int sweep_kernel(struct clx *c, const struct tqk_task *t, const struct op
 	snprintf(km->name, sizeof(km->name), "%s", t->kernel);
 	km->eta_ns = eta;
 	km->gamma_ns = gamma;
-	/* the widths at up to TQSIM_WIDTH_POINTS sizes spread over the sweep, both ends kept */
-	km->nwidth = 0;
-	for (size_t i = 0; i < n && n; i++) {
-		size_t at = n <= TQSIM_WIDTH_POINTS ? i : i * (n - 1) / (TQSIM_WIDTH_POINTS - 1);
-
-		if (at >= n || km->nwidth == TQSIM_WIDTH_POINTS ||
-		    (km->nwidth && m[at] <= km->width_m[km->nwidth - 1]))
-			break;
-		km->width_m[km->nwidth] = m[at];
-		km->width[km->nwidth++] = w[at];
-	}
+	/* demand: throughput over the best throughput of the sweep */
+	for (size_t i = 0; i < n; i++)
+		best = fmax(best, m[i] / ns[i]);
+	for (size_t i = 0; i < n; i++)
+		sw->demand[i] = fmin(1, fmax(1e-4, m[i] / ns[i] / best));
+	sw->t = t;
+	sw->n = n;
+	km->nwidth = spread(m, w, n, km->width_m, km->width);
+	km->ndemand = spread(m, sw->demand, n, km->demand_m, km->demand);
 	return 0;
 }
 
@@ -554,6 +586,18 @@ static void print_profile(FILE *f, const struct clx *c, const struct tqsim_profi
 			fprintf(f, " %.6g:%.3f", k->width_m[j], k->width[j]);
 		fprintf(f, "\n");
 	}
+	fprintf(f, "# kernel function m:demand ... (its throughput, m over time, over the best of "
+		   "its sweep;\n# what the rule 'concurrent demand' shares by, Documentation/sim.md)\n");
+	for (unsigned int i = 0; i < p->nkernels; i++) {
+		const struct tqsim_kernel_model *k = &p->kernel[i];
+
+		if (!k->ndemand)
+			continue;
+		fprintf(f, "demand %s", k->name);
+		for (unsigned int j = 0; j < k->ndemand; j++)
+			fprintf(f, " %.6g:%.4f", k->demand_m[j], k->demand[j]);
+		fprintf(f, "\n");
+	}
 }
 
 /* How well the fitted transfer lines match the measurements, on stderr. */
@@ -603,6 +647,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "reps", required_argument, NULL, 'r' },
 		{ "kernel-ms", required_argument, NULL, 'k' },
 		{ "tasks", required_argument, NULL, 't' },
+		{ "pairs", required_argument, NULL, 'P' },
+		{ "fit", required_argument, NULL, 'F' },
+		{ "split", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -641,6 +688,15 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 't':
 			o->tasks = optarg;
 			break;
+		case 'P':
+			o->pairs = optarg;
+			break;
+		case 'F':
+			o->fit = optarg;
+			break;
+		case 'S':
+			o->split = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -655,6 +711,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (!ok || (o->tasks && !tasks_ok(o->tasks)))
 		return -1;
+	if (!o->fit != !o->split || (o->fit && o->pairs)) {
+		fprintf(stderr, "tqcalib: --fit and --split go together, without --pairs\n");
+		return -1;
+	}
 	o->max_bytes = max ? max : o->quick ? 4 << 20 : 512 << 20;
 	o->task_bytes = task ? task : o->quick ? 16 << 20 : 1ull << 30;
 	o->reps = o->reps ? o->reps : o->quick ? 3 : 7;
@@ -666,9 +726,77 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/* --csv with --fit: each pair measured and predicted, by the rule before and the one fitted. */
+static int fit_csv(const char *path, const struct pair_row *rows, unsigned int n,
+		   const struct pair_rule *best)
+{
+	static const char *const role[] = { "-", "fit", "hold" };
+	const struct pair_rule before = { TQSIM_SRC_WIDTH, TQSIM_SHARE_FAIR, 0 };
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	fprintf(f, "key,a,b,role,a_end_ns,b_end_ns,before_a_ns,before_b_ns,fitted_a_ns,"
+		   "fitted_b_ns\n");
+	for (unsigned int i = 0; i < n; i++) {
+		double e0[2], e1[2];
+
+		pair_predict(&rows[i], &before, e0);
+		pair_predict(&rows[i], best, e1);
+		fprintf(f, "%s,%s,%s,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\n", rows[i].key, rows[i].a,
+			rows[i].b, role[rows[i].role], rows[i].end[0], rows[i].end[1], e0[0], e0[1],
+			e1[0], e1[1]);
+	}
+	if (fclose(f)) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
+/* tqcalib --fit: no device. */
+static int fit_main(const struct opts *o)
+{
+	static struct pair_split sp;
+	static struct pair_row rows[PAIR_MAX];
+	char err[PATH_MAX + 128], line[64];
+	unsigned int n, unlisted;
+	struct pair_rule best;
+	FILE *out;
+
+	if (pair_split_read(o->split, &sp, err, sizeof(err)) ||
+	    pair_csv_read(o->fit, &sp, rows, &n, &unlisted, err, sizeof(err))) {
+		fprintf(stderr, "tqcalib: %s\n", err);
+		return 2;
+	}
+	if (unlisted)
+		fprintf(stderr, "tqcalib: %u pairs of %s are not in %s: left out\n", unlisted,
+			o->fit, o->split);
+	if (pair_fit(rows, n, &best, stdout, line, sizeof(line))) {
+		fprintf(stderr, "tqcalib: %s has %u pairs the split says to fit on: 3 at least\n",
+			o->fit, n);
+		return 1;
+	}
+	printf("the profile's line: %s\n", line);
+	if (o->csv && fit_csv(o->csv, rows, n, &best))
+		return 1;
+	if (!o->out)
+		return 0;
+	out = fopen(o->out, "w");
+	if (!out || fprintf(out, "# tqcalib --fit %s --split %s: the sharing rule of concurrent "
+			    "kernels\n%s\n", o->fit, o->split, line) < 0 || fclose(out)) {
+		perror(o->out);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct clu_cal_xfers x;
+	static struct sweep sw[TQSIM_PROFILE_KERNELS];
 	struct lats lat;
 	struct tqsim_profile p = { 0 }, back;
 	struct tqsim_parse_err perr;
@@ -682,6 +810,8 @@ int main(int argc, char **argv)
 	tq_version_opt(argc, argv, "tqcalib");
 	if (parse_opts(argc, argv, &o))
 		return 2;
+	if (o.fit)
+		return fit_main(&o);
 	if (clx_open(&c, o.device))
 		return 77;	/* no device: as a test's skip */
 	fprintf(stderr, "tqcalib: %s (%s), %u compute units\n", c.name, c.platform, c.cus);
@@ -729,7 +859,7 @@ int main(int argc, char **argv)
 		if (!wanted(&o, t->name))
 			continue;
 		progress_step(0, t->name);
-		if (sweep_kernel(&c, t, &o, &p.kernel[p.nkernels], csv))
+		if (sweep_kernel(&c, t, &o, &p.kernel[p.nkernels], &sw[p.nkernels], csv))
 			goto out;
 		fprintf(stderr, "%s%-5s eta %.4g ns/unit of m, gamma %.1f us\n",
 			isatty(STDERR_FILENO) ? "\r\033[K" : "", t->name,
@@ -738,6 +868,8 @@ int main(int argc, char **argv)
 		progress_step(1, t->name);
 	}
 	progress_end();
+	if (o.pairs && pairs_measure(&c, sw, p.nkernels, o.kernel_ms, o.reps, o.pairs))
+		goto out;
 
 	/* write it, then read it back with sim's parser: the profile must load */
 	mem = open_memstream(&text, &len);
