@@ -8,6 +8,15 @@
 #
 #   OUT=/some/dir scripts/gpu-run.sh [--quick] [--openloop] [--profile FILE|auto] [-- TQBENCH-ARGS...]
 #   OUT=/some/dir scripts/gpu-run.sh --restart [-- RESTART-TIME-ARGS...]
+#   OUT=/some/dir scripts/gpu-run.sh --pairs [--quick]
+#
+# --pairs measures what kernels do to each other side by side (issue 44):
+# tqcalib with --pairs (the whole calibration, then every pair of the
+# kernels at three sizes on two kernel queues), then tqcalib --fit on the
+# committed split (tools/tqcalib/pairs-split.txt). No tqbench. Beside
+# results.tar.gz: pairs.csv, fit.txt (the rules' errors on the fit and the
+# held-out pairs), fit.csv (each pair predicted), profile and
+# profile-fitted (the profile with the fitted rule's line). A few minutes.
 #
 # --restart measures usched's start to ready instead, cold and warm, and
 # where it goes (scripts/restart-time.sh; arguments after -- are its own:
@@ -40,6 +49,7 @@ set -uo pipefail
 quick=0
 openloop=0
 restart=0
+pairs=0
 profile=
 bench=()
 while [ $# -gt 0 ]; do
@@ -47,6 +57,7 @@ while [ $# -gt 0 ]; do
 	--quick) quick=1 ;;
 	--openloop) openloop=1 ;;
 	--restart) restart=1 ;;
+	--pairs) pairs=1 ;;
 	--profile) profile=$2; [ "$2" = auto ] || profile=$(realpath -m "$2"); shift ;;
 	--) shift; bench=("$@"); break ;;
 	*) echo "gpu-run: unknown argument $1" >&2; exit 2 ;;
@@ -78,7 +89,7 @@ work=$(mktemp -d)
 log=$work/run.log
 exec > >(tee -a "$log") 2>&1
 
-echo "== gpu-run $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname), quick=$quick, openloop=$openloop"
+echo "== gpu-run $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname), quick=$quick, openloop=$openloop, pairs=$pairs"
 echo "== git $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 uname -a
 command -v nvidia-smi >/dev/null && nvidia-smi -L
@@ -101,7 +112,21 @@ else
 fi
 
 t0=$SECONDS
-if [ $restart = 1 ]; then
+if [ $pairs = 1 ]; then
+	# the calibration's kernel sweep gives the pairs' sizes and demands: never --profile
+	echo "== tqcalib ${calib[*]} --pairs"
+	timeout 400 gpu/tqcalib "${calib[@]}" -o "$work/profile" --csv "$work/calib.csv" \
+		--pairs "$work/pairs.csv" || { echo "gpu-run: tqcalib --pairs failed"; status=1; }
+	echo "== tqcalib --pairs took $((SECONDS - t0)) s"
+	if [ -z "${status:-}" ]; then
+		echo "== tqcalib --fit"
+		gpu/tqcalib --fit "$work/pairs.csv" --split tools/tqcalib/pairs-split.txt \
+			-o "$work/rule" --csv "$work/fit.csv" >"$work/fit.txt" || {
+			echo "gpu-run: tqcalib --fit failed"; status=1; }
+		cat "$work/fit.txt"
+		cat "$work/profile" "$work/rule" >"$work/profile-fitted" 2>/dev/null
+	fi
+elif [ $restart = 1 ]; then
 	echo "== usched start to ready: scripts/restart-time.sh ${bench[*]}"
 	scripts/restart-time.sh --bin gpu "${bench[@]}" || status=1
 elif [ -n "$profile" ]; then
@@ -115,7 +140,7 @@ else
 fi
 cat "$work/profile" 2>/dev/null
 
-if [ -z "${status:-}" ] && [ $restart = 0 ]; then
+if [ -z "${status:-}" ] && [ $restart = 0 ] && [ $pairs = 0 ]; then
 	t1=$SECONDS
 	echo "== tqbench ${bench[*]}"
 	# a hang must not cost the files already written
@@ -135,5 +160,8 @@ tar czf "$OUT/results.tar.gz" -C "$work" .
 cp "$log" "$OUT/run.log"
 [ -f "$work/profile" ] && cp "$work/profile" "$OUT/profile"
 [ -f "$work/bench/summary.md" ] && cp "$work/bench/summary.md" "$OUT/summary.md"
+for f in pairs.csv fit.txt fit.csv profile-fitted; do
+	[ -f "$work/$f" ] && cp "$work/$f" "$OUT/$f"
+done
 rm -rf "$work"
 exit "${status:-0}"
