@@ -46,7 +46,7 @@ int clx_open(struct clx *c, const char *want)
 	c->max_alloc = cc.max_alloc;
 	c->global_mem = cc.global_mem;
 	err = err ?: clu_queues(&cc, c->q, CLX_STAGES);
-	err = err ?: clu_queues(&cc, &c->k2, 1);
+	err = err ?: clu_queues(&cc, c->kx, CLX_MAX_KQ - 1);
 	if (!err)
 		return 0;
 	fprintf(stderr, "%s: cannot set up: %s\n", c->name, clu_strerror(err));
@@ -62,8 +62,9 @@ void clx_close(struct clx *c)
 	for (int s = 0; s < CLX_STAGES; s++)
 		if (c->q[s])
 			clReleaseCommandQueue(c->q[s]);
-	if (c->k2)
-		clReleaseCommandQueue(c->k2);
+	for (int i = 0; i < CLX_MAX_KQ - 1; i++)
+		if (c->kx[i])
+			clReleaseCommandQueue(c->kx[i]);
 	if (c->ctx)
 		clReleaseContext(c->ctx);
 	memset(c, 0, sizeof(*c));

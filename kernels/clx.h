@@ -31,13 +31,15 @@ enum {
 };
 
 #define CLX_MAX_CMDS	(2 * TQK_MAX_BUFS + 1)
+#define CLX_MAX_KQ	8	/* kernel queues: q[CLX_K] and kx[] */
 
 struct clx {
 	cl_platform_id plat;
 	cl_device_id dev;
 	cl_context ctx;
 	cl_command_queue q[CLX_STAGES];
-	cl_command_queue k2;		/* a second kernel queue: kernels' widths (tqcalib) */
+	/* kernel queues after q[CLX_K] (clx_kq()): tqcalib's pairs, tqbench's fixed orders */
+	cl_command_queue kx[CLX_MAX_KQ - 1];
 	cl_program prog[16];		/* per kernels/ task, built on first use */
 	char name[128];
 	char platform[128];
@@ -53,6 +55,12 @@ struct clx {
  */
 int clx_open(struct clx *c, const char *want);
 void clx_close(struct clx *c);
+
+/* Kernel queue @i < CLX_MAX_KQ: q[CLX_K] for 0, else kx[i - 1]. */
+static inline cl_command_queue clx_kq(const struct clx *c, unsigned int i)
+{
+	return i ? c->kx[i - 1] : c->q[CLX_K];
+}
 
 /*
  * Host memory (clu_mmap()) registered with c's context, mapped on its HtD

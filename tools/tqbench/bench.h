@@ -115,6 +115,7 @@ struct result {
 	unsigned int bench, T, N;
 	unsigned int nslots;
 	struct btask slot[MAX_SLOTS];
+	double share[MAX_SLOTS];	/* each slot's kernel share, as usched's model takes it */
 	unsigned int nperms;
 	uint64_t perm_space;		/* (T!)^N */
 	uint8_t (*perm)[MAX_SLOTS];	/* nperms orders */
@@ -241,7 +242,11 @@ struct env {
 	struct opts *o;
 	struct clx c;
 	struct tqsim_profile prof;
-	struct tqsim_dev dev;		/* the model's device, from the profile */
+	/*
+	 * the model's device, from the profile, with usched's kernel queues:
+	 * the fixed orders run on as many (run_order())
+	 */
+	struct tqsim_dev dev;
 	uint64_t out_base;		/* tasks' host layout: inputs at 0, outputs here */
 	size_t arena_len;
 	void *arena;			/* c's host memory, shared by every task slot */
@@ -464,7 +469,11 @@ int ol_procs_go(double secs, double *tg_size, double *sched_share);
 /* The daemon and workers stopped (failed: killed); 0, or the daemon's failure. */
 int ol_procs_close(bool failed);
 
-/* report.c: the table and the CSV rows */
+/*
+ * report.c: the table and the CSV rows; the device features every setup
+ * had (one line after @prefix: "# " in the table, "- " in summary.md)
+ */
+void report_features(FILE *f, const struct env *e, const char *prefix);
 void report_tasks(FILE *f, const struct suite *s);
 void report_row(FILE *table, FILE *csv, FILE *perms, const struct result *r);
 void report_stream(FILE *table, FILE *csv, const struct stream_result *sr);

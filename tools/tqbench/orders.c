@@ -38,7 +38,10 @@ void span_add(struct span *sp, const struct binst *in)
  * K and DtH queues (Figure 3). One: per round, the HtD halves and then the
  * DtH halves on one copy queue (Figure 2), so a round's DtH never holds up
  * its HtDs and a worker's next task (next round) waits on copies already
- * queued ahead of it.
+ * queued ahead of it. With usched's kernel queues (e->dev.kq > 1) the
+ * kernel of the order's i-th task goes to kernel queue i % kq, as usched
+ * launches a TG's and the model puts them: the fixed orders have the same
+ * concurrent kernels usched has (the paper's NoReorder had them too).
  */
 int run_order(struct env *e, const struct result *r, struct binst *in,
 	      const uint8_t *order, double *ms)
@@ -53,7 +56,8 @@ int run_order(struct env *e, const struct result *r, struct binst *in,
 			unsigned int s = order[i];
 			cl_event prev = s >= r->T ? binst_last(&in[s - r->T]) : NULL;
 
-			ret = binst_enqueue_in(&in[s], &e->reg, q[CLX_HTD], q[CLX_K], prev ? 1 : 0,
+			ret = binst_enqueue_in(&in[s], &e->reg, q[CLX_HTD],
+					       clx_kq(&e->c, i % e->dev.kq), prev ? 1 : 0,
 					       prev ? &prev : NULL);
 			if (!one && !ret)
 				ret = binst_enqueue_out(&in[s], &e->reg, q[CLX_DTH]);
@@ -300,6 +304,7 @@ static int policy_order(struct env *e, const struct result *r, int p, uint8_t *o
 			tqsim_tg_add_task(&tg);
 			for (unsigned int c = 0; c < b->ncmds; c++)
 				tqsim_tg_add_cmd(&tg, b->cmd_stage[c], b->cmd_ns[c]);
+			tqsim_tg_set_width(&tg, w, r->share[rd * r->T + w]);
 		}
 		if (ops->order(&pb, &ws, &d))
 			return -EINVAL;

@@ -107,6 +107,18 @@ void report_tasks(FILE *f, const struct suite *s)
 	}
 }
 
+void report_features(FILE *f, const struct env *e, const char *prefix)
+{
+	unsigned int kq = e->dev.kq;
+
+	fprintf(f, "%sdevice features: %u copy engine%s; %u kernel queue%s for usched and for "
+		"NoReorder and the fixed orders (the order's i-th kernel on queue i %% %u, as usched "
+		"launches); independent contexts: a context and an in-order queue per worker, "
+		"their kernels at once as far as the driver runs different contexts' kernels at "
+		"once\n", prefix, e->dev.dma, e->dev.dma == 1 ? "" : "s", kq, kq == 1 ? "" : "s",
+		kq);
+}
+
 static bool header_done;
 
 /*

@@ -93,6 +93,7 @@ int report_md(const char *path, const struct env *e, struct result *const *rs, u
 	fprintf(f, "- date: %s\n- device: %s (%s), %u compute units, copy engines: %u\n", when,
 		e->c.name, e->c.platform, e->c.cus, e->prof.dma);
 	fprintf(f, "- command: `%s`\n", cmdline);
+	report_features(f, e, "- ");
 	fprintf(f, "- synthetic time unit %.3g ms; real tasks sized to Table 5 (%s) x %.3g; "
 		   "%u runs per NoReorder order, median; %u trials of the reference orders and "
 		   "the policies, median\n\n", e->o->unit_ms, e->o->table5, e->o->real_scale,

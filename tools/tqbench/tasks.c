@@ -467,6 +467,8 @@ int result_init(struct env *e, const struct suite *s, unsigned int bench, unsign
 	for (unsigned int i = 0; i < ns; i++) {
 		r->slot[i] = s->pool[pick[i]];
 		btask_layout(&r->slot[i], e->out_base);
+		r->share[i] = tqsim_profile_kernel_share(&e->prof, r->slot[i].tk->kernel,
+							 (double)r->slot[i].l.m);
 	}
 
 	/* every order when there are few, else a 5% sample with a cap */
@@ -508,6 +510,7 @@ void result_tg(const struct result *r, struct tqsim_tg *tg)
 		tqsim_tg_add_task(tg);
 		for (unsigned int c = 0; c < b->ncmds; c++)
 			tqsim_tg_add_cmd(tg, b->cmd_stage[c], b->cmd_ns[c]);
+		tqsim_tg_set_width(tg, i, r->share[i]);
 		/* a worker's next task starts once its previous one has ended */
 		if (i >= r->T)
 			tqsim_tg_set_after(tg, i, i - r->T);

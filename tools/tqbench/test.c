@@ -410,6 +410,41 @@ static void steady(const char *dir)
 }
 
 /*
+ * --kernel-queues 2: NoReorder and the fixed orders run with usched's two
+ * kernel queues, every order predicted with them, and the table and
+ * summary.md say which features every setup had (issue 44's fair baseline).
+ */
+static void kernel_queues(const char *dir)
+{
+	char cmd[1024], out[256];
+	int n;
+
+	snprintf(cmd, sizeof(cmd), "%s --quick --profile %s/profile --out %s/kq2 --data %s "
+		 "--suites synthetic --benches BK50 --configs 3x1 --setups noreorder,orders,policies "
+		 "--kernel-queues 2 >%s/kq2.txt 2>&1; echo \"status $?\"", TQBENCH_BIN, dir, dir,
+		 TQ_DATA, dir);
+	tap_ok(test_run_status(cmd) == 0, "tqbench --kernel-queues 2, NoReorder and the orders");
+	snprintf(cmd, sizeof(cmd), "grep -c '^# device features: [12] copy engines*; 2 kernel "
+		 "queues for usched and for NoReorder and the fixed orders (the order.s i-th kernel "
+		 "on queue i %% 2' %s/kq2.txt", dir);
+	tap_ok(test_capture(cmd, out, sizeof(out)) >= 0 && atoi(out) == 1,
+	       "the table says the setups' device features (%d lines)", atoi(out));
+	snprintf(cmd, sizeof(cmd), "grep -c '^- device features: .* 2 kernel queues for usched and "
+		 "for NoReorder' %s/kq2/summary.md", dir);
+	tap_ok(test_capture(cmd, out, sizeof(out)) >= 0 && atoi(out) == 1,
+	       "and so does summary.md (%d lines)", atoi(out));
+	snprintf(cmd, sizeof(cmd), "%s/kq2", dir);
+	n = lines(cmd, "perms.csv", out, sizeof(out));
+	tap_ok(n == 1 + 6, "perms.csv: the 6 orders, each run on the two kernel queues (%d lines)",
+	       n);
+	/* every order predicted (a column after the measured one, > 0) */
+	snprintf(cmd, sizeof(cmd), "awk -F, 'NR > 1 && !($(NF) > 0 && $(NF - 1) > 0)' "
+		 "%s/kq2/perms.csv | wc -l", dir);
+	tap_ok(!test_capture(cmd, out, sizeof(out)) && atoi(out) == 0,
+	       "perms.csv: every order measured and predicted (%d bad)", atoi(out));
+}
+
+/*
  * --setups stream,hygiene: auto runs again with memory hygiene off, and
  * summary.md gives the ratio (when both counted tasks in their window).
  */
@@ -662,6 +697,7 @@ int main(void)
 	steady(dir);
 	hygiene(dir);
 	isolation(dir);
+	kernel_queues(dir);
 	openloop(dir);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))

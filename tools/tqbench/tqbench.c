@@ -104,7 +104,9 @@ static void usage(FILE *f)
 		"  --ol-phase-s S        a phase of a mix (default 0.5; quick 0.1)\n"
 		"  --ol-clients P        the open loop's clients (default 8)\n"
 		"  --max-tg N            usched's most tasks in one TG (default: usched's, 8)\n"
-		"  --kernel-queues N     usched's kernel queues, 1..8 (default: usched's, 1)\n"
+		"  --kernel-queues N     usched's kernel queues, 1..8 (default: usched's, 1);\n"
+		"                        NoReorder and the fixed orders run on as many, the\n"
+		"                        order's i-th kernel on queue i %% N, as usched's\n"
 		"  --no-plans            usched's auto orders every TG afresh, not from the\n"
 		"                        best order it kept for the same mix of tasks\n"
 		"  --no-refine           nor goes on with a plan's search in its loop's idle\n"
@@ -415,6 +417,8 @@ static int load_profile(struct env *e)
 	}
 	free(text);
 	tqsim_profile_to_dev(&e->prof, &e->dev);
+	/* usched's kernel queues (its default: 1), for the fixed orders too */
+	e->dev.kq = e->o->kqueues ? e->o->kqueues : 1;
 	if (strncmp(e->prof.device, e->c.name, sizeof(e->prof.device) - 1))
 		fprintf(stderr, "tqbench: warning: the profile is of '%s', running on '%s'\n",
 			e->prof.device, e->c.name);
@@ -596,6 +600,7 @@ int main(int argc, char **argv)
 	}
 	if (runners_init(&e, in_bytes, out_bytes) || steady_init(&e))
 		goto out;
+	report_features(stdout, &e, "# ");
 
 	for (unsigned int c = 0; c < o.ncfg; c++) {
 		for (unsigned int i = 0; i < ns && experiments; i++) {

@@ -103,10 +103,10 @@ static int run_pair(struct clx *c, struct binst *a, struct binst *b, double *v)
 	int ret = 0;
 
 	if (tqk_cl_enqueue(c->q[CLX_K], a->k, &a->b->l, 0, NULL, &ev[0]) ||
-	    tqk_cl_enqueue(c->k2, b->k, &b->b->l, 0, NULL, &ev[1]))
+	    tqk_cl_enqueue(clx_kq(c, 1), b->k, &b->b->l, 0, NULL, &ev[1]))
 		ret = -EIO;
 	clFlush(c->q[CLX_K]);
-	clFlush(c->k2);
+	clFlush(clx_kq(c, 1));
 	for (int i = 0; i < 2; i++)
 		if (ev[i])
 			ret = clx_wait(ev[i]) ?: ret;

@@ -162,7 +162,7 @@ static void task_region_del(struct clx *c, struct clu_region *r)
  */
 static int time_pair(struct clx *c, const struct binst *in, double *ns)
 {
-	cl_command_queue q[2] = { c->q[CLX_K], c->k2 };
+	cl_command_queue q[2] = { clx_kq(c, 0), clx_kq(c, 1) };
 	cl_event ev[2] = { NULL, NULL };
 	int ret = 0;
 
