@@ -41,16 +41,16 @@
 /*
  * WORD is one of the words of the setting's arg ("refuse|flag"), stored as
  * its index; DURATION a time in ns. PRIO (a class's name: max-prio) and WEIGHT (1 .. USCHED_SHARE_MAX)
- * are limits too.
+ * are limits too. UINT_AUTO is a UINT or auto (DCONF_AUTO).
  */
-enum kind { STR, POLICY, XPORT, INFILE, UINT, BOOL, DEV, U64, WORD, DURATION,
+enum kind { STR, POLICY, XPORT, INFILE, UINT, UINT_AUTO, BOOL, DEV, U64, WORD, DURATION,
 	    SIZE, COUNT, TIME, YESNO, PRIO, WEIGHT };
 
 struct setting {
 	const char *key;
 	enum kind kind;
 	size_t off;		/* of the field in struct dconf; a limit's enum dlim */
-	unsigned int min, max;	/* UINT */
+	unsigned int min, max;	/* UINT; UINT_AUTO: or auto, DCONF_AUTO */
 	const char *arg, *help;
 };
 
@@ -66,7 +66,8 @@ static const struct setting settings[] = {
 	  "OpenCL platform and device, each by index or name substring" },
 	{ "policy", POLICY, F(policy), 0, 0, "NAME", "ordering policy: fifo paper neh exact auto flow" },
 	{ "max-tg", UINT, F(max_tg), 1, USCHED_MAX_TG, "N", "most tasks in a task group (8)" },
-	{ "kernel-queues", UINT, F(kernel_queues), 1, 8, "N", "kernel queues (1)" },
+	{ "kernel-queues", UINT_AUTO, F(kernel_queues), 1, 8, "N|auto",
+	  "kernel queues (1); auto: the count the model favours for the profile's kernels" },
 	{ "copy-engines", UINT, F(copy_engines), 1, 2, "N",
 	  "copy engines, 1 or 2 (default: the profile's, else probed)" },
 	{ "profile", INFILE, F(profile), 0, 0, "FILE", "device profile (tq-profile format)" },
@@ -164,6 +165,77 @@ static const struct setting settings[] = {
 };
 
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
+
+/*
+ * The most kernel queues auto weighs, and the TGs of the profile's kernels
+ * it weighs them on: long ones, since usched's TGs follow each other
+ * without a gap on the kernel queues, so a TG's tail is no gap either.
+ */
+#define KQ_AUTO_MAX	4
+#define KQ_AUTO_TASKS	TQSIM_MAX_TASKS
+
+int dconf_kqueues_auto(const char *profile, unsigned int *kq, char *why, size_t len)
+{
+	struct tqsim_profile *p = NULL;
+	struct tqsim_parse_err perr;
+	double mean[KQ_AUTO_MAX];
+	char *text = NULL;
+	size_t tlen = 0;
+	int ret = 0, n;
+	FILE *f;
+
+	*kq = DCONF_KQ_UNKNOWN;
+	if (!profile || !*profile) {
+		snprintf(why, len, "no profile, so no kernel shares to weigh: %u, the default that "
+			 "served the real mixes best on the H100 and H200", *kq);
+		return 0;
+	}
+	f = fopen(profile, "r");
+	if (!f) {
+		ret = -errno;
+		snprintf(why, len, "%s: %s", profile, strerror(errno));
+		return ret;
+	}
+	if (getdelim(&text, &tlen, 0, f) < 0)
+		ret = -EIO;
+	fclose(f);
+	p = malloc(sizeof(*p));
+	if (!ret && !p)
+		ret = -ENOMEM;
+	if (!ret && tqsim_profile_parse(p, text, strlen(text), &perr)) {
+		snprintf(why, len, "%s:%u: %s", profile, perr.line, perr.reason);
+		ret = -EINVAL;
+	} else if (ret) {
+		snprintf(why, len, "%s: %s", profile, strerror(-ret));
+	}
+	free(text);
+	if (ret) {
+		free(p);
+		return ret;
+	}
+	n = tqsim_profile_kqueues(p, KQ_AUTO_TASKS, KQ_AUTO_MAX, mean);
+	free(p);
+	if (n == -ENODATA) {
+		snprintf(why, len, "the profile gives no kernel shares (tqcalib's width or demand "
+			 "lines): %u, the default that served the real mixes best on the H100 and "
+			 "H200", *kq);
+		return 0;
+	}
+	if (n < 0) {
+		snprintf(why, len, "%s", strerror(-n));
+		return n;
+	}
+	*kq = n;
+	ret = snprintf(why, len, "the model's mean makespan of %d TGs of %d of the profile's "
+		       "kernels, 1 queue %.2f ms", TQSIM_KQ_TGS, KQ_AUTO_TASKS, mean[0] / 1e6);
+	for (unsigned int k = 1; k < KQ_AUTO_MAX && ret > 0 && (size_t)ret < len; k++)
+		ret += snprintf(why + ret, len - ret, ", %u: %.2f ms (%+.1f%%)", k + 1,
+				mean[k] / 1e6, 100 * (mean[k] / mean[0] - 1));
+	if (ret > 0 && (size_t)ret < len)
+		snprintf(why + ret, len - ret, "; a queue more only where %.0f%% faster than fewer",
+			 100 * TQSIM_KQ_GAIN);
+	return 0;
+}
 
 void dconf_init(struct dconf *c)
 {
@@ -451,12 +523,19 @@ int dconf_set(struct dconf *c, const char *key, const char *val, const char **wh
 			return -EINVAL;
 		}
 		return 0;
+	case UINT_AUTO:
+		if (!strcmp(val, "auto")) {
+			*(unsigned int *)((char *)c + s->off) = DCONF_AUTO;
+			return 0;
+		}
+		/* fall through */
 	case UINT:
 		errno = 0;
 		v = strtoul(val, &end, 10);
 		if (errno || end == val || *end || !isdigit((unsigned char)*val) ||
 		    v < s->min || v > s->max) {
-			*why = "not a number in range";
+			*why = s->kind == UINT_AUTO ? "not auto or a number in range" :
+						     "not a number in range";
 			return -EINVAL;
 		}
 		*(unsigned int *)((char *)c + s->off) = v;

@@ -16,6 +16,7 @@
 #ifndef USCHED_DAEMON_H
 #define USCHED_DAEMON_H
 
+#include <limits.h>
 #include <liburing.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -89,7 +90,7 @@ struct dconf {
 	char *device;		/* NULL: the first */
 	char *policy;		/* NULL: the core's default */
 	unsigned int max_tg;	/* 0: the core's default */
-	unsigned int kernel_queues;
+	unsigned int kernel_queues;	/* 0: the core's default; DCONF_AUTO: auto */
 	unsigned int copy_engines;	/* 0: profile or probe */
 	char *profile;
 	char *metrics;		/* .prom file, or NULL */
@@ -131,6 +132,18 @@ struct dconf {
 };
 
 void dconf_init(struct dconf *c);
+/* kernel-queues = auto */
+#define DCONF_AUTO		UINT_MAX
+/* auto without kernel shares to weigh */
+#define DCONF_KQ_UNKNOWN	2
+/*
+ * kernel-queues = auto: the count tqsim_profile_kqueues() favours for the
+ * kernels of @profile (NULL or "": none), up to 4, into @kq, and why, a
+ * line for the log, into @why. Without a profile, or one without kernel
+ * shares, DCONF_KQ_UNKNOWN. 0, or -errno for a profile that cannot be
+ * read or parsed (@why says where).
+ */
+int dconf_kqueues_auto(const char *profile, unsigned int *kq, char *why, size_t len);
 void dconf_free(struct dconf *c);
 /* One setting, from the file or a flag; 0 or -EINVAL with *why set. */
 int dconf_set(struct dconf *c, const char *key, const char *val, const char **why);

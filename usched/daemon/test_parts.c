@@ -85,6 +85,70 @@ static void test_set(void)
 	dconf_free(&c);
 }
 
+/* kernel-queues = auto: the setting, and the count chosen from profile files. */
+static void test_kqueues_auto(void)
+{
+	static const char head[] = "tq-profile 1\ndma 2\nhtd alone 1 1\nhtd overlapped 1 1\n"
+				   "dth alone 1 1\ndth overlapped 1 1\nkernel a 1 10000\n";
+	static const struct {
+		const char *what, *lines;
+		unsigned int kq;
+		const char *why;
+	} cases[] = {
+		{ "kernels of half the device", "width a 1000:0.5 1e8:0.5\n", 3, "2: 77.8" },
+		{ "kernels that fill it", "width a 1000:1 1e8:1\n", 1, "2: 137.8" },
+		/* a second queue loses: the log shows it slower */
+		{ "kernels that fill it, at a cost of 0.1 overlapped",
+		  "demand a 1000:1 1e8:1\nconcurrent demand fair 0.1\n", 1, "(+8.7%)" },
+		{ "no shares", "", 2, "the profile gives no kernel shares" },
+	};
+	char path[256], text[512], why[512];
+	const char *w = NULL;
+	unsigned int kq;
+	struct dconf c;
+	int ret;
+
+	dconf_init(&c);
+	tap_ok(!dconf_set(&c, "kernel-queues", "auto", &w) && c.kernel_queues == DCONF_AUTO &&
+	       !dconf_set(&c, "kernel-queues", "3", &w) && c.kernel_queues == 3,
+	       "kernel-queues: auto or a number");
+	tap_ok(dconf_set(&c, "kernel-queues", "0", &w) == -EINVAL && c.kernel_queues == 3 &&
+	       !strcmp(w, "not auto or a number in range") &&
+	       dconf_set(&c, "kernel-queues", "9", &w) == -EINVAL &&
+	       dconf_set(&c, "kernel-queues", "Auto", &w) == -EINVAL &&
+	       dconf_set(&c, "kernel-queues", "", &w) == -EINVAL,
+	       "kernel-queues: 0, 9, Auto and nothing refused");
+	dconf_free(&c);
+	snprintf(path, sizeof(path), "%s/kq.conf", dir);
+	write_file(path, "kernel-queues = auto\n");
+	dconf_init(&c);
+	tap_ok(!dconf_load(&c, path, why, sizeof(why)) && c.kernel_queues == DCONF_AUTO,
+	       "kernel-queues = auto in a file");
+	dconf_free(&c);
+
+	ret = dconf_kqueues_auto(NULL, &kq, why, sizeof(why));
+	tap_ok(!ret && kq == DCONF_KQ_UNKNOWN && strstr(why, "no profile"), "no profile: %u (%s)",
+	       kq, why);
+	snprintf(path, sizeof(path), "%s/kq.profile", dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s", head, cases[i].lines);
+		write_file(path, text);
+		ret = dconf_kqueues_auto(path, &kq, why, sizeof(why));
+		tap_ok(!ret && kq == cases[i].kq && strstr(why, cases[i].why), "%s: %u (%s)",
+		       cases[i].what, kq, why);
+	}
+	ret = dconf_kqueues_auto("Documentation/results/h100/h100.profile", &kq, why, sizeof(why));
+	tap_ok(!ret && kq == 2, "the H100's committed profile (widths, the rule before): %u (%s)",
+	       kq, why);
+	write_file(path, "tq-profile 1\ndma 3\n");
+	ret = dconf_kqueues_auto(path, &kq, why, sizeof(why));
+	tap_ok(ret == -EINVAL && strstr(why, "kq.profile:2: dma must be 1 or 2"),
+	       "a bad profile: -EINVAL, with its line (%s)", why);
+	unlink(path);
+	ret = dconf_kqueues_auto(path, &kq, why, sizeof(why));
+	tap_ok(ret == -ENOENT && strstr(why, "No such file"), "no such profile: -ENOENT (%s)", why);
+}
+
 static void test_file(void)
 {
 	char path[256], err[512] = "";
@@ -1071,6 +1135,7 @@ int main(void)
 	}
 	dlog_init(true, false);
 	test_set();
+	test_kqueues_auto();
 	test_file();
 	test_dropins();
 	test_args();

@@ -402,6 +402,16 @@ int main(int argc, char **argv)
 	o.policy = d.conf.policy;
 	o.max_tg = d.conf.max_tg;
 	o.kqueues = d.conf.kernel_queues;
+	if (o.kqueues == DCONF_AUTO) {
+		char why[512];
+
+		ret = dconf_kqueues_auto(d.conf.profile, &o.kqueues, why, sizeof(why));
+		if (ret) {
+			err("kernel-queues auto: %s", why);
+			goto out;
+		}
+		info("kernel-queues auto: %u (%s)", o.kqueues, why);
+	}
 	o.dma = d.conf.copy_engines;
 	o.profile = d.conf.profile;
 	o.trace_max = d.conf.trace_max;
