@@ -111,12 +111,15 @@ void report_features(FILE *f, const struct env *e, const char *prefix)
 {
 	unsigned int kq = e->dev.kq;
 
-	fprintf(f, "%sdevice features: %u copy engine%s; %u kernel queue%s for usched and for "
-		"NoReorder and the fixed orders (the order's i-th kernel on queue i %% %u, as usched "
-		"launches); independent contexts: a context and an in-order queue per worker, "
-		"their kernels at once as far as the driver runs different contexts' kernels at "
-		"once\n", prefix, e->dev.dma, e->dev.dma == 1 ? "" : "s", kq, kq == 1 ? "" : "s",
-		kq);
+	fprintf(f, "%sdevice features: %u copy engine%s; ", prefix, e->dev.dma,
+		e->dev.dma == 1 ? "" : "s");
+	if (kq == 1)
+		fprintf(f, "1 kernel queue for usched and for NoReorder and the fixed orders");
+	else
+		fprintf(f, "%u kernel queues for usched and for NoReorder and the fixed orders (the "
+			"order's i-th kernel on queue i %% %u, as usched launches)", kq, kq);
+	fprintf(f, "; independent contexts: a context and an in-order queue per worker, their "
+		"kernels at once as far as the driver runs different contexts' kernels at once\n");
 }
 
 static bool header_done;
