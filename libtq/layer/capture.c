@@ -504,11 +504,12 @@ int tqcl_submit_task(struct tqcl_task *t)
 		return -EBADFD;
 	*d = t->d;
 	tq_desc_set_data(d, (uintptr_t)t);
+	/* before the doorbell: the task may start before tq_submit() returns */
+	t->op->t_submit = tq_now_ns();
 	ret = tq_submit(&tqcl.tq);
 	if (ret < 0)
 		return ret;
 	inflight[ninflight++] = t;
-	t->op->t_submit = tq_now_ns();
 	t->op->shown = CL_SUBMITTED;
 	return 0;
 }
@@ -589,8 +590,18 @@ static void task_done(struct tqcl_task *t, int status, uint64_t start, uint64_t 
 			fprintf(stderr, "tqcl: task of %s failed in tq (%s); replayed: %d\n",
 				t->k->name, tq_strerror(status), err);
 	} else {
+		uint64_t now = tq_now_ns();
+
 		op->status = CL_COMPLETE;
 		tqcl.st.tasks_ok++;
+		/* the stages of its latency (TQCL_STATS); clocks of two processes: keep sane ones */
+		if (start && end && start >= op->t_submit && end >= start && now >= end) {
+			tqcl.st.tq_timed++;
+			tqcl.st.t_queue_ns += start - op->t_submit;
+			tqcl.st.t_device_ns += end - start;
+			tqcl.st.t_deliver_ns += now - end;
+		}
+		tqcl.last_reap_ns = now;
 	}
 	for (unsigned int i = 0; i < t->d.nr_bufs; i++) {
 		if (t->wr[i])

@@ -7,6 +7,7 @@
  * OpenCL program like any other, and without it runs on the driver alone.
  *
  *   clcopyk [-n ITERS] [-s BYTES] [-w WORK] [-W WARMUP] [-d DEVICE] [-o FILE] [-b DIR] [-k] [-q]
+ *           [-r RATE [-j PHASE]]
  *
  * It prints one line of key=value pairs: iterations per second, the
  * latency percentiles of one iteration, the host time of each enqueue call,
@@ -16,6 +17,16 @@
  * creates DIR/ready.PID and waits for DIR/go; -k creates, sets up and
  * releases a kernel object for every launch (clCreateKernel in a loop, as
  * pyopencl's prg.name(queue, ...) does).
+ *
+ * -r RATE: the open loop of tqcl-bench --load. Iteration i is released at
+ * RATE per second, (i + PHASE) / RATE seconds after the start (-j PHASE in
+ * [0, 1) staggers processes), or at once when the one before ends later:
+ * its latency runs from its release to its read's return, queueing
+ * included. -r 0: back to back, the saturated run that measures capacity.
+ * Either way the inputs are a few sets made before the timed loop and each
+ * result is compared whole with the host's, so that the host's share of an
+ * iteration is the program's OpenCL calls alone.
+ *
  * Exit status 0 when every result was right, 1 otherwise.
  */
 #define CL_TARGET_OPENCL_VERSION 120
@@ -99,6 +110,34 @@ static cl_device_id pick_device(const char *want)
 	exit(1);
 }
 
+/* What ckc_mix computes for element @i of @a and @b. */
+static cl_uint mix(cl_uint a, cl_uint b, cl_uint k, int work)
+{
+	for (int j = 0; j < work; j++)
+		a = a * k + b;
+	return a;
+}
+
+/* The inputs of iteration @it into @a and @b (n elements). */
+static void fill(cl_uint *a, cl_uint *b, size_t n, unsigned long it)
+{
+	unsigned int seed = it * 2654435761u + getpid();
+
+	for (size_t i = 0; i < n; i++) {
+		a[i] = seed + i;
+		b[i] = seed ^ (i * 40503u);
+	}
+}
+
+/* Sleep until @t (CLOCK_MONOTONIC ns, tq_now_ns()'s clock). */
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = t / 1000000000ull, .tv_nsec = t % 1000000000ull };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+		;
+}
+
 /* The kernel ckc_mix of @prog with its arguments set. */
 static cl_kernel make_kernel(cl_program prog, cl_mem ma, cl_mem mb, cl_mem mc, cl_uint k,
 			     int work)
@@ -115,20 +154,24 @@ static cl_kernel make_kernel(cl_program prog, cl_mem ma, cl_mem mb, cl_mem mc, c
 	return kern;
 }
 
+/* Paced runs (-r): inputs made before the loop, rotated so that a stale result shows. */
+#define NSETS	3
+
 int main(int argc, char **argv)
 {
 	size_t bytes = 1 << 20, n, global;
 	unsigned long iters = 100, warmup = 3;
-	uint64_t *lat, call[3] = { 0 }, t0_real, t0, t1;
+	uint64_t *lat, call[3] = { 0 }, t0_real, t0, t1, period = 0;
 	const char *want = NULL, *lat_file = NULL, *barrier = NULL;
 	int work = 16, opt, quiet = 0, fresh = 0;
+	double rate = -1, phase = 0;
 	unsigned long bad = 0;
 	cl_uint k = 1664525u;
-	cl_uint *a, *b, *c;
+	cl_uint *a, *b, *c, *set[NSETS][3];
 	cl_int err;
 
 	tq_version_opt(argc, argv, "clcopyk");
-	while ((opt = getopt(argc, argv, "n:s:w:W:d:o:b:kqh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:w:W:d:o:b:r:j:kqh")) != -1) {
 		switch (opt) {
 		case 'n': iters = strtoul(optarg, NULL, 0); break;
 		case 's': bytes = strtoull(optarg, NULL, 0); break;
@@ -137,10 +180,12 @@ int main(int argc, char **argv)
 		case 'd': want = optarg; break;
 		case 'o': lat_file = optarg; break;
 		case 'b': barrier = optarg; break;
+		case 'r': rate = strtod(optarg, NULL); break;
+		case 'j': phase = strtod(optarg, NULL); break;
 		case 'k': fresh = 1; break;
 		case 'q': quiet = 1; break;
 		default:
-			fprintf(stderr, "usage: clcopyk [-n ITERS] [-s BYTES] [-w WORK] [-W WARMUP] [-d DEVICE] [-o FILE] [-b DIR] [-k] [-q]\n");
+			fprintf(stderr, "usage: clcopyk [-n ITERS] [-s BYTES] [-w WORK] [-W WARMUP] [-d DEVICE] [-o FILE] [-b DIR] [-k] [-q] [-r RATE [-j PHASE]]\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
@@ -149,6 +194,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "clcopyk: -s must be at least 4 bytes, -n at least 1, -w at least 0\n");
 		return 2;
 	}
+	if ((rate != -1 && !(rate >= 0)) || !(phase >= 0 && phase < 1)) {
+		fprintf(stderr, "clcopyk: -r takes iterations per second (0: back to back), -j a phase in [0, 1)\n");
+		return 2;
+	}
+	if (rate > 0)
+		period = (uint64_t)(1e9 / rate);
 	bytes = n * sizeof(cl_uint);
 	global = n;
 
@@ -176,16 +227,30 @@ int main(int argc, char **argv)
 		fprintf(stderr, "clcopyk: out of memory\n");
 		return 1;
 	}
+	for (int i = 0; rate >= 0 && i < NSETS; i++) {
+		for (int j = 0; j < 3; j++) {
+			set[i][j] = malloc(bytes);
+			if (!set[i][j]) {
+				fprintf(stderr, "clcopyk: out of memory\n");
+				return 1;
+			}
+		}
+		fill(set[i][0], set[i][1], n, i);
+		for (size_t e = 0; e < n; e++)
+			set[i][2][e] = mix(set[i][0][e], set[i][1][e], k, work);
+	}
 
 	t0_real = wall_ns();
 	t0 = tq_now_ns();
 	for (unsigned long it = 0; it < warmup + iters; it++) {
 		uint64_t s = tq_now_ns(), u;
-		unsigned int seed = it * 2654435761u + getpid();
+		const cl_uint *in_a = a, *in_b = b;
 
-		for (size_t i = 0; i < n; i++) {
-			a[i] = seed + i;
-			b[i] = seed ^ (i * 40503u);
+		if (rate >= 0) {
+			in_a = set[it % NSETS][0];
+			in_b = set[it % NSETS][1];
+		} else {
+			fill(a, b, n, it);
 		}
 		if (it == warmup) {
 			if (barrier) {
@@ -204,12 +269,18 @@ int main(int argc, char **argv)
 			t0_real = wall_ns();
 			t0 = s;
 		}
+		if (it >= warmup && period) {
+			/* its release: latency counts from there, however late it starts */
+			s = t0 + (uint64_t)((it - warmup + phase) * period);
+			if (s > tq_now_ns())
+				sleep_until(s);
+		}
 		/* the warm-up's calls build programs: only the timed ones count */
 		u = tq_now_ns();
 		CHECK("clEnqueueWriteBuffer",
-		      clEnqueueWriteBuffer(q, ma, CL_FALSE, 0, bytes, a, 0, NULL, NULL));
+		      clEnqueueWriteBuffer(q, ma, CL_FALSE, 0, bytes, in_a, 0, NULL, NULL));
 		CHECK("clEnqueueWriteBuffer",
-		      clEnqueueWriteBuffer(q, mb, CL_FALSE, 0, bytes, b, 0, NULL, NULL));
+		      clEnqueueWriteBuffer(q, mb, CL_FALSE, 0, bytes, in_b, 0, NULL, NULL));
 		if (it >= warmup)
 			call[0] += tq_now_ns() - u;
 		u = tq_now_ns();
@@ -230,11 +301,17 @@ int main(int argc, char **argv)
 			call[2] += tq_now_ns() - u;
 		if (it >= warmup)
 			lat[it - warmup] = tq_now_ns() - s;
+		if (rate >= 0) {
+			if (memcmp(c, set[it % NSETS][2], bytes)) {
+				if (!bad && !quiet)
+					fprintf(stderr, "clcopyk: iteration %lu: a wrong result\n", it);
+				bad++;
+			}
+			continue;
+		}
 		for (size_t i = 0; i < n; i++) {
-			cl_uint x = a[i];
+			cl_uint x = mix(a[i], b[i], k, work);
 
-			for (int j = 0; j < work; j++)
-				x = x * k + b[i];
 			if (c[i] != x) {
 				if (!bad && !quiet)
 					fprintf(stderr, "clcopyk: iteration %lu: c[%zu] = %u, not %u\n",
@@ -281,5 +358,8 @@ int main(int argc, char **argv)
 	free(b);
 	free(c);
 	free(lat);
+	for (int i = 0; rate >= 0 && i < NSETS; i++)
+		for (int j = 0; j < 3; j++)
+			free(set[i][j]);
 	return bad ? 1 : 0;
 }

@@ -131,7 +131,8 @@ static enum tqcl_why rw_capture(cl_command_queue queue, cl_mem m, bool write, cl
 	uint64_t t0 = tq_now_ns();
 	struct tqcl_op *op;
 	enum tqcl_why why;
-	bool again;
+	bool again, waited = false;
+	uint64_t t1;
 	int err;
 
 	for (;;) {
@@ -152,9 +153,15 @@ static enum tqcl_why rw_capture(cl_command_queue queue, cl_mem m, bool write, cl
 			return W_ON_DEVICE;
 		if (b->writers || (write && b->readers)) {
 			tqcl_wait();
+			waited = true;
 			continue;
 		}
 		break;
+	}
+	t1 = tq_now_ns();
+	if (waited && tqcl.last_reap_ns && t1 >= tqcl.last_reap_ns) {
+		tqcl.st.t_wakes++;
+		tqcl.st.t_wake_ns += t1 - tqcl.last_reap_ns;
 	}
 	op = tqcl_op_new(q, write ? C_WRITE : C_READ, ret);
 	if (!op)
@@ -165,14 +172,17 @@ static enum tqcl_why rw_capture(cl_command_queue queue, cl_mem m, bool write, cl
 			tqcl_op_unref(op);
 			return err == -ENOMEM ? W_ARENA_FULL : W_BUF_BIG;
 		}
+		t1 = tq_now_ns();
 		memcpy((char *)b->shadow + off, ptr, size);
 		b->home = TQCL_ARENA;
 		tqcl.st.cap_write++;
 		tqcl.st.cap_write_bytes += size;
+		tqcl.st.t_copy_in_ns += tq_now_ns() - t1;
 	} else {
 		memcpy(ptr, (char *)b->shadow + off, size);
 		tqcl.st.cap_read++;
 		tqcl.st.cap_read_bytes += size;
+		tqcl.st.t_copy_out_ns += tq_now_ns() - t1;
 	}
 	op->t_submit = op->t_start = t0;
 	op->t_end = tq_now_ns();

@@ -63,7 +63,7 @@ void tqcl_count_pass(enum tqcl_why why, int kind)
 void tqcl_stats_print(void)
 {
 	const struct tqcl_stats *s = &tqcl.st;
-	char line[2048];
+	char line[4096];
 	int n = 0;
 
 	if (tqcl.stats_fd < 0)
@@ -83,6 +83,14 @@ void tqcl_stats_print(void)
 			(unsigned long long)s->pass_read, (unsigned long long)s->pass_other,
 			(unsigned long long)s->sync_to_arena, (unsigned long long)s->sync_to_dev,
 			(unsigned long long)s->sync_bytes);
+		if (s->tq_timed)
+			fprintf(stderr,
+				"tqcl: a task's time (us, mean): submitted to started %.1f, on the device %.1f, ended to reaped %.1f, reaped to the reader running %.1f; a copy into the arena %.1f, out of it %.1f\n",
+				s->t_queue_ns / 1e3 / s->tq_timed, s->t_device_ns / 1e3 / s->tq_timed,
+				s->t_deliver_ns / 1e3 / s->tq_timed,
+				s->t_wakes ? s->t_wake_ns / 1e3 / s->t_wakes : 0,
+				s->cap_write ? s->t_copy_in_ns / 1e3 / s->cap_write : 0,
+				s->cap_read ? s->t_copy_out_ns / 1e3 / s->cap_read : 0);
 		for (int i = 0; i < W_NR; i++)
 			if (s->why[i])
 				n += snprintf(line + n, sizeof(line) - n, " %s %llu", why_names[i],
@@ -105,6 +113,12 @@ void tqcl_stats_print(void)
 		     (unsigned long long)s->progs_registered,
 		     (unsigned long long)s->kerns_registered, (unsigned long long)s->wait_ns,
 		     (unsigned long long)s->layer_ns);
+	n += snprintf(line + n, sizeof(line) - n,
+		      " tq_timed=%llu t_queue_ns=%llu t_device_ns=%llu t_deliver_ns=%llu t_wakes=%llu t_wake_ns=%llu t_copy_in_ns=%llu t_copy_out_ns=%llu",
+		      (unsigned long long)s->tq_timed, (unsigned long long)s->t_queue_ns,
+		      (unsigned long long)s->t_device_ns, (unsigned long long)s->t_deliver_ns,
+		      (unsigned long long)s->t_wakes, (unsigned long long)s->t_wake_ns,
+		      (unsigned long long)s->t_copy_in_ns, (unsigned long long)s->t_copy_out_ns);
 	for (int i = 0; i < W_NR; i++)
 		if (s->why[i])
 			n += snprintf(line + n, sizeof(line) - n, " why_%s=%llu", why_names[i],

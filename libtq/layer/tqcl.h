@@ -82,6 +82,17 @@ struct tqcl_stats {
 	uint64_t progs_registered, kerns_registered;
 	uint64_t wait_ns;		/* time programs' threads waited inside the layer */
 	uint64_t layer_ns;		/* time spent inside captured calls */
+	/*
+	 * Where a captured task's time goes, summed over the tasks tq ran
+	 * (tq_timed of them): submitted to its first command's start (the
+	 * transport, usched's queue and launch), on the device (first start to
+	 * last end), from its end to the reaper's seeing it (usched's
+	 * completion and the transport); the wait from that to the program's
+	 * thread running again (t_wakes reads that waited for a task); the
+	 * copies into and out of the arena.
+	 */
+	uint64_t tq_timed, t_queue_ns, t_device_ns, t_deliver_ns;
+	uint64_t t_wakes, t_wake_ns, t_copy_in_ns, t_copy_out_ns;
 };
 
 /* The layer's own command records answer for these events. */
@@ -237,6 +248,7 @@ struct tqcl {
 	struct tqcl_map ctxs, queues, mems, progs, kerns, evs;
 	struct tqcl_stats st;
 	uint64_t seq;
+	uint64_t last_reap_ns;		/* when the reaper last completed a task */
 };
 
 extern struct tqcl tqcl;
