@@ -9,6 +9,8 @@
 #   OUT=/some/dir scripts/gpu-run.sh [--quick] [--openloop] [--profile FILE|auto] [-- TQBENCH-ARGS...]
 #   OUT=/some/dir scripts/gpu-run.sh --restart [-- RESTART-TIME-ARGS...]
 #   OUT=/some/dir scripts/gpu-run.sh --pairs [--quick]
+#   OUT=/some/dir scripts/gpu-run.sh --layer [-- TQCL-BENCH-ARGS...]
+#   OUT=/some/dir scripts/gpu-run.sh --trace [-- TRACE-RUN-ARGS...]
 #
 # --pairs measures what kernels do to each other side by side (issue 44):
 # tqcalib with --pairs (the whole calibration, then every pair of the
@@ -21,6 +23,16 @@
 # --restart measures usched's start to ready instead, cold and warm, and
 # where it goes (scripts/restart-time.sh; arguments after -- are its own:
 # -n N, --mix LIST): a minute or two.
+#
+# --layer measures unmodified programs through the OpenCL layer against the
+# driver alone instead (libtq/layer/tqcl-bench --load: the capacity, then
+# one clcopyk at 30% of it and eight at 120%, 1000 tasks a point, 4 MiB
+# buffers; arguments after -- replace those): about a minute.
+#
+# --trace traces eight clients streaming real tasks through usched
+# (scripts/trace-run.sh; arguments after -- are its own): trace.json, the
+# per-client table clients.md and the pictures tg.svg and stream.svg come
+# back beside the tarball. Seconds.
 #
 # --openloop runs the open-loop experiment instead (tqbench --setups
 # openloop: the capacities, then fifo, paper, auto, flow and independent
@@ -50,6 +62,8 @@ quick=0
 openloop=0
 restart=0
 pairs=0
+layer=0
+trace=0
 profile=
 bench=()
 while [ $# -gt 0 ]; do
@@ -58,6 +72,8 @@ while [ $# -gt 0 ]; do
 	--openloop) openloop=1 ;;
 	--restart) restart=1 ;;
 	--pairs) pairs=1 ;;
+	--layer) layer=1 ;;
+	--trace) trace=1 ;;
 	--profile) profile=$2; [ "$2" = auto ] || profile=$(realpath -m "$2"); shift ;;
 	--) shift; bench=("$@"); break ;;
 	*) echo "gpu-run: unknown argument $1" >&2; exit 2 ;;
@@ -101,13 +117,13 @@ if [ $openloop = 1 ] && [ ${#bench[@]} = 0 ]; then
 fi
 if [ $quick = 1 ]; then
 	calib=(--quick)
-	[ ${#bench[@]} = 0 ] && [ $restart = 0 ] && bench=(--quick --time-limit 120)
+	[ ${#bench[@]} = 0 ] && [ $restart = 0 ] && [ $layer = 0 ] && bench=(--quick --time-limit 120)
 else
 	calib=()
 	# the experiments in order of importance; those that would start after
 	# the limit are skipped, so the whole run stays within the lease
-	# (--restart: restart-time.sh's own defaults)
-	[ ${#bench[@]} = 0 ] && [ $restart = 0 ] &&
+	# (--restart, --layer: their own defaults)
+	[ ${#bench[@]} = 0 ] && [ $restart = 0 ] && [ $layer = 0 ] &&
 		bench=(--configs 4x1,6x1,8x1 --runs 3 --time-limit 420)
 fi
 
@@ -126,6 +142,15 @@ if [ $pairs = 1 ]; then
 		cat "$work/fit.txt"
 		cat "$work/profile" "$work/rule" >"$work/profile-fitted" 2>/dev/null
 	fi
+elif [ $layer = 1 ]; then
+	[ ${#bench[@]} = 0 ] && bench=(--load --tasks 1000 --bytes 4194304 --work 64)
+	echo "== tqcl-bench ${bench[*]}"
+	timeout 300 libtq/layer/tqcl-bench --bin gpu --lib gpu "${bench[@]}" \
+		--keep "$work/tqcl-bench" || status=1
+elif [ $trace = 1 ]; then
+	echo "== scripts/trace-run.sh ${bench[*]}"
+	timeout 300 scripts/trace-run.sh --bin gpu "${bench[@]}" "$work/trace" || status=1
+	cp "$work"/trace/{trace.json,clients.md,tg.svg,stream.svg} "$OUT/" 2>/dev/null
 elif [ $restart = 1 ]; then
 	echo "== usched start to ready: scripts/restart-time.sh ${bench[*]}"
 	scripts/restart-time.sh --bin gpu "${bench[@]}" || status=1
@@ -140,7 +165,7 @@ else
 fi
 cat "$work/profile" 2>/dev/null
 
-if [ -z "${status:-}" ] && [ $restart = 0 ] && [ $pairs = 0 ]; then
+if [ -z "${status:-}" ] && [ $restart = 0 ] && [ $pairs = 0 ] && [ $layer = 0 ] && [ $trace = 0 ]; then
 	t1=$SECONDS
 	echo "== tqbench ${bench[*]}"
 	# a hang must not cost the files already written
