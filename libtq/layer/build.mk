@@ -7,7 +7,7 @@
 # nothing of tq's but this one file.
 
 TQCL_OBJS := $(addprefix $(OBJ)/libtq/layer/,api.o stats.o track.o program.o events.o enqueue.o \
-	pass.o objects.o capture.o)
+	pass.o objects.o capture.o copy.o)
 TQCL_SO := $(LIB)/libtqcl.so
 TQCL_LIBTQ := $(LIBTQ_OBJS)
 

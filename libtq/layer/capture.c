@@ -396,6 +396,12 @@ void tqcl_op_unref(struct tqcl_op *op)
 /* The events to set outside the lock: done heads of every queue's FIFO. */
 static struct tqcl_op **sig;
 static unsigned int nsig, sig_cap;
+/*
+ * The signaller's own: it wakes for the events of tasks the reaper
+ * completed, not at every broadcast; a program's thread that pushed a
+ * command sets the events itself (op_finish()).
+ */
+static pthread_cond_t sig_cond = PTHREAD_COND_INITIALIZER;
 
 static void fifo_advance(struct tqcl_queue *q)
 {
@@ -615,6 +621,8 @@ static void task_done(struct tqcl_task *t, int status, uint64_t start, uint64_t 
 	tqcl_kern_drop(t->k);
 	free(t);
 	fifo_advance(op->q);
+	if (nsig)
+		pthread_cond_signal(&sig_cond);
 }
 
 /* The context broke: the driver runs what tq held, and captures nothing more. */
@@ -674,7 +682,7 @@ static void *signaller(void *arg)
 	for (;;) {
 		pthread_mutex_lock(&tqcl.lock);
 		while (!nsig)
-			pthread_cond_wait(&tqcl.cond, &tqcl.lock);
+			pthread_cond_wait(&sig_cond, &tqcl.lock);
 		pthread_mutex_unlock(&tqcl.lock);
 		tqcl_signal_ready();
 	}

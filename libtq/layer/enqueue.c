@@ -173,13 +173,13 @@ static enum tqcl_why rw_capture(cl_command_queue queue, cl_mem m, bool write, cl
 			return err == -ENOMEM ? W_ARENA_FULL : W_BUF_BIG;
 		}
 		t1 = tq_now_ns();
-		memcpy((char *)b->shadow + off, ptr, size);
+		tqcl_copy((char *)b->shadow + off, ptr, size);
 		b->home = TQCL_ARENA;
 		tqcl.st.cap_write++;
 		tqcl.st.cap_write_bytes += size;
 		tqcl.st.t_copy_in_ns += tq_now_ns() - t1;
 	} else {
-		memcpy(ptr, (char *)b->shadow + off, size);
+		tqcl_copy(ptr, (char *)b->shadow + off, size);
 		tqcl.st.cap_read++;
 		tqcl.st.cap_read_bytes += size;
 		tqcl.st.t_copy_out_ns += tq_now_ns() - t1;

@@ -286,6 +286,9 @@ cl_int tqcl_errno_to_cl(int err);
 /* What a pass-through was: a write, read, kernel or other command. */
 enum { K_WRITE, K_READ, K_KERNEL, K_OTHER };
 
+/* copy.c */
+void tqcl_copy(void *dst, const void *src, size_t len);
+
 /* stats.c */
 void tqcl_count_pass(enum tqcl_why why, int kind);
 void tqcl_stats_print(void);
