@@ -62,14 +62,14 @@ static void *helper(void *arg)
 }
 
 /*
- * The helpers, at the first copy worth them (cp.lock held): one fewer than
- * the CPUs, at most COPY_HELPERS; TQCL_COPY_HELPERS=N sets how many (0:
- * none, every copy on the program's thread).
+ * The helpers, at the first copy worth them (cp.lock held): one for every
+ * 4 CPUs, at most COPY_HELPERS (on a small machine their wake-ups cost more
+ * than they copy: none); TQCL_COPY_HELPERS=N sets how many (0: none).
  */
 static void helpers_start(void)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int want = cpus > COPY_HELPERS ? COPY_HELPERS : (int)cpus - 1;
+	int want = cpus / 4 > COPY_HELPERS ? COPY_HELPERS : (int)(cpus / 4);
 	const char *s = getenv("TQCL_COPY_HELPERS");
 	pthread_attr_t attr;
 
