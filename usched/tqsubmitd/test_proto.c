@@ -79,10 +79,12 @@ static int daemon_start(struct daemon *d, const char *name, const char *const *e
 		execv(argv[0], (char **)argv);
 		_exit(127);
 	}
+	/* ready once both are there with their modes (each is born 0000, then chmod) */
 	for (i = 0; i < 500; i++) {
-		struct stat st;
+		struct stat cs, ss;
 
-		if (!stat(d->csock, &st) && !stat(d->ssock, &st))
+		if (!stat(d->csock, &cs) && !stat(d->ssock, &ss) && (cs.st_mode & 0777) &&
+		    (ss.st_mode & 0777))
 			return 0;
 		usleep(10000);
 	}
