@@ -577,6 +577,105 @@ double tqsim_flow_cost(const struct tqsim_tg *tg, const struct tqsim_dev *dev, c
  */
 int tqsim_flow_refine(const struct tqsim_problem *pb, struct tqsim_sim_result *res, struct tqsim_decision *d);
 
+/*
+ * Quality of service (qos.c): each task's class (higher first; 0 is the
+ * default, above 0 the latency classes), its deadline (ns from t = 0; 0:
+ * none) and its weight in its class's objective (0: 1).
+ */
+#define TQSIM_QOS_EXACT_MAX	8	/* a latency class's tasks ordered by every order, up to */
+
+struct tqsim_qos {
+	int8_t prio[TQSIM_MAX_TASKS];
+	double deadline[TQSIM_MAX_TASKS];
+	double weight[TQSIM_MAX_TASKS];
+};
+
+/*
+ * The order of classes first, highest first (a predecessor takes its
+ * successor's class where that is higher), each class's tasks after the
+ * higher ones': a latency class's for the least weighted completion time
+ * (every order of up to TQSIM_QOS_EXACT_MAX tasks, within pb->budget_ns
+ * if > 0; flow's refinement of @base's order beyond), the others by @base
+ * on the engines the higher classes leave busy. Then, where the order
+ * misses deadlines, earliest deadline (least laxity) first inside each
+ * class if that misses fewer (tqsim_qos_edf()). With every task in one
+ * class <= 0 and no deadline, @base's decision as it is. d->lower_bound is
+ * 0 otherwise (it orders for another objective). 0, or -EINVAL for an
+ * empty TG or a bad device. @res is scratch.
+ */
+int tqsim_qos_order(const struct tqsim_problem *pb, const struct tqsim_policy_ops *base,
+		    const struct tqsim_qos *q, struct tqsim_ws *ws, struct tqsim_sim_result *res,
+		    struct tqsim_decision *d);
+/* sum weight_i * end_i over class @prio's tasks in @order; INFINITY if infeasible. */
+double tqsim_qos_wct(const struct tqsim_tg *tg, const struct tqsim_dev *dev, const struct tqsim_qos *q,
+		     int prio, const uint8_t *order, unsigned int n, struct tqsim_sim_result *res);
+/* Tasks of @order that end after their deadline; n + 1 if infeasible. */
+unsigned int tqsim_qos_misses(const struct tqsim_tg *tg, const struct tqsim_dev *dev,
+			      const struct tqsim_qos *q, const uint8_t *order, unsigned int n,
+			      struct tqsim_sim_result *res);
+/*
+ * If @order misses deadlines, the order with each run of one class sorted
+ * earliest deadline first (least laxity: deadline less standalone work;
+ * no deadline last; a task kept after its predecessor) replaces it where
+ * it misses fewer. Returns the misses of the order kept.
+ */
+unsigned int tqsim_qos_edf(const struct tqsim_tg *tg, const struct tqsim_dev *dev,
+			   const struct tqsim_qos *q, uint8_t *order, unsigned int n,
+			   struct tqsim_sim_result *res);
+/*
+ * The earliest a task of these stage times can end on @dev (its engines'
+ * busy_until in): the admission test's lower bound, ns from t = 0.
+ */
+double tqsim_qos_earliest(const struct tqsim_dev *dev, double htd_ns, double k_ns, double dth_ns,
+			  struct tqsim_sim_result *res);
+
+/*
+ * The online model of usched's classes, deadlines and shares (stream.c):
+ * tasks arriving over time, TGs formed as the core forms them (core.c, 10)
+ * and ordered by tqsim_qos_order(), each launched when the engines' work
+ * left drops to @lead_ns (at once on an idle device).
+ */
+#define TQSIM_STREAM_SHARES	16
+#define TQSIM_STREAM_MAX	4096	/* tasks in one run */
+#define TQSIM_PRIO_MIN		(-1)
+#define TQSIM_PRIO_MAX		2
+#define TQSIM_PRIOS		(TQSIM_PRIO_MAX - TQSIM_PRIO_MIN + 1)
+/* a class is active while it has tasks waiting, or for this long after its last arrival */
+#define TQSIM_PRIO_ACTIVE_NS	1e9
+
+struct tqsim_stream_task {
+	double arrive;			/* ns; the tasks come sorted by it */
+	double ns[TQSIM_STAGES];	/* one command per stage; 0: none */
+	int prio;			/* TQSIM_PRIO_MIN..TQSIM_PRIO_MAX */
+	double deadline;		/* ns after its arrival; 0: none */
+	unsigned int share;		/* its group, < TQSIM_STREAM_SHARES */
+	/* results */
+	double launch, end;		/* its TG's launch, its last command's end */
+	unsigned int tg;		/* its TG, from 1; 0: refused */
+	bool refused, late;
+};
+
+struct tqsim_stream {
+	const struct tqsim_policy_ops *base;	/* NULL: auto */
+	unsigned int max_tg;		/* 0: 8 */
+	double ahead_ns;		/* lower-class work ahead per engine; 0: 2 ms */
+	double lead_ns;			/* 0: 300 us */
+	bool flag;			/* deadlines: run and flag (else refuse) */
+	bool shares;			/* weigh groups (else round-robin over tasks) */
+	double weight[TQSIM_STREAM_SHARES];	/* 0: 1 */
+	/* results */
+	unsigned int tgs;
+	double busy[TQSIM_STREAM_SHARES];	/* standalone engine time run per group */
+	double end;			/* the last command's end */
+};
+
+/*
+ * Run @n tasks through the model on @dev (its busy_until ignored). 0, or
+ * -EINVAL for a bad device, unsorted or bad tasks. @ws is scratch.
+ */
+int tqsim_stream_run(struct tqsim_stream *s, const struct tqsim_dev *dev,
+		     struct tqsim_stream_task *t, unsigned int n, struct tqsim_ws *ws);
+
 /* @p to the next permutation of its n entries in lexicographic order; false after the last. */
 bool tqsim_next_perm(uint8_t *p, unsigned int n);
 

@@ -227,9 +227,10 @@ static void task_link_failed(struct usched *u, struct task *next)
 		next->pred_failed = true;
 		return;
 	}
-	list_del_init(&next->node);
 	if (!next->blocked)
-		u->nready--;
+		ready_del(u, next);
+	list_del_init(&next->node);
+	list_del_init(&next->admit_node);
 	next->blocked = false;
 	next->c.status = -ECANCELED;
 	list_add_tail(&next->node, &u->cancelled);
@@ -247,6 +248,13 @@ static void task_release(struct usched *u, struct task *t)
 	if (t->pred_failed)
 		t->c.status = -ECANCELED;
 	status = t->c.status;
+	u->live_prio[task_prio(t)]--;
+	/* ran, and ended past its deadline, or was let run past it (10) */
+	if (t->t.deadline_ns && t->c.tg &&
+	    (t->late || (t->c.end_ns ? t->c.end_ns : tq_now_ns()) > t->t.deadline_ns)) {
+		t->c.flags |= USCHED_DONE_LATE;
+		u->st.late++;
+	}
 	if (next) {
 		if (status && next->t.flags & USCHED_TASK_LINKED)
 			task_link_failed(u, next);

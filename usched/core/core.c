@@ -249,8 +249,12 @@ static void tg_launch_next(struct usched *u)
 		limit = u->inflight_max > u->inflight_bytes ? u->inflight_max - u->inflight_bytes
 							     : 0;
 		pthread_mutex_lock(&u->lock);
+		tg_admit(u);
 		jit_gather(u, &in);
 		at = u->flow ? jit_when_flow(&in, &u->jit_tg, &u->dev, u->res) : jit_when(&in);
+		/* a higher class is active: this much lower-class work ahead at most (10) */
+		if (at != JIT_WAIT && in.not_before > t0 && in.not_before > at)
+			at = in.not_before;
 		if (!at) {
 			tg->n = tg_form(u, tasks, fmin(limit, u->tg_bytes), &tg->bytes);
 			/* the flow objective's weights (4): who waits behind it, who comes */
@@ -469,6 +473,8 @@ static void usched_free(struct usched *u)
 	exec_fini(u);
 	list_for_each_safe(p, n, &u->owners)
 		free(list_entry(p, struct owner, node));
+	list_for_each_safe(p, n, &u->shares)
+		free(list_entry(p, struct share, node));
 	free(u->ws);
 	tqsim_auto_state_destroy(u->auto_state);
 	free(u->res);
@@ -524,7 +530,9 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 	int ret;
 
 	if (o->max_tg > USCHED_MAX_TG || o->kqueues > MAX_KQUEUES || o->dma > 2 ||
-	    !(o->budget >= 0 && o->budget <= 1) || !(o->refine >= 0 && o->refine <= 1))
+	    !(o->budget >= 0 && o->budget <= 1) || !(o->refine >= 0 && o->refine <= 1) ||
+	    !(o->prio_ahead_ms >= 0 && o->prio_ahead_ms <= 1000) ||
+	    o->deadline > USCHED_DEADLINE_FLAG)
 		return -EINVAL;
 	u = calloc(1, sizeof(*u));
 	if (!u)
@@ -542,6 +550,9 @@ int usched_create(const struct usched_opts *o, struct usched **out)
 	list_init(&u->owners);
 	list_init(&u->domains);
 	list_init(&u->cancelled);
+	list_init(&u->admit);
+	list_init(&u->shares);
+	u->ahead_ns = o->prio_ahead_ms ? (uint64_t)(o->prio_ahead_ms * 1e6) : PRIO_AHEAD_NS;
 	u->budget = o->budget ? o->budget : AUTO_BUDGET;
 	u->refine = o->no_refine ? 0 : o->refine ? o->refine : REFINE_DEFAULT;
 	u->timer_at = JIT_WAIT;

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * form.c - TG formation: the next TG's tasks, taken round-robin over
- * owners (3), and their order by the policy from the engines' predicted
- * busy-until times (4), auto's plans and flow's second step included.
+ * owners (3) from the highest class ready, by deadline and fair share (10),
+ * and their order by the policy from the engines' predicted busy-until
+ * times (4), auto's plans and flow's second step included; the admission
+ * test of tasks with a deadline (10).
  * Numbers in parentheses name the sections of the essay at the top of core.c.
  */
+#include <errno.h>
 #include <math.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -18,52 +22,146 @@ static uint64_t task_bytes(const struct task *t)
 	return bytes;
 }
 
+/* Whether ready task a of class c is taken before b (10): earliest deadline, least virtual time. */
+static bool picks_before(const struct usched *u, const struct task *a, const struct task *b,
+			 unsigned int c)
+{
+	if (a->t.deadline_ns || b->t.deadline_ns)
+		return a->t.deadline_ns && (!b->t.deadline_ns || a->t.deadline_ns < b->t.deadline_ns);
+	return u->shares_on && a->share->vtime[c] < b->share->vtime[c];
+}
+
+/* Its standalone engine time, all stages (10). */
+static double task_work(const struct task *t)
+{
+	return t->pred[USCHED_HTD] + t->pred[USCHED_K] + t->pred[USCHED_DTH];
+}
+
 /*
  * Take the next TG's tasks, round-robin over owners (3), within limit bytes
- * (one task always fits an idle device), all of the first one's domain (9);
- * under u->lock. A task taken makes its ordered successor ready for the
- * next pass. An owner whose next task is of another domain is not served,
- * and keeps its place at the front for the next TG.
+ * (one task always fits an idle device), all of the first one's domain (9),
+ * all of the highest class ready, those with a deadline first and by fair
+ * share, within prio_ahead of each engine while a higher class is active
+ * (10); under u->lock. A task taken makes its ordered successor ready for
+ * the next pick; its owner goes to the back. An owner whose next task is of
+ * another domain is not served, and keeps its place at the front for the
+ * next TG.
  */
 unsigned int tg_form(struct usched *u, struct task **tasks, uint64_t limit, uint64_t *bytes)
 {
-	struct list served = LIST_INIT(served);
 	unsigned int n = 0, max = u->st.max_tg;
-	bool more = true;
+	double left[USCHED_STAGES], taken[USCHED_STAGES] = { 0 };
+	uint64_t now = tq_now_ns();
+	int top = ready_top(u);
+	bool throttled;
 
 	*bytes = 0;
-	while (more && n < max) {
+	if (top < 0)
+		return 0;
+	throttled = prio_above_active(u, top, now);
+	for (int s = 0; s < USCHED_STAGES; s++) {
+		uint64_t busy = u->busy_abs[s] + u->drift;
+
+		left[s] = u->ninflight && busy > now ? (double)(busy - now) : 0;
+	}
+	while (n < max) {
+		struct task *best = NULL;
+		struct owner *bo = NULL;
 		struct list *p, *nx;
 
-		more = false;
 		list_for_each_safe(p, nx, &u->owners) {
 			struct owner *o = list_entry(p, struct owner, node);
+			struct list *r = &o->ready[top];
+			bool fits = true;
 			struct task *t;
 
-			if (list_empty(&o->ready))
+			if (list_empty(r))
 				continue;
-			t = list_first(&o->ready, struct task, node);
+			t = list_first(r, struct task, node);
 			if (n && task_domain(t) != task_domain(tasks[0]))
 				continue;
 			if ((n || u->ninflight) && *bytes + task_bytes(t) > limit)
 				continue;
-			*bytes += task_bytes(t);
-			list_del_init(&t->node);
-			t->taken = true;
-			task_unblock(u, t);
-			tasks[n++] = t;
-			list_del_init(&o->node);
-			list_add_tail(&o->node, &served);
-			more = true;
-			if (n == max)
-				break;
+			if (throttled && n) {
+				model_predict(u, t);
+				for (int s = 0; s < USCHED_STAGES; s++)
+					fits &= left[s] + taken[s] + t->pred[s] <= u->ahead_ns;
+			}
+			if (fits && (!best || picks_before(u, t, best, top))) {
+				best = t;
+				bo = o;
+			}
 		}
-		list_splice_tail(&served, &u->owners);
+		if (!best)
+			break;
+		*bytes += task_bytes(best);
+		ready_del(u, best);
+		best->taken = true;
+		task_unblock(u, best);
+		tasks[n++] = best;
+		list_del_init(&bo->node);
+		list_add_tail(&bo->node, &u->owners);
+		if (!throttled && !u->shares_on)
+			continue;
+		model_predict(u, best);
+		for (int s = 0; s < USCHED_STAGES; s++)
+			taken[s] += best->pred[s];
+		u->vclock[top] = fmax(u->vclock[top], best->share->vtime[top]);
+		best->share->vtime[top] += task_work(best) / best->share->weight;
 	}
 	u->nwaiting -= n;
-	u->nready -= n;
 	u->st.running += n;
 	return n;
+}
+
+/*
+ * The admission test (10): a task with a deadline that the model says
+ * cannot end by then, run next on the engines as they are now, completes
+ * with -ETIMEDOUT (opts.deadline REFUSE) or runs flagged late (FLAG);
+ * under u->lock.
+ */
+void tg_admit(struct usched *u)
+{
+	uint64_t now = tq_now_ns();
+	struct tqsim_dev dev = u->dev;
+	struct list *p, *n;
+
+	if (list_empty(&u->admit))
+		return;
+	for (int s = 0; s < USCHED_STAGES; s++) {
+		uint64_t busy = u->busy_abs[s] + u->drift;
+
+		dev.busy_until[s] = u->ninflight && busy > now ? (double)(busy - now) : 0;
+	}
+	for (unsigned int q = 1; q < dev.kq; q++)
+		dev.kq_busy[q] = dev.busy_until[USCHED_K];
+	list_for_each_safe(p, n, &u->admit) {
+		struct task *t = list_entry(p, struct task, admit_node);
+		double end;
+
+		list_del_init(&t->admit_node);
+		model_predict(u, t);
+		end = tqsim_qos_earliest(&dev, t->pred[USCHED_HTD], t->pred[USCHED_K],
+					 t->pred[USCHED_DTH], u->res);
+		if (now + end <= t->t.deadline_ns)
+			continue;
+		t->late = true;
+		if (u->o.deadline == USCHED_DEADLINE_FLAG)
+			continue;
+		/* as usched_cancel() drops it, with its own error */
+		if (t->after)
+			t->after->next_ordered = NULL;
+		t->after = NULL;
+		if (!t->blocked)
+			ready_del(u, t);
+		t->blocked = false;
+		list_del_init(&t->node);
+		t->c.status = -ETIMEDOUT;
+		list_add_tail(&t->node, &u->cancelled);
+		u->nwaiting--;
+		u->st.refused++;
+		wake(u);
+	}
 }
 
 /*
@@ -252,6 +350,45 @@ static void tg_predict(struct usched *u, struct tg *tg, struct task **tasks,
 }
 
 /*
+ * A latency class's TG (above NORMAL) in the order of least weighted
+ * completion time, each task weighing its group's weight; a TG with
+ * deadlines earliest deadline first where that misses fewer (10).
+ * Leaves @d as it is otherwise.
+ */
+static void tg_qos(struct usched *u, struct tg *tg, struct task **tasks,
+		   const struct tqsim_policy_ops *pol, struct tqsim_problem *pb,
+		   struct tqsim_decision *d)
+{
+	struct tqsim_decision q_d;
+	struct tqsim_qos q;
+	bool deadlines = false;
+
+	tg->prio = tasks[0]->t.prio;
+	memset(&q, 0, sizeof(q));
+	for (unsigned int i = 0; i < tg->n; i++) {
+		uint64_t dl = tasks[i]->t.deadline_ns;
+
+		q.prio[i] = tg->prio;
+		q.weight[i] = tasks[i]->share->weight;
+		if (dl)
+			q.deadline[i] = dl > tg->launch_ns ? (double)(dl - tg->launch_ns) : 1;
+		deadlines |= dl != 0;
+	}
+	if (tg->prio > USCHED_PRIO_NORMAL && tg->n > 1) {
+		uint8_t fifo[TQSIM_MAX_TASKS];
+
+		for (unsigned int i = 0; i < tg->n; i++)
+			fifo[i] = i;
+		pb->budget_ns = fmax(u->budget * EXACT_BUDGET * tg_device_ns(u, fifo, tg->n), 1);
+		pb->state = NULL;
+		if (!tqsim_qos_order(pb, pol, &q, u->ws, u->res, &q_d))
+			*d = q_d;
+	} else if (deadlines) {
+		tqsim_qos_edf(&u->simtg, &u->dev, &q, d->order, tg->n, u->res);
+	}
+}
+
+/*
  * Order the TG with the policy from the engines' predicted busy-until times
  * (4), and remember what the model predicts for the order chosen. auto (and
  * flow, which orders for makespan as auto does, plans and all, then for
@@ -275,6 +412,7 @@ void tg_order(struct usched *u, struct tg *tg, struct task **tasks)
 	dm = d;
 	if (u->flow && tg->n > 1)
 		tg_flow(u, tg, &pb, &d);
+	tg_qos(u, tg, tasks, pol, &pb, &d);
 	tg->policy_ns = tq_now_ns() - t0;
 	tg_predict(u, tg, tasks, &d);
 	/* the loop's idle time while the device runs it goes on with its plan */

@@ -47,6 +47,10 @@
 #define WATCH_TICK_MAX	100000000	/* limit / 8 ns, within these */
 #define WATCH_COMPILE_GRACE_NS	30000000000ull	/* a launch not seen running: + 30 s */
 #define MAX_CMDS	(2 * USCHED_MAX_BUFS + 1)
+/* Classes, deadlines and shares (core.c, 10) */
+#define PRIOS		(USCHED_PRIO_MAX - USCHED_PRIO_MIN + 1)
+#define PRIO_AHEAD_NS	2000000		/* opts.prio_ahead_ms's default */
+#define PRIO_ACTIVE_NS	((uint64_t)TQSIM_PRIO_ACTIVE_NS)	/* a class is active this long after a submission */
 
 /*
  * An id is its slot + 1 in the low IDTAB_SLOT_BITS and the slot's generation
@@ -163,10 +167,25 @@ struct prog {
 	struct kern **kerns;
 };
 
+/*
+ * A fair-share group (core.c, 10): an explicit one (usched_task.share), or
+ * an owner's own (share 0). Kept while it has tasks or a weight was set.
+ */
+struct share {
+	struct list node;	/* in u->shares */
+	uint64_t key;
+	bool owner_group;	/* key is an owner id */
+	bool weighted;		/* usched_share_set() named it */
+	unsigned int weight;
+	unsigned int ntasks;	/* submitted, not completed */
+	unsigned int ready[PRIOS];	/* ready, per class */
+	double vtime[PRIOS];	/* engine time run in each class over its weight, ns */
+};
+
 struct owner {
 	struct list node;	/* in usched.owners, in round-robin order */
 	uint64_t id;
-	struct list ready;	/* tasks that may join a TG, in submission order */
+	struct list ready[PRIOS];	/* tasks that may join a TG, per class, in submission order */
 	struct list blocked;	/* ORDERED tasks waiting for their predecessor to join a TG */
 	struct task *last;	/* latest task submitted, until it completes */
 	unsigned int ntasks;	/* submitted, not completed */
@@ -176,6 +195,9 @@ struct tg;
 
 struct task {
 	struct list node;	/* owner ready/blocked, u->cancelled, or none */
+	struct list admit_node;	/* u->admit until the admission test (core.c, 10) */
+	struct share *share;
+	bool late;		/* opts.deadline FLAG: the model said it could not make it */
 	struct task *done_next;	/* the done stack */
 	struct task *batch_next;	/* the loop's tasks completing in one usched_process() */
 	struct usched *u;
@@ -227,6 +249,7 @@ struct task {
 
 struct tg {
 	uint64_t seq;
+	int prio;		/* its tasks' class (core.c, 10) */
 	struct domain *dom;	/* of all its tasks (core.c, 9) */
 	unsigned int n, left;
 	unsigned int inflight;	/* TGs in flight when it was launched */
@@ -293,6 +316,8 @@ struct jit_in {
 	uint64_t lead_ns;
 	unsigned int kqueues;		/* kernel queues; with more than one, */
 	uint64_t kq_busy[MAX_KQUEUES];	/* each one's predicted end (busy[K]: the latest) */
+	/* a class above the next TG's is active: not before every engine has prio_ahead left */
+	uint64_t not_before;
 };
 
 
@@ -348,6 +373,13 @@ struct usched {
 	struct list cancelled;	/* cancelled tasks the loop has yet to complete */
 	uint64_t nwaiting;	/* ready + blocked, all owners */
 	uint64_t nready;	/* ready, all owners */
+	uint64_t nready_prio[PRIOS];	/* ready, per class (core.c, 10) */
+	uint64_t live_prio[PRIOS];	/* submitted and not completed, per class */
+	uint64_t last_prio[PRIOS];	/* the class's last submission (host ns); 0: none */
+	struct list admit;	/* tasks with a deadline not yet through admission */
+	struct list shares;	/* fair-share groups */
+	bool shares_on;		/* a task named a share or a weight was set: groups are weighed */
+	double vclock[PRIOS];	/* per class: the virtual time of the group served last */
 	uint64_t arr_last;	/* the last submission (host ns) */
 	double arr_gap;		/* submissions' mean gap, smoothed (ns); 0: none yet */
 	struct idtab regions, progs, kerns;
@@ -367,6 +399,7 @@ struct usched {
 	struct domain shared;
 	uint64_t max_alloc, global_mem, tg_bytes, inflight_max;	/* bytes */
 	double budget;		/* auto's, of a TG's predicted makespan */
+	uint64_t ahead_ns;	/* opts.prio_ahead_ms (core.c, 10) */
 	double refine;		/* idle time for a plan, of its TG's predicted device time */
 	struct tqsim_profile prof;
 	int64_t clock_off;	/* host CLOCK_MONOTONIC ns - device ns */
@@ -478,8 +511,22 @@ static inline void wake(struct usched *u)
 void task_unref(struct usched *u, struct task *t);
 /* Make @t's ordered successor ready, if it waits for @t. */
 void task_unblock(struct usched *u, struct task *t);
+/* Put @t on (take it off) its owner's ready list of its class, counted (3, 10). */
+void ready_add(struct usched *u, struct task *t);
+void ready_del(struct usched *u, struct task *t);
+/* The class index of t (0 .. PRIOS - 1). */
+static inline unsigned int task_prio(const struct task *t)
+{
+	return (unsigned int)(t->t.prio - USCHED_PRIO_MIN);
+}
+/* The highest class with a task ready, as an index; -1: none. */
+int ready_top(const struct usched *u);
+/* Whether a class above index @c is active at @now (core.c, 10). */
+bool prio_above_active(const struct usched *u, unsigned int c, uint64_t now);
 
 /* form.c: the loop thread */
+/* The admission test of the tasks with a deadline submitted since the last (10); under u->lock. */
+void tg_admit(struct usched *u);
 /*
  * Take the next TG's tasks into @tasks, within @limit bytes (their sum in
  * @bytes); under u->lock. Returns how many.

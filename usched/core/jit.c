@@ -139,7 +139,7 @@ uint64_t jit_when_flow(const struct jit_in *in, const struct tqsim_tg *tg, const
  * tasks round-robin over owners, as tg_form() takes them (the ordered
  * successors it would make ready left out); under u->lock.
  */
-static void jit_gather_flow(struct usched *u, unsigned int max)
+static void jit_gather_flow(struct usched *u, unsigned int max, unsigned int top)
 {
 	struct tqsim_tg *tg = &u->jit_tg;
 	bool more = true;
@@ -151,12 +151,12 @@ static void jit_gather_flow(struct usched *u, unsigned int max)
 		more = false;
 		list_for_each_safe(p, n, &u->owners) {
 			struct owner *o = list_entry(p, struct owner, node);
-			struct list *q = o->ready.next;
+			struct list *q = o->ready[top].next;
 			struct task *t;
 
-			for (unsigned int k = 0; k < depth && q != &o->ready; k++)
+			for (unsigned int k = 0; k < depth && q != &o->ready[top]; k++)
 				q = q->next;
-			if (q == &o->ready)
+			if (q == &o->ready[top])
 				continue;
 			t = list_entry(q, struct task, node);
 			model_predict(u, t);
@@ -168,9 +168,14 @@ static void jit_gather_flow(struct usched *u, unsigned int max)
 	}
 }
 
-/* jit_when()'s inputs; under u->lock. */
+/*
+ * jit_when()'s inputs, from the highest class ready (10); under u->lock.
+ * While a class above it is active, not before every engine has at most
+ * prio_ahead left (in->not_before).
+ */
 void jit_gather(struct usched *u, struct jit_in *in)
 {
+	int top = ready_top(u);
 	unsigned int seen = 0;
 	struct list *p, *n;
 
@@ -187,10 +192,19 @@ void jit_gather(struct usched *u, struct jit_in *in)
 		in->kq_busy[q] = u->kq_busy_abs[q] + u->drift;
 	in->first[USCHED_HTD] = 0;
 	in->first[USCHED_K] = in->first[USCHED_DTH] = INFINITY;
+	in->not_before = 0;
+	if (top >= 0 && u->ninflight && prio_above_active(u, top, in->now)) {
+		uint64_t end = 0;
+
+		for (int s = 0; s < USCHED_STAGES; s++)
+			end = in->busy[s] > end ? in->busy[s] : end;
+		if (end > in->now + u->ahead_ns)
+			in->not_before = end - u->ahead_ns;
+	}
 	if (!in->ready || !in->inflight || in->ready >= in->max_tg)
 		return;		/* the answer does not depend on first[] */
 	if (u->flow) {
-		jit_gather_flow(u, in->max_tg);
+		jit_gather_flow(u, in->max_tg, top);
 		return;
 	}
 	/* The tasks the next TG can start with: each owner's first ready one. */
@@ -198,9 +212,9 @@ void jit_gather(struct usched *u, struct jit_in *in)
 		struct owner *o = list_entry(p, struct owner, node);
 		struct task *t;
 
-		if (list_empty(&o->ready))
+		if (list_empty(&o->ready[top]))
 			continue;
-		t = list_first(&o->ready, struct task, node);
+		t = list_first(&o->ready[top], struct task, node);
 		model_predict(u, t);
 		in->first[USCHED_K] = fmin(in->first[USCHED_K], t->pred[USCHED_HTD]);
 		if (t->pred[USCHED_DTH] > 0)

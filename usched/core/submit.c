@@ -3,10 +3,11 @@
  * submit.c - submission: a task is checked, resolved (its kernel, its
  * regions and, for a built-in kernel, its plan and what memory hygiene
  * zeroes) and queued on its owner's ready or blocked list (1, 3);
- * cancellation of the tasks still waiting.
+ * cancellation of the tasks still waiting; the fair-share groups (10).
  * Numbers in parentheses name the sections of the essay at the top of core.c.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,8 @@ static struct owner *owner_get(struct usched *u, uint64_t id)
 	if (!o)
 		return NULL;
 	o->id = id;
-	list_init(&o->ready);
+	for (unsigned int c = 0; c < PRIOS; c++)
+		list_init(&o->ready[c]);
 	list_init(&o->blocked);
 	list_add_tail(&o->node, &u->owners);
 	return o;
@@ -38,7 +40,8 @@ static int task_check(const struct usched_task *d)
 {
 	if (d->dim < 1 || d->dim > 3 || d->nbufs > USCHED_MAX_BUFS || d->nargs > USCHED_MAX_ARGS ||
 	    d->flags & ~(USCHED_TASK_ORDERED | USCHED_TASK_LINKED | USCHED_TASK_TRACE_ID) ||
-	    (d->flags & USCHED_TASK_LINKED && !(d->flags & USCHED_TASK_ORDERED)))
+	    (d->flags & USCHED_TASK_LINKED && !(d->flags & USCHED_TASK_ORDERED)) ||
+	    d->prio < USCHED_PRIO_MIN || d->prio > USCHED_PRIO_MAX)
 		return -EINVAL;
 	for (unsigned int i = 0; i < d->dim; i++)
 		if (!d->global[i])
@@ -60,6 +63,36 @@ static int task_check(const struct usched_task *d)
 	return 0;
 }
 
+/* The fair-share group of @key (an owner's own with @owner_group), made if need be; under u->lock. */
+static struct share *share_get(struct usched *u, uint64_t key, bool owner_group)
+{
+	struct list *p, *n;
+	struct share *sh;
+
+	list_for_each_safe(p, n, &u->shares) {
+		sh = list_entry(p, struct share, node);
+		if (sh->key == key && sh->owner_group == owner_group)
+			return sh;
+	}
+	sh = calloc(1, sizeof(*sh));
+	if (!sh)
+		return NULL;
+	sh->key = key;
+	sh->owner_group = owner_group;
+	sh->weight = 1;
+	list_add_tail(&sh->node, &u->shares);
+	return sh;
+}
+
+/* A task of @sh completed: a group with none left and no weight set goes; under u->lock. */
+static void share_put(struct share *sh)
+{
+	if (--sh->ntasks || sh->weighted)
+		return;
+	list_del_init(&sh->node);
+	free(sh);
+}
+
 /* Drop what a task holds; under u->lock. */
 void task_unref(struct usched *u, struct task *t)
 {
@@ -68,6 +101,8 @@ void task_unref(struct usched *u, struct task *t)
 			region_put(u, t->reg[i]);
 	if (t->kern)
 		prog_put(u, t->kern->prog);
+	if (t->share)
+		share_put(t->share);
 }
 
 /*
@@ -241,6 +276,7 @@ int usched_submit(struct usched *u, const struct usched_task *d)
 	t->u = u;
 	t->t = *d;
 	list_init(&t->node);
+	list_init(&t->admit_node);
 	if (!t->t.queued_ns)
 		t->t.queued_ns = tq_now_ns();
 	t->c.user_data = d->user_data;
@@ -268,6 +304,11 @@ int usched_submit(struct usched *u, const struct usched_task *d)
 	if (!o)
 		goto out_unref;
 	t->owner = o;
+	t->share = share_get(u, d->share ? d->share : d->owner, !d->share);
+	if (!t->share)
+		goto out_unref;
+	t->share->ntasks++;
+	u->shares_on |= d->share != 0;
 	/* its first command would wait on an event of another context (core.c, 9) */
 	ret = -EINVAL;
 	if (d->flags & USCHED_TASK_ORDERED && o->last && task_domain(o->last) != task_domain(t))
@@ -280,9 +321,12 @@ int usched_submit(struct usched *u, const struct usched_task *d)
 		t->blocked = true;
 		list_add_tail(&t->node, &o->blocked);
 	} else {
-		list_add_tail(&t->node, &o->ready);
-		u->nready++;
+		ready_add(u, t);
 	}
+	if (d->deadline_ns)
+		list_add_tail(&t->admit_node, &u->admit);
+	u->live_prio[task_prio(t)]++;
+	u->last_prio[task_prio(t)] = tq_now_ns();
 	o->last = t;
 	o->ntasks++;
 	/* the flow policy's arrival rate (4) */
@@ -306,10 +350,8 @@ out_unref:
 	return ret;
 }
 
-/* Returns how many were taken. */
-static unsigned int cancel_list(struct usched *u, struct list *l)
+static void cancel_list(struct usched *u, struct list *l)
 {
-	unsigned int ret = 0;
 	struct list *p, *n;
 
 	list_for_each_safe(p, n, l) {
@@ -318,14 +360,15 @@ static unsigned int cancel_list(struct usched *u, struct list *l)
 		if (t->after)
 			t->after->next_ordered = NULL;
 		t->after = NULL;
+		if (!t->blocked)
+			ready_del(u, t);
 		t->blocked = false;
 		t->c.status = -ECANCELED;
 		list_del_init(&t->node);
+		list_del_init(&t->admit_node);
 		list_add_tail(&t->node, &u->cancelled);
 		u->nwaiting--;
-		ret++;
 	}
-	return ret;
 }
 
 int usched_cancel(struct usched *u, uint64_t owner)
@@ -338,7 +381,8 @@ int usched_cancel(struct usched *u, uint64_t owner)
 
 		if (owner != USCHED_OWNER_ALL && o->id != owner)
 			continue;
-		u->nready -= cancel_list(u, &o->ready);
+		for (unsigned int c = 0; c < PRIOS; c++)
+			cancel_list(u, &o->ready[c]);
 		cancel_list(u, &o->blocked);
 		if (o->last && o->last->c.status == -ECANCELED)
 			o->last = NULL;
@@ -357,16 +401,64 @@ void task_unblock(struct usched *u, struct task *t)
 		return;
 	next->blocked = false;
 	list_del_init(&next->node);
-	list_add_tail(&next->node, &t->owner->ready);
-	u->nready++;
+	ready_add(u, next);
 }
 
-/* The fair-share policy's weights (core.c, 9): being built. */
+/*
+ * A group that had nothing ready in the class starts at the class's clock,
+ * so that time it was idle is not banked against the others (10).
+ */
+void ready_add(struct usched *u, struct task *t)
+{
+	unsigned int c = task_prio(t);
+
+	list_add_tail(&t->node, &t->owner->ready[c]);
+	u->nready++;
+	u->nready_prio[c]++;
+	if (!t->share->ready[c]++)
+		t->share->vtime[c] = fmax(t->share->vtime[c], u->vclock[c]);
+}
+
+void ready_del(struct usched *u, struct task *t)
+{
+	unsigned int c = task_prio(t);
+
+	list_del_init(&t->node);
+	u->nready--;
+	u->nready_prio[c]--;
+	t->share->ready[c]--;
+}
+
+int ready_top(const struct usched *u)
+{
+	for (int c = PRIOS - 1; c >= 0; c--)
+		if (u->nready_prio[c])
+			return c;
+	return -1;
+}
+
+bool prio_above_active(const struct usched *u, unsigned int c, uint64_t now)
+{
+	for (unsigned int h = c + 1; h < PRIOS; h++)
+		if (u->live_prio[h] || (u->last_prio[h] && now - u->last_prio[h] < PRIO_ACTIVE_NS))
+			return true;
+	return false;
+}
+
+/* Weights engage the fair-share order from then on (10). */
 int usched_share_set(struct usched *u, uint64_t share, unsigned int weight)
 {
-	(void)u;
-	(void)share;
-	if (!weight || weight > USCHED_SHARE_MAX)
+	struct share *sh;
+
+	if (!share || !weight || weight > USCHED_SHARE_MAX)
 		return -EINVAL;
-	return 0;
+	pthread_mutex_lock(&u->lock);
+	sh = share_get(u, share, false);
+	if (sh) {
+		sh->weight = weight;
+		sh->weighted = true;
+		u->shares_on = true;
+	}
+	pthread_mutex_unlock(&u->lock);
+	return sh ? 0 : -ENOMEM;
 }

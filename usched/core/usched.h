@@ -223,7 +223,7 @@ typedef void (*usched_calib_save_fn)(void *arg, const char *key, const struct tq
  * @calib_save: given the calibration just measured; NULL: none
  * @calib_arg: their first argument
  * @prio_ahead_ms: the predicted device time of lower-class work the core
- *	enqueues ahead of the highest class waiting, per engine (core.c, 9);
+ *	enqueues ahead of the highest class waiting, per engine (core.c, 10);
  *	0: 2 ms
  * @deadline: an enum usched_deadline
  * @trace_max: @trace's bound in bytes; 0: USCHED_TRACE_MAX
@@ -322,7 +322,7 @@ struct usched_arg {
  * @time_limit_ns: the longest the kernel may run before the task fails with
  *	-ETIME; 0: opts.time_limit_ns
  * @prio: its class, an enum usched_prio: higher classes go first (core.c,
- *	9); 0 (USCHED_PRIO_NORMAL) for a task that names none
+ *	10); 0 (USCHED_PRIO_NORMAL) for a task that names none
  * @deadline_ns: CLOCK_MONOTONIC ns by which it should complete; 0: none
  *	(opts.deadline says what happens to one that cannot make it)
  * @share: the fair-share group its engine time counts to (a uid, a
@@ -422,6 +422,8 @@ struct usched_stats {
 	bool tracing;		/* a trace is being written (usched_trace_start()) */
 	bool trace_full;	/* it reached its bound: nothing more is written */
 	uint64_t trace_bytes;	/* written to it so far */
+	uint64_t refused;	/* deadlines the model said they could not make: -ETIMEDOUT */
+	uint64_t late;		/* completions flagged USCHED_DONE_LATE */
 };
 
 int usched_create(const struct usched_opts *o, struct usched **out);
