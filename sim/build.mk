@@ -13,7 +13,7 @@
 
 SIM_LIB_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(filter-out sim/tqsim.c,$(wildcard sim/*.c)))
 SIM_CLI_OBJS := $(patsubst %.c,$(OBJ)/%.o,sim/tqsim.c $(wildcard sim/cli/*.c))
-SIM_TESTS := $(addprefix $(TESTBIN)/sim-,model policy golden cli share)
+SIM_TESTS := $(addprefix $(TESTBIN)/sim-,model policy golden cli share qos)
 
 LIBS += $(LIB)/libtqsim.a
 BINS += $(BIN)/tqsim

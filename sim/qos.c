@@ -114,35 +114,42 @@ unsigned int tqsim_qos_edf(const struct tqsim_tg *tg, const struct tqsim_dev *de
 }
 
 /*
- * Every order of @idx (m tasks) after @prefix (k tasks) for the least
- * weighted completion time of class @prio; stops at @deadline.
+ * Every order of @idx (m tasks) after @prefix (k tasks) and before the
+ * lower classes' tasks @rest (r, in their index order: on one copy engine
+ * their HtD copies go before the TG's DtH copies, so they count) for the
+ * least weighted completion time of class @prio, into @idx; stops at
+ * @deadline. The whole order into @full; returns its cost.
  */
-static void wct_exact(const struct tqsim_tg *tg, const struct tqsim_dev *dev, const struct tqsim_qos *q,
-		      int prio, const uint8_t *prefix, unsigned int k, uint8_t *idx, unsigned int m,
-		      uint64_t deadline, struct tqsim_sim_result *res)
+static double wct_exact(const struct tqsim_tg *tg, const struct tqsim_dev *dev, const struct tqsim_qos *q,
+			int prio, const uint8_t *prefix, unsigned int k, uint8_t *idx, unsigned int m,
+			const uint8_t *rest, unsigned int r, uint64_t deadline, uint8_t *full,
+			struct tqsim_sim_result *res)
 {
-	uint8_t perm[TQSIM_MAX_TASKS], cur[TQSIM_MAX_TASKS], best[TQSIM_MAX_TASKS];
+	uint8_t perm[TQSIM_MAX_TASKS], cur[TQSIM_MAX_TASKS];
 	double best_cost = INFINITY;
 	unsigned long tries = 0;
 
 	for (unsigned int i = 0; i < m; i++)
 		perm[i] = i;
-	memcpy(best, idx, m);
 	memcpy(cur, prefix, k);
+	memcpy(cur + k, idx, m);
+	memcpy(cur + k + m, rest, r);
+	memcpy(full, cur, k + m + r);
 	do {
 		double c;
 
 		for (unsigned int i = 0; i < m; i++)
 			cur[k + i] = idx[perm[i]];
-		c = tqsim_qos_wct(tg, dev, q, prio, cur, k + m, res);
+		c = tqsim_qos_wct(tg, dev, q, prio, cur, k + m + r, res);
 		if (c < best_cost) {
 			best_cost = c;
-			memcpy(best, cur + k, m);
+			memcpy(full, cur, k + m + r);
 		}
 		if (deadline && !(++tries & 63) && tqsim_clock_ns() >= deadline)
 			break;
 	} while (tqsim_next_perm(perm, m));
-	memcpy(idx, best, m);
+	memcpy(idx, full + k, m);
+	return best_cost;
 }
 
 /*
@@ -187,6 +194,8 @@ int tqsim_qos_order(const struct tqsim_problem *pb, const struct tqsim_policy_op
 	bool plain = true;
 	uint64_t deadline = pb->budget_ns > 0 ? tqsim_clock_ns() + (uint64_t)pb->budget_ns : 0;
 	int hi = INT8_MIN, lo = INT8_MAX;
+	uint8_t top_order[TQSIM_MAX_TASKS];
+	double top_cost = INFINITY, cost;
 
 	if (!n || tqsim_dev_check(pb->dev))
 		return -EINVAL;
@@ -208,16 +217,20 @@ int tqsim_qos_order(const struct tqsim_problem *pb, const struct tqsim_policy_op
 	}
 	memset(d, 0, sizeof(*d));
 	for (int c = hi; c >= lo; c--) {
-		uint8_t idx[TQSIM_MAX_TASKS];
+		uint8_t idx[TQSIM_MAX_TASKS], rest[TQSIM_MAX_TASKS];
+		unsigned int r = 0;
 		struct tqsim_problem sp = *pb;
 		struct tqsim_dev dev = *pb->dev;
 		struct tqsim_decision sd;
 		struct tqsim_tg sub;
 		unsigned int m = 0;
 
-		for (unsigned int t = 0; t < n; t++)
+		for (unsigned int t = 0; t < n; t++) {
 			if (eff[t] == c)
 				idx[m++] = t;
+			else if (eff[t] < c)
+				rest[r++] = t;
+		}
 		if (!m)
 			continue;
 		/* the engines as the higher classes leave them */
@@ -232,7 +245,10 @@ int tqsim_qos_order(const struct tqsim_problem *pb, const struct tqsim_policy_op
 			}
 		}
 		if (c > 0 && m <= TQSIM_QOS_EXACT_MAX) {
-			wct_exact(tg, pb->dev, &eq, c, d->order, k, idx, m, deadline, res);
+			cost = wct_exact(tg, pb->dev, &eq, c, d->order, k, idx, m, rest, r, deadline,
+					 top_order, res);
+			if (c == hi)
+				top_cost = cost;
 			memcpy(d->order + k, idx, m);
 			k += m;
 			continue;
@@ -253,6 +269,12 @@ int tqsim_qos_order(const struct tqsim_problem *pb, const struct tqsim_policy_op
 			d->order[k + i] = idx[sd.order[i]];
 		k += m;
 	}
+	/*
+	 * The lower classes' orders may slow the top class's copies (their
+	 * overlap): keep the top class's best where they would.
+	 */
+	if (top_cost < INFINITY && tqsim_qos_wct(tg, pb->dev, &eq, hi, d->order, n, res) > top_cost)
+		memcpy(d->order, top_order, n);
 	tqsim_qos_edf(tg, pb->dev, &eq, d->order, n, res);
 	tqsim_simulate(tg, pb->dev, d->order, n, res);
 	d->makespan = res->makespan;

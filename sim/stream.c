@@ -5,17 +5,18 @@
  * against starvation and its shares: tasks arrive over time and TGs are
  * formed, throttled and ordered as usched/core forms them (core.c, 10).
  *
- * A TG is launched at once on an idle device, else when the work its
- * engines have left drops to lead_ns. It takes the highest class waiting
+ * A TG is launched at once on an idle device, else lead_ns before an engine
+ * would run dry without it (usched's jit_when()). It takes the highest class waiting
  * only: its tasks with a deadline first, earliest first; then, with
  * shares, the group of least virtual time (a group's engine time run in
  * the class over its weight; a group that comes back starts at the class's
  * clock, the virtual time of the group served last, so it banks nothing);
  * else the task that came first. While a higher class is active (tasks
  * waiting, or one arrived within TQSIM_PRIO_ACTIVE_NS) a lower class's TG
- * waits until every engine has at most ahead_ns left, and takes tasks
- * while each engine's work left plus theirs stays within ahead_ns (its
- * first task always). A task with a deadline is admitted on arrival if the
+ * is launched as soon as every engine has at most ahead_ns left (not when
+ * the engines need it: on one copy engine the higher class's copies would
+ * keep it waiting for ever), and takes tasks while each engine's work left
+ * plus theirs stays within ahead_ns (its first task always). A task with a deadline is admitted on arrival if the
  * model says it can end by then on the engines as they are
  * (tqsim_qos_earliest()); else it is refused, or with flag run and flagged.
  */
@@ -114,6 +115,30 @@ static bool picks_before(const struct stream_state *st, const struct tqsim_strea
 	if (st->s->shares)
 		return st->vtime[a->share][c] < st->vtime[b->share][c];
 	return false;		/* the one that came first */
+}
+
+/*
+ * When the next TG of class @c is needed, as usched's jit_when(): when the
+ * engine that runs dry last would, each engine fed first by the earliest
+ * its stage can start after a launch (HtD at once, K after the shortest
+ * HtD, DtH after the shortest HtD + K among the tasks waiting).
+ */
+static double launch_at(const struct stream_state *st, unsigned int c, unsigned int n)
+{
+	double first[TQSIM_STAGES] = { 0, INFINITY, INFINITY }, need = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		const struct tqsim_stream_task *t = &st->t[i];
+
+		if (st->state[i] != ST_WAITING || (unsigned int)(t->prio - TQSIM_PRIO_MIN) != c)
+			continue;
+		first[TQSIM_K] = fmin(first[TQSIM_K], t->ns[TQSIM_HTD]);
+		if (t->ns[TQSIM_DTH] > 0)
+			first[TQSIM_DTH] = fmin(first[TQSIM_DTH], t->ns[TQSIM_HTD] + t->ns[TQSIM_K]);
+	}
+	for (int e = 0; e < TQSIM_STAGES; e++)
+		need = fmax(need, st->busy[e] - first[e]);
+	return need;
 }
 
 /* Form, order and run the next TG of class @c at st->now. */
@@ -251,7 +276,8 @@ int tqsim_stream_run(struct tqsim_stream *s, const struct tqsim_dev *dev,
 		for (int e = 0; e < TQSIM_STAGES; e++)
 			end = fmax(end, st.busy[e]);
 		throttled = higher_active(&st, top);
-		at = end - (throttled ? fmin(lead, ahead) : lead);
+		/* throttled, as soon as the bound allows: it never waits for the engines to need it */
+		at = throttled ? end - ahead : launch_at(&st, top, n) - lead;
 		if (next < n && t[next].arrive < at) {
 			st.now = t[next].arrive;	/* it may join, or outrank, the TG */
 			continue;

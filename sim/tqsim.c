@@ -5,6 +5,7 @@
  *   tqsim makespan [DEVICE] [--order 2,0,1] [--timeline] [DRAW] TASKS
  *   tqsim order --policy NAME [--budget-us N] [--seed N] [DEVICE] [DRAW] TASKS
  *   tqsim perms [DEVICE] TASKS
+ *   tqsim stream [--policy NAME] [QOS] [DEVICE] TASKS
  *   tqsim eval [--data DIR] [--out FILE.md] [--svg FILE.svg] [--seeds N]
  *   tqsim bench [--data DIR]
  *
@@ -18,6 +19,9 @@
  * options override it).
  * DRAW: --trace FILE.json (Chrome trace events in usched's trace format,
  * sim/trace.h), --svg FILE.svg.
+ * QOS: --weights W0,W1,... (the share groups' weights), --max-tg N,
+ * --ahead-ms X, --deadline refuse|flag (the online model's settings, as
+ * usched's: Documentation/usched.md, "Classes, deadlines and shares").
  * Results are JSON on stdout; bad input exits 2 with FILE:LINE: reason.
  * Documentation/sim.md has the details.
  */
@@ -37,11 +41,14 @@ static const char usage[] =
 	"Usage: tqsim makespan [DEVICE] [--order I,J,...] [--timeline] [DRAW] TASKS\n"
 	"  or:  tqsim order --policy NAME [--budget-us N] [--seed N] [DEVICE] [DRAW] TASKS\n"
 	"  or:  tqsim perms [DEVICE] TASKS\n"
+	"  or:  tqsim stream [--policy NAME] [QOS] [DEVICE] TASKS\n"
 	"  or:  tqsim eval [--data DIR] [--out FILE.md] [--svg FILE.svg] [--seeds N]\n"
 	"  or:  tqsim bench [--data DIR]\n"
 	"The makespan of tasks on tq's device model, in the file's order or --order's\n"
-	"(makespan); a policy's order (order); every order's (perms); the evaluation of\n"
-	"the policies on the paper's tables (eval); the policies' speed (bench).\n"
+	"(makespan); a policy's order (order); every order's (perms); the tasks arriving\n"
+	"over time through usched's classes, deadlines and shares (stream); the\n"
+	"evaluation of the policies on the paper's tables (eval); the policies' speed\n"
+	"(bench).\n"
 	"Output is JSON on stdout; bad input exits 2 with FILE:LINE: reason.\n"
 	"\n"
 	"Commands' options:\n"
@@ -69,6 +76,17 @@ static const char usage[] =
 	"  --profile FILE       dma, slowdowns and latencies from a device profile (the\n"
 	"                       options above override it)\n"
 	"\n"
+	"Classes, deadlines and shares (QOS; order and stream):\n"
+	"  --weights W0,W1,...  the weights of share groups 0, 1, ... (default 1 each):\n"
+	"                       they weigh the latency classes' completion times, and\n"
+	"                       stream gives the groups engine time in proportion\n"
+	"  --max-tg N           stream: tasks per TG, 1 to 64 (default 8)\n"
+	"  --ahead-ms X         stream: lower-class work ahead per engine while a\n"
+	"                       higher class is active (default 2)\n"
+	"  --deadline refuse|flag\n"
+	"                       stream: a task that cannot make its deadline is\n"
+	"                       refused (default) or runs flagged late\n"
+	"\n"
 	"Drawings (DRAW):\n"
 	"  --trace FILE.json    the TG as usched's trace has it: Chrome JSON trace events\n"
 	"                       (Perfetto opens it), each command on its engine's\n"
@@ -81,7 +99,10 @@ static const char usage[] =
 	"  host-to-device copy, kernel and device-to-host copy (0: none; 1+0.5: two\n"
 	"  commands), with the after column the name of the task on an earlier line it\n"
 	"  must run after, or nothing, and with the width column the share of the device\n"
-	"  its kernel fills, (0, 1], or nothing (1). '#' starts a comment.\n"
+	"  its kernel fills, (0, 1], or nothing (1). More optional columns: prio, the\n"
+	"  task's class, -1 to 2 (default 0; higher first); deadline_ms, its deadline\n"
+	"  after its arrival (0: none); share, its share group, 0 to 15; arrive_ms, its\n"
+	"  arrival for stream, no earlier than the line before's. '#' starts a comment.\n"
 	"\n"
 	"Or one of the paper's tables in data/:\n"
 	"  data/synthetic_tasks.csv\n"
@@ -110,6 +131,10 @@ struct opts {
 	bool timeline;
 	const char *file;
 	const char *select;
+	double weight[TQSIM_STREAM_SHARES];	/* 0: not given (1) */
+	unsigned int max_tg;
+	double ahead_ms;
+	bool flag;
 	struct taskset ts;
 };
 
@@ -139,7 +164,7 @@ static int parse_list(const char *s, double *v, int max)
 enum {
 	OPT_DMA = 256, OPT_SLOW, OPT_SLOW_HTD, OPT_SLOW_DTH, OPT_BUSY, OPT_LATENCY, OPT_PROFILE,
 	OPT_ORDER, OPT_POLICY, OPT_BUDGET, OPT_SEED, OPT_TRACE, OPT_SVG, OPT_TIMELINE, OPT_SELECT,
-	OPT_KQ,
+	OPT_KQ, OPT_WEIGHTS, OPT_MAX_TG, OPT_AHEAD, OPT_DEADLINE,
 };
 
 static const struct option long_opts[] = {
@@ -159,6 +184,10 @@ static const struct option long_opts[] = {
 	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "timeline", no_argument, NULL, OPT_TIMELINE },
 	{ "select", required_argument, NULL, OPT_SELECT },
+	{ "weights", required_argument, NULL, OPT_WEIGHTS },
+	{ "max-tg", required_argument, NULL, OPT_MAX_TG },
+	{ "ahead-ms", required_argument, NULL, OPT_AHEAD },
+	{ "deadline", required_argument, NULL, OPT_DEADLINE },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -285,6 +314,36 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_SELECT:
 			o->select = optarg;
 			break;
+		case OPT_WEIGHTS: {
+			int n = parse_list(optarg, o->weight, TQSIM_STREAM_SHARES);
+
+			for (int i = 0; i < n; i++)
+				if (!(o->weight[i] > 0 && o->weight[i] <= 10000))
+					n = -1;
+			if (n < 1)
+				return fail_usage("--weights wants 1 to 16 weights in (0, 10000], not '%s'",
+						  optarg);
+			break;
+		}
+		case OPT_MAX_TG: {
+			double v;
+
+			if (tq_parse_double(optarg, &v) || v != floor(v) || v < 1 || v > TQSIM_MAX_TASKS)
+				return fail_usage("--max-tg must be 1 to 64, not '%s'", optarg);
+			o->max_tg = (unsigned int)v;
+			break;
+		}
+		case OPT_AHEAD:
+			if (tq_parse_double(optarg, &o->ahead_ms) || !(o->ahead_ms > 0) ||
+			    o->ahead_ms > 1000)
+				return fail_usage("--ahead-ms must be a number in (0, 1000], not '%s'",
+						  optarg);
+			break;
+		case OPT_DEADLINE:
+			if (strcmp(optarg, "refuse") && strcmp(optarg, "flag"))
+				return fail_usage("--deadline must be refuse or flag, not '%s'", optarg);
+			o->flag = !strcmp(optarg, "flag");
+			break;
 		default:
 			return fail_usage("%s", "bad option");
 		}
@@ -401,6 +460,40 @@ static int cmd_makespan(int argc, char **argv)
 	return draw(&o, order);
 }
 
+/* The policy's order; with classes, deadlines or shares in the file, tqsim_qos_order()'s over it. */
+static int order_run(const struct opts *o, const struct tqsim_policy_ops *pol,
+		     const struct tqsim_problem *pb, struct tqsim_ws *ws, struct tqsim_decision *d)
+{
+	static struct tqsim_sim_result res;
+
+	if (!o->ts.qos_given)
+		return pol->order(pb, ws, d);
+	return tqsim_qos_order(pb, pol, &o->ts.qos, ws, &res, d);
+}
+
+/* Each class's weighted completion time and the deadlines missed, of @order. */
+static void print_qos(const struct opts *o, const uint8_t *order)
+{
+	static struct tqsim_sim_result res;
+	unsigned int n = o->ts.tg.ntasks;
+	const char *sep = "";
+
+	printf("  \"wct_ms\": {");
+	for (int c = TQSIM_PRIO_MAX; c >= TQSIM_PRIO_MIN; c--) {
+		bool any = false;
+
+		for (unsigned int i = 0; i < n; i++)
+			any |= o->ts.qos.prio[i] == c;
+		if (!any)
+			continue;
+		printf("%s\"%d\": %.6f", sep, c,
+		       tqsim_qos_wct(&o->ts.tg, &o->dev, &o->ts.qos, c, order, n, &res) / NS_PER_MS);
+		sep = ", ";
+	}
+	printf("},\n  \"deadlines_missed\": %u,\n",
+	       tqsim_qos_misses(&o->ts.tg, &o->dev, &o->ts.qos, order, n, &res));
+}
+
 static int cmd_order(int argc, char **argv)
 {
 	static struct opts o;
@@ -420,10 +513,12 @@ static int cmd_order(int argc, char **argv)
 		return fail_usage("unknown policy '%s'", o.policy);
 	pb = (struct tqsim_problem){ .tg = &o.ts.tg, .dev = &o.dev, .budget_ns = o.budget_us * 1e3,
 				  .seed = o.seed };
+	for (unsigned int i = 0; i < o.ts.tg.ntasks; i++)
+		o.ts.qos.weight[i] = o.weight[o.ts.share[i]];
 	/* time a second, warm run: the first pays for faulting in @ws */
-	pol->order(&pb, &ws, &d);
+	order_run(&o, pol, &pb, &ws, &d);
 	t0 = tq_now_ns();
-	ret = pol->order(&pb, &ws, &d);
+	ret = order_run(&o, pol, &pb, &ws, &d);
 	t1 = tq_now_ns();
 	if (ret) {
 		fprintf(stderr, "tqsim: policy %s failed: %s\n", pol->name, strerror(-ret));
@@ -437,6 +532,8 @@ static int cmd_order(int argc, char **argv)
 	       d.lower_bound > 0 ? 100 * (d.makespan / d.lower_bound - 1) : 0,
 	       d.optimal ? "true" : "false");
 	print_device(&o.dev);
+	if (o.ts.qos_given)
+		print_qos(&o, d.order);
 	printf("  \"evals\": %llu,\n  \"policy_us\": %.3f\n}\n",
 	       (unsigned long long)d.evals, (t1 - t0) / 1e3);
 	return draw(&o, d.order);
@@ -499,6 +596,66 @@ static int cmd_perms(int argc, char **argv)
 	return 0;
 }
 
+/* The task file's tasks arriving at arrive_ms through the online model (tqsim_stream_run()). */
+static int cmd_stream(int argc, char **argv)
+{
+	static struct opts o;
+	static struct tqsim_ws ws;
+	struct tqsim_stream_task t[TQSIM_MAX_TASKS];
+	struct tqsim_stream s = { 0 };
+	unsigned int n;
+	const char *sep = "";
+	int ret = parse_opts(argc, argv, &o);
+
+	if (ret)
+		return ret;
+	s.base = o.policy ? tqsim_policy_find(o.policy) : &tqsim_policy_auto;
+	if (!s.base)
+		return fail_usage("unknown policy '%s'", o.policy);
+	if (o.ts.tg.nafter)
+		return fail_usage("%s", "stream: tasks arrive on their own, without 'after'");
+	s.max_tg = o.max_tg;
+	s.ahead_ns = o.ahead_ms * NS_PER_MS;
+	s.flag = o.flag;
+	n = o.ts.tg.ntasks;
+	for (unsigned int g = 0; g < TQSIM_STREAM_SHARES; g++) {
+		s.weight[g] = o.weight[g];
+		s.shares |= o.weight[g] > 0;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		t[i] = (struct tqsim_stream_task){
+			.arrive = o.ts.arrive_ms[i] * NS_PER_MS, .prio = o.ts.qos.prio[i],
+			.deadline = o.ts.qos.deadline[i], .share = o.ts.share[i],
+		};
+		for (int st = 0; st < TQSIM_STAGES; st++)
+			t[i].ns[st] = tqsim_task_work(&o.ts.tg, i, st);
+	}
+	ret = tqsim_stream_run(&s, &o.dev, t, n, &ws);
+	if (ret) {
+		fprintf(stderr, "%s:0: stream: a task without work or a bad device\n", o.file);
+		return EXIT_BAD_INPUT;
+	}
+	printf("{\n  \"tgs\": %u,\n  \"end_ms\": %.6f,\n", s.tgs, s.end / NS_PER_MS);
+	print_device(&o.dev);
+	printf("  \"busy_ms\": {");
+	for (unsigned int g = 0; g < TQSIM_STREAM_SHARES; g++) {
+		if (!(s.busy[g] > 0))
+			continue;
+		printf("%s\"%u\": %.6f", sep, g, s.busy[g] / NS_PER_MS);
+		sep = ", ";
+	}
+	printf("},\n  \"tasks\": [");
+	for (unsigned int i = 0; i < n; i++)
+		printf("%s\n    {\"name\": \"%s\", \"prio\": %d, \"share\": %u, \"tg\": %u, "
+		       "\"arrive_ms\": %.6f, \"launch_ms\": %.6f, \"end_ms\": %.6f, "
+		       "\"refused\": %s, \"late\": %s}", i ? "," : "", o.ts.name[i], t[i].prio,
+		       t[i].share, t[i].tg, t[i].arrive / NS_PER_MS, t[i].launch / NS_PER_MS,
+		       t[i].end / NS_PER_MS, t[i].refused ? "true" : "false",
+		       t[i].late ? "true" : "false");
+	printf("\n  ]\n}\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -508,6 +665,7 @@ int main(int argc, char **argv)
 		{ "makespan", cmd_makespan },
 		{ "order", cmd_order },
 		{ "perms", cmd_perms },
+		{ "stream", cmd_stream },
 		{ "eval", cmd_eval },
 		{ "bench", cmd_bench },
 	};

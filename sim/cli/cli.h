@@ -12,10 +12,18 @@
 
 #define NS_PER_MS	1e6
 
-/* A task file: the TG and each task's name. */
+/*
+ * A task file: the TG and each task's name; its classes and deadlines (ns
+ * after its arrival), share groups and arrivals (ms), all 0 where the file
+ * has none of those columns (qos_given: it has prio, deadline_ms or share).
+ */
 struct taskset {
 	struct tqsim_tg tg;
 	char name[TQSIM_MAX_TASKS][TQSIM_NAME_MAX];
+	struct tqsim_qos qos;
+	unsigned int share[TQSIM_MAX_TASKS];
+	double arrive_ms[TQSIM_MAX_TASKS];
+	bool qos_given;
 };
 
 /*

@@ -9,7 +9,12 @@
  * several commands. Optional columns after those, in either order: "after"
  * names the task's predecessor, a task on an earlier line
  * (tqsim_tg_set_after()), or is empty; "width" is the share of the device its
- * kernel fills, in (0, 1] (tqsim_tg_set_width()), or empty for 1.
+ * kernel fills, in (0, 1] (tqsim_tg_set_width()), or empty for 1. For the
+ * classes, deadlines and shares (tqsim_qos_order(), tqsim_stream_run()):
+ * "prio" its class, -1 to 2 (empty: 0); "deadline_ms" its deadline, after
+ * its arrival (empty or 0: none); "share" its fair-share group, 0 to 15
+ * (empty: 0); "arrive_ms" its arrival, for tqsim stream, no earlier than
+ * the line before's (empty: 0).
  *
  * The tables, as data/ has them: Table 2 (synthetic_tasks.csv, times in
  * the paper's unit of 10 ms) is a TG of its tasks; Table 3
@@ -151,20 +156,25 @@ static const char *const table_header[] = {
 #define PAPER_UNIT_MS	10	/* Table 2's unit of time */
 
 /* A task file's optional columns: where each is, -1 for none (header_table()). */
-static int col_after, col_width;
+static int col_after, col_width, col_prio, col_deadline, col_share, col_arrive;
 
 static enum table header_table(char **f, unsigned int nf, unsigned int *nfields)
 {
 	char joined[128] = "";
 
-	col_after = col_width = -1;
-	if (nf >= 4 && nf <= 6 && !strcmp(trim(f[0]), "name") && !strcmp(trim(f[1]), "htd_ms") &&
+	col_after = col_width = col_prio = col_deadline = col_share = col_arrive = -1;
+	if (nf >= 4 && nf <= MAX_FIELDS && !strcmp(trim(f[0]), "name") && !strcmp(trim(f[1]), "htd_ms") &&
 	    !strcmp(trim(f[2]), "k_ms") && !strcmp(trim(f[3]), "dth_ms")) {
 		bool ok = true;
 
 		for (unsigned int i = 4; i < nf; i++) {
-			int *col = !strcmp(trim(f[i]), "after") ? &col_after :
-				   !strcmp(trim(f[i]), "width") ? &col_width : NULL;
+			const char *h = trim(f[i]);
+			int *col = !strcmp(h, "after") ? &col_after :
+				   !strcmp(h, "width") ? &col_width :
+				   !strcmp(h, "prio") ? &col_prio :
+				   !strcmp(h, "deadline_ms") ? &col_deadline :
+				   !strcmp(h, "share") ? &col_share :
+				   !strcmp(h, "arrive_ms") ? &col_arrive : NULL;
 
 			ok &= col && *col < 0;
 			if (col)
@@ -174,7 +184,7 @@ static enum table header_table(char **f, unsigned int nf, unsigned int *nfields)
 			*nfields = nf;
 			return TASK_FILE;
 		}
-		col_after = col_width = -1;
+		col_after = col_width = col_prio = col_deadline = col_share = col_arrive = -1;
 	}
 	for (unsigned int i = 0; i < nf; i++) {
 		if (strlen(joined) + strlen(trim(f[i])) + 2 > sizeof(joined))
@@ -249,7 +259,60 @@ static const char *add_width(struct tqsim_tg *tg, unsigned int t, char *cell)
 	return NULL;
 }
 
-/* A task file's line: name, the three stages' cells, maybe after and width. */
+/* An optional integer cell in [lo, hi]: empty leaves *v as it is. */
+static const char *integer(char *cell, const char *col, int lo, int hi, int *v)
+{
+	static char why[80];
+	char *end;
+	long x;
+
+	cell = trim(cell);
+	if (!*cell)
+		return NULL;
+	x = strtol(cell, &end, 10);
+	if (end == cell || *end || x < lo || x > hi) {
+		snprintf(why, sizeof(why), "%s: '%s' is not an integer from %d to %d", col, cell, lo,
+			 hi);
+		return why;
+	}
+	*v = (int)x;
+	return NULL;
+}
+
+/* The classes', deadlines', shares' and arrivals' cells of task @t (empty: defaults). */
+static const char *add_qos(struct taskset *ts, unsigned int t, char **f)
+{
+	const char *why;
+	int v = 0;
+	double ms = 0;
+
+	ts->qos.prio[t] = 0;
+	ts->qos.deadline[t] = 0;
+	ts->share[t] = 0;
+	ts->arrive_ms[t] = 0;
+	if (col_prio >= 0 && (why = integer(f[col_prio], "prio", TQSIM_PRIO_MIN, TQSIM_PRIO_MAX, &v)))
+		return why;
+	ts->qos.prio[t] = v;
+	v = 0;
+	if (col_share >= 0 && (why = integer(f[col_share], "share", 0, TQSIM_STREAM_SHARES - 1, &v)))
+		return why;
+	ts->share[t] = v;
+	if (col_deadline >= 0 && *trim(f[col_deadline]) &&
+	    (why = number(trim(f[col_deadline]), "deadline_ms", &ms)))
+		return why;
+	ts->qos.deadline[t] = ms * NS_PER_MS;
+	ms = 0;
+	if (col_arrive >= 0 && *trim(f[col_arrive]) &&
+	    (why = number(trim(f[col_arrive]), "arrive_ms", &ms)))
+		return why;
+	if (t && ms < ts->arrive_ms[t - 1])
+		return "arrive_ms: earlier than the line before's";
+	ts->arrive_ms[t] = ms;
+	ts->qos_given |= col_prio >= 0 || col_deadline >= 0 || col_share >= 0;
+	return NULL;
+}
+
+/* A task file's line: name, the three stages' cells, maybe after, width and the qos columns. */
 static const char *task_file_row(struct taskset *ts, char **f, unsigned int nf)
 {
 	const char *why;
@@ -265,7 +328,7 @@ static const char *task_file_row(struct taskset *ts, char **f, unsigned int nf)
 		return why;
 	if (col_width >= 0 && (why = add_width(&ts->tg, t, f[col_width])))
 		return why;
-	return NULL;
+	return add_qos(ts, t, f);
 }
 
 /* Table 2's line: name, htd, k, dth in units of 10 ms, class DK or DT. */
@@ -383,6 +446,10 @@ static int parse(const char *path, char *text, const char *select, struct taskse
 	char *l;
 
 	tqsim_tg_init(&ts->tg);
+	memset(&ts->qos, 0, sizeof(ts->qos));
+	memset(ts->share, 0, sizeof(ts->share));
+	memset(ts->arrive_ms, 0, sizeof(ts->arrive_ms));
+	ts->qos_given = false;
 	*table = NOT_A_TABLE;
 	for (l = strsep(&text, "\n"); l; l = strsep(&text, "\n")) {
 		char *f[MAX_FIELDS + 1], *p = l, *hash = strchr(l, '#');
@@ -400,7 +467,8 @@ static int parse(const char *path, char *text, const char *select, struct taskse
 			*table = header_table(f, nf, &nfields);
 			if (*table == NOT_A_TABLE) {
 				bad(path, line, "expected header 'name,htd_ms,k_ms,dth_ms[,after][,width]', "
-				    "or one of data/'s tables (tqsim --help)");
+				    "or one of data/'s tables (tqsim --help; more columns: prio, "
+				    "deadline_ms, share, arrive_ms)");
 				goto out;
 			}
 			if (*table == FIGURES) {

@@ -252,9 +252,12 @@ static void tg_launch_next(struct usched *u)
 		tg_admit(u);
 		jit_gather(u, &in);
 		at = u->flow ? jit_when_flow(&in, &u->jit_tg, &u->dev, u->res) : jit_when(&in);
-		/* a higher class is active: this much lower-class work ahead at most (10) */
-		if (at != JIT_WAIT && in.not_before > t0 && in.not_before > at)
-			at = in.not_before;
+		/*
+		 * a higher class is active: as soon as no more than prio_ahead of
+		 * lower-class work is ahead (10), not when the engines need it
+		 */
+		if (at != JIT_WAIT && in.throttled)
+			at = in.not_before > t0 ? in.not_before : 0;
 		if (!at) {
 			tg->n = tg_form(u, tasks, fmin(limit, u->tg_bytes), &tg->bytes);
 			/* the flow objective's weights (4): who waits behind it, who comes */

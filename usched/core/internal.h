@@ -316,7 +316,11 @@ struct jit_in {
 	uint64_t lead_ns;
 	unsigned int kqueues;		/* kernel queues; with more than one, */
 	uint64_t kq_busy[MAX_KQUEUES];	/* each one's predicted end (busy[K]: the latest) */
-	/* a class above the next TG's is active: not before every engine has prio_ahead left */
+	/*
+	 * a class above the next TG's is active: launch when every engine has
+	 * prio_ahead left at most (not_before; 0: now), whatever jit_when() says
+	 */
+	bool throttled;
 	uint64_t not_before;
 };
 

@@ -170,7 +170,7 @@ static void jit_gather_flow(struct usched *u, unsigned int max, unsigned int top
 
 /*
  * jit_when()'s inputs, from the highest class ready (10); under u->lock.
- * While a class above it is active, not before every engine has at most
+ * While a class above it is active, when every engine has at most
  * prio_ahead left (in->not_before).
  */
 void jit_gather(struct usched *u, struct jit_in *in)
@@ -193,7 +193,8 @@ void jit_gather(struct usched *u, struct jit_in *in)
 	in->first[USCHED_HTD] = 0;
 	in->first[USCHED_K] = in->first[USCHED_DTH] = INFINITY;
 	in->not_before = 0;
-	if (top >= 0 && u->ninflight && prio_above_active(u, top, in->now)) {
+	in->throttled = top >= 0 && prio_above_active(u, top, in->now);
+	if (in->throttled && u->ninflight) {
 		uint64_t end = 0;
 
 		for (int s = 0; s < USCHED_STAGES; s++)
