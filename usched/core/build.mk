@@ -6,7 +6,7 @@
 
 USCHED_OBJS := $(addprefix $(OBJ)/usched/core/,core.o submit.o form.o jit.o complete.o exec.o objects.o model.o plans.o trace.o)
 USCHED_LINK := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a $(CLU_LIB) -lOpenCL
-USCHED_TESTS := $(addprefix $(TESTBIN)/usched-,model queues inproc api jit plans plankeys ids refine \
+USCHED_TESTS := $(addprefix $(TESTBIN)/usched-,model queues inproc api jit plans plankeys ids refine qos \
 	poll hygiene watchdog sizes faults domains trace)
 
 LIBS += $(LIB)/libusched.a
