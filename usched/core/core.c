@@ -133,6 +133,37 @@
  *    time-slices the device between them. The model, the launch decision
  *    and the metrics are the core's, as if one context ran everything.
  *    A lost context, of any domain, wedges the core (8).
+ *
+ * 10. Classes, deadlines and shares. A task has a class (usched_task.prio,
+ *    BACKGROUND to CRITICAL), maybe a deadline and a fair-share group (an
+ *    explicit share, else its owner's own). Each owner keeps a ready list
+ *    per class, and a TG is of one class: the highest with a task ready
+ *    (form.c), so a higher task never waits behind a lower one's command
+ *    not yet enqueued. While a class above the TG's is active (tasks not
+ *    completed, or one submitted within PRIO_ACTIVE_NS) the lower TG is
+ *    launched as soon as every engine has at most opts.prio_ahead_ms of
+ *    predicted work left (not when the engines need it: on one copy engine
+ *    the higher class's copies would keep it waiting for ever), and takes
+ *    tasks while each engine's work left plus theirs stays within it, its
+ *    first always: a high task waits for at most that plus the command on
+ *    the engine. Inside the class, tasks with a deadline are taken first,
+ *    earliest first; then, once a task named a share or a weight was set
+ *    (usched_share_set()), the group of least virtual time (its engine time
+ *    in the class, the model's standalone prediction, over its weight; a
+ *    group that had nothing ready starts at the class's clock, the virtual
+ *    time of the group served last, so idling banks nothing); else
+ *    round-robin as in 3. The policy orders the TG as before; a latency
+ *    class's (above NORMAL) is then ordered for the least weighted
+ *    completion time (sim/qos.c: every order of up to 8 tasks in exact's
+ *    budget), and one with deadlines earliest deadline first (least laxity)
+ *    where the model says that misses fewer. Admission: the loop tries each
+ *    new task with a deadline once, before the next formation: if the model
+ *    says it cannot end by then even run next on the engines as they are,
+ *    it completes with -ETIMEDOUT and never runs (opts.deadline REFUSE),
+ *    or runs and its completion says USCHED_DONE_LATE (FLAG); any task
+ *    that ends after its deadline says so too. With every task NORMAL, no
+ *    deadline and no share named, formation, launch and order are 3's and
+ *    4's as they were.
  */
 #include <errno.h>
 #include <fcntl.h>
