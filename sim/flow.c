@@ -27,18 +27,6 @@
 
 #include "tqsim.h"
 
-/* Task t's completion in res: its last command's end. */
-static double task_end(const struct tqsim_tg *tg, const struct tqsim_sim_result *res, unsigned int t)
-{
-	const struct tqsim_task *tk = &tg->task[t];
-	double end = 0;
-
-	for (int s = 0; s < TQSIM_STAGES; s++)
-		for (unsigned int c = tk->first[s]; c < (unsigned int)tk->first[s] + tk->n[s]; c++)
-			end = fmax(end, res->end[c]);
-	return end;
-}
-
 double tqsim_flow_cost(const struct tqsim_tg *tg, const struct tqsim_dev *dev, const uint8_t *order,
 		    unsigned int n, double behind, double rate, struct tqsim_sim_result *res)
 {
@@ -48,7 +36,7 @@ double tqsim_flow_cost(const struct tqsim_tg *tg, const struct tqsim_dev *dev, c
 	if (!(res->makespan < INFINITY))
 		return INFINITY;
 	for (unsigned int i = 0; i < n; i++)
-		sum += task_end(tg, res, order[i]);
+		sum += tqsim_task_end(tg, res, order[i]);
 	return sum + behind * res->makespan + rate * res->makespan * res->makespan / 2;
 }
 

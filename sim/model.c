@@ -497,6 +497,18 @@ void tqsim_simulate(const struct tqsim_tg *tg, const struct tqsim_dev *dev,
 		simulate(tg, dev, order, n, res, false);
 }
 
+double tqsim_task_end(const struct tqsim_tg *tg, const struct tqsim_sim_result *res,
+		      unsigned int t)
+{
+	const struct tqsim_task *tk = &tg->task[t];
+	double end = 0;
+
+	for (int s = 0; s < TQSIM_STAGES; s++)
+		for (unsigned int c = tk->first[s]; c < (unsigned int)tk->first[s] + tk->n[s]; c++)
+			end = fmax(end, res->end[c]);
+	return end;
+}
+
 double tqsim_makespan(const struct tqsim_tg *tg, const struct tqsim_dev *dev,
 		   const uint8_t *order, unsigned int n)
 {

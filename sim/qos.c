@@ -21,17 +21,6 @@
 
 #include "tqsim.h"
 
-static double task_end(const struct tqsim_tg *tg, const struct tqsim_sim_result *res, unsigned int t)
-{
-	const struct tqsim_task *tk = &tg->task[t];
-	double end = 0;
-
-	for (int s = 0; s < TQSIM_STAGES; s++)
-		for (unsigned int c = tk->first[s]; c < (unsigned int)tk->first[s] + tk->n[s]; c++)
-			end = fmax(end, res->end[c]);
-	return end;
-}
-
 static double weight(const struct tqsim_qos *q, unsigned int t)
 {
 	return q->weight[t] > 0 ? q->weight[t] : 1;
@@ -47,7 +36,7 @@ double tqsim_qos_wct(const struct tqsim_tg *tg, const struct tqsim_dev *dev, con
 		return INFINITY;
 	for (unsigned int i = 0; i < n; i++)
 		if (q->prio[order[i]] == prio)
-			sum += weight(q, order[i]) * task_end(tg, res, order[i]);
+			sum += weight(q, order[i]) * tqsim_task_end(tg, res, order[i]);
 	return sum;
 }
 
@@ -61,7 +50,7 @@ unsigned int tqsim_qos_misses(const struct tqsim_tg *tg, const struct tqsim_dev 
 	if (!(res->makespan < INFINITY))
 		return n + 1;
 	for (unsigned int i = 0; i < n; i++)
-		late += q->deadline[order[i]] > 0 && task_end(tg, res, order[i]) > q->deadline[order[i]];
+		late += q->deadline[order[i]] > 0 && tqsim_task_end(tg, res, order[i]) > q->deadline[order[i]];
 	return late;
 }
 
@@ -178,7 +167,7 @@ static void tg_subset(const struct tqsim_tg *tg, const uint8_t *idx, unsigned in
 		if (a >= 0 && pos[a] >= 0)
 			tqsim_tg_set_after(sub, i, pos[a]);
 		else if (a >= 0 && simulated)
-			rel = fmax(rel, task_end(tg, pres, a));
+			rel = fmax(rel, tqsim_task_end(tg, pres, a));
 		tqsim_tg_set_release(sub, i, rel);
 	}
 }

@@ -181,6 +181,9 @@ void tqsim_simulate(const struct tqsim_tg *tg, const struct tqsim_dev *dev,
 		 const uint8_t *order, unsigned int n, struct tqsim_sim_result *res);
 double tqsim_makespan(const struct tqsim_tg *tg, const struct tqsim_dev *dev,
 		   const uint8_t *order, unsigned int n);
+/* Task @t's completion in @res (tqsim_simulate()'s): its last command's end. */
+double tqsim_task_end(const struct tqsim_tg *tg, const struct tqsim_sim_result *res,
+		      unsigned int t);
 
 /*
  * A two-copy-engine simulation grown one task at a time, for searches over

@@ -148,17 +148,7 @@ void tg_admit(struct usched *u)
 		t->late = true;
 		if (u->o.deadline == USCHED_DEADLINE_FLAG)
 			continue;
-		/* as usched_cancel() drops it, with its own error */
-		if (t->after)
-			t->after->next_ordered = NULL;
-		t->after = NULL;
-		if (!t->blocked)
-			ready_del(u, t);
-		t->blocked = false;
-		list_del_init(&t->node);
-		t->c.status = -ETIMEDOUT;
-		list_add_tail(&t->node, &u->cancelled);
-		u->nwaiting--;
+		task_drop(u, t, -ETIMEDOUT);
 		u->st.refused++;
 		wake(u);
 	}

@@ -514,6 +514,7 @@ static inline void wake(struct usched *u)
 /* Drop what a task holds. */
 void task_unref(struct usched *u, struct task *t);
 /* Make @t's ordered successor ready, if it waits for @t. */
+void task_drop(struct usched *u, struct task *t, int status);
 void task_unblock(struct usched *u, struct task *t);
 /* Put @t on (take it off) its owner's ready list of its class, counted (3, 10). */
 void ready_add(struct usched *u, struct task *t);

@@ -79,18 +79,6 @@ uint64_t jit_when(const struct jit_in *in)
 	return (uint64_t)need - in->lead_ns;
 }
 
-/* Task t's end in res: its last command's. */
-static double sim_task_end(const struct tqsim_tg *tg, const struct tqsim_sim_result *res, unsigned int t)
-{
-	const struct tqsim_task *tk = &tg->task[t];
-	double end = 0;
-
-	for (int s = 0; s < USCHED_STAGES; s++)
-		for (unsigned int c = tk->first[s]; c < (unsigned int)tk->first[s] + tk->n[s]; c++)
-			end = fmax(end, res->end[c]);
-	return end;
-}
-
 /*
  * The flow policy's launch (4): hold the next TG back only while that
  * costs its tasks nothing. A task launched at L ends no earlier than L plus
@@ -123,12 +111,12 @@ uint64_t jit_when_flow(const struct jit_in *in, const struct tqsim_tg *tg, const
 		kq_place(in->kq_busy, d.kq, in->now, &d);
 	tqsim_simulate(tg, &d, fifo, tg->ntasks, res);
 	for (unsigned int i = 0; i < tg->ntasks; i++)
-		e1[i] = sim_task_end(tg, res, i);
+		e1[i] = tqsim_task_end(tg, res, i);
 	memset(d.busy_until, 0, sizeof(d.busy_until));
 	memset(d.kq_busy, 0, sizeof(d.kq_busy));
 	tqsim_simulate(tg, &d, fifo, tg->ntasks, res);
 	for (unsigned int i = 0; i < tg->ntasks; i++)
-		slack = fmin(slack, e1[i] - sim_task_end(tg, res, i));
+		slack = fmin(slack, e1[i] - tqsim_task_end(tg, res, i));
 	if (!(slack > in->lead_ns))
 		return 0;
 	return in->now + (uint64_t)slack - in->lead_ns;

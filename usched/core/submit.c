@@ -350,25 +350,31 @@ out_unref:
 	return ret;
 }
 
+/*
+ * Take waiting task @t out, never to run: it completes with @status from
+ * u->cancelled at the next delivery; under u->lock.
+ */
+void task_drop(struct usched *u, struct task *t, int status)
+{
+	if (t->after)
+		t->after->next_ordered = NULL;
+	t->after = NULL;
+	if (!t->blocked)
+		ready_del(u, t);
+	t->blocked = false;
+	t->c.status = status;
+	list_del_init(&t->node);
+	list_del_init(&t->admit_node);
+	list_add_tail(&t->node, &u->cancelled);
+	u->nwaiting--;
+}
+
 static void cancel_list(struct usched *u, struct list *l)
 {
 	struct list *p, *n;
 
-	list_for_each_safe(p, n, l) {
-		struct task *t = list_entry(p, struct task, node);
-
-		if (t->after)
-			t->after->next_ordered = NULL;
-		t->after = NULL;
-		if (!t->blocked)
-			ready_del(u, t);
-		t->blocked = false;
-		t->c.status = -ECANCELED;
-		list_del_init(&t->node);
-		list_del_init(&t->admit_node);
-		list_add_tail(&t->node, &u->cancelled);
-		u->nwaiting--;
-	}
+	list_for_each_safe(p, n, l)
+		task_drop(u, list_entry(p, struct task, node), -ECANCELED);
 }
 
 int usched_cancel(struct usched *u, uint64_t owner)
