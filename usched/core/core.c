@@ -201,13 +201,6 @@ const char *usched_start_phase_name(unsigned int phase)
 	return phase < USCHED_START_PHASES ? name[phase] : "?";
 }
 
-const char *usched_plan_name(uint32_t plan)
-{
-	static const char *const name[USCHED_PLANS] = { "none", "resumed", "proven" };
-
-	return plan < USCHED_PLANS ? name[plan] : "?";
-}
-
 static void timer_set(struct usched *u, uint64_t at)
 {
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };

@@ -312,3 +312,10 @@ uint64_t plans_refine(struct plans *p, struct tqsim_ws *ws, uint64_t slice_ns)
 	p->idle.spent_ns += spent;
 	return spent ? spent : 1;
 }
+
+const char *usched_plan_name(uint32_t plan)
+{
+	static const char *const name[USCHED_PLANS] = { "none", "resumed", "proven" };
+
+	return plan < USCHED_PLANS ? name[plan] : "?";
+}

@@ -79,6 +79,10 @@ tqcl_begin() {
 		# what the user's programs write: their caches and the layer's counters
 		mkdir -p "$T/user/pocl" "$T/user/cache"
 		chown -R "$TQCL_USER" "$T/user"
+		# the tree may sit below a directory the user cannot enter (a mktemp -d clone)
+		cp "$TQCL_SO" "$T/libtqcl.so" && TQCL_SO=$T/libtqcl.so
+		setpriv --reuid="$TQCL_USER" --regid="$(id -g "$TQCL_USER")" --clear-groups -- \
+			test -r "$TQCL_SO" || skip_all "$TQCL_USER cannot read $TQCL_SO"
 		export HOME=$T/user POCL_CACHE_DIR=$T/user/pocl XDG_CACHE_HOME=$T/user/cache
 		grep -Ev '^(metrics|metrics-group|state) *=' usched/dist/usched.conf >"$T/usched.conf"
 	else
@@ -114,7 +118,9 @@ tqcl_begin() {
 # CMD as TQCL_USER, if set
 tqcl_as() {
 	if [ -n "${TQCL_USER:-}" ]; then
-		setpriv --reuid="$TQCL_USER" --regid="$(id -g "$TQCL_USER")" --clear-groups -- "$@"
+		# in the user's own directory: the tree's may be closed to it
+		(cd "$HOME" && setpriv --reuid="$TQCL_USER" --regid="$(id -g "$TQCL_USER")" \
+			--clear-groups -- "$@")
 	else
 		"$@"
 	fi
