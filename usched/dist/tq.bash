@@ -29,6 +29,7 @@ _tq()
 	--policy) words="fifo paper neh exact auto flow" ;;
 	--workers) words="thread process" ;;
 	--transport) words="module socket auto" ;;
+	--deadline) words="refuse flag" ;;
 	--dma | --copy-engines) words="1 2" ;;
 	--*)
 		case $(_tq_argument "$cmd" "$prev") in
@@ -38,7 +39,7 @@ _tq()
 		esac ;;
 	esac
 	if [ -z "$words" ] && [ "${cmd##*/}" = tqsim ] && [ "$COMP_CWORD" -eq 1 ]; then
-		words="makespan order perms eval bench --help --version"
+		words="makespan order perms stream eval bench --help --version"
 	elif [ -z "$words" ] && [[ $cur == -* ]]; then
 		words=$(_tq_options "$cmd")
 	elif [ -z "$words" ]; then
