@@ -78,6 +78,12 @@ struct opts {
 	unsigned int ol_tasks;		/* counted arrivals per point, at least */
 	double ol_phase_s;		/* a phase of a mix */
 	unsigned int ol_clients;
+	/* quality of service (qos.c) */
+	unsigned int qos_tasks;		/* the critical client's counted tasks */
+	const char *qos_task;		/* its task: a pool task or a kernel's name; NULL: smallest */
+	double qos_s;			/* seconds of the shares' and the deadlines' runs */
+	double qos_deadline;		/* a task's deadline, times its time alone */
+	bool other_users;		/* clients run as other uids: tqbench's tqsubmitd open to all */
 };
 
 extern const char *const policy_names[NPOL];
@@ -367,7 +373,60 @@ void busy_shares(double (*iv)[CLX_STAGES][2], size_t n, double lo, double hi, do
 /* Check --ol-mixes, --ol-loads, --ol-setups: 0 or -EINVAL. */
 int openloop_parse(struct opts *o);
 int run_openloop(struct env *e, const struct suite *real, struct ol_result *res);
+/*
+ * The capacity at each share pcts[j] of dominant-kernel tasks: a backlog from
+ * P clients through usched's auto and through independent contexts (cap[j]).
+ */
+int openloop_capacity(struct env *e, const struct suite *s, const char *what, unsigned int P,
+		      const unsigned int *pcts, unsigned int npct, double secs, struct ol_cap *cap);
 void openloop_free(struct ol_result *res);
+
+/* qos.c: classes, deadlines and shares through the daemon (issue 45) */
+#define QOS_CLIENTS	9		/* the critical client and 8 best-effort ones */
+#define QOS_MAX_TASKS	7000		/* --qos-tasks: within OLP_MAX arrivals a point */
+enum { QOS_PRIO, QOS_NORMAL, QOS_INDEP, QOS_ALONE, QOS_NSETUP };
+extern const char *const qos_setup_names[QOS_NSETUP];
+
+/* The critical client beside the best-effort ones, in one setup. */
+struct qos_point {
+	int err;			/* the setup failed: no figures; 1: not run */
+	unsigned int crit_n;		/* the critical client's counted tasks */
+	double crit_p50, crit_p99;	/* their latency, ms: arrival to completion seen */
+	unsigned int be_n;		/* best-effort arrivals counted */
+	double be_offered, be_tput;	/* best-effort arrivals, completions per second */
+};
+
+struct qos_result {
+	/* 1: the critical client beside best-effort ones at qos_load of the capacity */
+	char crit_task[32];
+	double crit_alone_ms;		/* its time alone (the suite's) */
+	double period_ms;
+	unsigned int be_clients;
+	double load;			/* offered by the best-effort clients */
+	double cap, cap_usched, cap_indep;	/* BK50 tasks per second: the better setup's */
+	double secs;			/* of each setup's arrivals */
+	struct qos_point pt[QOS_NSETUP];
+	/* 2: two users at shares under saturation, engine time from the daemon's metrics */
+	int share_err;			/* 1: not run (share_why says why) */
+	char share_why[96];
+	uint32_t uid[2];
+	unsigned int weight[2];
+	double engine_s[2];		/* the window's, all stages */
+	double tasks[2];		/* completed ok in the window */
+	double share_secs;
+	/* 3: deadlines at dl_load of the capacity */
+	int dl_err;
+	double dl_load, dl_x, dl_secs;
+	uint64_t dl_tasks, dl_refused, dl_late, dl_failed;	/* counted arrivals */
+	double dl_p99;			/* admitted tasks' latency, ms */
+};
+
+/* Run the three parts on the real suite: 0, or the first failure (the others still run). */
+int run_qos(struct env *e, const struct suite *real, struct qos_result *q);
+/* qos.csv, qos-latency.csv, qos-shares.csv, qos-deadlines.csv; summary.md's section; stdout's */
+int report_qos(const char *dir, const struct qos_result *q);
+int report_qos_md(FILE *f, const struct qos_result *q);
+void report_qos_table(FILE *f, const struct qos_result *q);
 
 /* indep.c: independent clients as processes (setup "proc-independent") */
 enum { IC_SETUP = 1, IC_STREAM, IC_OPENLOOP, IC_RESET };
@@ -463,9 +522,23 @@ struct olp_shm {
 	uint32_t pool[MAX_WORKERS][OLP_MAX];	/* the suite's pool task */
 	uint64_t done[MAX_WORKERS][OLP_MAX];	/* the completion seen, CLOCK_MONOTONIC */
 	int32_t status[MAX_WORKERS][OLP_MAX];
+	uint32_t flags[MAX_WORKERS][OLP_MAX];	/* the cqe's: TQ_CQE_F_LATE */
+	/* quality of service: each worker's tasks' class, and each task's deadline */
+	uint8_t prio[MAX_WORKERS];		/* enum tq_prio; 0: the context's */
+	uint32_t deadline_us[MAX_WORKERS][OLP_MAX];	/* 0: none */
 };
-struct olp_shm *ol_procs_open(struct env *e, const struct suite *s, int p, unsigned int P);
+/*
+ * conf: the daemon's usched.conf (NULL: none); uid: each worker's user
+ * (NULL: tqbench's own; tqbench must be root to give another).
+ */
+struct olp_shm *ol_procs_open(struct env *e, const struct suite *s, int p, unsigned int P,
+			      const uint32_t *uid, const char *conf);
 int ol_procs_go(double secs, double *tg_size, double *sched_share);
+/*
+ * The stream (sh->stream) run, and the daemon's device time (all stages)
+ * and tasks completed ok of each of n uids between from_ns and end_ns.
+ */
+int ol_procs_stream_uids(unsigned int n, const uint32_t *uid, double *engine_s, double *tasks);
 /* The daemon and workers stopped (failed: killed); 0, or the daemon's failure. */
 int ol_procs_close(bool failed);
 

@@ -8,7 +8,7 @@
 TQBENCH_OBJS := $(addprefix $(OBJ)/tools/tqbench/,tqbench.o tasks.o runners.o orders.o \
 	trials.o independent.o stream.o openloop.o openloop_indep.o indep.o indep_serve.o steady.o proc.o \
 	proc_daemon.o proc_workers.o proc_openloop.o report.o report_svg.o report_md.o \
-	report_openloop.o replot.o svg.o)
+	report_openloop.o qos.o report_qos.o replot.o svg.o)
 
 BINS += $(BIN)/tqbench
 

@@ -288,9 +288,8 @@ static int run_capacity(struct ol_run *r, unsigned int pct, unsigned int n, uint
 }
 
 /* Poisson arrivals of one client over [0, secs): rate per phase, tasks of its share. */
-static unsigned int gen_arrivals(const struct suite *s, const struct ol_mix *m, const double *rate,
-				 double secs, double phase_s, uint64_t seed, struct ol_arr *a,
-				 unsigned int cap)
+unsigned int ol_arrivals(const struct suite *s, const struct ol_mix *m, const double *rate,
+			 double secs, double phase_s, uint64_t seed, struct ol_arr *a, unsigned int cap)
 {
 	uint64_t st = seed;
 	double t = 0, end = secs * 1e9, ph = phase_s * 1e9;
@@ -496,6 +495,41 @@ static int setup_policy(const char *setup)
 	return strcmp(setup, "proc-independent") ? OL_INDEP : OL_INDEP_PROCS;
 }
 
+/*
+ * The capacity at each share pcts[j] of dominant-kernel tasks, tasks per
+ * second: a backlog of its tasks from P clients, all submitted at once,
+ * through usched's auto and through independent contexts (cap[j]); a
+ * backlog lasts about secs / 3. what names it on the progress bar.
+ */
+int openloop_capacity(struct env *e, const struct suite *s, const char *what, unsigned int P,
+		      const unsigned int *pcts, unsigned int npct, double secs, struct ol_cap *cap)
+{
+	struct ol_run r = { .e = e, .s = s, .P = P };
+	int ret = 0;
+
+	progress_begin(what, 2.0 * npct);
+	for (int side = 0; side < 2 && !ret; side++) {
+		r.p = side ? -1 : setup_policy("auto");
+		steady_wait(e);
+		ret = run_warm(&r);
+		for (unsigned int j = 0; j < npct && !ret; j++) {
+			double est = model_rate(s, pcts[j]);
+			unsigned int n = (unsigned int)fmin(4000, fmax(8.0 * r.P, 0.7 * secs / 3 * est));
+			double c = 0;
+
+			ret = run_capacity(&r, pcts[j], n, e->o->seed * 7 + pcts[j], &c);
+			cap[j].pct = pcts[j];
+			*(side ? &cap[j].indep : &cap[j].usched) = c;
+			progress_step(1, NULL);
+		}
+		if (side)
+			openloop_indep_forget();
+		runners_reset(e);
+	}
+	progress_end();
+	return ret;
+}
+
 int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 {
 	const struct opts *o = e->o;
@@ -540,28 +574,8 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 	if (!res->pt)
 		return -ENOMEM;
 
-	/* capacities: usched's auto, then independent contexts */
-	progress_begin("open loop: capacity", 2.0 * npct);
-	for (int side = 0; side < 2 && !ret; side++) {
-		r.p = side ? -1 : setup_policy("auto");
-		steady_wait(e);
-		ret = run_warm(&r);
-		for (unsigned int j = 0; j < npct && !ret; j++) {
-			double est = model_rate(s, pcts[j]);
-			unsigned int n = (unsigned int)fmin(4000, fmax(8.0 * r.P, 0.7 * secs / 3 * est));
-			double cap = 0;
-
-			ret = run_capacity(&r, pcts[j], n, o->seed * 7 + pcts[j], &cap);
-			res->cap[j].pct = pcts[j];
-			*(side ? &res->cap[j].indep : &res->cap[j].usched) = cap;
-			progress_step(1, NULL);
-		}
-		if (side)
-			openloop_indep_forget();
-		runners_reset(e);
-	}
+	ret = openloop_capacity(e, s, "open loop: capacity", r.P, pcts, npct, secs, res->cap);
 	res->ncap = npct;
-	progress_end();
 	if (ret) {
 		fprintf(stderr, "tqbench: open loop: capacity: %s\n", strerror(-ret));
 		return ret;
@@ -578,7 +592,7 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 		steady_wait(e);
 		ret = r.p == OL_INDEP_PROCS ? indep_procs_setup(e, s, r.P) : 0;
 		if (!ret && r.proc) {
-			olp = ol_procs_open(e, s, r.p, r.P);
+			olp = ol_procs_open(e, s, r.p, r.P, NULL, NULL);
 			ret = olp ? 0 : -EIO;
 		}
 		ret = ret ?: run_warm(&r);
@@ -617,7 +631,7 @@ int run_openloop(struct env *e, const struct suite *s, struct ol_result *res)
 				cap = (unsigned int)(peak * pt->secs * 1e9 * 2 + 64);
 				ret = run_alloc(&r, cap);
 				for (unsigned int w = 0; w < r.P && !ret; w++)
-					r.narr[w] = gen_arrivals(s, mx, rate, pt->secs, res->phase_s,
+					r.narr[w] = ol_arrivals(s, mx, rate, pt->secs, res->phase_s,
 								 o->seed * 1000003 + m * 7919 +
 								 l * 104729 + w * 31 + 1,
 								 r.arr[w], cap);

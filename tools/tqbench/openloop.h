@@ -58,6 +58,10 @@ static inline void ol_sleep_until(uint64_t ns)
 		;
 }
 
+/* openloop.c: one client's Poisson arrivals over [0, secs), rate[k] per ns in phase k of m. */
+unsigned int ol_arrivals(const struct suite *s, const struct ol_mix *m, const double *rate,
+			 double secs, double phase_s, uint64_t seed, struct ol_arr *a, unsigned int cap);
+
 /* openloop_indep.c: a point through independent clients, threads or processes (indep.c). */
 int ol_run_indep(struct ol_run *r);
 int ol_run_indep_procs(struct ol_run *r);

@@ -70,6 +70,7 @@ struct run {
 	char log[600], prom[600];
 	char tglog[600], tasklog[600];	/* the daemon's tg-log and task-log; "": none */
 	bool openloop;			/* the open loop's workers: no tg-log nor task-log */
+	const char *conf;		/* the daemon's usched.conf; NULL: none (/dev/null) */
 	worker_fn worker;		/* what each worker process runs (it does not return) */
 };
 

@@ -150,7 +150,9 @@ static int tqd_start(const struct opts *o)
 		 * meant for a shared host.
 		 */
 		execl(path, "tqsubmitd", "--foreground", "--socket", csock, "--sched-socket", ssock,
-		      "--arena-bytes-max", "8G", "--user-bytes-max", "256G", (char *)NULL);
+		      "--arena-bytes-max", "8G", "--user-bytes-max", "256G",
+		      /* clients of other users (--setups qos): open to them, as /dev/tqsubmit is */
+		      "--socket-mode", o->other_users ? "0666" : "0660", (char *)NULL);
 		_exit(127);
 	}
 	close(logfd);
@@ -332,6 +334,8 @@ int daemon_start(struct run *ru)
 	socklen_t salen;
 	pid_t parent = getpid(), sched;
 
+	if (ru->conf)
+		argv[3] = ru->conf;
 	snprintf(cache, sizeof(cache), "%s/usched-cache", e->o->out);
 	snprintf(kq, sizeof(kq), "%u", e->o->kqueues);
 	if (e->o->kqueues) {

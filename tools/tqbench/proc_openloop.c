@@ -10,7 +10,10 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,7 +49,7 @@ int stream_procs(struct env *e, const struct suite *real, int p, struct stream_r
 	sr->device_util = sr->bound_util = -1;
 	if (T > MAX_WORKERS || N > OLP_DEPTH_MAX || T < 1 || N < 1)
 		return -EINVAL;
-	sh = ol_procs_open(e, real, p, T);
+	sh = ol_procs_open(e, real, p, T, NULL, NULL);
 	if (!sh)
 		return -EIO;
 	sh->stream = true;
@@ -92,6 +95,8 @@ static struct olp_shm *olp;
 static struct run olr;
 static struct result olres;
 static struct btask olb[MAX_POOL];	/* the pool, laid out */
+static uint32_t olp_uid[MAX_WORKERS];	/* each worker's user */
+static bool olp_as_uid;			/* olp_uid[] is set */
 
 #define OLP_ENTRIES	512
 
@@ -136,6 +141,8 @@ static int olp_point(struct tq *tq, const struct wslot *ws, unsigned int w, stru
 			if (!d)		/* the SQ is full: this one on the next pass */
 				break;
 			ret = slot_prep(&ws[olp->pool[w][k]], d);
+			ret = ret ?: tq_desc_set_prio(d, olp->prio[w]);
+			ret = ret ?: tq_desc_set_deadline(d, olp->deadline_us[w][k]);
 			tq_desc_set_data(d, k);
 			queued = true;
 		}
@@ -151,6 +158,7 @@ static int olp_point(struct tq *tq, const struct wslot *ws, unsigned int w, stru
 			} else {
 				olp->done[w][i] = tq_now_ns();
 				olp->status[w][i] = cqe->status;
+				olp->flags[w][i] = cqe->flags;
 				got++;
 				idle_since = olp->done[w][i];
 			}
@@ -255,6 +263,16 @@ static void __attribute__((noreturn)) olp_worker_main(const struct run *ru, unsi
 	char cmd;
 
 	memset(ws, 0, sizeof(ws));
+	/* another user's client: its uid and gid (a change of credentials clears PDEATHSIG) */
+	if (olp_as_uid && (setgroups(0, NULL) || setresgid(olp_uid[w], olp_uid[w], olp_uid[w]) ||
+			   setresuid(olp_uid[w], olp_uid[w], olp_uid[w]) ||
+			   prctl(PR_SET_PDEATHSIG, SIGKILL))) {
+		m.err = -errno;
+		fprintf(stderr, "tqbench: worker %d: uid %u: %s\n", getpid(), olp_uid[w],
+			strerror(errno));
+		send_msg(sock, &m);
+		_exit(1);
+	}
 	m.err = tq_open(&tq, OLP_ENTRIES, e->arena_len + (1 << 20), 0);
 	if (m.err) {
 		fprintf(stderr, "tqbench: worker %d: tq_open (%zu MiB arena): %s\n", getpid(),
@@ -287,12 +305,16 @@ static void __attribute__((noreturn)) olp_worker_main(const struct run *ru, unsi
 	_exit(m.err ? 1 : 0);
 }
 
-struct olp_shm *ol_procs_open(struct env *e, const struct suite *s, int p, unsigned int P)
+struct olp_shm *ol_procs_open(struct env *e, const struct suite *s, int p, unsigned int P,
+			      const uint32_t *uid, const char *conf)
 {
 	int ret;
 
 	if (P < 1 || P > MAX_WORKERS || s->npool > MAX_POOL)
 		return NULL;
+	olp_as_uid = uid != NULL;
+	for (unsigned int w = 0; uid && w < P; w++)
+		olp_uid[w] = uid[w];
 	olp = mmap(NULL, sizeof(*olp), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (olp == MAP_FAILED) {
 		olp = NULL;
@@ -308,7 +330,7 @@ struct olp_shm *ol_procs_open(struct env *e, const struct suite *s, int p, unsig
 	for (unsigned int i = 0; i < s->nbench; i++)
 		if (s->pct[i] == 50)
 			olres.bench = i;
-	olr = (struct run){ .e = e, .r = &olres, .p = p, .openloop = true,
+	olr = (struct run){ .e = e, .r = &olres, .p = p, .openloop = true, .conf = conf,
 			    .worker = olp_worker_main };
 	ret = run_start(&olr);
 	if (ret) {
@@ -340,6 +362,72 @@ int ol_procs_go(double secs, double *tg_size, double *sched_share)
 		*tg_size = all / (b.tgs - a.tgs);
 		if (b.measured_s > a.measured_s)
 			*sched_share = (b.policy_s - a.policy_s) / (b.measured_s - a.measured_s);
+	}
+	return ret;
+}
+
+/* Each of n uids' device time (all stages) and tasks completed ok, from the daemon's metrics. */
+static int uid_metrics(unsigned int n, const uint32_t *uid, double *engine_s, double *tasks)
+{
+	struct mstat m;
+	char line[512];
+	FILE *f;
+	int ret = metrics_now(&olr, &m);
+
+	if (ret)
+		return ret;
+	f = fopen(olr.prom, "r");
+	if (!f)
+		return -errno;
+	for (unsigned int i = 0; i < n; i++)
+		engine_s[i] = tasks[i] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int u;
+		char stage[8];
+		double v;
+
+		for (unsigned int i = 0; i < n; i++) {
+			if (sscanf(line, "tq_client_engine_seconds_total{uid=\"%u\",stage=\"%7[a-z]\"} %lf",
+				   &u, stage, &v) == 3 && u == uid[i])
+				engine_s[i] += v;
+			if (sscanf(line, "tq_client_tasks_total{uid=\"%u\",status=\"ok\"} %lf",
+				   &u, &v) == 2 && u == uid[i])
+				tasks[i] += v;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static void sleep_until_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+int ol_procs_stream_uids(unsigned int n, const uint32_t *uid, double *engine_s, double *tasks)
+{
+	double e0[MAX_WORKERS], t0[MAX_WORKERS];
+	int ret;
+
+	if (!olp || !olp->stream || n > MAX_WORKERS)
+		return -EINVAL;
+	ret = command(&olr, CMD_GO);
+	if (!ret) {
+		/* the window's counters: taken while every worker still keeps its depth */
+		sleep_until_ns(olp->from_ns);
+		ret = uid_metrics(n, uid, e0, t0);
+		sleep_until_ns(olp->end_ns);
+		ret = ret ?: uid_metrics(n, uid, engine_s, tasks);
+		for (unsigned int i = 0; !ret && i < n; i++) {
+			engine_s[i] -= e0[i];
+			tasks[i] -= t0[i];
+		}
+		/* the workers' reports whatever happened: they finish what is in flight */
+		ret = gather(&olr, MSG_REPORT, (int)((olp->end_ns - olp->from_ns) / 1e9) + RUN_S) ?:
+		      ret;
 	}
 	return ret;
 }

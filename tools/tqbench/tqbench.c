@@ -69,7 +69,11 @@ static void usage(FILE *f)
 		"                        as usched's isolate-source), its cost to that user\n"
 		"                        and to the others in summary.md;\n"
 		"                        openloop (not in the default): Poisson clients at\n"
-		"                        loads of the measured capacity, latency-throughput\n"
+		"                        loads of the measured capacity, latency-throughput;\n"
+		"                        qos (not in the default; --workers process): a\n"
+		"                        critical client beside best-effort ones with and\n"
+		"                        without priorities, two users' shares, deadlines\n"
+		"                        (issue 45; qos.csv and summary.md's targets)\n"
 		"  --configs LIST        TxN,... (default: 4x1,4x2,6x1,8x1; quick: 4x1)\n"
 		"  --runs N              runs of each NoReorder order and of independent\n"
 		"                        contexts, median (default 3; quick 1)\n"
@@ -103,6 +107,14 @@ static void usage(FILE *f)
 		"                        (default 0: --ol-s alone)\n"
 		"  --ol-phase-s S        a phase of a mix (default 0.5; quick 0.1)\n"
 		"  --ol-clients P        the open loop's clients (default 8)\n"
+		"  --qos-tasks N         the critical client's counted tasks, one every\n"
+		"                        10 ms (default 1000; quick 100)\n"
+		"  --qos-task NAME       its task: a real pool task (MM/2352) or a kernel's\n"
+		"                        smallest (MM) (default: the pool's smallest)\n"
+		"  --qos-s S             seconds of the shares' and the deadlines' runs\n"
+		"                        (default 10; quick 1)\n"
+		"  --qos-deadline X      a task's deadline, X times its time alone\n"
+		"                        (default 5)\n"
 		"  --max-tg N            usched's most tasks in one TG (default: usched's, 8)\n"
 		"  --kernel-queues N     usched's kernel queues, 1..8 (default: usched's, 1);\n"
 		"                        NoReorder and the fixed orders run on as many, the\n"
@@ -158,7 +170,7 @@ static bool has(const char *list, const char *word)
 
 static const char *const suite_names[] = { "synthetic", "real" };
 static const char *const setup_names[] = { "noreorder", "orders", "policies", "independent",
-					   "stream", "hygiene", "isolation", "openloop" };
+					   "stream", "hygiene", "isolation", "openloop", "qos" };
 /* proc-*: --workers process only, the stream's clients as processes through the daemon */
 static const char *const stream_setups[] = { "fifo", "paper", "auto", "flow", "auto-noclear",
 					     "auto-isolated",
@@ -180,6 +192,13 @@ static bool names_ok(const struct opts *o)
 	       (!o->benches || tq_arg_list("tqbench", "benches", o->benches, benches, MAX_BENCH)) &&
 	       (!o->stream_setups || tq_arg_list("tqbench", "stream-setups", o->stream_setups,
 						 stream_setups, ARRAY_LEN(stream_setups)));
+}
+
+static unsigned int max3(unsigned int a, unsigned int b, unsigned int c)
+{
+	unsigned int m = a > b ? a : b;
+
+	return m > c ? m : c;
 }
 
 static int parse_configs(struct opts *o, const char *s)
@@ -205,7 +224,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	enum { PROFILE = 256, OUT, DATA, DEVICE, QUICK, SUITES, SETUPS, CONFIGS, RUNS, PALL,
 	       PMAX, UNIT, SCALE, TRIALS, TABLE5, SSECS, SWORK, SSETUPS, KQUEUES, SDEPTH, LIMIT, SEED, WORKERS, USCHED,
 	       TQSUBMITD, BENCHES, MAXTG, NOPLANS, NOREFINE, NOPOLL, NOCLEAR, STEADY, SWAIT, REDO,
-	       OLMIX, OLLOAD, OLSET, OLS, OLTASKS, OLPH, OLCL, REPLOT };
+	       OLMIX, OLLOAD, OLSET, OLS, OLTASKS, OLPH, OLCL, REPLOT, QTASKS, QTASK, QSECS,
+	       QDL };
 	static const struct option lo[] = {
 		{ "profile", required_argument, NULL, PROFILE },
 		{ "out", required_argument, NULL, OUT },
@@ -249,6 +269,10 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "ol-phase-s", required_argument, NULL, OLPH },
 		{ "ol-clients", required_argument, NULL, OLCL },
 		{ "replot", required_argument, NULL, REPLOT },
+		{ "qos-tasks", required_argument, NULL, QTASKS },
+		{ "qos-task", required_argument, NULL, QTASK },
+		{ "qos-s", required_argument, NULL, QSECS },
+		{ "qos-deadline", required_argument, NULL, QDL },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -348,6 +372,15 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		case OLCL:
 			ok &= tq_arg_uint("tqbench", "ol-clients", optarg, MAX_WORKERS, &o->ol_clients);
 			break;
+		case QTASKS:
+			ok &= tq_arg_uint("tqbench", "qos-tasks", optarg, QOS_MAX_TASKS,
+					  &o->qos_tasks);
+			break;
+		case QTASK: o->qos_task = optarg; break;
+		case QSECS: ok &= tq_arg_double("tqbench", "qos-s", optarg, &o->qos_s); break;
+		case QDL:
+			ok &= tq_arg_double("tqbench", "qos-deadline", optarg, &o->qos_deadline);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -386,6 +419,15 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	o->ol_s = o->ol_s > 0 ? o->ol_s : o->quick ? 0.4 : 3;
 	o->ol_phase_s = o->ol_phase_s > 0 ? o->ol_phase_s : o->quick ? 0.1 : 0.5;
 	o->ol_clients = o->ol_clients ? o->ol_clients : 8;
+	o->qos_tasks = o->qos_tasks ? o->qos_tasks : o->quick ? 100 : 1000;
+	o->qos_s = o->qos_s > 0 ? o->qos_s : o->quick ? 1 : 10;
+	o->qos_deadline = o->qos_deadline > 0 ? o->qos_deadline : 5;
+	if (has(o->setups, "qos") && !o->process) {
+		fprintf(stderr, "tqbench: --setups qos runs its clients as processes through the "
+			"daemon: add --workers process\n");
+		return -1;
+	}
+	o->other_users = has(o->setups, "qos");
 	if (openloop_parse(o)) {
 		fprintf(stderr, "tqbench: --ol-mixes phased or BKx[/BKy...], --ol-loads fractions "
 			"in (0, 4], --ol-setups of fifo,paper,neh,exact,auto,flow,independent\n");
@@ -502,7 +544,8 @@ int main(int argc, char **argv)
 {
 	static struct suite suites[2];
 	static struct ol_result ol;
-	bool ol_ran = false;
+	static struct qos_result qos;
+	bool ol_ran = false, qos_ran = false, qos_failed = false;
 	static struct stream_result sr[sizeof(stream_setups) / sizeof(stream_setups[0])];
 	struct result *rs[MAX_CFG * 2 * MAX_BENCH];
 	unsigned int nr = 0, ns = 0, nstream = 0;
@@ -534,18 +577,19 @@ int main(int argc, char **argv)
 	/* --setups stream alone: no experiment rows (they would be empty) */
 	experiments = has(o.setups, "noreorder") || has(o.setups, "orders") ||
 		      has(o.setups, "policies") || has(o.setups, "independent");
-	/* the open loop needs the real suite */
-	if (has(o.setups, "openloop") && !has(o.suites, "real")) {
-		fprintf(stderr, "tqbench: --setups openloop needs the real suite (--suites)\n");
+	/* the open loop and qos need the real suite */
+	if ((has(o.setups, "openloop") || has(o.setups, "qos")) && !has(o.suites, "real")) {
+		fprintf(stderr, "tqbench: --setups openloop and qos need the real suite "
+			"(--suites)\n");
 		return 2;
 	}
 	if (o.process && proc_check(&o))
 		return 1;
 	/* independent clients as processes: forked before this process opens OpenCL */
-	if (o.process && (has(o.setups, "stream") ||
+	if (o.process && (has(o.setups, "stream") || has(o.setups, "qos") ||
 			  (has(o.setups, "openloop") && has(o.ol_setups, "proc-independent"))) &&
-	    indep_procs_start(&o, o.stream_workers > o.ol_clients ? o.stream_workers :
-				  o.ol_clients, indep_serve)) {
+	    indep_procs_start(&o, max3(o.stream_workers, o.ol_clients,
+				       has(o.setups, "qos") ? QOS_CLIENTS : 0), indep_serve)) {
 		fprintf(stderr, "tqbench: cannot start the independent client processes\n");
 		return 1;
 	}
@@ -681,18 +725,35 @@ int main(int argc, char **argv)
 		ol_ran = ol.npts > 0;
 		break;
 	}
+	for (unsigned int i = 0; i < ns && has(o.setups, "qos"); i++) {
+		if (suites[i].synthetic)
+			continue;
+		if (limit && tq_now_s() - t0 > limit) {
+			skipped = true;
+			break;
+		}
+		qos_failed = run_qos(&e, &suites[i], &qos) != 0;
+		if (qos_failed)
+			fprintf(stderr, "tqbench: qos: a part failed; its rows say so\n");
+		report_qos_table(stdout, &qos);
+		qos_ran = true;
+		break;
+	}
 	if (skipped)
 		fprintf(stderr, "tqbench: --time-limit %.0f s reached; later experiments skipped\n",
 			limit);
 	ret = report_svg(o.out, rs, nr);
 	ret = ret ?: report_stream_svg(o.out, sr, nstream);
 	ret = ret ?: ol_ran ? report_openloop(o.out, &ol) : 0;
+	ret = ret ?: qos_ran ? report_qos(o.out, &qos) : 0;
 	snprintf(path, sizeof(path), "%s/summary.md", o.out);
 	ret = ret ?: report_md(path, &e, rs, nr, sr, nstream, cmdline);
-	if (!ret && ol_ran) {
+	if (!ret && (ol_ran || qos_ran)) {
 		FILE *f = fopen(path, "a");
 
-		ret = f ? report_openloop_md(f, &ol) : -errno;
+		ret = f ? 0 : -errno;
+		ret = ret ?: ol_ran ? report_openloop_md(f, &ol) : 0;
+		ret = ret ?: qos_ran ? report_qos_md(f, &qos) : 0;
 		if (f && fclose(f))
 			ret = -EIO;
 	}
@@ -705,7 +766,7 @@ int main(int argc, char **argv)
 	if (e.proc_failed)
 		fprintf(stderr, "tqbench: --workers process failed in %u experiment(s)\n",
 			e.proc_failed);
-	ret = ret || e.proc_failed || ol_failed ? 1 : 0;
+	ret = ret || e.proc_failed || ol_failed || qos_failed ? 1 : 0;
 out_results:
 	for (unsigned int i = 0; i < nr; i++) {
 		result_fini(rs[i]);
