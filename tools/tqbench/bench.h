@@ -82,7 +82,8 @@ struct opts {
 	unsigned int qos_tasks;		/* the critical client's counted tasks */
 	const char *qos_task;		/* its task: a pool task or a kernel's name; NULL: smallest */
 	double qos_s;			/* seconds of the shares' and the deadlines' runs */
-	double qos_deadline;		/* a task's deadline, times its time alone */
+	unsigned int qos_ndl;
+	double qos_deadline[4];		/* a task's deadline, times its time alone: a point each */
 	bool other_users;		/* clients run as other uids: tqbench's tqsubmitd open to all */
 };
 
@@ -414,11 +415,15 @@ struct qos_result {
 	double engine_s[2];		/* the window's, all stages */
 	double tasks[2];		/* completed ok in the window */
 	double share_secs;
-	/* 3: deadlines at dl_load of the capacity */
-	int dl_err;
-	double dl_load, dl_x, dl_secs;
-	uint64_t dl_tasks, dl_refused, dl_late, dl_failed;	/* counted arrivals */
-	double dl_p99;			/* admitted tasks' latency, ms */
+	/* 3: deadlines at dl_load of the capacity, a point per multiple of the time alone */
+	double dl_load, dl_secs;
+	unsigned int ndl;
+	struct qos_dl {
+		int err;
+		double x;			/* the deadline, times the task's time alone */
+		uint64_t tasks, refused, late, failed;	/* counted arrivals */
+		double p99;			/* admitted tasks' latency, ms */
+	} dl[4];
 };
 
 /* Run the three parts on the real suite: 0, or the first failure (the others still run). */

@@ -21,9 +21,9 @@
  *    in flight; their device time, all stages, from the daemon's per-uid
  *    counters (tq_client_engine_seconds_total) over the window.
  * 3. The best-effort clients at QOS_DL_LOAD of the capacity, each task with
- *    a deadline --qos-deadline times its time alone: the share refused by
- *    admission (-ETIMEDOUT) and the share of admitted tasks that completed
- *    late (TQ_CQE_F_LATE).
+ *    a deadline X times its time alone, a point for each X of --qos-deadline:
+ *    the share refused by admission (-ETIMEDOUT) and the share of admitted
+ *    tasks that completed late (TQ_CQE_F_LATE).
  *
  * Counted: arrivals after the first tenth of a point, completions inside
  * [a tenth, the end] for throughput, as the open loop counts.
@@ -284,7 +284,7 @@ static void part1_stats(const struct qpoint *q, struct qos_point *pt)
 }
 
 /* Part 3's figures: counted arrivals refused, failed, late among the admitted. */
-static int part3_stats(const struct qpoint *q, struct qos_result *res)
+static int part3_stats(const struct qpoint *q, struct qos_dl *dl)
 {
 	uint64_t lo = (uint64_t)(q->secs * 1e8), hi = (uint64_t)(q->secs * 1e9);
 	size_t cap = 1, n = 0;
@@ -302,24 +302,24 @@ static int part3_stats(const struct qpoint *q, struct qos_result *res)
 
 			if (at < lo || at > hi)
 				continue;
-			res->dl_tasks++;
+			dl->tasks++;
 			if (st == -ETIMEDOUT) {
-				res->dl_refused++;
+				dl->refused++;
 			} else if (st) {
-				res->dl_failed++;
+				dl->failed++;
 			} else {
-				res->dl_late += !!(q->flags[w][k] & TQ_CQE_F_LATE);
+				dl->late += !!(q->flags[w][k] & TQ_CQE_F_LATE);
 				lat[n++] = (q->r.done[w][k].done - q->r.t0 - at) / 1e6;
 			}
 		}
 	}
 	qsort(lat, n, sizeof(double), tq_cmp_double);
-	res->dl_p99 = pct(lat, n, 0.99);
+	dl->p99 = pct(lat, n, 0.99);
 	free(lat);
-	if (res->dl_failed)
-		fprintf(stderr, "tqbench: qos: deadlines: %llu task(s) failed\n",
-			(unsigned long long)res->dl_failed);
-	return res->dl_failed ? -EIO : 0;
+	if (dl->failed)
+		fprintf(stderr, "tqbench: qos: deadlines %gx: %llu task(s) failed\n", dl->x,
+			(unsigned long long)dl->failed);
+	return dl->failed ? -EIO : 0;
 }
 
 /* usched.conf for the daemon: the two users' shares, every user's tasks in one context. */
@@ -378,25 +378,33 @@ static int parts_daemon(struct env *e, const struct suite *s, int crit, const ch
 		qpoint_free(&q);
 		progress_step(1, qos_setup_names[order[i]]);
 	}
-	/* 3: the best-effort clients alone, each task with a deadline */
-	res->dl_load = QOS_DL_LOAD;
-	res->dl_x = e->o->qos_deadline;
-	res->dl_secs = e->o->qos_s;
-	res->dl_err = ret ?: 0;
-	if (!ret) {
-		progress_step(0, "deadlines");
-		res->dl_err = arrivals(&q, e, s, res, -1, res->dl_load, res->dl_secs, res->dl_x,
-				       e->o->seed + 1);
+	for (unsigned int i = 0; i < 3 && ret; i++)
+		if (res->pt[order[i]].err == 1)
+			res->pt[order[i]].err = ret;
+	/* 3: the best-effort clients alone, each task with a deadline; a point per multiple */
+	for (unsigned int i = 0; i < res->ndl; i++) {
+		struct qos_dl *dl = &res->dl[i];
+		char note[32];
+
+		if (ret) {
+			dl->err = ret;
+			continue;
+		}
+		snprintf(note, sizeof(note), "deadlines %gx", dl->x);
+		progress_step(0, note);
+		dl->err = arrivals(&q, e, s, res, -1, res->dl_load, res->dl_secs, dl->x,
+				   e->o->seed + 1);
 		steady_wait(e);
-		res->dl_err = res->dl_err ?: point_daemon(sh, &q);
-		res->dl_err = res->dl_err ?: part3_stats(&q, res);
+		dl->err = dl->err ?: point_daemon(sh, &q);
+		dl->err = dl->err ?: part3_stats(&q, dl);
 		qpoint_free(&q);
-		progress_step(1, "deadlines");
+		if (dl->err)
+			fprintf(stderr, "tqbench: qos: %s: %s\n", note, strerror(-dl->err));
+		err = err ?: dl->err;
+		progress_step(1, note);
 	}
-	if (res->dl_err)
-		fprintf(stderr, "tqbench: qos: deadlines: %s\n", strerror(-res->dl_err));
 	ret = ol_procs_close(ret != 0) ?: ret;
-	return ret ?: err ?: res->dl_err;
+	return ret ?: err;
 }
 
 /* Part 1's independent setup: each client a process with a context of its own. */
@@ -492,7 +500,12 @@ int run_qos(struct env *e, const struct suite *s, struct qos_result *res)
 	memset(res, 0, sizeof(*res));
 	for (int i = 0; i < QOS_NSETUP; i++)
 		res->pt[i].err = 1;
-	res->share_err = res->dl_err = 1;
+	res->share_err = 1;
+	res->dl_load = QOS_DL_LOAD;
+	res->dl_secs = o->qos_s;
+	res->ndl = o->qos_ndl;
+	for (unsigned int i = 0; i < res->ndl; i++)
+		res->dl[i] = (struct qos_dl){ .err = 1, .x = o->qos_deadline[i] };
 	if (crit < 0) {
 		fprintf(stderr, "tqbench: --qos-task %s: no such task in the real suite (tasks.txt)\n",
 			o->qos_task);
@@ -519,7 +532,7 @@ int run_qos(struct env *e, const struct suite *s, struct qos_result *res)
 	fprintf(stderr, "tqbench: qos: capacity %.1f tasks/s (usched %.1f, independent %.1f); "
 		"critical task %s, %.3f ms alone\n", res->cap, cap.usched, cap.indep,
 		res->crit_task, res->crit_alone_ms);
-	progress_begin("qos", 6);
+	progress_begin("qos", 5 + res->ndl);
 	ret = parts_daemon(e, s, crit, conf, res);
 	err = part_indep(e, s, crit, res);
 	ret = ret ?: err;

@@ -20,17 +20,18 @@
 #define T_ADMIT		0.95	/* tasks admitted: at least */
 #define T_LATE		0.01	/* admitted tasks late: at most */
 
-enum { T_P99, T_BE, T_SHARE, T_ADMITTED, T_LATE_ROW, NTARGET };
+/* The rows: the first three, then two per deadline multiple. */
+enum { T_P99, T_BE, T_SHARE, T_DEADLINES };
+#define NTARGET	(T_DEADLINES + 2 * 4)
 
 struct target {
 	char what[112];
 	char measured[96];
 	char goal[48];
 	const char *met;		/* "yes", "no", "n/a" (not run or failed) */
-	double value;			/* NaN: none */
 };
 
-/* Why a part has no figure: not run (why), or failed. */
+/* Why a row has no figure: not run (why), or failed. */
 static void no_figure(struct target *t, int err, const char *why)
 {
 	if (err == 1)
@@ -38,17 +39,44 @@ static void no_figure(struct target *t, int err, const char *why)
 	else
 		snprintf(t->measured, sizeof(t->measured), "failed (%s)", strerror(-err));
 	t->met = "n/a";
-	t->value = NAN;
 }
 
-static void targets(const struct qos_result *q, struct target *t)
+/* A deadline point's two rows: admitted, and late among the admitted. */
+static void deadline_rows(const struct qos_result *q, const struct qos_dl *dl, struct target *t)
+{
+	uint64_t admitted = dl->tasks - dl->refused;
+	double ratio;
+
+	snprintf(t[0].what, sizeof(t[0].what), "tasks admitted at %.0f%% load, deadline %gx the "
+		 "task's time alone", 100 * q->dl_load, dl->x);
+	snprintf(t[0].goal, sizeof(t[0].goal), "at least %.0f%%", 100 * T_ADMIT);
+	snprintf(t[1].what, sizeof(t[1].what), "admitted tasks that missed the deadline (%gx)",
+		 dl->x);
+	snprintf(t[1].goal, sizeof(t[1].goal), "at most %.0f%%", 100 * T_LATE);
+	if (dl->err || !dl->tasks) {
+		no_figure(&t[0], dl->err ?: -EIO, NULL);
+		no_figure(&t[1], dl->err ?: -EIO, NULL);
+		return;
+	}
+	ratio = (double)admitted / dl->tasks;
+	snprintf(t[0].measured, sizeof(t[0].measured), "%.2f%% (%llu of %llu)", 100 * ratio,
+		 (unsigned long long)admitted, (unsigned long long)dl->tasks);
+	t[0].met = ratio >= T_ADMIT ? "yes" : "no";
+	ratio = admitted ? (double)dl->late / admitted : 0;
+	snprintf(t[1].measured, sizeof(t[1].measured), "%.2f%% (%llu of %llu)", 100 * ratio,
+		 (unsigned long long)dl->late, (unsigned long long)admitted);
+	t[1].met = admitted && ratio <= T_LATE ? "yes" : "no";
+}
+
+/* Every target's row, measured and judged; how many rows. */
+static int targets(const struct qos_result *q, struct target *t)
 {
 	const struct qos_point *prio = &q->pt[QOS_PRIO], *normal = &q->pt[QOS_NORMAL],
 			       *alone = &q->pt[QOS_ALONE];
 	double ratio, want = q->weight[1] ? (double)q->weight[0] / q->weight[1] : 0;
-	uint64_t admitted = q->dl_tasks - q->dl_refused;
 
-	snprintf(t[T_P99].what, sizeof(t[T_P99].what), "critical client's p99 under tq with priorities, over its p99 alone");
+	snprintf(t[T_P99].what, sizeof(t[T_P99].what),
+		 "critical client's p99 under tq with priorities, over its p99 alone");
 	snprintf(t[T_P99].goal, sizeof(t[T_P99].goal), "at most %.1fx", T_P99_X);
 	if (prio->err || alone->err || !(alone->crit_p99 > 0)) {
 		no_figure(&t[T_P99], prio->err ?: alone->err ?: -EIO, NULL);
@@ -57,10 +85,10 @@ static void targets(const struct qos_result *q, struct target *t)
 		snprintf(t[T_P99].measured, sizeof(t[T_P99].measured), "%.2fx (%.2f / %.2f ms)",
 			 ratio, prio->crit_p99, alone->crit_p99);
 		t[T_P99].met = ratio <= T_P99_X ? "yes" : "no";
-		t[T_P99].value = ratio;
 	}
 
-	snprintf(t[T_BE].what, sizeof(t[T_BE].what), "best-effort throughput under tq with priorities, over tq without");
+	snprintf(t[T_BE].what, sizeof(t[T_BE].what),
+		 "best-effort throughput under tq with priorities, over tq without");
 	snprintf(t[T_BE].goal, sizeof(t[T_BE].goal), "at least %.2fx", T_BE_KEEP);
 	if (prio->err || normal->err || !(normal->be_tput > 0)) {
 		no_figure(&t[T_BE], prio->err ?: normal->err ?: -EIO, NULL);
@@ -69,12 +97,11 @@ static void targets(const struct qos_result *q, struct target *t)
 		snprintf(t[T_BE].measured, sizeof(t[T_BE].measured),
 			 "%.3fx (%.1f / %.1f tasks/s)", ratio, prio->be_tput, normal->be_tput);
 		t[T_BE].met = ratio >= T_BE_KEEP ? "yes" : "no";
-		t[T_BE].value = ratio;
 	}
 
 	snprintf(t[T_SHARE].what, sizeof(t[T_SHARE].what), "device time of two users at shares "
 		 "%u:%u under saturation, the ratio", q->weight[0], q->weight[1]);
-	snprintf(t[T_SHARE].goal, sizeof(t[T_SHARE].goal), "%.1f to %.1f (%g within %.0f%%)",
+	snprintf(t[T_SHARE].goal, sizeof(t[T_SHARE].goal), "%.2f to %.2f (%g within %.0f%%)",
 		 want * (1 - T_SHARE_TOL), want * (1 + T_SHARE_TOL), want, 100 * T_SHARE_TOL);
 	if (q->share_err) {
 		no_figure(&t[T_SHARE], q->share_err, q->share_why[0] ? q->share_why : NULL);
@@ -84,29 +111,11 @@ static void targets(const struct qos_result *q, struct target *t)
 			 "%.2f (uid %u %.3f s, uid %u %.3f s)", ratio, q->uid[0], q->engine_s[0],
 			 q->uid[1], q->engine_s[1]);
 		t[T_SHARE].met = fabs(ratio / want - 1) <= T_SHARE_TOL ? "yes" : "no";
-		t[T_SHARE].value = ratio;
 	}
 
-	snprintf(t[T_ADMITTED].what, sizeof(t[T_ADMITTED].what), "tasks admitted at 90%% load, each with a deadline");
-	snprintf(t[T_ADMITTED].goal, sizeof(t[T_ADMITTED].goal), "at least %.0f%%",
-		 100 * T_ADMIT);
-	snprintf(t[T_LATE_ROW].what, sizeof(t[T_LATE_ROW].what), "admitted tasks that missed their deadline");
-	snprintf(t[T_LATE_ROW].goal, sizeof(t[T_LATE_ROW].goal), "at most %.0f%%", 100 * T_LATE);
-	if (q->dl_err || !q->dl_tasks) {
-		no_figure(&t[T_ADMITTED], q->dl_err ?: -EIO, NULL);
-		no_figure(&t[T_LATE_ROW], q->dl_err ?: -EIO, NULL);
-		return;
-	}
-	ratio = (double)admitted / q->dl_tasks;
-	snprintf(t[T_ADMITTED].measured, sizeof(t[T_ADMITTED].measured), "%.2f%% (%llu of %llu)",
-		 100 * ratio, (unsigned long long)admitted, (unsigned long long)q->dl_tasks);
-	t[T_ADMITTED].met = ratio >= T_ADMIT ? "yes" : "no";
-	t[T_ADMITTED].value = ratio;
-	ratio = admitted ? (double)q->dl_late / admitted : 0;
-	snprintf(t[T_LATE_ROW].measured, sizeof(t[T_LATE_ROW].measured), "%.2f%% (%llu of %llu)",
-		 100 * ratio, (unsigned long long)q->dl_late, (unsigned long long)admitted);
-	t[T_LATE_ROW].met = admitted && ratio <= T_LATE ? "yes" : "no";
-	t[T_LATE_ROW].value = ratio;
+	for (unsigned int i = 0; i < q->ndl; i++)
+		deadline_rows(q, &q->dl[i], &t[T_DEADLINES + 2 * i]);
+	return T_DEADLINES + 2 * q->ndl;
 }
 
 static FILE *open_csv(const char *dir, const char *name, const char *header)
@@ -129,12 +138,11 @@ static int close_csv(FILE *f)
 int report_qos(const char *dir, const struct qos_result *q)
 {
 	struct target t[NTARGET];
+	int nt = targets(q, t), ret;
 	FILE *f;
-	int ret;
 
-	targets(q, t);
 	f = open_csv(dir, "qos.csv", "target,measured,goal,met");
-	for (int i = 0; f && i < NTARGET; i++)
+	for (int i = 0; f && i < nt; i++)
 		fprintf(f, "\"%s\",\"%s\",\"%s\",%s\n", t[i].what, t[i].measured, t[i].goal,
 			t[i].met);
 	ret = close_csv(f);
@@ -165,16 +173,16 @@ int report_qos(const char *dir, const struct qos_result *q)
 
 	f = open_csv(dir, "qos-deadlines.csv", "load,deadline_x,secs,tasks,admitted,refused,late,"
 		     "failed,admitted_share,late_share,p99_ms,status");
-	if (f) {
-		uint64_t adm = q->dl_tasks - q->dl_refused;
+	for (unsigned int i = 0; f && i < q->ndl; i++) {
+		const struct qos_dl *dl = &q->dl[i];
+		uint64_t adm = dl->tasks - dl->refused;
 
-		fprintf(f, "%.2f,%.2f,%.2f,%llu,%llu,%llu,%llu,%llu,%.4f,%.4f,%.3f,%s\n", q->dl_load,
-			q->dl_x, q->dl_secs, (unsigned long long)q->dl_tasks,
-			(unsigned long long)adm, (unsigned long long)q->dl_refused,
-			(unsigned long long)q->dl_late, (unsigned long long)q->dl_failed,
-			q->dl_tasks ? (double)adm / q->dl_tasks : 0,
-			adm ? (double)q->dl_late / adm : 0, q->dl_p99,
-			q->dl_err == 1 ? "not-run" : q->dl_err ? "failed" : "ok");
+		fprintf(f, "%.2f,%g,%.2f,%llu,%llu,%llu,%llu,%llu,%.4f,%.4f,%.3f,%s\n", q->dl_load,
+			dl->x, q->dl_secs, (unsigned long long)dl->tasks, (unsigned long long)adm,
+			(unsigned long long)dl->refused, (unsigned long long)dl->late,
+			(unsigned long long)dl->failed, dl->tasks ? (double)adm / dl->tasks : 0,
+			adm ? (double)dl->late / adm : 0, dl->p99,
+			dl->err == 1 ? "not-run" : dl->err ? "failed" : "ok");
 	}
 	return close_csv(f) ?: ret;
 }
@@ -197,8 +205,8 @@ static void point_cells(FILE *f, const struct qos_point *p, const char *sep, con
 int report_qos_md(FILE *f, const struct qos_result *q)
 {
 	struct target t[NTARGET];
+	int nt = targets(q, t);
 
-	targets(q, t);
 	fprintf(f, "\n## Quality of service (--setups qos)\n\n"
 		"Through the usched daemon (policy flow), every client a process. The critical "
 		"client: %s (%.3f ms alone) every %.0f ms, CRITICAL under tq-prio, beside %u "
@@ -215,14 +223,17 @@ int report_qos_md(FILE *f, const struct qos_result *q)
 	}
 	fprintf(f, "\nShares: uids %u and %u at %u:%u, %u workers each keeping tasks in flight, "
 		"device time from usched's tq_client_engine_seconds_total over %.1f s. Deadlines: "
-		"the best-effort clients alone at %.0f%% of the capacity, each task's deadline "
-		"%.1fx its time alone (usched.conf deadline = refuse: -ETIMEDOUT at admission), "
-		"%llu tasks counted, %llu refused, %llu late, admitted tasks' p99 %.2f ms.\n\n",
-		q->uid[0], q->uid[1], q->weight[0], q->weight[1], q->be_clients / 2, q->share_secs,
-		100 * q->dl_load, q->dl_x, (unsigned long long)q->dl_tasks,
-		(unsigned long long)q->dl_refused, (unsigned long long)q->dl_late, q->dl_p99);
-	fprintf(f, "| target | measured | goal | met |\n|---|---|---|---|\n");
-	for (int i = 0; i < NTARGET; i++)
+		"the best-effort clients alone at %.0f%% of the capacity for %.1f s, each task's "
+		"deadline a multiple of its time alone (usched.conf deadline = refuse: -ETIMEDOUT "
+		"at admission):", q->uid[0], q->uid[1], q->weight[0], q->weight[1],
+		q->be_clients / 2, q->share_secs, 100 * q->dl_load, q->dl_secs);
+	for (unsigned int i = 0; i < q->ndl; i++)
+		fprintf(f, "%s %gx: %llu tasks counted, %llu refused, %llu late, the admitted's p99 "
+			"%.2f ms", i ? ";" : "", q->dl[i].x, (unsigned long long)q->dl[i].tasks,
+			(unsigned long long)q->dl[i].refused, (unsigned long long)q->dl[i].late,
+			q->dl[i].p99);
+	fprintf(f, ".\n\n| target | measured | goal | met |\n|---|---|---|---|\n");
+	for (int i = 0; i < nt; i++)
 		fprintf(f, "| %s | %s | %s | %s |\n", t[i].what, t[i].measured, t[i].goal, t[i].met);
 	return ferror(f) ? -EIO : 0;
 }
@@ -230,8 +241,8 @@ int report_qos_md(FILE *f, const struct qos_result *q)
 void report_qos_table(FILE *f, const struct qos_result *q)
 {
 	struct target t[NTARGET];
+	int nt = targets(q, t);
 
-	targets(q, t);
 	fprintf(f, "# qos: critical %s every %.0f ms; %u best-effort clients at %.0f%% of %.1f "
 		"tasks/s\n%-12s %9s %9s %6s %s\n", q->crit_task, q->period_ms, q->be_clients,
 		100 * q->load, q->cap, "setup", "p50_ms", "p99_ms", "crit", "best-effort/s");
@@ -245,7 +256,7 @@ void report_qos_table(FILE *f, const struct qos_result *q)
 			fprintf(f, "%-12s %9.2f %9.2f %6u %.1f\n", qos_setup_names[i], p->crit_p50,
 				p->crit_p99, p->crit_n, p->be_tput);
 	}
-	for (int i = 0; i < NTARGET; i++)
+	for (int i = 0; i < nt; i++)
 		fprintf(f, "# target: %s: %s (%s): %s\n", t[i].what, t[i].measured, t[i].goal,
 			t[i].met);
 }

@@ -113,8 +113,8 @@ static void usage(FILE *f)
 		"                        smallest (MM) (default: the pool's smallest)\n"
 		"  --qos-s S             seconds of the shares' and the deadlines' runs\n"
 		"                        (default 10; quick 1)\n"
-		"  --qos-deadline X      a task's deadline, X times its time alone\n"
-		"                        (default 5)\n"
+		"  --qos-deadline LIST   a task's deadline, X times its time alone: a run\n"
+		"                        for each X, at most 4 (default 5,20)\n"
 		"  --max-tg N            usched's most tasks in one TG (default: usched's, 8)\n"
 		"  --kernel-queues N     usched's kernel queues, 1..8 (default: usched's, 1);\n"
 		"                        NoReorder and the fixed orders run on as many, the\n"
@@ -276,7 +276,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *configs = NULL;
+	const char *configs = NULL, *qos_dl = "5,20";
 	bool ok = true;
 	int ch;
 
@@ -378,9 +378,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 			break;
 		case QTASK: o->qos_task = optarg; break;
 		case QSECS: ok &= tq_arg_double("tqbench", "qos-s", optarg, &o->qos_s); break;
-		case QDL:
-			ok &= tq_arg_double("tqbench", "qos-deadline", optarg, &o->qos_deadline);
-			break;
+		case QDL: qos_dl = optarg; break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -421,7 +419,18 @@ static int parse_opts(int argc, char **argv, struct opts *o, double *limit)
 	o->ol_clients = o->ol_clients ? o->ol_clients : 8;
 	o->qos_tasks = o->qos_tasks ? o->qos_tasks : o->quick ? 100 : 1000;
 	o->qos_s = o->qos_s > 0 ? o->qos_s : o->quick ? 1 : 10;
-	o->qos_deadline = o->qos_deadline > 0 ? o->qos_deadline : 5;
+	for (const char *p = qos_dl; *p; p += *p == ',') {
+		char *end;
+		double x = strtod(p, &end);
+
+		if (end == p || (*end && *end != ',') || !(x > 0 && x < 1e4) || o->qos_ndl == 4) {
+			fprintf(stderr, "tqbench: --qos-deadline: at most 4 multiples in (0, 10000), "
+				"not '%s'\n", qos_dl);
+			return -1;
+		}
+		o->qos_deadline[o->qos_ndl++] = x;
+		p = end;
+	}
 	if (has(o->setups, "qos") && !o->process) {
 		fprintf(stderr, "tqbench: --setups qos runs its clients as processes through the "
 			"daemon: add --workers process\n");
