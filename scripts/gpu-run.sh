@@ -6,7 +6,7 @@
 # contexts), everything into "$OUT". Run from the repository root, with
 # ./gpu made by scripts/gpu-bundle (here) and carried there:
 #
-#   OUT=/some/dir scripts/gpu-run.sh [--quick] [--openloop] [--profile FILE|auto] [-- TQBENCH-ARGS...]
+#   OUT=/some/dir scripts/gpu-run.sh [--quick] [--openloop|--qos] [--profile FILE|auto] [-- TQBENCH-ARGS...]
 #   OUT=/some/dir scripts/gpu-run.sh --restart [-- RESTART-TIME-ARGS...]
 #   OUT=/some/dir scripts/gpu-run.sh --pairs [--quick]
 #   OUT=/some/dir scripts/gpu-run.sh --layer [-- TQCL-BENCH-ARGS...]
@@ -41,6 +41,15 @@
 # 10-minute device command; with --quick a smoke run of a minute or two
 # anywhere (Documentation/design/tqbench.md: how long each took).
 #
+# --qos measures priorities, shares and deadlines through the daemon instead
+# (issue 45; tqbench --workers process --setups qos, seeds 1: the capacity,
+# then a critical client beside 8 best-effort ones at 120% with and without
+# priorities, independent and alone, two users at shares 3:1, deadlines at 90%
+# load), with two kernel queues as the open loop's headline; qos.csv and
+# summary.md hold the targets, met or not. About 2-3 minutes on an H100 with
+# --profile auto; with --quick a smoke run of a minute anywhere. It must run
+# as root (the two users are two uids).
+#
 # --profile skips the calibration and uses FILE (a second run on the same
 # machine kind); --profile auto uses the committed profile of the GPU that
 # nvidia-smi names (Documentation/results/h200/h200.profile on an H200,
@@ -60,6 +69,7 @@ set -uo pipefail
 : "${OUT:?set OUT to the output directory}"
 quick=0
 openloop=0
+qos=0
 restart=0
 pairs=0
 layer=0
@@ -70,6 +80,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
 	--openloop) openloop=1 ;;
+	--qos) qos=1 ;;
 	--restart) restart=1 ;;
 	--pairs) pairs=1 ;;
 	--layer) layer=1 ;;
@@ -105,7 +116,7 @@ work=$(mktemp -d)
 log=$work/run.log
 exec > >(tee -a "$log") 2>&1
 
-echo "== gpu-run $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname), quick=$quick, openloop=$openloop, pairs=$pairs"
+echo "== gpu-run $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname), quick=$quick, openloop=$openloop, qos=$qos, pairs=$pairs"
 echo "== git $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 uname -a
 command -v nvidia-smi >/dev/null && nvidia-smi -L
@@ -114,6 +125,11 @@ nproc
 if [ $openloop = 1 ] && [ ${#bench[@]} = 0 ]; then
 	bench=(--suites real --setups openloop --time-limit 420)
 	[ $quick = 1 ] && bench=(--quick "${bench[@]}")
+fi
+if [ $qos = 1 ] && [ ${#bench[@]} = 0 ]; then
+	bench=(--workers process --suites real --setups qos --seed 1 --kernel-queues 2
+	       --qos-tasks 1000 --qos-s 10 --qos-deadline 5,20)
+	[ $quick = 1 ] && bench=(--quick --workers process --suites real --setups qos --seed 1)
 fi
 if [ $quick = 1 ]; then
 	calib=(--quick)

@@ -9,7 +9,8 @@
 # every policy's row, say that every task completed once with status 0 and
 # every real output matched the host reference, and leave no daemon behind.
 # Then the failures: another scheduler attached, and a worker SIGKILLed
-# mid-run. Prints TAP. Run from the repository root (scripts/runtests does).
+# mid-run. On the socket also the stream, the open loop and --setups qos
+# through the daemon. Prints TAP. Run from the repository root (scripts/runtests does).
 # With TQ_TRANSPORT=socket (selftests/socket_env.sh, natively) the same on
 # tqsubmitd's socket, the scheduler's pid from its counters (tq_counter),
 # and a fourth case: tqbench starting a tqsubmitd of its own when none
@@ -203,6 +204,43 @@ if [ "${TQ_TRANSPORT:-}" = socket ]; then
 	ok $? "summary.md: the daemon's figures against independent processes'"
 	wait_for 10 nothing_left
 	ok $? "nothing left after the open loop"
+fi
+
+# 4c. Quality of service (--setups qos): the critical client in its four setups, the two
+# users' shares (as uids of their own: root only), deadlines at two multiples; every row of
+# the targets' table there (PoCL's figures say nothing of the targets: not checked).
+if [ "${TQ_TRANSPORT:-}" = socket ]; then
+	timeout 300 "$BIN/tqbench" "${args[@]}" --suites real --setups qos --qos-tasks 50 \
+		--qos-s 1 --qos-deadline 5,20 --out "$T/qos" >"$T/table" 2>"$T/err"
+	rc=$?
+	ok $rc "tqbench --setups qos (status $rc)"
+	[ $rc -eq 0 ] || tail -n 20 "$T/err" | diag
+	awk -F, 'NR > 1 && $5 == 50 && $NF == "ok" { n++; s[$1] = 1 }
+		END { exit !(n == 4 && s["tq-prio"] && s["tq-normal"] && s["independent"] &&
+			     s["alone"]) }' "$T/qos/qos-latency.csv"
+	ok $? "qos-latency.csv: tq-prio, tq-normal, independent and alone, 50 critical tasks each"
+	awk -F, 'NR > 1 && $NF == "ok" && $4 > 0 { n++ } END { exit n != 2 }' \
+		"$T/qos/qos-deadlines.csv"
+	ok $? "qos-deadlines.csv: a point at 5x and at 20x, tasks counted"
+	if [ "$(id -u)" = 0 ]; then
+		awk -F, 'NR > 1 && $NF == "ok" && $3 > 0 { n++ } END { exit n != 2 }' \
+			"$T/qos/qos-shares.csv"
+		ok $? "qos-shares.csv: device time of uid 60001 and of uid 60002"
+		met='(yes|no)'
+	else
+		grep -q 'not run: two users need two uids' "$T/qos/qos.csv"
+		ok $? "not root: the shares' row says why it did not run"
+		met='(yes|no|n/a)'
+	fi
+	n=$(grep -cE '^\| (critical client.s p99|best-effort throughput|device time of two users|tasks admitted at 90% load, deadline (5|20)x|admitted tasks that missed the deadline \((5|20)x\)).* \| '"$met"' \|$' \
+		"$T/qos/summary.md")
+	ok $(( n != 7 )) "summary.md: the 7 targets' rows, each measured and judged ($n)"
+	[ "$(grep -c '^"' "$T/qos/qos.csv")" = 7 ]
+	ok $? "qos.csv: the 7 targets"
+	grep -q '^# target: critical client' "$T/table"
+	ok $? "the table on stdout has the targets"
+	wait_for 10 nothing_left
+	ok $? "nothing left after qos"
 fi
 
 # 5. The socket with no tqsubmitd listening: tqbench starts its own, and stops it.
