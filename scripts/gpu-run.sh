@@ -201,6 +201,7 @@ tar czf "$OUT/results.tar.gz" -C "$work" .
 cp "$log" "$OUT/run.log"
 [ -f "$work/profile" ] && cp "$work/profile" "$OUT/profile"
 [ -f "$work/bench/summary.md" ] && cp "$work/bench/summary.md" "$OUT/summary.md"
+[ -f "$work/bench/qos.csv" ] && cp "$work/bench/qos.csv" "$OUT/qos.csv"
 for f in pairs.csv fit.txt fit.csv profile-fitted; do
 	[ -f "$work/$f" ] && cp "$work/$f" "$OUT/$f"
 done

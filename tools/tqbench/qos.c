@@ -58,7 +58,7 @@
  * decide)
  */
 #define QOS_SHARE_DEPTH	16
-#define QOS_POLICY	POL_FLOW	/* usched's latency-aware policy, as the open loop's headline */
+#define QOS_POLICY	POL_FLOW	/* latency-aware: the open loop's headline */
 
 const char *const qos_setup_names[QOS_NSETUP] = { "tq-prio", "tq-normal", "independent",
 						  "alone" };
@@ -189,7 +189,7 @@ static double alone_ms(const struct btask *b)
 	return ns / 1e6;
 }
 
-/* The critical client's task: --qos-task (a pool task, or a kernel's smallest), else the smallest. */
+/* The critical client's task: --qos-task (a pool task, or a kernel's smallest), or the smallest. */
 static int crit_task(const struct opts *o, const struct suite *s)
 {
 	int best = -1;
@@ -239,7 +239,8 @@ static int arrivals(struct qpoint *q, struct env *e, const struct suite *s,
 		for (unsigned int k = 0; k < q->r.narr[w]; k++) {
 			double us = dl_x * alone_ms(&s->pool[q->r.arr[w][k].pool]) * 1e3;
 
-			q->dl_us[w][k] = (uint32_t)fmin(us, TQ_DEADLINE_MAX * TQ_DEADLINE_UNIT_NS / 1e3);
+			q->dl_us[w][k] = (uint32_t)fmin(us, TQ_DEADLINE_MAX *
+							     TQ_DEADLINE_UNIT_NS / 1e3);
 		}
 	}
 	return ret;

@@ -22,7 +22,8 @@
  * contexts; with --workers
  * process also through the daemon (proc-fifo, proc-paper, proc-auto) and as
  * independent processes (proc-independent: each its own process and
- * context, as applications run today).
+ * context, as applications run today). With --setups qos and --workers
+ * process: classes, shares and deadlines through the daemon (qos.c).
  *
  * Output: a table on stdout, and in --out: tqbench.csv (one row per
  * experiment and setup), perms.csv (every order run), tg.csv (usched's
@@ -30,7 +31,9 @@
  * speedup-{synthetic,real}.svg (the paper's Figures 9 and 10), model.svg
  * (Figure 7), means.svg (Figure 11), stream.svg and summary.md; with
  * --workers process also usched.log and usched.prom (the daemon's), and
- * proc-tg.csv and proc-tasks.csv (its TGs and tasks, as tg.csv's).
+ * proc-tg.csv and proc-tasks.csv (its TGs and tasks, as tg.csv's); with
+ * --setups qos qos.csv (the targets), qos-latency.csv, qos-shares.csv and
+ * qos-deadlines.csv.
  */
 #include <errno.h>
 #include <getopt.h>
