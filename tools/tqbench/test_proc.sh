@@ -235,8 +235,8 @@ if [ "${TQ_TRANSPORT:-}" = socket ]; then
 	rows='critical client.s p99|best-effort throughput|device time of two users'
 	rows+='|tasks admitted at 90% load, deadline (5|20)x'
 	rows+='|admitted tasks that missed the deadline \((5|20)x\)'
-	n=$(grep -cE "^\| ($rows).* \| $met \|\$" "$T/qos/summary.md")
-	ok $(( n != 7 )) "summary.md: the 7 targets' rows, each measured and judged ($n)"
+	nrows=$(grep -cE "^\| ($rows).* \| $met \|\$" "$T/qos/summary.md")
+	ok $(( nrows != 7 )) "summary.md: the 7 targets' rows, each measured and judged ($nrows)"
 	[ "$(grep -c '^"' "$T/qos/qos.csv")" = 7 ]
 	ok $? "qos.csv: the 7 targets"
 	grep -q '^# target: critical client' "$T/table"
