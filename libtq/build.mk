@@ -11,7 +11,7 @@
 # the man pages' headers carry it too (scripts/test_dkms.sh and
 # libtq/test_man.sh check them against this line; tqsim's and the tools'
 # pages take it from here through help2man).
-LIBTQ_VERSION := 1.3.0
+LIBTQ_VERSION := 1.4.0
 LIBTQ_OBJS := $(addprefix $(OBJ)/libtq/,tq.o arena.o)
 LIBTQ_NATIVE := $(addprefix $(TESTBIN)/libtq-,arena ring so transport)
 LIBTQ_SO := $(LIB)/libtq.so.$(LIBTQ_VERSION)
