@@ -107,8 +107,12 @@ int main(void)
 	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
 		echod = lt_echod_start("-n", limits[i]);
 		status = echod > 0 ? lt_echod_wait(echod, 60000) : -1;
-		tap_ok(status >= 0 && WIFEXITED(status) && !WEXITSTATUS(status),
-		       "tq_echod -n %s attached, completed and exited mid-batch", limits[i]);
+		if (!tap_ok(status >= 0 && WIFEXITED(status) && !WEXITSTATUS(status),
+			    "tq_echod -n %s attached, completed and exited mid-batch", limits[i]))
+			tap_diag("%s; the server: %lld completed, %lld in flight, %lld requeued",
+				 status < 0 ? "no exit in 60 s" : WIFEXITED(status) ?
+				 "exit status nonzero" : "killed by a signal", lt_stat("completed"),
+				 lt_stat("in_flight"), lt_stat("requeued"));
 		if (status < 0)
 			lt_echod_stop(echod);
 	}

@@ -591,8 +591,8 @@ int main(int argc, char **argv)
 		      has(o.setups, "policies") || has(o.setups, "independent");
 	/* the open loop and qos need the real suite */
 	if ((has(o.setups, "openloop") || has(o.setups, "qos")) && !has(o.suites, "real")) {
-		fprintf(stderr, "tqbench: --setups openloop and qos need the real suite "
-			"(--suites)\n");
+		fprintf(stderr, "tqbench: --setups %s needs the real suite (--suites)\n",
+			has(o.setups, "openloop") ? "openloop" : "qos");
 		return 2;
 	}
 	if (o.process && proc_check(&o))
