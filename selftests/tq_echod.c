@@ -15,6 +15,7 @@
  *            TQ_SCHED_SOCKET_PATH)
  *   -n N     complete N tasks, then exit at once without completing the rest
  *            of what it read (the kernel requeues them: tests daemon death)
+ *   -k N     as -n, but die of SIGKILL there, as a daemon killed mid-batch
  *   -b N     events per read (default 64, at most 1024; on the socket a read
  *            is one message of tqsubmitd's, whatever its length)
  *   -e ERRNO complete every TASK with status -ERRNO instead of 0
@@ -136,6 +137,7 @@ int main(int argc, char **argv)
 	static struct tq_event ev[MAX_BATCH];
 	static struct tq_completion cmpl[MAX_BATCH], marks[MAX_BATCH];
 	unsigned long long limit = 0, done = 0, events = 0;
+	bool killed = false;
 	unsigned int batch = 64, nc = 0, nfds = 0;
 	uint64_t next_id = 1;
 	bool map = false, quiet = false, reading = false, mark = false;
@@ -150,7 +152,7 @@ int main(int argc, char **argv)
 	struct tq_attach a;
 
 	tq_version_opt(argc, argv, "tq_echod");
-	while ((opt = getopt(argc, argv, "t:S:n:b:e:mp:qs")) != -1) {
+	while ((opt = getopt(argc, argv, "t:S:n:k:b:e:mp:qs")) != -1) {
 		switch (opt) {
 		case 't':
 			kind = tqt_parse(optarg);
@@ -164,7 +166,9 @@ int main(int argc, char **argv)
 			sched_path = optarg;
 			break;
 		case 'n':
+		case 'k':
 			limit = strtoull(optarg, NULL, 0);
+			killed = opt == 'k';
 			break;
 		case 'b':
 			batch = strtoul(optarg, NULL, 0);
@@ -187,7 +191,7 @@ int main(int argc, char **argv)
 			mark = true;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-t module|socket|auto] [-S PATH] [-n N] [-b N] "
+			fprintf(stderr, "usage: %s [-t module|socket|auto] [-S PATH] [-n N | -k N] [-b N] "
 				"[-e ERRNO] [-m] [-p FILE] [-q] [-s]\n", argv[0]);
 			return 1;
 		}
@@ -339,6 +343,8 @@ int main(int argc, char **argv)
 				/* Complete these and abandon the rest of the batch. */
 				if (write(fd, cmpl, nc * sizeof(cmpl[0])) < 0)
 					return 1;
+				if (killed)
+					kill(getpid(), SIGKILL);
 				if (!quiet)
 					fprintf(stderr, "tq_echod: %llu tasks, exiting mid-batch\n",
 						done);
