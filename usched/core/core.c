@@ -166,17 +166,17 @@
  *    4's as they were.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
-#include <sys/stat.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
+
+#include <tq/daemon.h>
 
 #include "internal.h"
 
@@ -543,12 +543,9 @@ void usched_destroy(struct usched *u)
 /* opts.trace: a file of its own, mode 0640 as a daemon's trace (whatever the umask). */
 static int trace_open_path(struct usched *u, const char *path, uint64_t max_bytes)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	int group_err, fd = tq_file_create(path, 0, (gid_t)-1, &group_err);
 
-	if (fd < 0)
-		return -errno;
-	fchmod(fd, 0640);
-	return usched_trace_start(u, fd, max_bytes);
+	return fd < 0 ? fd : usched_trace_start(u, fd, max_bytes);
 }
 
 int usched_create(const struct usched_opts *o, struct usched **out)
