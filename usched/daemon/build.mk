@@ -4,7 +4,7 @@
 # top of libusched (usched/core/), its native tests, and the end-to-end tests
 # (run in the test VM and on the socket) with the client tqdemo (tools/build.mk).
 
-DAEMON_OBJS := $(addprefix $(OBJ)/usched/daemon/,conf.o loop.o ctx.o build.o state.o \
+DAEMON_OBJS := $(addprefix $(OBJ)/usched/daemon/,conf.o loop.o ctx.o qos.o build.o state.o \
 	cache.o metrics.o log.o)
 DAEMON_LIBS := $(LIB)/libusched.a $(LIB)/libtqsim.a $(LIB)/libtqkernels.a $(CLU_LIB)
 

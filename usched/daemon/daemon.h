@@ -476,6 +476,8 @@ int ctx_task_qos(const struct dctx *c, const struct tq_desc *t, uint64_t submit_
 		 uint64_t max_prio, struct usched_task *ut);
 /* A context's share group: its uid's, or its cgroup's (share-by). */
 uint64_t ctx_share(unsigned int share_by, uint32_t uid, uint32_t pid);
+/* The uapi's classes by name, "default" for TQ_PRIO_DEFAULT (qos.c). */
+extern const char *const dprio_name[TQ_PRIO_MAX + 1];
 /*
  * A context's owner in the core: its id in the low 32 bits, its pid above,
  * so that a context id the module recycles is another owner, whose tasks
